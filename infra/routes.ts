@@ -1,0 +1,33 @@
+import type { TableRole } from '../lib/store/schema';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type TableAccess = 'read' | 'readwrite';
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  /** API Gateway route path, with `{param}` placeholders. */
+  path: string;
+  /** The operation: `functions/<function>/handler.ts`, one Lambda function each. */
+  function: string;
+}
+
+export interface FunctionDefinition {
+  /** Least privilege: the tables the function touches and how. */
+  tables: Partial<Record<TableRole, TableAccess>>;
+  description: string;
+}
+
+/**
+ * The single route table: the CDK stack creates one Lambda per function and one API route per entry,
+ * and the local server routes requests with the same entries, so local routes equal deployed ones.
+ */
+export const FUNCTIONS: Record<string, FunctionDefinition> = {
+  'create-access-token': {
+    tables: { keys: 'readwrite' },
+    description: 'POST /oauth/access_token: issues bearer tokens from application keys',
+  },
+};
+
+export const ROUTES: RouteDefinition[] = [
+  { method: 'POST', path: '/oauth/access_token', function: 'create-access-token' },
+];

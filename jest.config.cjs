@@ -1,0 +1,30 @@
+/** Jest: four projects; integration and e2e tests share one DynamoDB Local started by the global setup. */
+const transform = {
+  '^.+\\.(t|j)sx?$': [
+    '@swc/jest',
+    {
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+      module: { type: 'commonjs' },
+    },
+  ],
+};
+const common = {
+  transform,
+  // Middy 6 is ESM-only: let swc transform it like our own code.
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  moduleFileExtensions: ['ts', 'js', 'json', 'cjs', 'mjs'],
+  setupFiles: ['<rootDir>/test/support/env.ts'],
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+  ],
+};

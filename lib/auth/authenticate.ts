@@ -1,0 +1,60 @@
+import { getConfig } from '../config/index';
+import { UnauthorizedError } from '../http/errors';
+import type { StoreRecord } from '../store/store-repository';
+import { type TokenKind, tokenRepository } from '../store/token-repository';
+import { hashSecret } from './secrets';
+
+/** Who is calling: the token's store, key and kind (client_credentials = admin, implicit = storefront). */
+export interface AuthContext {
+  storeId: string;
+  keyId: string;
+  kind: TokenKind;
+  store: StoreRecord;
+}
+
+interface CacheEntry {
+  auth: AuthContext;
+  expiresAt: number;
+  cachedUntil: number;
+}
+
+const MAX_CACHE_ENTRIES = 1000;
+/** Validated tokens by hash. Entries live at most AUTH_CACHE_SECONDS (<= 60 s), so revocation is bounded. */
+const cache = new Map<string, CacheEntry>();
+const BEARER = /^Bearer\s+([A-Za-z0-9_-]{16,512})\s*$/i;
+
+/** Empties the container's token cache (tests). */
+export function clearAuthCache(): void {
+  cache.clear();
+}
+
+/** Resolves an `Authorization` header into an AuthContext; 401 for anything missing, unknown or expired. */
+export async function authenticate(header: string | undefined): Promise<AuthContext> {
+  const match = header === undefined ? null : BEARER.exec(header);
+  if (!match?.[1]) throw new UnauthorizedError();
+  const tokenHash = hashSecret(match[1]);
+  const nowMs = Date.now();
+  const cached = cache.get(tokenHash);
+  if (cached && cached.cachedUntil > nowMs) {
+    if (cached.expiresAt * 1000 <= nowMs) throw new UnauthorizedError();
+    return cached.auth;
+  }
+  if (cached) cache.delete(tokenHash);
+  const resolved = await tokenRepository.resolve(tokenHash);
+  if (!resolved || resolved.token.expires_at * 1000 <= nowMs) throw new UnauthorizedError();
+  const auth: AuthContext = {
+    storeId: resolved.token.store_id,
+    keyId: resolved.token.key_id,
+    kind: resolved.token.kind,
+    store: resolved.store,
+  };
+  const cacheMs = getConfig().authCacheSeconds * 1000;
+  if (cacheMs > 0) {
+    if (cache.size >= MAX_CACHE_ENTRIES) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    cache.set(tokenHash, { auth, expiresAt: resolved.token.expires_at, cachedUntil: nowMs + cacheMs });
+  }
+  return auth;
+}

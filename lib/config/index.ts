@@ -1,0 +1,78 @@
+/** Service configuration, read from the environment once per container and checked at init. */
+export interface Config {
+  /** DynamoDB endpoint override (DynamoDB Local); undefined means AWS. */
+  dynamodbEndpoint: string | undefined;
+  region: string;
+  keysTable: string;
+  mappingsTable: string;
+  productsTable: string;
+  /** Lifetime of an issued access token, in seconds. */
+  tokenTtlSeconds: number;
+  /** How long a container may reuse a validated token before reading it again (<= 60 s). */
+  authCacheSeconds: number;
+  /** How long a container may reuse a catalog's current release id before reading it again. */
+  releaseCacheSeconds: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function tableName(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name] || fallback;
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(value)) {
+    throw new ConfigError(
+      `${name} must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), got "${value}"`,
+    );
+  }
+  return value;
+}
+
+/** Parses and checks configuration; throws ConfigError with a clear message on bad values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint)) {
+    throw new ConfigError(`DYNAMODB_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  }
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  return {
+    dynamodbEndpoint: endpoint,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    keysTable: tableName(env, 'KEYS_TABLE', 'commerce-keys'),
+    mappingsTable: tableName(env, 'MAPPINGS_TABLE', 'commerce-mappings'),
+    productsTable: tableName(env, 'PRODUCTS_TABLE', 'commerce-products'),
+    tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),
+    authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 30, 0, 60),
+    releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),
+    logLevel,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The container's configuration, loaded on first use and reused afterwards. */
+export function getConfig(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** Forgets the loaded configuration (tests and the local harness change the environment). */
+export function resetConfig(): void {
+  cached = undefined;
+}

@@ -1,0 +1,46 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * A UUID v7 (RFC 9562): 48-bit millisecond timestamp, then random bits, so ids sort by creation.
+ * Within one millisecond a 12-bit counter keeps ids from the same process increasing.
+ */
+export function uuidv7(now: number = Date.now()): string {
+  if (now <= lastMs) {
+    sequence += 1;
+    if (sequence > 0xfff) {
+      lastMs += 1;
+      sequence = 0;
+    }
+  } else {
+    lastMs = now;
+    sequence = 0;
+  }
+  const bytes = randomBytes(16);
+  const ms = lastMs;
+  bytes[0] = Math.floor(ms / 2 ** 40) & 0xff;
+  bytes[1] = Math.floor(ms / 2 ** 32) & 0xff;
+  bytes[2] = (ms >>> 24) & 0xff;
+  bytes[3] = (ms >>> 16) & 0xff;
+  bytes[4] = (ms >>> 8) & 0xff;
+  bytes[5] = ms & 0xff;
+  bytes[6] = 0x70 | ((sequence >>> 8) & 0x0f);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A random UUID v4. */
+export function uuidv4(): string {
+  return randomUUID();
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a canonical UUID string. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -1,0 +1,113 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { uuidv4, uuidv7 } from '../ids';
+import { getDocumentClient } from './client';
+import { keysTable, mappingsTable, tableName } from './schema';
+
+/** How a currency is shown in `display_price` (DESIGN.md sections 5 and 9). */
+export interface CurrencySettings {
+  format: string;
+  decimal_point: string;
+  thousand_separator: string;
+  decimal_places: number;
+  default: boolean;
+}
+
+export interface StoreRecord {
+  id: string;
+  name: string;
+  /** Requests per second the store may use; keys' reserved rate limits sum to at most this. */
+  rate_limit: number;
+  /** Default page size of the catalog list (1-100). */
+  page_length: number;
+  currencies: Record<string, CurrencySettings>;
+  default_locale: string;
+  mapping_id: string;
+  /** Number of application keys, kept by the writes that add and remove keys. */
+  key_count: number;
+  /** Sum of the keys' reserved rate limits, kept by the same writes. */
+  reserved_rate_limit_total: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export const DEFAULT_CURRENCIES: Record<string, CurrencySettings> = {
+  USD: { format: '${price}', decimal_point: '.', thousand_separator: ',', decimal_places: 2, default: true },
+};
+
+export interface NewStore {
+  name: string;
+  rate_limit?: number;
+  page_length?: number;
+  currencies?: Record<string, CurrencySettings>;
+  default_locale?: string;
+  /** Fixed ids for idempotent seeds; generated when absent. */
+  id?: string;
+  mapping_id?: string;
+}
+
+/** Strips the table's key attributes from an item. */
+export function withoutKeys<T extends Record<string, unknown>>(item: T): Omit<T, 'pk' | 'sk'> {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest;
+}
+
+/** Stores live in the keys table; each store's merchant realm mapping lives in the mappings table. */
+export const storeRepository = {
+  /** Creates a store and its merchant realm mapping (prefix null) in one transaction. */
+  async create(input: NewStore): Promise<StoreRecord> {
+    const now = new Date().toISOString();
+    const store: StoreRecord = {
+      id: input.id ?? uuidv7(),
+      name: input.name,
+      rate_limit: input.rate_limit ?? 100,
+      page_length: input.page_length ?? 25,
+      currencies: input.currencies ?? DEFAULT_CURRENCIES,
+      default_locale: input.default_locale ?? 'en-US',
+      mapping_id: input.mapping_id ?? uuidv4(),
+      key_count: 0,
+      reserved_rate_limit_total: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await getDocumentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName('keys'),
+              Item: { ...keysTable.store(store.id), ...store },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName('mappings'),
+              Item: {
+                ...mappingsTable.mapping(store.mapping_id),
+                id: store.mapping_id,
+                store_id: store.id,
+                realm_id: uuidv4(),
+                prefix: null,
+                version: 0,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return store;
+  },
+
+  /** The store, or undefined when it does not exist. */
+  async get(storeId: string, consistent = false): Promise<StoreRecord | undefined> {
+    const result = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('keys'),
+        Key: keysTable.store(storeId),
+        ConsistentRead: consistent,
+      }),
+    );
+    return result.Item ? (withoutKeys(result.Item) as StoreRecord) : undefined;
+  },
+};

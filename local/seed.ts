@@ -1,0 +1,44 @@
+import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { storeRepository } from '../lib/store/store-repository';
+
+/** The demo store's fixed ids and credentials: local only, printed by `npm start`, never deployed. */
+export const DEMO = {
+  storeId: '0190a0c0-0000-7000-8000-000000000001',
+  mappingId: '0190a0c0-0000-4000-8000-000000000002',
+  keyId: '0190a0c0-0000-7000-8000-000000000003',
+  clientId: 'demo0000000000000000000000000000000000cl',
+  clientSecret: 'demo-local-only-secret-0000000000000000000000',
+  name: 'Demo store',
+} as const;
+
+export interface DemoSeed {
+  storeId: string;
+  mappingId: string;
+  clientId: string;
+  clientSecret: string;
+  created: boolean;
+}
+
+/** Creates the demo store, its mapping and key unless they exist (idempotent). */
+export async function seedDemo(): Promise<DemoSeed> {
+  let created = false;
+  if (!(await storeRepository.get(DEMO.storeId, true))) {
+    await storeRepository.create({ id: DEMO.storeId, mapping_id: DEMO.mappingId, name: DEMO.name });
+    created = true;
+  }
+  if (!(await applicationKeyRepository.findClient(DEMO.clientId))) {
+    await applicationKeyRepository.create(
+      DEMO.storeId,
+      { name: 'Demo key', reserved_rate_limit: 0 },
+      { id: DEMO.keyId, client_id: DEMO.clientId, client_secret: DEMO.clientSecret },
+    );
+    created = true;
+  }
+  return {
+    storeId: DEMO.storeId,
+    mappingId: DEMO.mappingId,
+    clientId: DEMO.clientId,
+    clientSecret: DEMO.clientSecret,
+    created,
+  };
+}

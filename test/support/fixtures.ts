@@ -1,0 +1,61 @@
+import type { Context } from 'aws-lambda';
+import { issueAccessToken } from '../../lib/auth/issue-token';
+import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../lib/http/event';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { type NewStore, type StoreRecord, storeRepository } from '../../lib/store/store-repository';
+
+export interface TestStore {
+  store: StoreRecord;
+  keyId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** A new store with one application key (reserved rate limit 0). */
+export async function createTestStore(input: Partial<NewStore> = {}): Promise<TestStore> {
+  const store = await storeRepository.create({ name: 'Test store', ...input });
+  const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
+    name: 'First key',
+    reserved_rate_limit: 0,
+  });
+  return { store: { ...store, key_count: 1 }, keyId: key.id, clientId: key.client_id, clientSecret };
+}
+
+/** An access token of the given kind for a test store's key. */
+export async function tokenFor(
+  store: TestStore,
+  kind: 'client_credentials' | 'implicit' = 'client_credentials',
+) {
+  const response = await issueAccessToken(
+    kind === 'client_credentials'
+      ? { grant_type: kind, client_id: store.clientId, client_secret: store.clientSecret }
+      : { grant_type: kind, client_id: store.clientId },
+  );
+  return response.access_token;
+}
+
+export interface InvokeResult {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+  raw: string;
+}
+
+type AnyHandler = (event: any, context: Context) => Promise<any>;
+
+/** Invokes a handler in-process with an API Gateway HTTP API 2.0 event built by the shared factory. */
+export async function invoke(handler: AnyHandler, input: HttpEventInput): Promise<InvokeResult> {
+  const result = await handler(createHttpEvent(input), createLambdaContext());
+  const raw: string = result.body ?? '';
+  return {
+    status: result.statusCode,
+    headers: result.headers ?? {},
+    body: raw ? JSON.parse(raw) : undefined,
+    raw,
+  };
+}
+
+/** Headers with a bearer token. */
+export function bearer(token: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { authorization: `Bearer ${token}`, ...extra };
+}
