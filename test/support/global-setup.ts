@@ -5,6 +5,8 @@ import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal } from '../../l
 import { TEST_ENV } from './test-env';
 
 /** Starts one DynamoDB Local on a free port for the whole run (unless DYNAMODB_ENDPOINT is given) and creates the tables. */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 // Workers are started after this runs and inherit process.env, so the endpoint reaches every test file.
 export default async function globalSetup(): Promise<void> {
   let endpoint = process.env.DYNAMODB_ENDPOINT;

@@ -1,0 +1,35 @@
+import type { Server } from 'node:http';
+import { createLocalServer, listen } from '../../local/server';
+
+export interface LocalApi {
+  /** `http://127.0.0.1:PORT` */
+  baseUrl: string;
+  /** `127.0.0.1:PORT`, as the official SDK's `host` option wants it. */
+  host: string;
+  close(): Promise<void>;
+}
+
+/** Starts the local API server (the real HTTP harness) on a free port, against the run's DynamoDB Local. */
+export async function startLocalApi(): Promise<LocalApi> {
+  const server: Server = createLocalServer();
+  const port = await listen(server, 0);
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** In-memory storage for the official SDK's `storage` option (no files, no cookies). */
+export function memoryStorage() {
+  const values = new Map<string, string>();
+  return {
+    set: (key: string, value: string) => void values.set(key, value),
+    get: (key: string) => values.get(key) ?? null,
+    delete: (key: string) => void values.delete(key),
+  };
+}
