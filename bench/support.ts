@@ -1,0 +1,106 @@
+import '../local/quiet-sdk';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { resetConfig } from '../lib/config/index';
+import { resetDocumentClient } from '../lib/store/client';
+import { ensureTables } from '../lib/store/tables';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
+
+export interface Timing {
+  p50_ms: number;
+  p99_ms: number;
+  samples: number;
+}
+
+/** The q-quantile (0..1) of sorted samples, nearest-rank. */
+export function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+/** Rounds to two decimals for printing. */
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** Times `fn` `iterations` times (after `warmup` untimed runs) and returns p50/p99 in ms. */
+export async function measure(fn: () => Promise<unknown>, iterations: number, warmup = 20): Promise<Timing> {
+  for (let i = 0; i < warmup; i += 1) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i += 1) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return {
+    p50_ms: round(quantile(samples, 0.5), 3),
+    p99_ms: round(quantile(samples, 0.99), 3),
+    samples: iterations,
+  };
+}
+
+/**
+ * Times two functions in alternation (a, b, a, b, ...) so drift on a shared machine hits both alike:
+ * use it for an operation against its raw-DynamoDB baseline.
+ */
+export async function measurePair(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  iterations: number,
+  warmup = 20,
+): Promise<[Timing, Timing]> {
+  for (let i = 0; i < warmup; i += 1) {
+    await a();
+    await b();
+  }
+  const sa: number[] = [];
+  const sb: number[] = [];
+  for (let i = 0; i < iterations; i += 1) {
+    let start = performance.now();
+    await a();
+    sa.push(performance.now() - start);
+    start = performance.now();
+    await b();
+    sb.push(performance.now() - start);
+  }
+  const summarize = (s: number[]): Timing => {
+    s.sort((x, y) => x - y);
+    return { p50_ms: round(quantile(s, 0.5), 3), p99_ms: round(quantile(s, 0.99), 3), samples: iterations };
+  };
+  return [summarize(sa), summarize(sb)];
+}
+
+export interface BenchDatabase {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Starts an in-memory DynamoDB Local on a free port, points the library at it and creates the tables. */
+export async function startBenchDatabase(): Promise<BenchDatabase> {
+  const database: DynamoDbLocal = await startDynamoDbLocal();
+  Object.assign(process.env, {
+    DYNAMODB_ENDPOINT: database.endpoint,
+    KEYS_TABLE: 'bench-keys',
+    MAPPINGS_TABLE: 'bench-mappings',
+    PRODUCTS_TABLE: 'bench-products',
+    LOG_LEVEL: 'silent',
+  });
+  resetConfig();
+  resetDocumentClient();
+  const client = new DynamoDBClient({
+    endpoint: database.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await ensureTables(client);
+  client.destroy();
+  return { endpoint: database.endpoint, stop: () => database.stop() };
+}
+
+/** A progress line on stderr (stdout stays clean for `--json`). */
+export function progress(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
