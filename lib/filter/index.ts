@@ -1,0 +1,8 @@
+/**
+ * The catalog filter (DESIGN.md section 7): a pure parser, an evaluator and a canonical form for cache keys.
+ * Values are data only: nothing here builds a DynamoDB expression string.
+ */
+export { canonicalFilter, NO_MATCH_FILTER } from './canonical';
+export { compileFilter, isIdLookup, matchesFilter } from './evaluate';
+export { MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS, parseFilter } from './parse';
+export type { FilterAttribute, FilterableProduct, FilterExpression, FilterOperator } from './types';
