@@ -1,0 +1,153 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { getDocumentClient } from './client';
+import { mappingsTable, tableName } from './schema';
+import { withoutKeys } from './store-repository';
+import { cancellationCodes } from './transactions';
+
+/** A store's merchant realm mapping; `version` grows by one with every prefix change. */
+export interface MappingRecord {
+  id: string;
+  store_id: string;
+  realm_id: string;
+  /** The prefix as the merchant last wrote it (case kept); null until first set. */
+  prefix: string | null;
+  version: number;
+}
+
+/** The item that reserves a prefix (case-insensitively) for one mapping. */
+export interface PrefixReservation {
+  /** The prefix in the case its holder wrote it. */
+  prefix: string;
+  mapping_id: string;
+  store_id: string;
+  claimed_at: string;
+}
+
+/**
+ * How a prefix change ended: `changed`; `prefix-taken` (another mapping holds the prefix);
+ * `stale` (the mapping changed since it was read); `contended` (a concurrent transaction touched the
+ * same items); `throttled` (DynamoDB refused for capacity).
+ */
+export type PrefixChangeOutcome = 'changed' | 'prefix-taken' | 'stale' | 'contended' | 'throttled';
+
+type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
+
+/** Index of each part of the prefix-change transaction, used to read its cancellation reasons. */
+const MAPPING_ITEM = 0;
+const CLAIM_ITEM = 1;
+const RELEASE_ITEM = 2;
+
+const THROTTLE_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/**
+ * The items of the transaction that moves `mapping` from its prefix (as read) to `prefix`: update the
+ * mapping if its version is still the one read, claim the new prefix unless another mapping holds it,
+ * and release the old prefix if it is ours. A case-only change (`Shop` -> `shop`) keeps the same
+ * reservation key, so it rewrites the reservation instead of claiming one and deleting the other
+ * (a transaction may touch an item only once).
+ */
+export function prefixChangeItems(mapping: MappingRecord, prefix: string, now = new Date()): TransactItems {
+  const mappings = tableName('mappings');
+  const newKey = mappingsTable.prefix(prefix);
+  const reservation: PrefixReservation = {
+    prefix,
+    mapping_id: mapping.id,
+    store_id: mapping.store_id,
+    claimed_at: now.toISOString(),
+  };
+  const items: TransactItems = [
+    {
+      Update: {
+        TableName: mappings,
+        Key: mappingsTable.mapping(mapping.id),
+        UpdateExpression: 'SET prefix = :prefix, version = :next',
+        ConditionExpression: 'version = :read',
+        ExpressionAttributeValues: {
+          ':prefix': prefix,
+          ':read': mapping.version,
+          ':next': mapping.version + 1,
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: mappings,
+        Item: { ...newKey, ...reservation },
+        ConditionExpression: 'attribute_not_exists(pk) OR mapping_id = :mapping',
+        ExpressionAttributeValues: { ':mapping': mapping.id },
+      },
+    },
+  ];
+  if (mapping.prefix !== null) {
+    const oldKey = mappingsTable.prefix(mapping.prefix);
+    if (oldKey.pk !== newKey.pk) {
+      items.push({
+        Delete: {
+          TableName: mappings,
+          Key: oldKey,
+          // Never release a reservation another mapping holds; a missing one has nothing to release.
+          ConditionExpression: 'attribute_not_exists(pk) OR mapping_id = :mapping',
+          ExpressionAttributeValues: { ':mapping': mapping.id },
+        },
+      });
+    }
+  }
+  return items;
+}
+
+/**
+ * Reads the outcome of a cancelled prefix-change transaction from its per-item reasons; undefined
+ * when the reasons are none of the expected ones.
+ */
+export function prefixChangeOutcome(codes: string[]): Exclude<PrefixChangeOutcome, 'changed'> | undefined {
+  // A stale version wins: after a re-read the same request may be a no-op or hold the prefix already.
+  if (codes[MAPPING_ITEM] === 'ConditionalCheckFailed') return 'stale';
+  if (codes[CLAIM_ITEM] === 'ConditionalCheckFailed') return 'prefix-taken';
+  // The old reservation is held by another mapping: only a changed mapping explains that, so re-read.
+  if (codes[RELEASE_ITEM] === 'ConditionalCheckFailed') return 'stale';
+  if (codes.includes('TransactionConflict')) return 'contended';
+  if (codes.some((code) => THROTTLE_CODES.has(code))) return 'throttled';
+  return undefined;
+}
+
+/** Merchant realm mappings and their prefix reservations, in the mappings table. */
+export const mappingRepository = {
+  /** The mapping, or undefined when it does not exist. */
+  async get(mappingId: string, consistent = true): Promise<MappingRecord | undefined> {
+    const result = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('mappings'),
+        Key: mappingsTable.mapping(mappingId),
+        ConsistentRead: consistent,
+      }),
+    );
+    return result.Item ? (withoutKeys(result.Item) as MappingRecord) : undefined;
+  },
+
+  /** Who holds a prefix (compared case-insensitively), or undefined when it is free. */
+  async getReservation(prefix: string): Promise<PrefixReservation | undefined> {
+    const result = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('mappings'),
+        Key: mappingsTable.prefix(prefix),
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item ? (withoutKeys(result.Item) as PrefixReservation) : undefined;
+  },
+
+  /** Moves the mapping (as read, with its version) to `prefix` in one transaction. */
+  async changePrefix(mapping: MappingRecord, prefix: string): Promise<PrefixChangeOutcome> {
+    try {
+      await getDocumentClient().send(
+        new TransactWriteCommand({ TransactItems: prefixChangeItems(mapping, prefix) }),
+      );
+      return 'changed';
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      const outcome = codes && prefixChangeOutcome(codes);
+      if (!outcome) throw error;
+      return outcome;
+    }
+  },
+};
