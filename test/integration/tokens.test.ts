@@ -1,0 +1,165 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { handler } from '../../functions/create-access-token/handler';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { getDocumentClient } from '../../lib/store/client';
+import { tableName } from '../../lib/store/schema';
+import { createTestStore, invoke, type TestStore } from '../support/fixtures';
+
+let store: TestStore;
+beforeAll(async () => {
+  store = await createTestStore();
+});
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  path: '/oauth/access_token',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+const jsonBody = (fields: unknown) => ({
+  method: 'POST',
+  path: '/oauth/access_token',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(fields),
+});
+
+describe('POST /oauth/access_token', () => {
+  it('issues a client_credentials token from a form body', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const res = await invoke(
+      handler,
+      form({
+        grant_type: 'client_credentials',
+        client_id: store.clientId,
+        client_secret: store.clientSecret,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers['Cache-Control']).toBe('no-store');
+    expect(res.body).toEqual({
+      access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      expires: expect.any(Number),
+      identifier: 'client_credentials',
+    });
+    expect(res.body.expires).toBeGreaterThanOrEqual(before + 3600);
+    expect(res.body.expires).toBeLessThanOrEqual(before + 3601);
+  });
+
+  it('issues an implicit token from a JSON body with only the client id', async () => {
+    const res = await invoke(handler, jsonBody({ grant_type: 'implicit', client_id: store.clientId }));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token_type: 'Bearer', identifier: 'implicit', expires_in: 3600 });
+  });
+
+  it('stamps the key’s last_used_at when a token is issued', async () => {
+    const fresh = await createTestStore();
+    expect((await applicationKeyRepository.get(fresh.store.id, fresh.keyId, true))?.last_used_at).toBeNull();
+    await invoke(handler, jsonBody({ grant_type: 'implicit', client_id: fresh.clientId }));
+    const key = await applicationKeyRepository.get(fresh.store.id, fresh.keyId, true);
+    expect(key?.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('stores neither the token nor the secret in clear', async () => {
+    const res = await invoke(
+      handler,
+      jsonBody({
+        grant_type: 'client_credentials',
+        client_id: store.clientId,
+        client_secret: store.clientSecret,
+      }),
+    );
+    const items = await getDocumentClient().send(new ScanCommand({ TableName: tableName('keys') }));
+    const dump = JSON.stringify(items.Items);
+    expect(dump).not.toContain(res.body.access_token);
+    expect(dump).not.toContain(store.clientSecret);
+  });
+
+  it('answers a wrong secret and an unknown client id with the same 401', async () => {
+    const wrong = await invoke(
+      handler,
+      form({
+        grant_type: 'client_credentials',
+        client_id: store.clientId,
+        client_secret: `${store.clientSecret}x`,
+      }),
+    );
+    const unknown = await invoke(
+      handler,
+      form({
+        grant_type: 'client_credentials',
+        client_id: 'f'.repeat(40),
+        client_secret: store.clientSecret,
+      }),
+    );
+    const unknownImplicit = await invoke(
+      handler,
+      form({ grant_type: 'implicit', client_id: 'f'.repeat(40) }),
+    );
+    for (const res of [wrong, unknown, unknownImplicit]) {
+      expect(res.status).toBe(401);
+      expect(res.body.errors[0]).toMatchObject({
+        status: '401',
+        title: 'Unauthorized',
+        detail: 'Invalid client credentials',
+      });
+      expect(res.raw).not.toContain(store.clientSecret);
+    }
+  });
+
+  it.each([
+    [{}, 'grant_type is required', 'grant_type'],
+    [
+      { grant_type: 'password', client_id: 'x' },
+      'grant_type must be client_credentials or implicit',
+      'grant_type',
+    ],
+    [{ grant_type: 'client_credentials', client_secret: 's' }, 'client_id is required', 'client_id'],
+    [{ grant_type: 'client_credentials', client_id: 'abc' }, 'client_secret is required', 'client_secret'],
+    [{ grant_type: 'implicit', client_id: 42 }, 'client_id must be a string', 'client_id'],
+  ])('answers 400 to %p', async (body, detail, source) => {
+    const res = await invoke(handler, jsonBody(body));
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ status: '400', title: 'Bad Request', detail, source });
+  });
+
+  it('answers 400 to a JSON body that is not an object', async () => {
+    const res = await invoke(handler, jsonBody(['grant_type']));
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].source).toBe('grant_type');
+  });
+
+  it('answers 400 to a request without a body', async () => {
+    const res = await invoke(handler, { method: 'POST', path: '/oauth/access_token' });
+    expect(res.status).toBe(400);
+  });
+
+  it('answers 415 to an unsupported content type', async () => {
+    const res = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': 'text/plain' },
+      body: 'grant_type=implicit',
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.errors[0].detail).toBe(
+      'Content-Type must be application/json or application/x-www-form-urlencoded',
+    );
+  });
+
+  it('answers 400 to malformed JSON and 413 to an oversized body', async () => {
+    const malformed = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': 'application/json' },
+      body: '{"grant_type":',
+    });
+    expect(malformed.status).toBe(400);
+    const oversized = await invoke(
+      handler,
+      form({ grant_type: 'implicit', client_id: 'x'.repeat(70 * 1024) }),
+    );
+    expect(oversized.status).toBe(413);
+  });
+});

@@ -1,0 +1,58 @@
+import { ConfigError, loadConfig } from '../../lib/config/index';
+
+describe('loadConfig', () => {
+  it('has working defaults for the local harness', () => {
+    expect(loadConfig({})).toEqual({
+      dynamodbEndpoint: undefined,
+      region: 'us-east-1',
+      keysTable: 'commerce-keys',
+      mappingsTable: 'commerce-mappings',
+      productsTable: 'commerce-products',
+      tokenTtlSeconds: 3600,
+      authCacheSeconds: 30,
+      releaseCacheSeconds: 2,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    expect(
+      loadConfig({
+        DYNAMODB_ENDPOINT: 'http://127.0.0.1:8001',
+        AWS_REGION: 'eu-west-1',
+        KEYS_TABLE: 'k-table',
+        MAPPINGS_TABLE: 'm-table',
+        PRODUCTS_TABLE: 'p-table',
+        TOKEN_TTL_SECONDS: '600',
+        AUTH_CACHE_SECONDS: '0',
+        RELEASE_CACHE_SECONDS: '5',
+        LOG_LEVEL: 'silent',
+      }),
+    ).toEqual({
+      dynamodbEndpoint: 'http://127.0.0.1:8001',
+      region: 'eu-west-1',
+      keysTable: 'k-table',
+      mappingsTable: 'm-table',
+      productsTable: 'p-table',
+      tokenTtlSeconds: 600,
+      authCacheSeconds: 0,
+      releaseCacheSeconds: 5,
+      logLevel: 'silent',
+    });
+  });
+
+  it.each([
+    [
+      { DYNAMODB_ENDPOINT: 'localhost:8000' },
+      'DYNAMODB_ENDPOINT must be an http(s) URL, got "localhost:8000"',
+    ],
+    [{ KEYS_TABLE: 'ab' }, 'KEYS_TABLE must be a DynamoDB table name'],
+    [{ TOKEN_TTL_SECONDS: '10' }, 'TOKEN_TTL_SECONDS must be an integer from 60 to 86400, got "10"'],
+    [{ AUTH_CACHE_SECONDS: '61' }, 'AUTH_CACHE_SECONDS must be an integer from 0 to 60, got "61"'],
+    [{ RELEASE_CACHE_SECONDS: 'soon' }, 'RELEASE_CACHE_SECONDS must be an integer from 0 to 10, got "soon"'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
+  ])('fails at init with a clear message for %p', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
