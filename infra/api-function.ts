@@ -5,6 +5,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { TableRole } from '../lib/store/schema';
+import { BUNDLING } from './bundling';
 import type { FunctionDefinition } from './routes';
 
 /** Lambda memory for every API function (see README "Performance" for the measurements behind it). */
@@ -16,18 +17,6 @@ export const TABLE_ENV: Record<TableRole, string> = {
   mappings: 'MAPPINGS_TABLE',
   products: 'PRODUCTS_TABLE',
 };
-
-/**
- * esbuild settings shared by the stack and the benchmarks: ESM, minified, AWS SDK bundled (faster cold
- * start than the runtime's copy), a `require` shim for the SDK's CommonJS dependencies.
- */
-export const BUNDLING = {
-  format: 'esm',
-  minify: true,
-  target: 'node20',
-  mainFields: ['module', 'main'],
-  banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-} as const;
 
 export interface ApiFunctionProps {
   name: string;
@@ -66,6 +55,9 @@ export class ApiFunction extends NodejsFunction {
         banner: BUNDLING.banner,
         externalModules: [],
         sourceMap: false,
+        esbuildArgs: Object.fromEntries(
+          Object.entries(BUNDLING.alias).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
       },
     });
     for (const [role, access] of Object.entries(props.definition.tables) as [TableRole, string][]) {

@@ -1,0 +1,13 @@
+/**
+ * esbuild settings shared by the stack and the benchmarks: ESM, minified, AWS SDK bundled (faster cold
+ * start than the runtime's copy), a `require` shim for the SDK's CommonJS dependencies.
+ */
+export const BUNDLING = {
+  format: 'esm',
+  /** Lambda supplies credentials in env vars: drop the SDK's full provider chain (lib/runtime). */
+  alias: { '@aws-sdk/credential-provider-node': './lib/runtime/lambda-credential-provider.ts' },
+  minify: true,
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+} as const;
