@@ -26,8 +26,28 @@ export const FUNCTIONS: Record<string, FunctionDefinition> = {
     tables: { keys: 'readwrite' },
     description: 'POST /oauth/access_token: issues bearer tokens from application keys',
   },
+  'get-merchant-realm-mapping': {
+    // keys: read resolves the bearer token; mappings: read serves the mapping.
+    tables: { keys: 'read', mappings: 'read' },
+    description: "GET /v2/merchant-realm-mappings[/{mapping_id}]: the store's merchant realm mapping",
+  },
+  'update-merchant-realm-mapping': {
+    tables: { keys: 'read', mappings: 'readwrite' },
+    description: "PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix",
+  },
 };
 
 export const ROUTES: RouteDefinition[] = [
   { method: 'POST', path: '/oauth/access_token', function: 'create-access-token' },
+  { method: 'GET', path: '/v2/merchant-realm-mappings', function: 'get-merchant-realm-mapping' },
+  {
+    method: 'GET',
+    path: '/v2/merchant-realm-mappings/{mapping_id}',
+    function: 'get-merchant-realm-mapping',
+  },
+  {
+    method: 'PUT',
+    path: '/v2/merchant-realm-mappings/{mapping_id}',
+    function: 'update-merchant-realm-mapping',
+  },
 ];

@@ -1,0 +1,13 @@
+import { createHandler } from '../../lib/http/middleware';
+import { ok } from '../../lib/http/response';
+import { getStoreMapping, renderMapping } from '../../lib/merchant-realm-mappings/service';
+
+/**
+ * GET /v2/merchant-realm-mappings and GET /v2/merchant-realm-mappings/{mapping_id}: the token's
+ * store's single mapping, as an object (the collection has exactly one member).
+ */
+export const handler = createHandler('get-merchant-realm-mapping', { auth: 'admin' }, async (event) => {
+  const mappingId = event.pathParameters?.mapping_id;
+  const mapping = await getStoreMapping(event.auth, mappingId ?? event.auth.store.mapping_id);
+  return ok({ data: renderMapping(mapping) });
+});
