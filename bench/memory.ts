@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { round } from './support';
+
+/** Runs every event through the bundled function in one fresh process, then reports its RSS. */
+const RUN_ALL = `
+import { readFileSync } from 'node:fs';
+const { handler } = await import(process.env.BENCH_BUNDLE);
+const events = JSON.parse(readFileSync(process.env.BENCH_EVENTS, 'utf8'));
+for (const event of events) {
+  const result = await handler(event, { awsRequestId: 'memory', getRemainingTimeInMillis: () => 10000 });
+  if (result.statusCode !== 200) { console.error('status ' + result.statusCode + ': ' + result.body); process.exit(2); }
+}
+process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss }));
+process.exit(0);
+`;
+
+/** RSS in MB of a fresh container (process) after answering all `events` with the bundled function. */
+export async function measureRssAfter(
+  bundle: string,
+  events: APIGatewayProxyEventV2[],
+  env: NodeJS.ProcessEnv,
+  workDir: string,
+): Promise<number> {
+  const file = join(workDir, 'memory-events.json');
+  writeFileSync(file, JSON.stringify(events));
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RUN_ALL], {
+      env: { ...env, BENCH_BUNDLE: bundle, BENCH_EVENTS: file },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`memory run failed: ${stderr.slice(0, 500)}`)),
+    );
+  });
+  return round(JSON.parse(output).rss / (1024 * 1024), 1);
+}
