@@ -73,6 +73,10 @@ describe('PUT /v2/merchant-realm-mappings/{mapping_id} over HTTP', () => {
     token = await tokenFor(owner);
   });
 
+  async function errorsOf(response: Response): Promise<Array<Record<string, unknown>>> {
+    return ((await response.json()) as { errors: Array<Record<string, unknown>> }).errors;
+  }
+
   function put(body: string, contentType: string) {
     return fetch(`${api.baseUrl}/v2/merchant-realm-mappings/${owner.store.mapping_id}`, {
       method: 'PUT',
@@ -85,13 +89,13 @@ describe('PUT /v2/merchant-realm-mappings/{mapping_id} over HTTP', () => {
     const response = await put('prefix=shop', 'text/plain');
     expect(response.status).toBe(415);
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect((await response.json()).errors[0]).toMatchObject({ status: '415', source: 'content-type' });
+    expect((await errorsOf(response))[0]).toMatchObject({ status: '415', source: 'content-type' });
   });
 
   it('answers 400 for malformed JSON', async () => {
     const response = await put('{"data": {', 'application/json');
     expect(response.status).toBe(400);
-    expect((await response.json()).errors[0]).toMatchObject({
+    expect((await errorsOf(response))[0]).toMatchObject({
       status: '400',
       detail: 'request body is not valid JSON',
       source: 'body',
@@ -104,6 +108,6 @@ describe('PUT /v2/merchant-realm-mappings/{mapping_id} over HTTP', () => {
       'application/json',
     );
     expect(response.status).toBe(400);
-    expect((await response.json()).errors[0]).toMatchObject({ status: '400', source: 'data.prefix' });
+    expect((await errorsOf(response))[0]).toMatchObject({ status: '400', source: 'data.prefix' });
   });
 });
