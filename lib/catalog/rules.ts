@@ -92,14 +92,16 @@ function parseUtc(value: string): number {
   return Date.parse(NO_ZONE.test(value) ? `${value}Z` : value);
 }
 
-/** Oldest first: `created_at` as a time (unreadable ones last), then the text, then `id`; a total order. */
+/** Oldest first: `created_at` as a time (unreadable ones last, by text), then `id`; a total order. */
 function compareAge(a: { id: string; created_at: string }, b: { id: string; created_at: string }): number {
   const ta = parseUtc(a.created_at);
   const tb = parseUtc(b.created_at);
-  const timeA = Number.isNaN(ta) ? Number.POSITIVE_INFINITY : ta;
-  const timeB = Number.isNaN(tb) ? Number.POSITIVE_INFINITY : tb;
-  if (timeA !== timeB) return timeA < timeB ? -1 : 1;
-  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  if (Number.isNaN(ta) !== Number.isNaN(tb)) return Number.isNaN(ta) ? 1 : -1;
+  if (Number.isNaN(ta)) {
+    if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  } else if (ta !== tb) {
+    return ta < tb ? -1 : 1;
+  }
   if (a.id !== b.id) return a.id < b.id ? -1 : 1;
   return 0;
 }
