@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { generateClientId, generateClientSecret, hashSecret } from '../auth/secrets';
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
@@ -26,8 +26,36 @@ export interface ClientRecord {
   secret_hash: string;
 }
 
+/** A page of a store's keys with the store's counters, read fresh (not from the auth cache). */
+export interface ApplicationKeyPage {
+  keys: ApplicationKeyRecord[];
+  /** Number of keys in the store (the store's `key_count` counter). */
+  total: number;
+  /** Sum of the reserved rate limits of all the store's keys (the store's counter). */
+  reservedRateLimitTotal: number;
+}
+
+/** Fields an update may change; at least one is present. */
+export interface ApplicationKeyChanges {
+  name?: string;
+  reserved_rate_limit?: number;
+}
+
 export const RESERVED_RATE_LIMIT_EXCEEDED = 'requested reserved rate limit will exceed the maximum';
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
+/** First retry delay; doubles per attempt (capped), with full jitter so racing writers spread out. */
+const RETRY_BASE_MS = 5;
+const RETRY_CAP_MS = 200;
+
+function backoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
+  return new Promise((done) => setTimeout(done, Math.random() * ceiling));
+}
+
+/** Thrown inside a counter transaction when the key item changed underneath: re-read the key and retry. */
+class KeyChangedError extends Error {
+  override name = 'KeyChangedError';
+}
 
 /**
  * Update of the store's key counters, conditioned on the store's rate limit and current total so the
@@ -86,8 +114,49 @@ export async function withStoreCounters(
       const retryable =
         codes[counterIndex] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict');
       if (!retryable || attempt >= MAX_ATTEMPTS) throw new ConflictError('write conflict, please retry');
+      await backoff(attempt);
     }
   }
+}
+
+/**
+ * Runs `write` against a fresh (consistent) read of the key; when the key changed between the read and
+ * the write (`KeyChangedError`), reads it again and retries. 404 when the key does not exist.
+ */
+async function withCurrentKey<T>(
+  storeId: string,
+  keyId: string,
+  write: (key: ApplicationKeyRecord) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const key = await applicationKeyRepository.get(storeId, keyId, true);
+    if (!key) throw new NotFoundError();
+    try {
+      return await write(key);
+    } catch (error) {
+      if (!(error instanceof KeyChangedError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ConflictError('write conflict, please retry');
+      await backoff(attempt);
+    }
+  }
+}
+
+/** Condition on a key item: it exists and still reserves what the caller read (no counter drift). */
+function keyUnchanged(key: ApplicationKeyRecord) {
+  return {
+    ConditionExpression: 'attribute_exists(pk) AND reserved_rate_limit = :old_reserved',
+    ExpressionAttributeValues: { ':old_reserved': key.reserved_rate_limit },
+  };
+}
+
+/** Maps a cancellation of a key write: the key item (at `keyIndex`) failing its condition means it changed. */
+function keyChangedAt(keyIndex: number) {
+  return (codes: string[]): Error | undefined =>
+    codes[keyIndex] === 'ConditionalCheckFailed' ? new KeyChangedError() : undefined;
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 }
 
 /** Application keys and their client-id lookup items, in the keys table. */
@@ -160,6 +229,106 @@ export const applicationKeyRepository = {
     return result.Item ? (withoutKeys(result.Item) as ApplicationKeyRecord) : undefined;
   },
 
+  /**
+   * A page of the store's keys in creation order (sort keys hold time-ordered UUID v7 ids), read in
+   * parallel with the store item whose counters give the totals. Skipping `offset` keys reads only their
+   * sort keys; the cost grows with the offset (at most 10,000), not with the store's size.
+   */
+  async list(storeId: string, page: { limit: number; offset: number }): Promise<ApplicationKeyPage> {
+    const [store, keys] = await Promise.all([
+      storeRepository.get(storeId, true),
+      listKeys(storeId, page.limit, page.offset),
+    ]);
+    if (!store) throw new NotFoundError();
+    return { keys, total: store.key_count, reservedRateLimitTotal: store.reserved_rate_limit_total };
+  },
+
+  /**
+   * Changes a key's name and/or reserved rate limit. A changed reserved rate limit moves the store's total
+   * by the difference in the same transaction, conditioned on the key still reserving what was read (so
+   * concurrent updates of one key cannot make the counter drift); 409 when the total would exceed the
+   * store's rate limit; 404 when the key does not exist.
+   */
+  async update(
+    storeId: string,
+    keyId: string,
+    changes: ApplicationKeyChanges,
+  ): Promise<ApplicationKeyRecord> {
+    return withCurrentKey(storeId, keyId, async (key) => {
+      const now = new Date().toISOString();
+      const updated: ApplicationKeyRecord = {
+        ...key,
+        name: changes.name ?? key.name,
+        reserved_rate_limit: changes.reserved_rate_limit ?? key.reserved_rate_limit,
+        updated_at: now,
+      };
+      const delta = updated.reserved_rate_limit - key.reserved_rate_limit;
+      const unchanged = keyUnchanged(key);
+      const keyUpdate = {
+        TableName: tableName('keys'),
+        Key: keysTable.applicationKey(storeId, keyId),
+        UpdateExpression: 'SET #name = :name, reserved_rate_limit = :reserved, updated_at = :now',
+        ConditionExpression: unchanged.ConditionExpression,
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: {
+          ...unchanged.ExpressionAttributeValues,
+          ':name': updated.name,
+          ':reserved': updated.reserved_rate_limit,
+          ':now': now,
+        },
+      };
+      if (delta === 0) {
+        // Counters stay as they are; the condition still pins the reserved value this update kept.
+        try {
+          await getDocumentClient().send(new UpdateCommand(keyUpdate));
+        } catch (error) {
+          if (isConditionFailure(error)) throw new KeyChangedError();
+          throw error;
+        }
+        return updated;
+      }
+      await withStoreCounters(
+        storeId,
+        () => delta,
+        (store) => ({
+          counterIndex: 0,
+          items: [storeCounterUpdate(store, 0, delta), { Update: keyUpdate }],
+        }),
+        keyChangedAt(1),
+      );
+      return updated;
+    });
+  },
+
+  /**
+   * Deletes a key, its client lookup item (so its credentials stop working at once) and takes it off the
+   * store's counters, in one transaction. Its tokens stop resolving because the key item is gone.
+   * 404 when the key does not exist.
+   */
+  async delete(storeId: string, keyId: string): Promise<void> {
+    await withCurrentKey(storeId, keyId, (key) =>
+      withStoreCounters(
+        storeId,
+        () => -key.reserved_rate_limit,
+        (store) => ({
+          counterIndex: 0,
+          items: [
+            storeCounterUpdate(store, -1, -key.reserved_rate_limit),
+            {
+              Delete: {
+                TableName: tableName('keys'),
+                Key: keysTable.applicationKey(storeId, keyId),
+                ...keyUnchanged(key),
+              },
+            },
+            { Delete: { TableName: tableName('keys'), Key: keysTable.client(key.client_id) } },
+          ],
+        }),
+        keyChangedAt(1),
+      ),
+    );
+  },
+
   /** The client lookup item for a client id, or undefined. */
   async findClient(clientId: string): Promise<ClientRecord | undefined> {
     const result = await getDocumentClient().send(
@@ -168,3 +337,45 @@ export const applicationKeyRepository = {
     return result.Item ? (withoutKeys(result.Item) as ClientRecord) : undefined;
   },
 };
+
+/** Largest page DynamoDB is asked for while skipping: bounds each response (1 MiB applies too). */
+const SKIP_BATCH = 1000;
+
+/** The keys of a store from position `offset` on, at most `limit`, in sort-key (creation) order. */
+async function listKeys(storeId: string, limit: number, offset: number): Promise<ApplicationKeyRecord[]> {
+  const client = getDocumentClient();
+  const base = {
+    TableName: tableName('keys'),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': keysTable.store(storeId).pk,
+      ':prefix': keysTable.applicationKeyPrefix,
+    },
+    ConsistentRead: true,
+  };
+  let startKey: Record<string, unknown> | undefined;
+  let skipped = 0;
+  while (skipped < offset) {
+    const result = await client.send(
+      new QueryCommand({
+        ...base,
+        ProjectionExpression: 'pk, sk',
+        Limit: Math.min(SKIP_BATCH, offset - skipped),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    skipped += result.Items?.length ?? 0;
+    // No LastEvaluatedKey: the query reached the end of the store's keys, so nothing is left to show.
+    if (!result.LastEvaluatedKey) return [];
+    startKey = result.LastEvaluatedKey;
+  }
+  const keys: ApplicationKeyRecord[] = [];
+  do {
+    const result = await client.send(
+      new QueryCommand({ ...base, Limit: limit - keys.length, ExclusiveStartKey: startKey }),
+    );
+    for (const item of result.Items ?? []) keys.push(withoutKeys(item) as ApplicationKeyRecord);
+    startKey = result.LastEvaluatedKey;
+  } while (startKey && keys.length < limit);
+  return keys;
+}
