@@ -26,6 +26,26 @@ export const FUNCTIONS: Record<string, FunctionDefinition> = {
     tables: { keys: 'readwrite' },
     description: 'POST /oauth/access_token: issues bearer tokens from application keys',
   },
+  'list-application-keys': {
+    tables: { keys: 'read' },
+    description: "GET /v2/application-keys: a page of the store's application keys with totals",
+  },
+  'create-application-key': {
+    tables: { keys: 'readwrite' },
+    description: 'POST /v2/application-keys: creates an application key (secret shown once)',
+  },
+  'get-application-key': {
+    tables: { keys: 'read' },
+    description: 'GET /v2/application-keys/{id}: one application key of the store',
+  },
+  'update-application-key': {
+    tables: { keys: 'readwrite' },
+    description: 'PUT /v2/application-keys/{id}: renames a key or changes its reserved rate limit',
+  },
+  'delete-application-key': {
+    tables: { keys: 'readwrite' },
+    description: 'DELETE /v2/application-keys/{id}: deletes a key, revoking its credentials and tokens',
+  },
   'get-merchant-realm-mapping': {
     // keys: read resolves the bearer token; mappings: read serves the mapping.
     tables: { keys: 'read', mappings: 'read' },
@@ -39,6 +59,11 @@ export const FUNCTIONS: Record<string, FunctionDefinition> = {
 
 export const ROUTES: RouteDefinition[] = [
   { method: 'POST', path: '/oauth/access_token', function: 'create-access-token' },
+  { method: 'GET', path: '/v2/application-keys', function: 'list-application-keys' },
+  { method: 'POST', path: '/v2/application-keys', function: 'create-application-key' },
+  { method: 'GET', path: '/v2/application-keys/{id}', function: 'get-application-key' },
+  { method: 'PUT', path: '/v2/application-keys/{id}', function: 'update-application-key' },
+  { method: 'DELETE', path: '/v2/application-keys/{id}', function: 'delete-application-key' },
   { method: 'GET', path: '/v2/merchant-realm-mappings', function: 'get-merchant-realm-mapping' },
   {
     method: 'GET',

@@ -1,0 +1,21 @@
+import { applicationKeyUrl, renderCreatedApplicationKey } from '../../lib/application-keys/render';
+import { createHandler } from '../../lib/http/middleware';
+import { requestOrigin } from '../../lib/http/request';
+import { json } from '../../lib/http/response';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { parseNewApplicationKey } from '../../lib/validation/application-key';
+
+/** POST /v2/application-keys: creates a key; the response is the only place its client secret appears. */
+export const handler = createHandler(
+  'create-application-key',
+  { auth: 'admin', body: 'json' },
+  async (event) => {
+    const input = parseNewApplicationKey(event.parsedBody);
+    const { key, clientSecret } = await applicationKeyRepository.create(event.auth.storeId, input);
+    const origin = requestOrigin(event);
+    return json(201, renderCreatedApplicationKey(key, clientSecret, origin), {
+      Location: applicationKeyUrl(origin, key.id),
+      'Cache-Control': 'no-store',
+    });
+  },
+);

@@ -1,0 +1,12 @@
+import { createHandler } from '../../lib/http/middleware';
+import { pathParameter } from '../../lib/http/request';
+import { noContent } from '../../lib/http/response';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { parseApplicationKeyId } from '../../lib/validation/application-key';
+
+/** DELETE /v2/application-keys/{id}: deletes a key; its credentials and tokens stop working. */
+export const handler = createHandler('delete-application-key', { auth: 'admin' }, async (event) => {
+  const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
+  await applicationKeyRepository.delete(event.auth.storeId, keyId);
+  return noContent();
+});

@@ -1,0 +1,18 @@
+import { renderApplicationKeyDocument } from '../../lib/application-keys/render';
+import { createHandler } from '../../lib/http/middleware';
+import { pathParameter, requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { parseApplicationKeyId, parseApplicationKeyUpdate } from '../../lib/validation/application-key';
+
+/** PUT /v2/application-keys/{id}: renames a key and/or changes its reserved rate limit. */
+export const handler = createHandler(
+  'update-application-key',
+  { auth: 'admin', body: 'json' },
+  async (event) => {
+    const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
+    const changes = parseApplicationKeyUpdate(event.parsedBody);
+    const key = await applicationKeyRepository.update(event.auth.storeId, keyId, changes);
+    return ok(renderApplicationKeyDocument(key, requestOrigin(event)));
+  },
+);
