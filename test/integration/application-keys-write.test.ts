@@ -1,0 +1,477 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as createKey } from '../../functions/create-application-key/handler';
+import { handler as deleteKey } from '../../functions/delete-application-key/handler';
+import { handler as getKey } from '../../functions/get-application-key/handler';
+import { handler as listKeys } from '../../functions/list-application-keys/handler';
+import { handler as updateKey } from '../../functions/update-application-key/handler';
+import { clearAuthCache } from '../../lib/auth/authenticate';
+import { issueAccessToken } from '../../lib/auth/issue-token';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { getDocumentClient } from '../../lib/store/client';
+import { keysTable, tableName } from '../../lib/store/schema';
+import { storeRepository } from '../../lib/store/store-repository';
+import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';
+
+const ORIGIN = 'https://api.example.test';
+const HEADERS = {
+  host: 'api.example.test',
+  'x-forwarded-proto': 'https',
+  'content-type': 'application/json',
+};
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UNKNOWN_ID = '0190a0c0-ffff-7fff-8fff-ffffffffffff';
+
+function post(token: string, body: unknown) {
+  return invoke(createKey, {
+    method: 'POST',
+    path: '/v2/application-keys',
+    headers: bearer(token, HEADERS),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+function put(token: string, id: string, body: unknown) {
+  return invoke(updateKey, {
+    method: 'PUT',
+    path: `/v2/application-keys/${id}`,
+    headers: bearer(token, HEADERS),
+    pathParameters: { id },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+function get(token: string, id: string) {
+  return invoke(getKey, {
+    method: 'GET',
+    path: `/v2/application-keys/${id}`,
+    headers: bearer(token, HEADERS),
+    pathParameters: { id },
+  });
+}
+
+function remove(token: string, id: string) {
+  return invoke(deleteKey, {
+    method: 'DELETE',
+    path: `/v2/application-keys/${id}`,
+    headers: bearer(token, HEADERS),
+    pathParameters: { id },
+  });
+}
+
+async function counters(storeId: string) {
+  const store = await storeRepository.get(storeId, true);
+  return { key_count: store?.key_count, reserved_rate_limit_total: store?.reserved_rate_limit_total };
+}
+
+let store: TestStore;
+let token: string;
+
+beforeAll(async () => {
+  store = await createTestStore({ rate_limit: 100 });
+  token = await tokenFor(store);
+});
+
+describe('POST /v2/application-keys', () => {
+  it('creates a key, shows its secret once and counts it', async () => {
+    const before = await counters(store.store.id);
+    const response = await post(token, {
+      data: { type: 'application_key', name: 'Storefront', reserved_rate_limit: 10 },
+    });
+    expect(response.status).toBe(201);
+    const data = response.body.data;
+    expect(Object.keys(data)).toEqual([
+      'id',
+      'name',
+      'type',
+      'client_id',
+      'reserved_rate_limit',
+      'client_secret',
+      'meta',
+    ]);
+    expect(data).toMatchObject({ name: 'Storefront', type: 'application_key', reserved_rate_limit: 10 });
+    expect(data.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(data.meta.timestamps.created_at).toMatch(ISO_MS);
+    expect(data.meta.timestamps.updated_at).toBe(data.meta.timestamps.created_at);
+    expect(data.meta.timestamps.last_used_at).toBeNull();
+    expect(response.body.links).toEqual({ self: `${ORIGIN}/v2/application-keys/${data.id}` });
+    expect(response.headers.Location).toBe(`${ORIGIN}/v2/application-keys/${data.id}`);
+    expect(response.headers['Cache-Control']).toBe('no-store');
+    expect(await counters(store.store.id)).toEqual({
+      key_count: (before.key_count ?? 0) + 1,
+      reserved_rate_limit_total: (before.reserved_rate_limit_total ?? 0) + 10,
+    });
+
+    // The new credentials work, and the secret is never shown again.
+    const issued = await issueAccessToken({
+      grant_type: 'client_credentials',
+      client_id: data.client_id,
+      client_secret: data.client_secret,
+    });
+    expect(issued.identifier).toBe('client_credentials');
+    const fetched = await get(token, data.id);
+    expect(fetched.status).toBe(200);
+    expect(fetched.raw).not.toContain(data.client_secret);
+    expect(fetched.body.data.client_secret).toBeUndefined();
+    expect(fetched.body.data.meta.timestamps.last_used_at).toMatch(ISO_MS);
+    const listed = await invoke(listKeys, {
+      method: 'GET',
+      path: '/v2/application-keys?page[limit]=100',
+      headers: bearer(token, HEADERS),
+    });
+    expect(listed.raw).not.toContain(data.client_secret);
+  });
+
+  it('defaults reserved_rate_limit to 0 and ignores read-only fields', async () => {
+    const response = await post(token, {
+      data: { type: 'application_key', name: 'Plain', id: UNKNOWN_ID, client_id: 'mine', client_secret: 'x' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.data.reserved_rate_limit).toBe(0);
+    expect(response.body.data.id).not.toBe(UNKNOWN_ID);
+    expect(response.body.data.client_id).toMatch(/^[0-9a-f]{40}$/);
+    expect(response.body.data.client_secret).not.toBe('x');
+  });
+
+  it('accepts a 255-character name and a 1-character name', async () => {
+    expect((await post(token, { data: { type: 'application_key', name: 'n'.repeat(255) } })).status).toBe(
+      201,
+    );
+    expect((await post(token, { data: { type: 'application_key', name: 'n' } })).status).toBe(201);
+  });
+
+  it.each([
+    ['no body', undefined, 'data'],
+    ['a JSON array', [], 'data'],
+    ['no data', { name: 'x' }, 'data'],
+    ['data not an object', { data: 'x' }, 'data'],
+    ['no type', { data: { name: 'x' } }, 'data.type'],
+    ['a wrong type', { data: { type: 'application_keys', name: 'x' } }, 'data.type'],
+    ['no name', { data: { type: 'application_key' } }, 'data.name'],
+    ['an empty name', { data: { type: 'application_key', name: '' } }, 'data.name'],
+    ['a blank name', { data: { type: 'application_key', name: '   ' } }, 'data.name'],
+    ['a 256-character name', { data: { type: 'application_key', name: 'n'.repeat(256) } }, 'data.name'],
+    ['a numeric name', { data: { type: 'application_key', name: 5 } }, 'data.name'],
+    [
+      'a negative reserved_rate_limit',
+      { data: { type: 'application_key', name: 'x', reserved_rate_limit: -1 } },
+      'data.reserved_rate_limit',
+    ],
+    [
+      'a fractional reserved_rate_limit',
+      { data: { type: 'application_key', name: 'x', reserved_rate_limit: 1.5 } },
+      'data.reserved_rate_limit',
+    ],
+    [
+      'a string reserved_rate_limit',
+      { data: { type: 'application_key', name: 'x', reserved_rate_limit: '5' } },
+      'data.reserved_rate_limit',
+    ],
+    [
+      'a null reserved_rate_limit',
+      { data: { type: 'application_key', name: 'x', reserved_rate_limit: null } },
+      'data.reserved_rate_limit',
+    ],
+    [
+      'a huge reserved_rate_limit',
+      { data: { type: 'application_key', name: 'x', reserved_rate_limit: 1e300 } },
+      'data.reserved_rate_limit',
+    ],
+  ])('rejects %s with a 400 naming the field and creates nothing', async (_case, body, source) => {
+    const before = await counters(store.store.id);
+    const response = await invoke(createKey, {
+      method: 'POST',
+      path: '/v2/application-keys',
+      headers: bearer(token, HEADERS),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toHaveLength(1);
+    expect(response.body.errors[0]).toMatchObject({ status: '400', title: 'Bad Request', source });
+    expect(await counters(store.store.id)).toEqual(before);
+  });
+
+  it('rejects malformed JSON and non-JSON bodies', async () => {
+    const malformed = await post(token, '{"data":');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors[0].source).toBe('body');
+    const form = await invoke(createKey, {
+      method: 'POST',
+      path: '/v2/application-keys',
+      headers: bearer(token, { 'content-type': 'application/x-www-form-urlencoded' }),
+      body: 'name=x',
+    });
+    expect(form.status).toBe(415);
+  });
+
+  it('refuses a reservation over the store rate limit with 409 and leaves the counters alone', async () => {
+    const own = await createTestStore({ rate_limit: 30 });
+    const ownToken = await tokenFor(own);
+    expect(
+      (await post(ownToken, { data: { type: 'application_key', name: 'a', reserved_rate_limit: 20 } }))
+        .status,
+    ).toBe(201);
+    const response = await post(ownToken, {
+      data: { type: 'application_key', name: 'b', reserved_rate_limit: 11 },
+    });
+    expect(response.status).toBe(409);
+    expect(response.body.errors[0]).toMatchObject({
+      status: '409',
+      title: 'Conflict',
+      detail: 'requested reserved rate limit will exceed the maximum',
+      source: 'reserved_rate_limit',
+    });
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 20 });
+    // Exactly up to the limit is allowed.
+    expect(
+      (await post(ownToken, { data: { type: 'application_key', name: 'c', reserved_rate_limit: 10 } }))
+        .status,
+    ).toBe(201);
+    expect(await counters(own.store.id)).toEqual({ key_count: 3, reserved_rate_limit_total: 30 });
+  });
+});
+
+describe('GET /v2/application-keys/{id}', () => {
+  it('returns the key with its self link', async () => {
+    const response = await get(token, store.keyId);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      data: {
+        id: store.keyId,
+        name: 'First key',
+        type: 'application_key',
+        client_id: store.clientId,
+        reserved_rate_limit: 0,
+        meta: {
+          timestamps: {
+            created_at: expect.stringMatching(ISO_MS),
+            updated_at: expect.stringMatching(ISO_MS),
+            last_used_at: expect.stringMatching(ISO_MS),
+          },
+        },
+      },
+      links: { self: `${ORIGIN}/v2/application-keys/${store.keyId}` },
+    });
+  });
+
+  it('finds an id written in upper case', async () => {
+    const response = await get(token, store.keyId.toUpperCase());
+    expect(response.status).toBe(200);
+    expect(response.body.data.id).toBe(store.keyId);
+  });
+
+  it.each([
+    ['an unknown UUID', UNKNOWN_ID],
+    ['a word', 'not-a-uuid'],
+    ['an encoded path', '..%2F..'],
+    ['a 2000-character id', 'x'.repeat(2000)],
+  ])('answers 404 for %s', async (_case, id) => {
+    const response = await get(token, id);
+    expect(response.status).toBe(404);
+    expect(response.body.errors[0]).toMatchObject({ status: '404', title: 'Not Found' });
+  });
+});
+
+describe('PUT /v2/application-keys/{id}', () => {
+  let own: TestStore;
+  let ownToken: string;
+  let keyId: string;
+  beforeAll(async () => {
+    own = await createTestStore({ rate_limit: 50 });
+    ownToken = await tokenFor(own);
+    const { key } = await applicationKeyRepository.create(own.store.id, {
+      name: 'editable',
+      reserved_rate_limit: 5,
+    });
+    keyId = key.id;
+  });
+
+  it('renames a key without touching the counters', async () => {
+    const before = await applicationKeyRepository.get(own.store.id, keyId, true);
+    const response = await put(ownToken, keyId, { data: { type: 'application_key', name: 'renamed' } });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ id: keyId, name: 'renamed', reserved_rate_limit: 5 });
+    expect(response.body.data.meta.timestamps.created_at).toBe(before?.created_at);
+    expect(response.body.data.meta.timestamps.updated_at > (before?.updated_at ?? '')).toBe(true);
+    expect(response.body.links).toEqual({ self: `${ORIGIN}/v2/application-keys/${keyId}` });
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 5 });
+    expect((await get(ownToken, keyId)).body.data.name).toBe('renamed');
+  });
+
+  it('applies the difference of a new reserved rate limit to the total, up and down', async () => {
+    const up = await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 45 } });
+    expect(up.status).toBe(200);
+    expect(up.body.data).toMatchObject({ name: 'renamed', reserved_rate_limit: 45 });
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 45 });
+    const down = await put(ownToken, keyId, {
+      data: { type: 'application_key', name: 'both', reserved_rate_limit: 3 },
+    });
+    expect(down.status).toBe(200);
+    expect(down.body.data).toMatchObject({ name: 'both', reserved_rate_limit: 3 });
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 3 });
+  });
+
+  it('allows raising a key to exactly the limit and refuses one over with 409', async () => {
+    expect(
+      (await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 50 } })).status,
+    ).toBe(200);
+    const over = await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 51 } });
+    expect(over.status).toBe(409);
+    expect(over.body.errors[0]).toMatchObject({
+      detail: 'requested reserved rate limit will exceed the maximum',
+      source: 'reserved_rate_limit',
+    });
+    expect((await get(ownToken, keyId)).body.data.reserved_rate_limit).toBe(50);
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 50 });
+  });
+
+  it('keeps the counters when the same reserved rate limit is sent again', async () => {
+    const same = await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 50 } });
+    expect(same.status).toBe(200);
+    expect(same.body.data.reserved_rate_limit).toBe(50);
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 50 });
+  });
+
+  it('lets a store whose rate limit was lowered under its reservations lower them, not raise them', async () => {
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: tableName('keys'),
+        Key: keysTable.store(own.store.id),
+        UpdateExpression: 'SET rate_limit = :limit',
+        ExpressionAttributeValues: { ':limit': 20 },
+      }),
+    );
+    const down = await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 30 } });
+    expect(down.status).toBe(200);
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 30 });
+    const up = await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 31 } });
+    expect(up.status).toBe(409);
+    const within = await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 20 } });
+    expect(within.status).toBe(200);
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 20 });
+  });
+
+  it.each([
+    ['no type', { data: { name: 'x' } }, 'data.type'],
+    ['a wrong type', { data: { type: 'key', name: 'x' } }, 'data.type'],
+    ['nothing to change', { data: { type: 'application_key' } }, 'data'],
+    ['an empty name', { data: { type: 'application_key', name: '' } }, 'data.name'],
+    ['a null name', { data: { type: 'application_key', name: null } }, 'data.name'],
+    [
+      'a negative reserved_rate_limit',
+      { data: { type: 'application_key', reserved_rate_limit: -5 } },
+      'data.reserved_rate_limit',
+    ],
+  ])('rejects %s with a 400 and changes nothing', async (_case, body, source) => {
+    const before = await applicationKeyRepository.get(own.store.id, keyId, true);
+    const response = await put(ownToken, keyId, body);
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0]).toMatchObject({ status: '400', source });
+    expect(await applicationKeyRepository.get(own.store.id, keyId, true)).toEqual(before);
+  });
+
+  it('answers 404 for an unknown or malformed id', async () => {
+    const body = { data: { type: 'application_key', name: 'x' } };
+    expect((await put(ownToken, UNKNOWN_ID, body)).status).toBe(404);
+    expect((await put(ownToken, 'nope', body)).status).toBe(404);
+  });
+});
+
+describe('DELETE /v2/application-keys/{id}', () => {
+  it('deletes the key and its client lookup and takes it off the counters', async () => {
+    const own = await createTestStore({ rate_limit: 50 });
+    const ownToken = await tokenFor(own);
+    const { key } = await applicationKeyRepository.create(own.store.id, {
+      name: 'doomed',
+      reserved_rate_limit: 12,
+    });
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 12 });
+    const response = await remove(ownToken, key.id);
+    expect(response.status).toBe(204);
+    expect(response.raw).toBe('');
+    expect(await counters(own.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+    expect(await applicationKeyRepository.get(own.store.id, key.id, true)).toBeUndefined();
+    expect(await applicationKeyRepository.findClient(key.client_id)).toBeUndefined();
+    expect((await get(ownToken, key.id)).status).toBe(404);
+    const again = await remove(ownToken, key.id);
+    expect(again.status).toBe(404);
+    expect(await counters(own.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+  });
+
+  it("revokes the deleted key's credentials and tokens", async () => {
+    const own = await createTestStore();
+    const adminToken = await tokenFor(own);
+    const { key, clientSecret } = await applicationKeyRepository.create(own.store.id, {
+      name: 'to revoke',
+      reserved_rate_limit: 0,
+    });
+    const { access_token: doomedToken } = await issueAccessToken({
+      grant_type: 'client_credentials',
+      client_id: key.client_id,
+      client_secret: clientSecret,
+    });
+    expect((await get(doomedToken, key.id)).status).toBe(200);
+    expect((await remove(adminToken, key.id)).status).toBe(204);
+    // A container may keep a validated token up to AUTH_CACHE_SECONDS (<= 60 s); a fresh one refuses it.
+    clearAuthCache();
+    const refused = await get(doomedToken, own.keyId);
+    expect(refused.status).toBe(401);
+    expect(refused.body.errors[0].detail).toBe('Unable to validate access token');
+    await expect(
+      issueAccessToken({
+        grant_type: 'client_credentials',
+        client_id: key.client_id,
+        client_secret: clientSecret,
+      }),
+    ).rejects.toMatchObject({ status: 401 });
+    // The other key's token still works.
+    expect((await get(adminToken, own.keyId)).status).toBe(200);
+  });
+
+  it('lets a store delete the key its own token came from, and then that token stops working', async () => {
+    const own = await createTestStore();
+    const ownToken = await tokenFor(own);
+    expect((await remove(ownToken, own.keyId)).status).toBe(204);
+    expect(await counters(own.store.id)).toEqual({ key_count: 0, reserved_rate_limit_total: 0 });
+    clearAuthCache();
+    expect((await remove(ownToken, own.keyId)).status).toBe(401);
+  });
+
+  it('answers 404 for an unknown or malformed id', async () => {
+    expect((await remove(token, UNKNOWN_ID)).status).toBe(404);
+    expect((await remove(token, 'abc')).status).toBe(404);
+  });
+});
+
+describe('store isolation', () => {
+  it("never shows or changes another store's keys", async () => {
+    const a = await createTestStore({ rate_limit: 40 });
+    const b = await createTestStore({ rate_limit: 40 });
+    const tokenA = await tokenFor(a);
+    const tokenB = await tokenFor(b);
+    const { key } = await applicationKeyRepository.create(a.store.id, {
+      name: 'A only',
+      reserved_rate_limit: 9,
+    });
+
+    const listB = await invoke(listKeys, {
+      method: 'GET',
+      path: '/v2/application-keys',
+      headers: bearer(tokenB),
+    });
+    expect(listB.body.data.map((k: { id: string }) => k.id)).toEqual([b.keyId]);
+    expect(listB.body.meta).toMatchObject({ results: { total: 1 }, total_reserved_rate_limit: 0 });
+
+    for (const id of [key.id, a.keyId]) {
+      expect((await get(tokenB, id)).status).toBe(404);
+      expect((await put(tokenB, id, { data: { type: 'application_key', name: 'hijack' } })).status).toBe(404);
+      expect((await remove(tokenB, id)).status).toBe(404);
+    }
+    expect(await applicationKeyRepository.get(a.store.id, key.id, true)).toMatchObject({
+      name: 'A only',
+      reserved_rate_limit: 9,
+    });
+    expect(await counters(a.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 9 });
+    expect(await counters(b.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+    expect((await get(tokenA, key.id)).status).toBe(200);
+  });
+});
