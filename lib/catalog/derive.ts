@@ -1,0 +1,364 @@
+import type { CurrencySettings } from '../store/store-repository';
+import { breadcrumbsFor, resolveNodePaths } from './breadcrumbs';
+import { applyModifiers, applyModifiersToPricing, displayPrice, renderPricing } from './prices';
+import type {
+  ChildIndexEntry,
+  PriceModifier,
+  ProductInput,
+  ProductPricing,
+  ProductResource,
+  ProductType,
+  ReleaseDocument,
+  StoredProduct,
+  Variation,
+} from './types';
+
+/** Counts kept at publish time and printed by the publisher. */
+export interface ReleaseCounts {
+  total: number;
+  live: number;
+  draft: number;
+  /** Base products (parents). */
+  parents: number;
+  children: number;
+  live_children: number;
+  standard: number;
+  bundles: number;
+}
+
+/** Everything a release stores, derived from a validated document. */
+export interface PreparedRelease {
+  /** Products in document order. */
+  products: StoredProduct[];
+  /** Live children of each parent, in publish (document) order, with their filterable attributes. */
+  childIndex: Map<string, ChildIndexEntry[]>;
+  counts: ReleaseCounts;
+}
+
+export interface PrepareContext {
+  catalogId: string;
+  /** The publish time: the default for `created_at`, `updated_at` and `published_at`. */
+  publishedAt: string;
+  /** Currency settings for `display_price`: the document's, else the store's. */
+  currencies: Record<string, CurrencySettings>;
+}
+
+/** The list route of a parent's children (relative, like the list's own links). */
+export function childrenPath(productId: string): string {
+  return `/catalog/products/${productId}/relationships/children`;
+}
+
+/** The default slug: the name in lower case, each run of characters other than a-z 0-9 . _ turned into one `-`. */
+export function slugFromName(name: string, fallback: string): string {
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug === '' ? fallback : slug;
+}
+
+interface Effective {
+  input: ProductInput;
+  parent: ProductInput | undefined;
+  pricing: ProductPricing | undefined;
+  salePrice: ProductPricing['currencies'] | undefined;
+  modifiers: string[];
+}
+
+function productTypes(input: ProductInput, hasChildren: boolean): ProductType[] {
+  const given = input.attributes.product_types;
+  if (given !== undefined) return given;
+  if (input.attributes.base_product_id !== undefined) return ['child'];
+  if (hasChildren || input.attributes.base_product === true) return ['parent'];
+  if (input.attributes.components && Object.keys(input.attributes.components).length > 0) return ['bundle'];
+  return ['standard'];
+}
+
+/** The parent's variations as a child sees them: each narrowed to the option the child picked. */
+function childVariations(parentVariations: Variation[], picked: Record<string, string>): Variation[] {
+  const result: Variation[] = [];
+  for (const variation of parentVariations) {
+    const optionId = picked[variation.id];
+    const option = variation.options.find((candidate) => candidate.id === optionId);
+    if (option) result.push({ ...variation, options: [option] });
+  }
+  return result;
+}
+
+/**
+ * `meta.variation_matrix` of a parent: nested by its variations in order (option id of the first, then the
+ * second, ...), leaves are live child ids; children that do not pick every variation are left out.
+ */
+export function variationMatrix(variations: Variation[], children: ProductInput[]): Record<string, unknown> {
+  const matrix: Record<string, unknown> = {};
+  if (variations.length === 0) return matrix;
+  for (const child of children) {
+    const path = variations.map((variation) => child.variation_options[variation.id]);
+    if (path.some((optionId) => optionId === undefined)) continue;
+    let level = matrix;
+    path.forEach((optionId, depth) => {
+      const key = optionId as string;
+      if (depth === path.length - 1) {
+        level[key] = child.id;
+        return;
+      }
+      level[key] ??= {};
+      level = level[key] as Record<string, unknown>;
+    });
+  }
+  return matrix;
+}
+
+/**
+ * Derives what a release stores from a validated document (DESIGN.md section 9): parent/child links, child
+ * prices inherited from the parent with the modifiers applied per currency (tiers and sale prices too),
+ * display prices, breadcrumbs, variation matrices, bundle component prices, and each parent's live
+ * children in publish order. Children inherit from their parent what they do not set: description,
+ * commodity_type, price, sale, extensions, custom_inputs, files, main_image and node_ids.
+ */
+export function prepareRelease(document: ReleaseDocument, context: PrepareContext): PreparedRelease {
+  const { paths } = resolveNodePaths(document.nodes);
+  const byId = new Map(document.products.map((product) => [product.id, product]));
+  const childrenOf = new Map<string, ProductInput[]>();
+  for (const product of document.products) {
+    const parentId = product.attributes.base_product_id;
+    if (parentId === undefined) continue;
+    const siblings = childrenOf.get(parentId);
+    if (siblings) siblings.push(product);
+    else childrenOf.set(parentId, [product]);
+  }
+  const modifiersOf = (names: string[]): PriceModifier[] =>
+    names.flatMap((name) => {
+      const modifier = document.price_modifiers[name];
+      return modifier ? [modifier] : [];
+    });
+
+  const effective = new Map<string, Effective>();
+  for (const input of document.products) {
+    const parentId = input.attributes.base_product_id;
+    const parent = parentId === undefined ? undefined : byId.get(parentId);
+    const modifiers = input.attributes.price_modifiers ?? [];
+    const basePricing = input.attributes.price ?? parent?.attributes.price;
+    const sale = input.sale ?? parent?.sale;
+    effective.set(input.id, {
+      input,
+      parent,
+      pricing: basePricing && applyModifiersToPricing(basePricing, modifiersOf(modifiers)),
+      salePrice: sale && applyModifiers(sale.price, modifiersOf(modifiers)),
+      modifiers,
+    });
+  }
+
+  const counts: ReleaseCounts = {
+    total: 0,
+    live: 0,
+    draft: 0,
+    parents: 0,
+    children: 0,
+    live_children: 0,
+    standard: 0,
+    bundles: 0,
+  };
+  const childIndex = new Map<string, ChildIndexEntry[]>();
+  const products: StoredProduct[] = [];
+  for (const input of document.products) {
+    const facts = effective.get(input.id) as Effective;
+    const { parent } = facts;
+    const a = input.attributes;
+    const children = childrenOf.get(input.id) ?? [];
+    const liveChildren = children.filter((child) => child.attributes.status === 'live');
+    const isBase = a.base_product === true || children.length > 0;
+    const types = productTypes(input, children.length > 0);
+    const created = a.created_at ?? context.publishedAt;
+    const attributes: Record<string, unknown> = {
+      published_at: a.published_at === undefined ? context.publishedAt : a.published_at,
+      created_at: created,
+      updated_at: a.updated_at ?? context.publishedAt,
+      name: a.name,
+      description: a.description ?? parent?.attributes.description ?? '',
+      sku: a.sku,
+      slug: a.slug ?? slugFromName(a.name, input.id),
+      status: a.status,
+      commodity_type: a.commodity_type ?? parent?.attributes.commodity_type ?? 'physical',
+      base_product: isBase,
+    };
+    if (a.base_product_id !== undefined) attributes.base_product_id = a.base_product_id;
+    if (a.curated_product === true) attributes.curated_product = true;
+    if (a.upc_ean !== undefined) attributes.upc_ean = a.upc_ean;
+    if (a.manufacturer_part_num !== undefined) attributes.manufacturer_part_num = a.manufacturer_part_num;
+    attributes.tags = a.tags ?? [];
+    attributes.price_modifiers = facts.modifiers;
+    attributes.external_ref = a.external_ref ?? null;
+    attributes.product_types = types;
+    if (facts.pricing) attributes.price = renderPricing(facts.pricing);
+    const extensions = a.extensions ?? parent?.attributes.extensions;
+    if (extensions && Object.keys(extensions).length > 0) attributes.extensions = extensions;
+    if (a.components && Object.keys(a.components).length > 0) attributes.components = a.components;
+    const customInputs = a.custom_inputs ?? parent?.attributes.custom_inputs;
+    if (customInputs && Object.keys(customInputs).length > 0) attributes.custom_inputs = customInputs;
+
+    const relationships: Record<string, unknown> = {};
+    if (parent) relationships.parent = { data: { id: parent.id, type: 'product' } };
+    if (isBase) relationships.children = { links: { self: childrenPath(input.id) } };
+    const files = input.files.length > 0 ? input.files : (parent?.files ?? []);
+    if (files.length > 0) {
+      relationships.files = {
+        data: files.map((file) => ({ type: 'file', id: file.id, created_at: file.created_at })),
+      };
+    }
+    const mainImage = input.main_image ?? parent?.main_image;
+    if (mainImage !== undefined) relationships.main_image = { data: { type: 'main_image', id: mainImage } };
+    const componentIds = [
+      ...new Set(
+        Object.values(a.components ?? {}).flatMap((component) =>
+          component.options.map((option) => option.id),
+        ),
+      ),
+    ];
+    if (componentIds.length > 0) {
+      relationships.component_products = {
+        data: componentIds.map((id) => ({ id, type: 'product' })),
+        links: { self: `/catalog/products/${input.id}/relationships/component_products` },
+      };
+    }
+
+    const meta: Record<string, unknown> = {
+      catalog_id: context.catalogId,
+      catalog_source: 'pim',
+      pricebook_id: document.catalog.pricebook_id,
+    };
+    const nodeIds = input.node_ids.length > 0 ? input.node_ids : (parent?.node_ids ?? []);
+    if (nodeIds.length > 0) Object.assign(meta, breadcrumbsFor(nodeIds, paths));
+    Object.assign(meta, priceMeta(facts, context.currencies, input.sale ?? parent?.sale));
+    if (facts.modifiers.length > 0) meta.price_modifiers = modifierMap(facts.modifiers, document);
+    if (componentIds.length > 0 && a.components) {
+      const componentProducts: Record<string, unknown> = {};
+      for (const id of componentIds) {
+        const component = effective.get(id);
+        if (component) componentProducts[id] = componentMeta(component, context.currencies, document);
+      }
+      meta.component_products = componentProducts;
+      const selected: Record<string, Record<string, number>> = {};
+      for (const [key, component] of Object.entries(a.components)) {
+        const defaults: Record<string, number> = {};
+        for (const option of component.options)
+          if (option.default === true) defaults[option.id] = option.quantity;
+        Object.defineProperty(selected, key, { value: defaults, enumerable: true });
+      }
+      meta.bundle_configuration = { selected_options: selected };
+    }
+    const variations = parent
+      ? childVariations(parent.variations, input.variation_options)
+      : input.variations;
+    meta.variation_matrix = parent ? {} : variationMatrix(input.variations, liveChildren);
+    if (variations.length > 0) meta.variations = variations;
+
+    const resource: ProductResource = { id: input.id, type: 'product', attributes, relationships, meta };
+    const live = a.status === 'live';
+    products.push({
+      resource,
+      locales: a.locales ?? {},
+      live,
+      base_product: isBase,
+      live_children: isBase ? liveChildren.length : 0,
+    });
+    if (isBase) {
+      childIndex.set(
+        input.id,
+        liveChildren.map((child) => indexEntry(child, context.publishedAt)),
+      );
+    }
+
+    counts.total += 1;
+    if (live) counts.live += 1;
+    else counts.draft += 1;
+    if (isBase) {
+      counts.parents += 1;
+      counts.live_children += liveChildren.length;
+    }
+    if (parent) counts.children += 1;
+    if (types.includes('standard')) counts.standard += 1;
+    if (types.includes('bundle')) counts.bundles += 1;
+  }
+  return { products, childIndex, counts };
+}
+
+/** `meta.price_modifiers`: the named modifiers of the release, keyed by name. */
+function modifierMap(names: string[], document: ReleaseDocument): Record<string, PriceModifier> {
+  const map: Record<string, PriceModifier> = {};
+  for (const name of names) {
+    const modifier = document.price_modifiers[name];
+    if (modifier) Object.defineProperty(map, name, { value: modifier, enumerable: true });
+  }
+  return map;
+}
+
+function priceMeta(
+  facts: Effective,
+  currencies: Record<string, CurrencySettings>,
+  sale: ProductInput['sale'],
+): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  const list = facts.pricing?.currencies;
+  if (sale && facts.salePrice) {
+    const shown = displayPrice(facts.salePrice, currencies);
+    if (shown) meta.display_price = shown;
+    if (list) {
+      meta.original_price = list;
+      const original = displayPrice(list, currencies);
+      if (original) meta.original_display_price = original;
+    }
+    meta.sale_id = sale.id;
+    meta.sale_expires = sale.expires;
+    return meta;
+  }
+  if (list) {
+    const shown = displayPrice(list, currencies);
+    if (shown) meta.display_price = shown;
+  }
+  return meta;
+}
+
+/** A bundle's `meta.component_products` entry for one component product. */
+function componentMeta(
+  facts: Effective,
+  currencies: Record<string, CurrencySettings>,
+  document: ReleaseDocument,
+): Record<string, unknown> {
+  const sale = facts.input.sale ?? facts.parent?.sale;
+  const entry: Record<string, unknown> = {
+    ...(sale ? { sale_id: sale.id, sale_expires: sale.expires } : {}),
+    price: facts.pricing?.currencies ?? {},
+    ...priceMeta(facts, currencies, sale),
+    pricebook_id: document.catalog.pricebook_id,
+    price_modifiers: modifierMap(facts.modifiers, document),
+  };
+  const tiers: Record<string, unknown> = {};
+  for (const [name, tier] of Object.entries(facts.pricing?.tiers ?? {})) {
+    const shown = displayPrice(tier.price, currencies);
+    Object.defineProperty(tiers, name, {
+      value: {
+        ...(sale ? { sale_id: sale.id, sale_expires: sale.expires } : {}),
+        ...(shown ? { display_price: shown } : {}),
+      },
+      enumerable: true,
+    });
+  }
+  entry.tiers = tiers;
+  return entry;
+}
+
+function indexEntry(child: ProductInput, publishedAt: string): ChildIndexEntry {
+  const a = child.attributes;
+  return {
+    id: child.id,
+    name: a.name,
+    sku: a.sku,
+    slug: a.slug ?? slugFromName(a.name, child.id),
+    manufacturer_part_num: a.manufacturer_part_num ?? '',
+    upc_ean: a.upc_ean ?? '',
+    product_types: a.product_types ?? ['child'],
+    tags: a.tags ?? [],
+    updated_at: a.updated_at ?? publishedAt,
+  };
+}

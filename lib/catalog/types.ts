@@ -1,0 +1,199 @@
+import type { CurrencySettings } from '../store/store-repository';
+
+/** One currency's price: `amount` in the currency's lowest denomination (the list price). */
+export interface PriceEntry {
+  amount: number;
+  includes_tax: boolean;
+}
+
+/** A price map keyed by three-letter ISO 4217 currency code. */
+export type PriceMap = Record<string, PriceEntry>;
+
+/** A volume price: from `minimum_quantity` units on, `price` applies. */
+export interface PriceTier {
+  minimum_quantity: number;
+  price: PriceMap;
+}
+
+/** A product's prices: the currency map plus named tiers (rendered as `price.tiers`). */
+export interface ProductPricing {
+  currencies: PriceMap;
+  tiers: Record<string, PriceTier>;
+}
+
+export type ModifierType = 'price_increment' | 'price_decrement' | 'price_equals';
+
+/** A release-level price modifier, named by products' `price_modifiers`. */
+export interface PriceModifier {
+  modifier_type: ModifierType;
+  currencies: PriceMap;
+}
+
+/** `with_tax` / `without_tax` of `meta.display_price`. */
+export interface DisplayAmount {
+  amount: number;
+  currency: string;
+  formatted: string;
+}
+
+export interface DisplayPrice {
+  with_tax: DisplayAmount;
+  without_tax: DisplayAmount;
+}
+
+export interface ComponentOption {
+  id: string;
+  type: 'product';
+  quantity: number;
+  sort_order: number | null;
+  default: boolean | null;
+}
+
+export interface Component {
+  name: string;
+  min: number | null;
+  max: number | null;
+  sort_order: number | null;
+  options: ComponentOption[];
+}
+
+export interface CustomInput {
+  name: string;
+  validation_rules: { type: 'string'; options: { max_length: number } }[];
+  required: boolean | null;
+}
+
+export interface VariationOption {
+  id: string;
+  name: string;
+  sort_order: number | null;
+  description: string;
+}
+
+export interface Variation {
+  id: string;
+  name: string;
+  sort_order: number | null;
+  options: VariationOption[];
+}
+
+export interface LocaleText {
+  name?: string;
+  description?: string;
+}
+
+/** A sale on a product: the sale price replaces the list price in `display_price`. */
+export interface Sale {
+  id: string;
+  expires: string | null;
+  price: PriceMap;
+}
+
+/** A node of the release's hierarchy, used for breadcrumbs. */
+export interface CatalogNode {
+  id: string;
+  name: string;
+  parent_id: string | null;
+}
+
+export interface ReleaseRuleInput {
+  id?: string;
+  name: string;
+  channels: string[];
+  tags: string[];
+  schedules: { valid_from: string | null; valid_to: string | null }[];
+}
+
+/** The product attributes a release document may carry (seed 2.3 plus `locales`), after validation. */
+export interface ProductAttributesInput {
+  name: string;
+  description?: string;
+  sku: string;
+  slug?: string;
+  status: 'live' | 'draft';
+  commodity_type?: 'physical' | 'digital';
+  base_product?: boolean;
+  base_product_id?: string;
+  curated_product?: boolean;
+  upc_ean?: string;
+  manufacturer_part_num?: string;
+  tags?: string[];
+  price_modifiers?: string[];
+  external_ref?: string | null;
+  product_types?: ProductType[];
+  price?: ProductPricing;
+  extensions?: Record<string, Record<string, unknown>>;
+  components?: Record<string, Component>;
+  custom_inputs?: Record<string, CustomInput>;
+  published_at?: string | null;
+  created_at?: string;
+  updated_at?: string;
+  locales?: Record<string, LocaleText>;
+}
+
+export type ProductType = 'standard' | 'parent' | 'child' | 'bundle';
+
+export interface ProductInput {
+  id: string;
+  attributes: ProductAttributesInput;
+  node_ids: string[];
+  files: { id: string; created_at: string }[];
+  main_image?: string;
+  variations: Variation[];
+  /** A child's choice per variation of its parent: variation id -> option id. */
+  variation_options: Record<string, string>;
+  sale?: Sale;
+}
+
+/** A release document after validation and normalisation (defaults filled, timestamps normalised). */
+export interface ReleaseDocument {
+  catalog: { id?: string; name: string; description: string; pricebook_id: string | null };
+  currencies?: Record<string, CurrencySettings>;
+  rules: ReleaseRuleInput[];
+  nodes: CatalogNode[];
+  price_modifiers: Record<string, PriceModifier>;
+  products: ProductInput[];
+}
+
+/** The product resource of seed section 2.3, as the API returns it. */
+export interface ProductResource {
+  id: string;
+  type: 'product';
+  attributes: Record<string, unknown>;
+  relationships: Record<string, unknown>;
+  meta: Record<string, unknown>;
+}
+
+/**
+ * A product as stored in a release: the resource rendered in the store's default text, plus the locale
+ * texts a request may switch to. Parents also carry their count of live children.
+ */
+export interface StoredProduct {
+  resource: ProductResource;
+  locales: Record<string, LocaleText>;
+  live: boolean;
+  base_product: boolean;
+  /** Live children in publish order (parents only; 0 otherwise). */
+  live_children: number;
+}
+
+/** A live child's entry in its parent's index: the filterable attributes plus `updated_at`. */
+export interface ChildIndexEntry {
+  id: string;
+  name: string;
+  sku: string;
+  slug: string;
+  manufacturer_part_num: string;
+  upc_ean: string;
+  product_types: string[];
+  tags: string[];
+  updated_at: string;
+}
+
+/** Where a release's items live: product ids hash to `shards` partitions; child indexes hold `chunk_size` ids per item. */
+export interface ReleaseLayout {
+  id: string;
+  shards: number;
+  chunk_size: number;
+  published_at: string;
+}
