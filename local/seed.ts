@@ -1,4 +1,7 @@
+import sampleRelease from '../catalog/sample-release.json';
+import { publishRelease } from '../lib/catalog/publisher';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { catalogRepository } from '../lib/store/catalog-repository';
 import { storeRepository } from '../lib/store/store-repository';
 
 /** The demo store's fixed ids and credentials: local only, printed by `npm start`, never deployed. */
@@ -32,6 +35,11 @@ export async function seedDemo(): Promise<DemoSeed> {
       { name: 'Demo key', reserved_rate_limit: 0 },
       { id: DEMO.keyId, client_id: DEMO.clientId, client_secret: DEMO.clientSecret },
     );
+    created = true;
+  }
+  // The demo catalog (catalog/sample-release.json), published once: later runs keep what is there.
+  if (!(await catalogRepository.getRegistry(DEMO.storeId))) {
+    await publishRelease(DEMO.storeId, sampleRelease);
     created = true;
   }
   return {

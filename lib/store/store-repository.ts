@@ -110,4 +110,20 @@ export const storeRepository = {
     );
     return result.Item ? (withoutKeys(result.Item) as StoreRecord) : undefined;
   },
+
+  /**
+   * The transaction item that replaces the store's currency settings (a catalog publish whose release
+   * document carries `currencies` sets them in the same transaction that activates the release).
+   */
+  currenciesUpdate(storeId: string, currencies: Record<string, CurrencySettings>) {
+    return {
+      Update: {
+        TableName: tableName('keys'),
+        Key: keysTable.store(storeId),
+        UpdateExpression: 'SET currencies = :currencies, updated_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':currencies': currencies, ':now': new Date().toISOString() },
+      },
+    };
+  },
 };

@@ -1,0 +1,255 @@
+import { uuidv7 } from '../ids';
+import {
+  type CatalogRegistry,
+  catalogRepository,
+  type RegisteredCatalog,
+  type ReleaseMarker,
+} from '../store/catalog-repository';
+import { storeRepository } from '../store/store-repository';
+import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
+import { prepareRelease, type ReleaseCounts } from './derive';
+import type { CatalogRule } from './rules';
+import type { ReleaseDocument, ReleaseLayout } from './types';
+import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from './validate-release';
+
+/** Partitions a release's items are spread over (by product id) so a publish's writes spread too. */
+export const RELEASE_SHARDS = 16;
+/** A `writing` release whose heartbeat is older than this was abandoned (the publisher died). */
+export const ABANDONED_AFTER_MS = 5 * 60 * 1000;
+/** A replaced release is kept this long for requests that still hold its id (cached <= 10 s). */
+export const RETAIN_REPLACED_MS = 60 * 1000;
+const HEARTBEAT_MS = 20 * 1000;
+/** DynamoDB's item limit is 400 KB; leave room for keys and attribute names. */
+const MAX_ITEM_BYTES = 390 * 1024;
+const MAX_ACTIVATION_ATTEMPTS = 10;
+
+export class StoreNotFoundError extends Error {
+  override name = 'StoreNotFoundError';
+  constructor(storeId: string) {
+    super(`store ${storeId} does not exist`);
+  }
+}
+
+export interface PublishProgress {
+  written: number;
+  total: number;
+}
+
+export interface PublishOptions {
+  /** Called as items are written (for a progress bar). */
+  onProgress?: (progress: PublishProgress) => void;
+  /** Batches of 25 items in flight. */
+  concurrency?: number;
+  now?: () => Date;
+}
+
+export interface PublishResult {
+  catalog_id: string;
+  release_id: string;
+  products: ReleaseCounts;
+  /** Items written: products plus child-index chunks. */
+  items: number;
+  /** Old or abandoned releases deleted after the switch. */
+  cleaned_up: string[];
+}
+
+/** The registry entry's rules: ids and ages kept for rules that existed, new ones generated and stamped. */
+function registeredRules(
+  document: ReleaseDocument,
+  catalogId: string,
+  previous: RegisteredCatalog | undefined,
+  publishedMs: number,
+): CatalogRule[] {
+  const known = new Map((previous?.rules ?? []).map((rule) => [rule.id, rule]));
+  return document.rules.map((rule, index) => {
+    const id = rule.id ?? uuidv7(publishedMs);
+    return {
+      id,
+      name: rule.name,
+      catalog_id: catalogId,
+      channels: rule.channels,
+      tags: rule.tags,
+      schedules: rule.schedules,
+      // Rules of one document are as old as their order, so ties go to the first listed.
+      created_at: known.get(id)?.created_at ?? new Date(publishedMs + index).toISOString(),
+    };
+  });
+}
+
+/** The catalog id: the document's, else the store's only catalog of the same name, else a new one. */
+function chooseCatalogId(document: ReleaseDocument, registry: CatalogRegistry | undefined): string {
+  if (document.catalog.id !== undefined) return document.catalog.id;
+  const sameName = Object.values(registry?.catalogs ?? {}).filter(
+    (catalog) => catalog.name === document.catalog.name,
+  );
+  return sameName.length === 1 && sameName[0] ? sameName[0].id : uuidv7();
+}
+
+/**
+ * Publishes a release document for a store (DESIGN.md section 9): validates all of it first (throws
+ * ReleaseValidationError, nothing written), writes the release's items under a new release id with batched,
+ * retried writes, then makes it the catalog's current release in one transaction (with the catalog's rules
+ * and, when given, the store's currencies). Until that switch readers keep the previous release; a failed
+ * publish deletes what it wrote (or, if the process died, a later publish or `cleanupReleases` does).
+ */
+export async function publishRelease(
+  storeId: string,
+  input: unknown,
+  options: PublishOptions = {},
+): Promise<PublishResult> {
+  const validation = validateReleaseDocument(input);
+  if (!validation.ok) throw new ReleaseValidationError(validation.issues, validation.total);
+  const document = validation.document;
+  const now = options.now ?? (() => new Date());
+  const store = await storeRepository.get(storeId, true);
+  if (!store) throw new StoreNotFoundError(storeId);
+
+  const startRegistry = await catalogRepository.getRegistry(storeId);
+  const catalogId = chooseCatalogId(document, startRegistry);
+  const published = now();
+  const publishedAt = published.toISOString();
+  const releaseId = uuidv7(published.getTime());
+  const layout: ReleaseLayout = {
+    id: releaseId,
+    shards: RELEASE_SHARDS,
+    chunk_size: CHILD_CHUNK_SIZE,
+    published_at: publishedAt,
+  };
+  const prepared = prepareRelease(document, {
+    catalogId,
+    publishedAt,
+    currencies: document.currencies ?? store.currencies,
+  });
+  const items = prepared.products.map((stored) => catalogRepository.productItem(layout, stored));
+  for (const [parentId, entries] of prepared.childIndex) {
+    chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
+      items.push(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)));
+    });
+  }
+  const oversized: ValidationIssue[] = [];
+  items.forEach((item, index) => {
+    const bytes = typeof item.d === 'string' ? Buffer.byteLength(item.d) : (item.z as Uint8Array).byteLength;
+    if (bytes > MAX_ITEM_BYTES) {
+      oversized.push({
+        path: index < prepared.products.length ? `products[${index}]` : 'products',
+        rule: 'item_size',
+        message: `the product as stored is ${bytes} bytes; at most ${MAX_ITEM_BYTES} fit in one item`,
+      });
+    }
+  });
+  if (oversized.length > 0) throw new ReleaseValidationError(oversized, oversized.length);
+
+  const marker: ReleaseMarker = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: releaseId,
+    shards: layout.shards,
+    status: 'writing',
+    started_at: publishedAt,
+    heartbeat_at: publishedAt,
+  };
+  await catalogRepository.startRelease(marker);
+  const heartbeat = setInterval(() => {
+    catalogRepository.heartbeat(storeId, catalogId, releaseId, now().toISOString()).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  try {
+    options.onProgress?.({ written: 0, total: items.length });
+    await catalogRepository.writeItems(items, {
+      concurrency: options.concurrency ?? 16,
+      onProgress: (written) => options.onProgress?.({ written, total: items.length }),
+    });
+    await activate(storeId, document, catalogId, layout, now);
+  } catch (error) {
+    clearInterval(heartbeat);
+    await catalogRepository.deleteRelease(marker).catch(() => undefined);
+    throw error;
+  }
+  clearInterval(heartbeat);
+  const cleaned = await cleanupReleases(storeId, { catalogId, now: now() }).catch(() => ({ releases: [] }));
+  return {
+    catalog_id: catalogId,
+    release_id: releaseId,
+    products: prepared.counts,
+    items: items.length,
+    cleaned_up: cleaned.releases,
+  };
+}
+
+/** The one-step switch, retried while other publishes of the same store change the registry. */
+async function activate(
+  storeId: string,
+  document: ReleaseDocument,
+  catalogId: string,
+  layout: ReleaseLayout,
+  now: () => Date,
+): Promise<void> {
+  const publishedMs = Date.parse(layout.published_at);
+  let generatedRules: CatalogRule[] | undefined;
+  for (let attempt = 1; attempt <= MAX_ACTIVATION_ATTEMPTS; attempt += 1) {
+    const registry = await catalogRepository.getRegistry(storeId);
+    const previous = registry?.catalogs[catalogId];
+    generatedRules ??= registeredRules(document, catalogId, previous, publishedMs);
+    const catalog: RegisteredCatalog = {
+      id: catalogId,
+      name: document.catalog.name,
+      created_at: previous?.created_at ?? layout.published_at,
+      release: layout,
+      rules: generatedRules,
+    };
+    const next: CatalogRegistry = {
+      version: (registry?.version ?? 0) + 1,
+      catalogs: { ...(registry?.catalogs ?? {}), [catalogId]: catalog },
+    };
+    const switched = await catalogRepository.activateRelease({
+      storeId,
+      expectedVersion: registry?.version,
+      registry: next,
+      catalogId,
+      releaseId: layout.id,
+      replacedReleaseId: previous?.release.id,
+      currencies: document.currencies,
+      at: now().toISOString(),
+    });
+    if (switched) return;
+  }
+  throw new Error('the catalog registry kept changing during the switch; publish again');
+}
+
+export interface CleanupOptions {
+  /** Only this catalog's releases (all of the store's otherwise). */
+  catalogId?: string;
+  now?: Date;
+  abandonedAfterMs?: number;
+  retainReplacedMs?: number;
+}
+
+/**
+ * Deletes releases no reader can reach any more: releases replaced more than RETAIN_REPLACED_MS ago and
+ * `writing` releases whose publisher stopped sending heartbeats ABANDONED_AFTER_MS ago. Current releases are
+ * never touched.
+ */
+export async function cleanupReleases(
+  storeId: string,
+  options: CleanupOptions = {},
+): Promise<{ releases: string[]; items: number }> {
+  const now = (options.now ?? new Date()).getTime();
+  const abandonedAfter = options.abandonedAfterMs ?? ABANDONED_AFTER_MS;
+  const retainReplaced = options.retainReplacedMs ?? RETAIN_REPLACED_MS;
+  const registry = await catalogRepository.getRegistry(storeId);
+  const current = new Set(Object.values(registry?.catalogs ?? {}).map((catalog) => catalog.release.id));
+  const markers = await catalogRepository.listReleases(storeId, options.catalogId);
+  const removed: string[] = [];
+  let items = 0;
+  for (const marker of markers) {
+    if (current.has(marker.release_id)) continue;
+    const since =
+      marker.status === 'writing'
+        ? Date.parse(marker.heartbeat_at) + abandonedAfter
+        : Date.parse(marker.superseded_at ?? marker.activated_at ?? marker.heartbeat_at) + retainReplaced;
+    if (Number.isNaN(since) || since > now) continue;
+    items += await catalogRepository.deleteRelease(marker);
+    removed.push(marker.release_id);
+  }
+  return { releases: removed, items };
+}

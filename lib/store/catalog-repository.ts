@@ -1,0 +1,446 @@
+import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { CatalogRule } from '../catalog/rules';
+import type { ReleaseLayout, StoredProduct } from '../catalog/types';
+import { ServiceUnavailableError } from '../http/errors';
+import { getDocumentClient } from './client';
+import { tableName } from './schema';
+import type { CurrencySettings } from './store-repository';
+import { storeRepository } from './store-repository';
+import { cancellationCodes } from './transactions';
+
+/**
+ * Products-table layout (DESIGN.md section 10). Only `pk`/`sk`, no indexes:
+ *
+ * - `STORE#<store>` / `CATALOGS`: the store's catalog registry: every catalog with its rules and its current
+ *   release (id and layout), plus a version for optimistic locking. Switching a release rewrites this one
+ *   item, so readers see the old release or the new one, never a mix.
+ * - `STORE#<store>` / `RELEASE#<catalog>#<release>`: one marker per release (writing, complete, superseded),
+ *   so abandoned and old releases can be found and deleted.
+ * - `REL#<release>#<shard>` / `P#<product>`: a product, prepared for rendering (JSON in `d`). Products hash
+ *   to `shards` partitions so a publish spreads its writes.
+ * - `REL#<release>#<shard of parent>` / `C#<parent>#<n>`: chunk n of a parent's index of live children in
+ *   publish order: ids and filterable attributes only, CHILD_CHUNK_SIZE per item, deflated (`z`).
+ *   Offset k lives in chunk floor(k / chunk_size), so skipping to offset 9,975 reads one small item.
+ */
+export const catalogKeys = {
+  registry: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'CATALOGS' }),
+  releaseMarker: (storeId: string, catalogId: string, releaseId: string) => ({
+    pk: `STORE#${storeId}`,
+    sk: `RELEASE#${catalogId}#${releaseId}`,
+  }),
+  releaseMarkerPrefix: (catalogId: string) => `RELEASE#${catalogId}#`,
+  shardPartition: (releaseId: string, shard: number) => `REL#${releaseId}#${shard}`,
+  product: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, productId: string) => ({
+    pk: `REL#${layout.id}#${shardOf(productId, layout.shards)}`,
+    sk: `P#${productId}`,
+  }),
+  childChunk: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, parentId: string, chunk: number) => ({
+    pk: `REL#${layout.id}#${shardOf(parentId, layout.shards)}`,
+    sk: `C#${parentId}#${String(chunk).padStart(6, '0')}`,
+  }),
+};
+
+/** FNV-1a: a stable, cheap hash that spreads ids over a release's partitions. */
+export function shardOf(id: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i += 1) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** A catalog as the registry holds it: rules, and the current release readers use. */
+export interface RegisteredCatalog {
+  id: string;
+  name: string;
+  /** First publish: "the oldest published catalog" wins when a store has no rules. */
+  created_at: string;
+  release: ReleaseLayout;
+  rules: CatalogRule[];
+}
+
+export interface CatalogRegistry {
+  version: number;
+  catalogs: Record<string, RegisteredCatalog>;
+}
+
+export type ReleaseStatus = 'writing' | 'complete';
+
+export interface ReleaseMarker {
+  store_id: string;
+  catalog_id: string;
+  release_id: string;
+  shards: number;
+  status: ReleaseStatus;
+  started_at: string;
+  /** Refreshed while a publish writes; a `writing` release with an old heartbeat was abandoned. */
+  heartbeat_at: string;
+  activated_at?: string;
+  /** When a newer release replaced this one. */
+  superseded_at?: string;
+}
+
+/** Read and write capacity consumed through this repository since the last reset (benchmarks). */
+export const catalogCapacity = {
+  read: 0,
+  write: 0,
+  reset(): void {
+    this.read = 0;
+    this.write = 0;
+  },
+};
+
+function meter(kind: 'read' | 'write', consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
+  if (consumed === undefined) return;
+  for (const entry of Array.isArray(consumed) ? consumed : [consumed]) {
+    catalogCapacity[kind] += entry.CapacityUnits ?? 0;
+  }
+}
+
+const BATCH_GET_MAX = 100;
+const BATCH_WRITE_MAX = 25;
+const MAX_BATCH_ATTEMPTS = 10;
+
+/** Exponential backoff with full jitter: up to 25 ms, 50 ms, ... capped at 2 s. */
+function backoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(2000, 25 * 2 ** attempt);
+  return new Promise((done) => setTimeout(done, Math.random() * ceiling));
+}
+
+type Key = { pk: string; sk: string };
+type Item = Record<string, unknown> & Key;
+
+const keyOf = (key: Key) => `${key.pk}\u0000${key.sk}`;
+
+/** BatchGetItem for any number of keys: 100 per call in parallel, unprocessed keys retried with backoff. */
+async function batchGet(keys: Key[], consistent: boolean): Promise<Map<string, Item>> {
+  const table = tableName('products');
+  const found = new Map<string, Item>();
+  const batches: Key[][] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_MAX) {
+    batches.push(keys.slice(start, start + BATCH_GET_MAX));
+  }
+  await Promise.all(
+    batches.map(async (batch) => {
+      let pending: Key[] = batch;
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt >= MAX_BATCH_ATTEMPTS) throw new ServiceUnavailableError();
+        if (attempt > 0) await backoff(attempt);
+        const result: BatchGetCommandOutput = await getDocumentClient().send(
+          new BatchGetCommand({
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: consistent } },
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+        );
+        meter('read', result.ConsumedCapacity);
+        for (const item of result.Responses?.[table] ?? []) found.set(keyOf(item as Key), item as Item);
+        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
+      }
+    }),
+  );
+  return found;
+}
+
+/**
+ * Reads keys with eventually consistent reads (half the cost) and re-reads any missing ones strongly: a
+ * release is complete before the registry points at it, so a miss is either truly absent or a replica
+ * that has not caught up yet.
+ */
+async function readReleaseItems(keys: Key[]): Promise<Map<string, Item>> {
+  const found = await batchGet(keys, false);
+  const missing = keys.filter((key) => !found.has(keyOf(key)));
+  if (missing.length > 0) for (const [k, item] of await batchGet(missing, true)) found.set(k, item);
+  return found;
+}
+
+export interface ReleaseReadRequest {
+  products: string[];
+  chunks: { parentId: string; chunk: number }[];
+}
+
+export interface ReleaseReadResult {
+  products: Map<string, { stored: StoredProduct; bytes: number }>;
+  chunks: Map<string, Uint8Array>;
+}
+
+/** Cache/lookup key of a chunk within one release. */
+export const chunkId = (parentId: string, chunk: number) => `${parentId}#${chunk}`;
+
+/** Catalog registry, release markers, release items: the only code that knows the products-table keys. */
+export const catalogRepository = {
+  /** The store's catalog registry (strongly consistent: a publish is visible as soon as it returns). */
+  async getRegistry(storeId: string): Promise<CatalogRegistry | undefined> {
+    const result = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('products'),
+        Key: catalogKeys.registry(storeId),
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    meter('read', result.ConsumedCapacity);
+    if (!result.Item) return undefined;
+    return {
+      version: result.Item.version as number,
+      catalogs: result.Item.catalogs as CatalogRegistry['catalogs'],
+    };
+  },
+
+  /** Products and child-index chunks of one release, in one round trip (plus retries), whatever is found. */
+  async readRelease(layout: ReleaseLayout, request: ReleaseReadRequest): Promise<ReleaseReadResult> {
+    const productKeys = request.products.map((id) => catalogKeys.product(layout, id));
+    const chunkKeys = request.chunks.map(({ parentId, chunk }) =>
+      catalogKeys.childChunk(layout, parentId, chunk),
+    );
+    const found = await readReleaseItems([...productKeys, ...chunkKeys]);
+    const products: ReleaseReadResult['products'] = new Map();
+    request.products.forEach((id, index) => {
+      const item = found.get(keyOf(productKeys[index] as Key));
+      if (item)
+        products.set(id, {
+          stored: JSON.parse(item.d as string) as StoredProduct,
+          bytes: (item.d as string).length,
+        });
+    });
+    const chunks: ReleaseReadResult['chunks'] = new Map();
+    request.chunks.forEach(({ parentId, chunk }, index) => {
+      const item = found.get(keyOf(chunkKeys[index] as Key));
+      if (item) chunks.set(chunkId(parentId, chunk), item.z as Uint8Array);
+    });
+    return { products, chunks };
+  },
+
+  /** The item that stores a product of a release. */
+  productItem(layout: ReleaseLayout, stored: StoredProduct): Item {
+    return { ...catalogKeys.product(layout, stored.resource.id), d: JSON.stringify(stored) };
+  },
+
+  /** The item that stores chunk `chunk` of a parent's child index. */
+  chunkItem(layout: ReleaseLayout, parentId: string, chunk: number, bytes: Uint8Array): Item {
+    return { ...catalogKeys.childChunk(layout, parentId, chunk), z: bytes };
+  },
+
+  /** Records that a release is being written (before its first item). */
+  async startRelease(marker: ReleaseMarker): Promise<void> {
+    await getDocumentClient().send(
+      new PutCommand({
+        TableName: tableName('products'),
+        Item: {
+          ...catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
+          ...marker,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  },
+
+  /** Refreshes a writing release's heartbeat so cleanup leaves it alone. */
+  async heartbeat(storeId: string, catalogId: string, releaseId: string, at: string): Promise<void> {
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: tableName('products'),
+        Key: catalogKeys.releaseMarker(storeId, catalogId, releaseId),
+        UpdateExpression: 'SET heartbeat_at = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+  },
+
+  /**
+   * Writes items with BatchWriteItem, `concurrency` batches of 25 in flight; unprocessed items are retried
+   * with exponential backoff. `onProgress` gets the number of items written so far.
+   */
+  async writeItems(
+    items: Item[],
+    options: { concurrency?: number; onProgress?: (written: number) => void } = {},
+  ): Promise<void> {
+    const table = tableName('products');
+    const batches: Item[][] = [];
+    for (let start = 0; start < items.length; start += BATCH_WRITE_MAX) {
+      batches.push(items.slice(start, start + BATCH_WRITE_MAX));
+    }
+    let next = 0;
+    let written = 0;
+    const worker = async () => {
+      for (;;) {
+        const batch = batches[next];
+        next += 1;
+        if (batch === undefined) return;
+        let pending = batch.map((item) => ({ PutRequest: { Item: item } }));
+        for (let attempt = 0; pending.length > 0; attempt += 1) {
+          if (attempt >= MAX_BATCH_ATTEMPTS) {
+            throw new Error(
+              `DynamoDB kept ${pending.length} items unprocessed after ${MAX_BATCH_ATTEMPTS} attempts`,
+            );
+          }
+          if (attempt > 0) await backoff(attempt);
+          const result = await getDocumentClient().send(
+            new BatchWriteCommand({ RequestItems: { [table]: pending }, ReturnConsumedCapacity: 'TOTAL' }),
+          );
+          meter('write', result.ConsumedCapacity);
+          const unprocessed = (result.UnprocessedItems?.[table] ?? []) as typeof pending;
+          written += pending.length - unprocessed.length;
+          options.onProgress?.(written);
+          pending = unprocessed;
+        }
+      }
+    };
+    const workers = Math.max(1, Math.min(options.concurrency ?? 16, batches.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+  },
+
+  /**
+   * Makes a written release current in one transaction: the registry (only if still at `expectedVersion`),
+   * the release's marker (only if still `writing`), the replaced release's marker, and, when the document
+   * had currencies, the store's currencies. Returns false when the registry changed meanwhile (retry).
+   */
+  async activateRelease(input: {
+    storeId: string;
+    expectedVersion: number | undefined;
+    registry: CatalogRegistry;
+    catalogId: string;
+    releaseId: string;
+    replacedReleaseId: string | undefined;
+    currencies: Record<string, CurrencySettings> | undefined;
+    at: string;
+  }): Promise<boolean> {
+    const table = tableName('products');
+    const items: NonNullable<TransactWriteCommand['input']['TransactItems']> = [
+      {
+        Put: {
+          TableName: table,
+          Item: { ...catalogKeys.registry(input.storeId), ...input.registry },
+          ...(input.expectedVersion === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                ConditionExpression: 'version = :v',
+                ExpressionAttributeValues: { ':v': input.expectedVersion },
+              }),
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: catalogKeys.releaseMarker(input.storeId, input.catalogId, input.releaseId),
+          UpdateExpression: 'SET #s = :complete, activated_at = :at, heartbeat_at = :at',
+          ConditionExpression: '#s = :writing',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':complete': 'complete', ':writing': 'writing', ':at': input.at },
+        },
+      },
+    ];
+    if (input.replacedReleaseId !== undefined) {
+      items.push({
+        Update: {
+          TableName: table,
+          Key: catalogKeys.releaseMarker(input.storeId, input.catalogId, input.replacedReleaseId),
+          UpdateExpression: 'SET superseded_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': input.at },
+        },
+      });
+    }
+    if (input.currencies !== undefined)
+      items.push(storeRepository.currenciesUpdate(input.storeId, input.currencies));
+    try {
+      await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
+      if (codes[1] === 'ConditionalCheckFailed') {
+        throw new Error(
+          `release ${input.releaseId} was removed while it was being written (abandoned by cleanup)`,
+        );
+      }
+      if (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) return false;
+      if (codes[2] === 'ConditionalCheckFailed' && input.replacedReleaseId !== undefined) {
+        // The replaced release's marker is already gone: activate without touching it.
+        return catalogRepository.activateRelease({ ...input, replacedReleaseId: undefined });
+      }
+      throw error;
+    }
+  },
+
+  /** The release markers of a catalog (all of the store's catalogs when `catalogId` is undefined). */
+  async listReleases(storeId: string, catalogId?: string): Promise<ReleaseMarker[]> {
+    const markers: ReleaseMarker[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await getDocumentClient().send(
+        new QueryCommand({
+          TableName: tableName('products'),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': catalogKeys.registry(storeId).pk,
+            ':prefix': catalogId === undefined ? 'RELEASE#' : catalogKeys.releaseMarkerPrefix(catalogId),
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const { pk: _pk, sk: _sk, ...marker } = item;
+        markers.push(marker as ReleaseMarker);
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return markers;
+  },
+
+  /** Deletes every item of a release, then its marker; returns the number of items deleted. */
+  async deleteRelease(marker: ReleaseMarker): Promise<number> {
+    const table = tableName('products');
+    let deleted = 0;
+    for (let shard = 0; shard < marker.shards; shard += 1) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await getDocumentClient().send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(marker.release_id, shard) },
+            ProjectionExpression: 'pk, sk',
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        const keys = (page.Items ?? []) as Key[];
+        for (let start = 0; start < keys.length; start += BATCH_WRITE_MAX) {
+          let pending = keys
+            .slice(start, start + BATCH_WRITE_MAX)
+            .map((key) => ({ DeleteRequest: { Key: key } }));
+          for (let attempt = 0; pending.length > 0; attempt += 1) {
+            if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error('DynamoDB kept delete requests unprocessed');
+            if (attempt > 0) await backoff(attempt);
+            const result = await getDocumentClient().send(
+              new BatchWriteCommand({ RequestItems: { [table]: pending } }),
+            );
+            pending = (result.UnprocessedItems?.[table] ?? []) as typeof pending;
+          }
+        }
+        deleted += keys.length;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
+    await getDocumentClient().send(
+      new DeleteCommand({
+        TableName: table,
+        Key: catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
+      }),
+    );
+    return deleted;
+  },
+};
