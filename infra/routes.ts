@@ -55,6 +55,11 @@ export const FUNCTIONS: Record<string, FunctionDefinition> = {
     tables: { keys: 'read', mappings: 'readwrite' },
     description: "PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix",
   },
+  'list-child-products': {
+    // keys: read resolves the bearer token; products: read serves the catalog.
+    tables: { keys: 'read', products: 'read' },
+    description: 'GET /catalog/products/{product_id}/relationships/children: live children of a base product',
+  },
 };
 
 export const ROUTES: RouteDefinition[] = [
@@ -74,5 +79,10 @@ export const ROUTES: RouteDefinition[] = [
     method: 'PUT',
     path: '/v2/merchant-realm-mappings/{mapping_id}',
     function: 'update-merchant-realm-mapping',
+  },
+  {
+    method: 'GET',
+    path: '/catalog/products/{product_id}/relationships/children',
+    function: 'list-child-products',
   },
 ];

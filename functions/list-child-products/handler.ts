@@ -1,0 +1,31 @@
+import { childListBody, shopperHeaders } from '../../lib/catalog/child-list-response';
+import { listChildProducts } from '../../lib/catalog/list-children';
+import { parseFilter } from '../../lib/filter/index';
+import { createHandler } from '../../lib/http/middleware';
+import { pathParameter, queryParameter } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { parsePageRequest } from '../../lib/pagination/index';
+
+/**
+ * GET /catalog/products/{product_id}/relationships/children (seed 4.3): the live children of a base product
+ * in the catalog the shopper's context selects, filtered and paginated. Any token of the store.
+ */
+export const handler = createHandler('list-child-products', { auth: 'any' }, async (event) => {
+  const store = event.auth.store;
+  const { channel, tag } = shopperHeaders(event.headers);
+  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
+  const filterText = queryParameter(event, 'filter');
+  const filter = filterText === undefined ? [] : parseFilter(filterText);
+  const productId = pathParameter(event, 'product_id');
+  const result = await listChildProducts({
+    storeId: store.id,
+    defaultLocale: store.default_locale,
+    productId,
+    channel,
+    tag,
+    acceptLanguage: event.headers['accept-language'],
+    filter,
+    page,
+  });
+  return ok(childListBody(productId, filterText, page, result));
+});

@@ -1,0 +1,51 @@
+import { getConfig } from '../config/index';
+import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
+import { LruCache } from './lru';
+import type { ChildIndexEntry, StoredProduct } from './types';
+
+/**
+ * Per-container caches of catalog data (module scope: one set per Lambda container). Everything derived
+ * from a release is keyed by the release id, and releases are immutable, so these entries never go stale;
+ * a republish is a new release id. Only the registry (which release is current) can change: it is reused
+ * for at most RELEASE_CACHE_SECONDS (config, default 2 s, 0 = read on every request).
+ */
+
+/** Budgets in approximate bytes; a 256 MB Lambda keeps ~80 MB for them at most. */
+export const CACHE_BUDGETS = {
+  products: 48 * 1024 * 1024,
+  chunks: 16 * 1024 * 1024,
+  results: 16 * 1024 * 1024,
+  registries: 1000,
+} as const;
+
+/** Stored products by `release|product`; `null` records a product that is not in the release. */
+export const productCache = new LruCache<StoredProduct | null>(CACHE_BUDGETS.products);
+/** Decoded child-index chunks by `release|parent#n`. */
+export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
+/** A parent's ordered matching child ids by `release|parent|canonical filter`. */
+export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
+/** The store's registry with the time it was read; weight 1 each, so this bounds the number of stores. */
+const registryCache = new LruCache<{ registry: CatalogRegistry | undefined; readAt: number }>(
+  CACHE_BUDGETS.registries,
+);
+
+/** The store's catalog registry, read at most every RELEASE_CACHE_SECONDS per container. */
+export async function currentRegistry(
+  storeId: string,
+  nowMs = Date.now(),
+): Promise<CatalogRegistry | undefined> {
+  const maxAgeMs = getConfig().releaseCacheSeconds * 1000;
+  const cached = registryCache.get(storeId);
+  if (cached && nowMs - cached.readAt < maxAgeMs) return cached.registry;
+  const registry = await catalogRepository.getRegistry(storeId);
+  if (maxAgeMs > 0) registryCache.set(storeId, { registry, readAt: nowMs }, 1);
+  return registry;
+}
+
+/** Empties every catalog cache: a cold container (tests and benchmarks). */
+export function clearCatalogCaches(): void {
+  productCache.clear();
+  chunkCache.clear();
+  resultCache.clear();
+  registryCache.clear();
+}

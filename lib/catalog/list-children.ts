@@ -1,0 +1,221 @@
+import {
+  canonicalFilter,
+  compileFilter,
+  type FilterExpression,
+  isIdLookup,
+  NO_MATCH_FILTER,
+} from '../filter/index';
+import { NotFoundError, UnprocessableEntityError } from '../http/errors';
+import { isUuid } from '../ids';
+import type { PageRequest } from '../pagination/index';
+import { type CatalogRegistry, catalogRepository, chunkId } from '../store/catalog-repository';
+import { chunkCache, currentRegistry, productCache, resultCache } from './cache';
+import { chunkCount, chunksForPage, decodeChunk } from './child-index';
+import { productLocale, renderProduct } from './render';
+import { type CatalogRule, resolveCatalog } from './rules';
+import type { ChildIndexEntry, ProductResource, ReleaseLayout, StoredProduct } from './types';
+
+export const NO_CATALOG = 'no catalog for this context';
+export const PRODUCT_NOT_FOUND = 'product not found in the catalog';
+export const NOT_A_BASE_PRODUCT = 'the product is not a base product, so it has no child products';
+
+export interface ListChildrenRequest {
+  storeId: string;
+  /** The store's locale for text when `accept-language` matches none of a product's locales. */
+  defaultLocale: string;
+  productId: string;
+  channel: string;
+  tag: string | undefined;
+  acceptLanguage: string | undefined;
+  filter: FilterExpression[];
+  page: PageRequest;
+  now?: Date;
+}
+
+export interface ListChildrenResult {
+  data: ProductResource[];
+  /** Live children matching the filter, over all pages. */
+  total: number;
+}
+
+/** The release serving a shopper's context (catalog rules, DESIGN.md section 8); 404 when none applies. */
+export function releaseFor(
+  registry: CatalogRegistry | undefined,
+  context: { channel: string; tag: string | undefined; now: Date },
+): ReleaseLayout {
+  const catalogs = Object.values(registry?.catalogs ?? {});
+  const rules: CatalogRule[] = catalogs.flatMap((catalog) => catalog.rules);
+  const catalogId = resolveCatalog(
+    rules,
+    catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
+    context,
+  );
+  const catalog = catalogId === undefined ? undefined : registry?.catalogs[catalogId];
+  if (!catalog) throw new NotFoundError(NO_CATALOG);
+  return catalog.release;
+}
+
+const productKey = (layout: ReleaseLayout, id: string) => `${layout.id}|${id}`;
+const chunkKey = (layout: ReleaseLayout, parentId: string, n: number) =>
+  `${layout.id}|${chunkId(parentId, n)}`;
+/** Rough in-memory size of a decoded index entry, for the cache budget. */
+const ENTRY_WEIGHT = 320;
+
+interface Loaded {
+  products: Map<string, StoredProduct | null>;
+  chunks: Map<number, ChildIndexEntry[]>;
+}
+
+/**
+ * Products (null when not in the release) and child-index chunks of one parent (absent ones left out), from
+ * the caches, reading whatever is missing in one round trip and caching it.
+ */
+async function load(
+  layout: ReleaseLayout,
+  productIds: string[],
+  parentId: string,
+  chunks: number[],
+): Promise<Loaded> {
+  const loaded: Loaded = { products: new Map(), chunks: new Map() };
+  const missingProducts: string[] = [];
+  for (const id of productIds) {
+    const cached = productCache.get(productKey(layout, id));
+    if (cached === undefined) missingProducts.push(id);
+    else loaded.products.set(id, cached);
+  }
+  const missingChunks: number[] = [];
+  for (const n of chunks) {
+    const cached = chunkCache.get(chunkKey(layout, parentId, n));
+    if (cached === undefined) missingChunks.push(n);
+    else loaded.chunks.set(n, cached);
+  }
+  if (missingProducts.length === 0 && missingChunks.length === 0) return loaded;
+  const read = await catalogRepository.readRelease(layout, {
+    products: missingProducts,
+    chunks: missingChunks.map((chunk) => ({ parentId, chunk })),
+  });
+  for (const id of missingProducts) {
+    const found = read.products.get(id);
+    loaded.products.set(id, found?.stored ?? null);
+    productCache.set(productKey(layout, id), found?.stored ?? null, (found?.bytes ?? 0) * 2 + 100);
+  }
+  for (const n of missingChunks) {
+    const bytes = read.chunks.get(chunkId(parentId, n));
+    if (!bytes) continue;
+    const entries = decodeChunk(bytes);
+    loaded.chunks.set(n, entries);
+    chunkCache.set(chunkKey(layout, parentId, n), entries, entries.length * ENTRY_WEIGHT);
+  }
+  return loaded;
+}
+
+function chunkOf(loaded: Loaded, layout: ReleaseLayout, parentId: string, n: number): ChildIndexEntry[] {
+  const entries = loaded.chunks.get(n);
+  if (!entries) throw new Error(`release ${layout.id} lacks chunk ${n} of the child index of ${parentId}`);
+  return entries;
+}
+
+/** Ids at positions `offset..offset+limit-1` of the parent's live children in publish order. */
+function unfilteredPage(
+  loaded: Loaded,
+  layout: ReleaseLayout,
+  parentId: string,
+  page: PageRequest,
+  total: number,
+): string[] {
+  const ids: string[] = [];
+  const end = Math.min(page.offset + page.limit, total);
+  for (let position = page.offset; position < end; position += 1) {
+    const n = Math.floor(position / layout.chunk_size);
+    const entry = chunkOf(loaded, layout, parentId, n)[position - n * layout.chunk_size];
+    if (!entry) throw new Error(`release ${layout.id}: child index of ${parentId} is shorter than its count`);
+    ids.push(entry.id);
+  }
+  return ids;
+}
+
+/**
+ * All live children of the parent matching the filter, ordered (publish order, or `updated_at` then id for
+ * `in(id,...)` lookups): the whole index is read once per release and filter, then cached.
+ */
+async function filteredIds(
+  layout: ReleaseLayout,
+  parent: StoredProduct,
+  filter: FilterExpression[],
+): Promise<string[]> {
+  const canonical = canonicalFilter(filter);
+  if (canonical === NO_MATCH_FILTER) return [];
+  const key = `${layout.id}|${parent.resource.id}|${canonical}`;
+  const cached = resultCache.get(key);
+  if (cached) return cached;
+  const parentId = parent.resource.id;
+  const all = Array.from({ length: chunkCount(parent.live_children, layout.chunk_size) }, (_, n) => n);
+  const loaded = await load(layout, [], parentId, all);
+  const matches = compileFilter(filter);
+  const found: ChildIndexEntry[] = [];
+  for (const n of all)
+    for (const entry of chunkOf(loaded, layout, parentId, n)) if (matches(entry)) found.push(entry);
+  if (isIdLookup(filter)) {
+    found.sort((a, b) =>
+      a.updated_at < b.updated_at
+        ? -1
+        : a.updated_at > b.updated_at
+          ? 1
+          : a.id < b.id
+            ? -1
+            : a.id > b.id
+              ? 1
+              : 0,
+    );
+  }
+  const ids = found.map((entry) => entry.id);
+  resultCache.set(key, ids, ids.length * 48 + key.length + 64);
+  return ids;
+}
+
+/**
+ * `GET /catalog/products/{id}/relationships/children` (seed 4.3): picks the catalog by the shopper's context,
+ * finds the product in its current release (404 if absent or not live, 422 if not a base product), and
+ * returns one page of its live children, rendered in the best locale. A bounded number of round trips:
+ * the registry (cached for a few seconds), the parent with the page's index chunks, the page's products.
+ */
+export async function listChildProducts(request: ListChildrenRequest): Promise<ListChildrenResult> {
+  const now = request.now ?? new Date();
+  const registry = await currentRegistry(request.storeId, now.getTime());
+  const layout = releaseFor(registry, { channel: request.channel, tag: request.tag, now });
+  if (!isUuid(request.productId)) throw new NotFoundError(PRODUCT_NOT_FOUND);
+  const parentId = request.productId.toLowerCase();
+  const { page, filter } = request;
+  // The page's chunks can be fetched with the parent: their numbers depend only on the offset.
+  const speculative =
+    filter.length === 0
+      ? chunksForPage(page.offset, page.limit, Number.POSITIVE_INFINITY, layout.chunk_size)
+      : [];
+  const first = await load(layout, [parentId], parentId, speculative);
+  const parent = first.products.get(parentId);
+  if (!parent?.live) throw new NotFoundError(PRODUCT_NOT_FOUND);
+  if (!parent.base_product) throw new UnprocessableEntityError(NOT_A_BASE_PRODUCT);
+
+  let total: number;
+  let ids: string[];
+  if (filter.length === 0) {
+    total = parent.live_children;
+    ids = unfilteredPage(first, layout, parentId, page, total);
+  } else {
+    const matching = await filteredIds(layout, parent, filter);
+    total = matching.length;
+    ids = matching.slice(page.offset, page.offset + page.limit);
+  }
+  const { products } = await load(layout, ids, parentId, []);
+  const data: ProductResource[] = [];
+  for (const id of ids) {
+    const stored = products.get(id);
+    if (stored === undefined || stored === null) {
+      throw new Error(`release ${layout.id} lacks product ${id} listed in the child index of ${parentId}`);
+    }
+    // The index holds live children only; this check keeps a draft out even if an index were wrong.
+    if (!stored.live) continue;
+    data.push(renderProduct(stored, productLocale(stored, request.acceptLanguage, request.defaultLocale)));
+  }
+  return { data, total };
+}
