@@ -231,8 +231,8 @@ export const applicationKeyRepository = {
 
   /**
    * A page of the store's keys in creation order (sort keys hold time-ordered UUID v7 ids), read in
-   * parallel with the store item whose counters give the totals. Skipping `offset` keys reads only their
-   * sort keys; the cost grows with the offset (at most 10,000), not with the store's size.
+   * parallel with the store item whose counters give the totals. Skipping `offset` keys is a COUNT query
+   * (no items transferred); its cost grows with the offset (at most 10,000), not with the store's size.
    */
   async list(storeId: string, page: { limit: number; offset: number }): Promise<ApplicationKeyPage> {
     const [store, keys] = await Promise.all([
@@ -356,15 +356,16 @@ async function listKeys(storeId: string, limit: number, offset: number): Promise
   let startKey: Record<string, unknown> | undefined;
   let skipped = 0;
   while (skipped < offset) {
+    // COUNT returns no items, only how many it passed and where it stopped: the cheapest way to skip.
     const result = await client.send(
       new QueryCommand({
         ...base,
-        ProjectionExpression: 'pk, sk',
+        Select: 'COUNT',
         Limit: Math.min(SKIP_BATCH, offset - skipped),
         ExclusiveStartKey: startKey,
       }),
     );
-    skipped += result.Items?.length ?? 0;
+    skipped += result.Count ?? 0;
     // No LastEvaluatedKey: the query reached the end of the store's keys, so nothing is left to show.
     if (!result.LastEvaluatedKey) return [];
     startKey = result.LastEvaluatedKey;
