@@ -6,6 +6,7 @@ import { handler as listKeys } from '../../functions/list-application-keys/handl
 import { handler as updateKey } from '../../functions/update-application-key/handler';
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { issueAccessToken } from '../../lib/auth/issue-token';
+import { getConfig } from '../../lib/config/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
 import { keysTable, tableName } from '../../lib/store/schema';
@@ -425,6 +426,35 @@ describe('DELETE /v2/application-keys/{id}', () => {
     ).rejects.toMatchObject({ status: 401 });
     // The other key's token still works.
     expect((await get(adminToken, own.keyId)).status).toBe(200);
+  });
+
+  it('stops a cached token of a deleted key once its cache entry expires (AUTH_CACHE_SECONDS, <= 60 s)', async () => {
+    const own = await createTestStore();
+    const adminToken = await tokenFor(own);
+    const { key, clientSecret } = await applicationKeyRepository.create(own.store.id, {
+      name: 'cached',
+      reserved_rate_limit: 0,
+    });
+    const { access_token: cachedToken } = await issueAccessToken({
+      grant_type: 'client_credentials',
+      client_id: key.client_id,
+      client_secret: clientSecret,
+    });
+    expect((await get(cachedToken, own.keyId)).status).toBe(200);
+    expect((await remove(adminToken, key.id)).status).toBe(204);
+    // This container validated the token before the delete and may serve it from its cache until then.
+    expect((await get(cachedToken, own.keyId)).status).toBe(200);
+    const cacheSeconds = getConfig().authCacheSeconds;
+    expect(cacheSeconds).toBeGreaterThan(0);
+    expect(cacheSeconds).toBeLessThanOrEqual(60);
+    const realNow = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(realNow + cacheSeconds * 1000 + 1);
+    try {
+      const refused = await get(cachedToken, own.keyId);
+      expect(refused.status).toBe(401);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('lets a store delete the key its own token came from, and then that token stops working', async () => {
