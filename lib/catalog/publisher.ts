@@ -5,7 +5,7 @@ import {
   type RegisteredCatalog,
   type ReleaseMarker,
 } from '../store/catalog-repository';
-import { storeRepository } from '../store/store-repository';
+import { type CurrencySettings, storeRepository } from '../store/store-repository';
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
 import type { CatalogRule } from './rules';
@@ -41,6 +41,8 @@ export interface PublishOptions {
   /** Batches of 25 items in flight. */
   concurrency?: number;
   now?: () => Date;
+  /** Delete replaced and abandoned releases after the switch (default true; the release is live before). */
+  cleanup?: boolean;
 }
 
 export interface PublishResult {
@@ -74,6 +76,42 @@ function registeredRules(
       created_at: known.get(id)?.created_at ?? new Date(publishedMs + index).toISOString(),
     };
   });
+}
+
+/**
+ * Every item of a release (products, then child-index chunks), derived from a validated document; an item
+ * too large for DynamoDB is a validation error.
+ */
+export function buildReleaseItems(
+  document: ReleaseDocument,
+  context: { catalogId: string; layout: ReleaseLayout; currencies: Record<string, CurrencySettings> },
+): { items: ReturnType<typeof catalogRepository.productItem>[]; counts: ReleaseCounts } {
+  const { layout } = context;
+  const prepared = prepareRelease(document, {
+    catalogId: context.catalogId,
+    publishedAt: layout.published_at,
+    currencies: context.currencies,
+  });
+  const items = prepared.products.map((stored) => catalogRepository.productItem(layout, stored));
+  for (const [parentId, entries] of prepared.childIndex) {
+    chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
+      items.push(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)));
+    });
+  }
+  const oversized: ValidationIssue[] = [];
+  items.forEach((item, index) => {
+    const bytes = typeof item.d === 'string' ? Buffer.byteLength(item.d) : (item.z as Uint8Array).byteLength;
+    if (bytes > MAX_ITEM_BYTES) {
+      const product = index < prepared.products.length;
+      oversized.push({
+        path: product ? `products[${index}]` : 'products',
+        rule: 'item_size',
+        message: `${product ? 'the product' : 'a child index chunk'} takes ${bytes} bytes as stored; at most ${MAX_ITEM_BYTES} fit in one item`,
+      });
+    }
+  });
+  if (oversized.length > 0) throw new ReleaseValidationError(oversized, oversized.length);
+  return { items, counts: prepared.counts };
 }
 
 /** The catalog id: the document's, else the store's only catalog of the same name, else a new one. */
@@ -115,29 +153,11 @@ export async function publishRelease(
     chunk_size: CHILD_CHUNK_SIZE,
     published_at: publishedAt,
   };
-  const prepared = prepareRelease(document, {
+  const { items, counts } = buildReleaseItems(document, {
     catalogId,
-    publishedAt,
+    layout,
     currencies: document.currencies ?? store.currencies,
   });
-  const items = prepared.products.map((stored) => catalogRepository.productItem(layout, stored));
-  for (const [parentId, entries] of prepared.childIndex) {
-    chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
-      items.push(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)));
-    });
-  }
-  const oversized: ValidationIssue[] = [];
-  items.forEach((item, index) => {
-    const bytes = typeof item.d === 'string' ? Buffer.byteLength(item.d) : (item.z as Uint8Array).byteLength;
-    if (bytes > MAX_ITEM_BYTES) {
-      oversized.push({
-        path: index < prepared.products.length ? `products[${index}]` : 'products',
-        rule: 'item_size',
-        message: `the product as stored is ${bytes} bytes; at most ${MAX_ITEM_BYTES} fit in one item`,
-      });
-    }
-  });
-  if (oversized.length > 0) throw new ReleaseValidationError(oversized, oversized.length);
 
   const marker: ReleaseMarker = {
     store_id: storeId,
@@ -166,11 +186,14 @@ export async function publishRelease(
     throw error;
   }
   clearInterval(heartbeat);
-  const cleaned = await cleanupReleases(storeId, { catalogId, now: now() }).catch(() => ({ releases: [] }));
+  const cleaned =
+    options.cleanup === false
+      ? { releases: [] }
+      : await cleanupReleases(storeId, { catalogId, now: now() }).catch(() => ({ releases: [] }));
   return {
     catalog_id: catalogId,
     release_id: releaseId,
-    products: prepared.counts,
+    products: counts,
     items: items.length,
     cleaned_up: cleaned.releases,
   };

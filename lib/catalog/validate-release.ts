@@ -33,6 +33,7 @@ export interface ValidationIssue {
 export const MAX_VALIDATION_ISSUES = 100;
 export const MAX_CUSTOM_INPUT_LENGTH = 255;
 export const MAX_RULES = 100;
+export const MAX_TAGS = 100;
 const MAX_TEXT = 255;
 const MAX_DESCRIPTION = 65536;
 
@@ -621,12 +622,15 @@ function validateCustomInputs(
       const options = issues.object(rule.options, `${rulePath}.options`);
       if (!options) return;
       issues.unknownFields(options, new Set(['max_length']), `${rulePath}.options`);
-      const maxLength = issues.integer(
-        options.max_length,
-        `${rulePath}.options.max_length`,
-        1,
-        MAX_CUSTOM_INPUT_LENGTH,
-      );
+      let maxLength = issues.integer(options.max_length, `${rulePath}.options.max_length`, 1);
+      if (maxLength !== undefined && maxLength > MAX_CUSTOM_INPUT_LENGTH) {
+        issues.add(
+          `${rulePath}.options.max_length`,
+          'max_length',
+          `must be at most ${MAX_CUSTOM_INPUT_LENGTH}, got ${maxLength}`,
+        );
+        maxLength = undefined;
+      }
       if (type === undefined || maxLength === undefined) return;
       rules.push({ type, options: { max_length: maxLength } });
     });
@@ -770,6 +774,10 @@ function validateAttributes(
     issues.stringList(raw.tags, at('tags'), (entry, entryPath) => validateTag(entry, entryPath, issues)),
     true,
   );
+  if (Array.isArray(raw.tags) && raw.tags.length > MAX_TAGS) {
+    issues.add(at('tags'), 'max_items', `at most ${MAX_TAGS} tags, got ${raw.tags.length}`);
+    ok = false;
+  }
   const modifiers = need(
     issues.stringList(raw.price_modifiers, at('price_modifiers'), (entry, entryPath) =>
       issues.text(entry, entryPath),
