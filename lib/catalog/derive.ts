@@ -48,9 +48,11 @@ export function childrenPath(productId: string): string {
   return `/catalog/products/${productId}/relationships/children`;
 }
 
-/** The default slug: the name in lower case, each run of characters other than a-z 0-9 . _ turned into one `-`. */
+/** The default slug: the name without accents, in lower case, each run of characters other than a-z 0-9 . _ turned into one `-`. */
 export function slugFromName(name: string, fallback: string): string {
   const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9._]+/g, '-')
     .replace(/^-+|-+$/g, '');

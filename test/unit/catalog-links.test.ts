@@ -1,0 +1,95 @@
+import { childListBody, childListLinks, shopperHeaders } from '../../lib/catalog/child-list-response';
+import { BadRequestError } from '../../lib/http/errors';
+
+const ID = '0190a0c0-0a00-7000-8000-000000000001';
+const BASE = `/catalog/products/${ID}/relationships/children`;
+
+describe('childListLinks', () => {
+  it('is relative and nulls last, prev and next on a single page', () => {
+    expect(childListLinks(ID, undefined, { limit: 25, offset: 0 }, 7)).toEqual({
+      self: `${BASE}?page[offset]=0&page[limit]=25`,
+      first: `${BASE}?page[offset]=0&page[limit]=25`,
+      last: null,
+      prev: null,
+      next: null,
+    });
+  });
+
+  it('keeps the filter, URL-encoded, before the page parameters', () => {
+    const links = childListLinks(ID, 'eq(name,"Blue & Red"):in(tags,a,b)', { limit: 10, offset: 10 }, 35);
+    const filter = 'filter=eq(name%2C%22Blue%20%26%20Red%22)%3Ain(tags%2Ca%2Cb)';
+    expect(links).toEqual({
+      self: `${BASE}?${filter}&page[offset]=10&page[limit]=10`,
+      first: `${BASE}?${filter}&page[offset]=0&page[limit]=10`,
+      last: `${BASE}?${filter}&page[offset]=30&page[limit]=10`,
+      prev: `${BASE}?${filter}&page[offset]=0&page[limit]=10`,
+      next: `${BASE}?${filter}&page[offset]=20&page[limit]=10`,
+    });
+  });
+
+  it('handles an exact multiple of the limit and an offset past the end', () => {
+    expect(childListLinks(ID, undefined, { limit: 10, offset: 10 }, 20)).toMatchObject({
+      last: `${BASE}?page[offset]=10&page[limit]=10`,
+      next: null,
+      prev: `${BASE}?page[offset]=0&page[limit]=10`,
+    });
+    expect(childListLinks(ID, undefined, { limit: 10, offset: 40 }, 20)).toMatchObject({
+      last: `${BASE}?page[offset]=10&page[limit]=10`,
+      next: null,
+      prev: `${BASE}?page[offset]=30&page[limit]=10`,
+    });
+  });
+});
+
+describe('childListBody', () => {
+  it('carries data, meta.results.total, meta.page and links', () => {
+    const body = childListBody(ID, undefined, { limit: 2, offset: 2 }, { data: [], total: 5 });
+    expect(body.meta).toEqual({ results: { total: 5 }, page: { limit: 2, offset: 2, current: 2, total: 3 } });
+    expect(body.data).toEqual([]);
+    expect(body.links.next).toBe(`${BASE}?page[offset]=4&page[limit]=2`);
+  });
+});
+
+describe('shopperHeaders', () => {
+  it('reads SVC-Channel and SVC-Context-Tag, trimmed', () => {
+    expect(shopperHeaders({ 'svc-channel': ' web ', 'svc-context-tag': 'summer' })).toEqual({
+      channel: 'web',
+      tag: 'summer',
+    });
+  });
+
+  it('accepts EP-Channel and EP-Context-Tag as aliases, SVC-* winning', () => {
+    expect(shopperHeaders({ 'ep-channel': 'mobile', 'ep-context-tag': 'vip' })).toEqual({
+      channel: 'mobile',
+      tag: 'vip',
+    });
+    expect(shopperHeaders({ 'svc-channel': 'web', 'ep-channel': 'mobile' }).channel).toBe('web');
+  });
+
+  it('treats an empty tag as absent', () => {
+    expect(shopperHeaders({ 'svc-channel': 'web', 'svc-context-tag': '  ' }).tag).toBeUndefined();
+  });
+
+  it.each([{}, { 'svc-channel': '' }, { 'svc-channel': '   ' }])('400s without a channel: %p', (headers) => {
+    let caught: unknown;
+    try {
+      shopperHeaders(headers);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(BadRequestError);
+    expect((caught as BadRequestError).source).toBe('SVC-Channel');
+    expect((caught as BadRequestError).detail).toBe(
+      'the SVC-Channel header is required (e.g. SVC-Channel: web)',
+    );
+  });
+
+  it('400s on overlong headers, naming them', () => {
+    expect(() => shopperHeaders({ 'svc-channel': 'x'.repeat(256) })).toThrow(
+      expect.objectContaining({ status: 400, source: 'SVC-Channel' }),
+    );
+    expect(() => shopperHeaders({ 'svc-channel': 'web', 'svc-context-tag': 'x'.repeat(256) })).toThrow(
+      expect.objectContaining({ status: 400, source: 'SVC-Context-Tag' }),
+    );
+  });
+});
