@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { catalogRepository } from '../../lib/store/catalog-repository';
+import { childrenRelease } from '../support/catalog-fixtures';
+import { createTestStore } from '../support/fixtures';
+
+const ROOT = join(__dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
+
+/** Runs `npm run catalog -- ...` (the tsx entry point, without npm's own output) against the test tables. */
+function catalogCli(...args: string[]) {
+  const result = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['local/catalog.ts', ...args], {
+    cwd: ROOT,
+    env: process.env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function file(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+}
+
+describe('npm run catalog -- publish', () => {
+  it('prints exactly one JSON object with --json', async () => {
+    const store = await createTestStore();
+    const run = catalogCli(
+      'publish',
+      '--store',
+      store.store.id,
+      '--file',
+      file('ok.json', childrenRelease()),
+      '--json',
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    const output = JSON.parse(run.stdout);
+    expect(Object.keys(output)).toEqual(['catalog_id', 'release_id', 'products']);
+    expect(output.products).toEqual({
+      total: 21,
+      live: 16,
+      draft: 5,
+      parents: 3,
+      children: 17,
+      live_children: 13,
+      standard: 1,
+      bundles: 0,
+    });
+    const registry = await catalogRepository.getRegistry(store.store.id);
+    expect(registry?.catalogs[output.catalog_id]?.release.id).toBe(output.release_id);
+  });
+
+  it('prints a summary without --json and no progress bar when stderr is not a terminal', async () => {
+    const store = await createTestStore();
+    const run = catalogCli(
+      'publish',
+      '--store',
+      store.store.id,
+      '--file',
+      file('plain.json', childrenRelease()),
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^published release [0-9a-f-]{36} of catalog [0-9a-f-]{36}\n/);
+    expect(run.stderr).toBe('');
+  });
+
+  it('prints every validation error at once, exits 1 and writes nothing', async () => {
+    const store = await createTestStore();
+    const bad = childrenRelease();
+    (bad.products[0] as { attributes: Record<string, unknown> }).attributes.slug = 'a b';
+    (bad.products[2] as { attributes: Record<string, unknown> }).attributes.tags = ['x,y'];
+    const path = file('bad.json', bad);
+    const human = catalogCli('publish', '--store', store.store.id, '--file', path);
+    expect(human.status).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toBe(
+      [
+        `${path}: the release document has 2 errors; nothing was written`,
+        '  products[0].attributes.slug: may only contain A-Z, a-z, 0-9, hyphen, underscore and period (slug)',
+        '  products[2].attributes.tags[0]: tags must not contain commas (tags)',
+        '',
+      ].join('\n'),
+    );
+    const json = catalogCli('publish', '--store', store.store.id, '--file', path, '--json');
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      errors: [
+        {
+          path: 'products[0].attributes.slug',
+          rule: 'slug',
+          message: 'may only contain A-Z, a-z, 0-9, hyphen, underscore and period',
+        },
+        { path: 'products[2].attributes.tags[0]', rule: 'tags', message: 'tags must not contain commas' },
+      ],
+      total: 2,
+    });
+    expect(await catalogRepository.getRegistry(store.store.id)).toBeUndefined();
+  });
+
+  it('exits 1 for an unknown store and 2 for a file that is not there', () => {
+    const unknown = catalogCli(
+      'publish',
+      '--store',
+      'no-such-store',
+      '--file',
+      file('u.json', childrenRelease()),
+    );
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toBe('store no-such-store does not exist\n');
+    const missing = catalogCli('publish', '--store', 'x', '--file', join(dir, 'missing.json'));
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`cannot read ${join(dir, 'missing.json')}: no such file`);
+  });
+});
+
+describe('npm run catalog -- generate', () => {
+  it('writes a valid document with the requested live children', () => {
+    const out = join(dir, 'generated.json');
+    const run = catalogCli('generate', '--children', '150', '--drafts', '5', '--out', out);
+    expect(run.status).toBe(0);
+    const document = JSON.parse(readFileSync(out, 'utf8'));
+    const result = validateReleaseDocument(document);
+    expect(result.ok).toBe(true);
+    const products = document.products as { attributes: { status: string; base_product_id?: string } }[];
+    const children = products.filter((p) => p.attributes.base_product_id !== undefined);
+    expect(children.filter((p) => p.attributes.status === 'live')).toHaveLength(150);
+    expect(children.filter((p) => p.attributes.status === 'draft')).toHaveLength(5);
+  });
+});

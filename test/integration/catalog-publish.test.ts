@@ -1,0 +1,297 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import sample from '../../catalog/sample-release.json';
+import { clearCatalogCaches } from '../../lib/catalog/cache';
+import { generateRelease } from '../../lib/catalog/generator';
+import {
+  cleanupReleases,
+  publishRelease,
+  RELEASE_SHARDS,
+  StoreNotFoundError,
+} from '../../lib/catalog/publisher';
+import { ReleaseValidationError } from '../../lib/catalog/validate-release';
+import { resetConfig } from '../../lib/config/index';
+import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
+import { getDocumentClient } from '../../lib/store/client';
+import { tableName } from '../../lib/store/schema';
+import { storeRepository } from '../../lib/store/store-repository';
+import { childrenRelease, listChildren, PARENT } from '../support/catalog-fixtures';
+import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
+
+// Readers here must see a switch at once: no registry caching in this file.
+beforeAll(() => {
+  process.env.RELEASE_CACHE_SECONDS = '0';
+  resetConfig();
+});
+afterAll(() => {
+  delete process.env.RELEASE_CACHE_SECONDS;
+  resetConfig();
+});
+afterEach(() => jest.restoreAllMocks());
+
+/** Items of `childrenRelease()`: 21 products plus one index chunk for each parent with live children (2). */
+const RELEASE_ITEMS = 23;
+
+async function itemsOfRelease(releaseId: string): Promise<number> {
+  let count = 0;
+  for (let shard = 0; shard < RELEASE_SHARDS; shard += 1) {
+    const page = await getDocumentClient().send(
+      new QueryCommand({
+        TableName: tableName('products'),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(releaseId, shard) },
+        Select: 'COUNT',
+        ConsistentRead: true,
+      }),
+    );
+    count += page.Count ?? 0;
+  }
+  return count;
+}
+
+async function firstNames(token: string, count = 12): Promise<string[]> {
+  const response = await listChildren(token, PARENT, `page[limit]=${count}`);
+  expect(response.status).toBe(200);
+  return response.body.data.map((product: { attributes: { name: string } }) => product.attributes.name);
+}
+
+describe('publishRelease: validation', () => {
+  it('rejects an invalid document with every issue and writes nothing', async () => {
+    const store = await createTestStore();
+    const bad = childrenRelease();
+    (bad.products[0] as { attributes: Record<string, unknown> }).attributes.slug = 'not ok';
+    (bad.products[1] as { attributes: Record<string, unknown> }).attributes.status = 'gone';
+    let caught: unknown;
+    try {
+      await publishRelease(store.store.id, bad);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ReleaseValidationError);
+    expect((caught as ReleaseValidationError).issues).toEqual([
+      {
+        path: 'products[0].attributes.slug',
+        rule: 'slug',
+        message: 'may only contain A-Z, a-z, 0-9, hyphen, underscore and period',
+      },
+      {
+        path: 'products[1].attributes.status',
+        rule: 'enum',
+        message: 'must be one of live, draft, got "gone"',
+      },
+    ]);
+    expect(await catalogRepository.getRegistry(store.store.id)).toBeUndefined();
+    expect(await catalogRepository.listReleases(store.store.id)).toEqual([]);
+  });
+
+  it('refuses an unknown store before writing anything', async () => {
+    await expect(
+      publishRelease('00000000-0000-4000-8000-00000000dead', childrenRelease()),
+    ).rejects.toBeInstanceOf(StoreNotFoundError);
+  });
+});
+
+describe('publishRelease: success', () => {
+  it('publishes the sample release, keeps given ids and sets the store currencies in the same switch', async () => {
+    const store = await createTestStore();
+    const result = await publishRelease(store.store.id, sample);
+    expect(result.catalog_id).toBe(sample.catalog.id);
+    expect(result.products).toEqual({
+      total: 14,
+      live: 11,
+      draft: 3,
+      parents: 2,
+      children: 9,
+      live_children: 7,
+      standard: 2,
+      bundles: 1,
+    });
+    expect(result.items).toBe(14 + 2);
+    const registry = await catalogRepository.getRegistry(store.store.id);
+    const catalog = registry?.catalogs[sample.catalog.id];
+    expect(catalog?.release.id).toBe(result.release_id);
+    expect(catalog?.rules.map((rule) => [rule.id, rule.name, rule.catalog_id])).toEqual(
+      sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
+    );
+    expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
+    expect(await itemsOfRelease(result.release_id)).toBe(16);
+    const markers = await catalogRepository.listReleases(store.store.id);
+    expect(markers.map((marker) => [marker.release_id, marker.status])).toEqual([
+      [result.release_id, 'complete'],
+    ]);
+  });
+
+  it('leaves the store currencies alone when the document has none, and reuses a catalog by name', async () => {
+    const store = await createTestStore();
+    const first = await publishRelease(store.store.id, childrenRelease());
+    const second = await publishRelease(store.store.id, childrenRelease());
+    expect(second.catalog_id).toBe(first.catalog_id);
+    expect(second.release_id).not.toBe(first.release_id);
+    expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(store.store.currencies);
+    const registry = await catalogRepository.getRegistry(store.store.id);
+    expect(Object.keys(registry?.catalogs ?? {})).toEqual([first.catalog_id]);
+    expect(registry?.version).toBe(2);
+  });
+
+  it('pages a parent whose index spans several chunks in publish order, filtered or not', async () => {
+    const store = await createTestStore();
+    const document = generateRelease({ children: 250, drafts: 10, seed: 7 });
+    await publishRelease(store.store.id, document);
+    const token = await tokenFor(store, 'implicit');
+    const products = document.products as { id: string; attributes: Record<string, any> }[];
+    const parentId = products[0]?.id as string;
+    const live = products.filter(
+      (p) => p.attributes.base_product_id === parentId && p.attributes.status === 'live',
+    );
+    const seen: string[] = [];
+    for (const offset of [0, 50, 150]) {
+      const limit = offset === 0 ? 50 : 100;
+      clearCatalogCaches();
+      const response = await listChildren(token, parentId, `page[offset]=${offset}&page[limit]=${limit}`);
+      expect(response.body.meta.results.total).toBe(250);
+      seen.push(...response.body.data.map((p: { id: string }) => p.id));
+    }
+    expect(seen).toEqual(live.map((p) => p.id));
+    const red = live.filter((p) => p.attributes.tags.includes('red')).map((p) => p.id);
+    clearCatalogCaches();
+    const filtered = await listChildren(token, parentId, 'filter=eq(tags,red)&page[limit]=100');
+    expect(filtered.body.meta.results.total).toBe(red.length);
+    expect(filtered.body.data.map((p: { id: string }) => p.id)).toEqual(red.slice(0, 100));
+  });
+});
+
+describe('switching releases', () => {
+  let store: TestStore;
+  let token: string;
+
+  beforeEach(async () => {
+    store = await createTestStore();
+    token = await tokenFor(store, 'implicit');
+    await publishRelease(store.store.id, childrenRelease({ namePrefix: 'A ' }));
+  });
+
+  it('shows a republish at once', async () => {
+    expect((await firstNames(token, 1))[0]).toBe('A Child 1');
+    await publishRelease(store.store.id, childrenRelease({ namePrefix: 'B ' }));
+    expect((await firstNames(token, 1))[0]).toBe('B Child 1');
+  });
+
+  it('never shows a half-written release: readers keep the old one until the switch', async () => {
+    const write = catalogRepository.writeItems.bind(catalogRepository);
+    const seenMidway: string[][] = [];
+    jest.spyOn(catalogRepository, 'writeItems').mockImplementation(async (items, options) => {
+      const half = Math.floor(items.length / 2);
+      await write(items.slice(0, half), options);
+      clearCatalogCaches();
+      seenMidway.push(await firstNames(token));
+      await write(items.slice(half), options);
+      clearCatalogCaches();
+      seenMidway.push(await firstNames(token));
+    });
+    await publishRelease(store.store.id, childrenRelease({ namePrefix: 'B ' }));
+    const allA = Array.from({ length: 12 }, (_, i) => `A Child ${i + 1}`);
+    expect(seenMidway).toEqual([allA, allA]);
+    expect(await firstNames(token, 1)).toEqual(['B Child 1']);
+  });
+
+  it('keeps the previous release serving when a publish dies half-way, and removes what it wrote', async () => {
+    const before = await catalogRepository.getRegistry(store.store.id);
+    const write = catalogRepository.writeItems.bind(catalogRepository);
+    jest.spyOn(catalogRepository, 'writeItems').mockImplementation(async (items, options) => {
+      await write(items.slice(0, Math.floor(items.length / 2)), options);
+      throw new Error('network gone');
+    });
+    await expect(publishRelease(store.store.id, childrenRelease({ namePrefix: 'B ' }))).rejects.toThrow(
+      'network gone',
+    );
+    jest.restoreAllMocks();
+    expect(await catalogRepository.getRegistry(store.store.id)).toEqual(before);
+    expect((await firstNames(token, 1))[0]).toBe('A Child 1');
+    const markers = await catalogRepository.listReleases(store.store.id);
+    const currentId = Object.values(before?.catalogs ?? {})[0]?.release.id;
+    expect(markers.map((marker) => marker.release_id)).toEqual([currentId]);
+  });
+
+  it('serves every read from one release or the other while a publish switches them', async () => {
+    // Slow the writes down so the readers certainly run before, during and after the switch.
+    const write = catalogRepository.writeItems.bind(catalogRepository);
+    jest.spyOn(catalogRepository, 'writeItems').mockImplementation(async (items, options) => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await write(items, options);
+    });
+    const publishing = publishRelease(store.store.id, childrenRelease({ namePrefix: 'B ' }));
+    let done = false;
+    const finish = () => {
+      done = true;
+    };
+    publishing.then(finish, finish);
+    const pages: string[][] = [];
+    const reader = async () => {
+      while (!done) {
+        const response = await listChildren(token, PARENT, 'page[limit]=12');
+        pages.push(response.body.data.map((p: { attributes: { name: string } }) => p.attributes.name));
+      }
+    };
+    await Promise.all([reader(), reader(), reader(), publishing]);
+    pages.push(await firstNames(token));
+    for (const page of pages) {
+      expect(page).toHaveLength(12);
+      const prefix = page[0]?.slice(0, 2);
+      expect(page.every((name) => name.startsWith(prefix as string))).toBe(true);
+    }
+    // Monotonic: once the new release is seen, the old one never comes back.
+    const firstB = pages.findIndex((page) => page[0]?.startsWith('B '));
+    expect(firstB).toBeGreaterThan(0);
+    expect(pages[0]?.[0]).toBe('A Child 1');
+    expect(pages.slice(firstB).every((page) => page[0]?.startsWith('B '))).toBe(true);
+    expect(pages.length).toBeGreaterThan(1);
+  });
+
+  it('cleans up replaced releases after the retention time, never the current one', async () => {
+    const firstRegistry = await catalogRepository.getRegistry(store.store.id);
+    const first = Object.values(firstRegistry?.catalogs ?? {})[0]?.release.id as string;
+    const second = await publishRelease(store.store.id, childrenRelease({ namePrefix: 'B ' }));
+    expect(second.cleaned_up).toEqual([]);
+    expect(await itemsOfRelease(first)).toBe(RELEASE_ITEMS);
+    expect(await cleanupReleases(store.store.id, { retainReplacedMs: 60_000 })).toEqual({
+      releases: [],
+      items: 0,
+    });
+    const cleaned = await cleanupReleases(store.store.id, { retainReplacedMs: 0 });
+    expect(cleaned).toEqual({ releases: [first], items: RELEASE_ITEMS });
+    expect(await itemsOfRelease(first)).toBe(0);
+    expect(await itemsOfRelease(second.release_id)).toBe(RELEASE_ITEMS);
+    expect((await firstNames(token, 1))[0]).toBe('B Child 1');
+  });
+
+  it('cleans up a release whose publisher died (no heartbeat), and leaves a live publish alone', async () => {
+    const now = new Date();
+    const marker = {
+      store_id: store.store.id,
+      catalog_id: '00000000-0000-4000-8000-00000000c0de',
+      release_id: '00000000-0000-4000-8000-00000000abcd',
+      shards: RELEASE_SHARDS,
+      status: 'writing' as const,
+      started_at: now.toISOString(),
+      heartbeat_at: now.toISOString(),
+    };
+    await catalogRepository.startRelease(marker);
+    const layout = {
+      id: marker.release_id,
+      shards: RELEASE_SHARDS,
+      chunk_size: 100,
+      published_at: marker.started_at,
+    };
+    await catalogRepository.writeItems([
+      catalogRepository.chunkItem(layout, PARENT, 0, new Uint8Array([1, 2, 3])),
+    ]);
+    expect(await cleanupReleases(store.store.id)).toEqual({ releases: [], items: 0 });
+    const later = new Date(now.getTime() + 6 * 60 * 1000);
+    expect(await cleanupReleases(store.store.id, { now: later })).toEqual({
+      releases: [marker.release_id],
+      items: 1,
+    });
+    expect((await catalogRepository.listReleases(store.store.id)).map((m) => m.release_id)).not.toContain(
+      marker.release_id,
+    );
+  });
+});
