@@ -154,13 +154,13 @@ async function batchGet(keys: Key[], consistent: boolean): Promise<Map<string, I
 }
 
 /**
- * Reads keys with eventually consistent reads (half the cost) and re-reads any missing ones strongly: a
- * release is complete before the registry points at it, so a miss is either truly absent or a replica
- * that has not caught up yet.
+ * Reads keys with eventually consistent reads (half the cost) and re-reads the missing ones that `recheck`
+ * selects strongly: a release is complete before the registry points at it, so a miss is either truly
+ * absent or a replica that has not caught up yet.
  */
-async function readReleaseItems(keys: Key[]): Promise<Map<string, Item>> {
+async function readReleaseItems(keys: Key[], recheck: (key: Key) => boolean): Promise<Map<string, Item>> {
   const found = await batchGet(keys, false);
-  const missing = keys.filter((key) => !found.has(keyOf(key)));
+  const missing = keys.filter((key) => !found.has(keyOf(key)) && recheck(key));
   if (missing.length > 0) for (const [k, item] of await batchGet(missing, true)) found.set(k, item);
   return found;
 }
@@ -168,6 +168,11 @@ async function readReleaseItems(keys: Key[]): Promise<Map<string, Item>> {
 export interface ReleaseReadRequest {
   products: string[];
   chunks: { parentId: string; chunk: number }[];
+  /**
+   * The chunks may lie past the end of the index (fetched ahead, before the count is known): a missing one
+   * is then not re-read strongly. Missing products always are.
+   */
+  speculativeChunks?: boolean;
 }
 
 export interface ReleaseReadResult {
@@ -204,7 +209,11 @@ export const catalogRepository = {
     const chunkKeys = request.chunks.map(({ parentId, chunk }) =>
       catalogKeys.childChunk(layout, parentId, chunk),
     );
-    const found = await readReleaseItems([...productKeys, ...chunkKeys]);
+    const speculative = request.speculativeChunks === true;
+    const found = await readReleaseItems(
+      [...productKeys, ...chunkKeys],
+      (key) => !speculative || key.sk.startsWith('P#'),
+    );
     const products: ReleaseReadResult['products'] = new Map();
     request.products.forEach((id, index) => {
       const item = found.get(keyOf(productKeys[index] as Key));
