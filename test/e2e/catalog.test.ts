@@ -87,6 +87,20 @@ describe('ShopperCatalog.Products.GetProductChildren through the official SDK (i
     expect(page.meta.results.total).toBe(names.length);
   });
 
+  it('chains Limit, Offset and Filter', async () => {
+    const page = (await storefront()
+      .ShopperCatalog.Products.Limit(2)
+      .Offset(2)
+      .Filter({ eq: { tags: 'red' } })
+      .GetProductChildren({ productId: PARENT, additionalHeaders: SVC_WEB })) as unknown as Page;
+    expect(page.data.map((product) => product.attributes.name)).toEqual(['Child 9', 'Child 12']);
+    expect(page.meta).toEqual({ results: { total: 4 }, page: { limit: 2, offset: 2, current: 2, total: 2 } });
+    expect(page.links.next).toBeNull();
+    expect(page.links.prev).toBe(
+      `/catalog/products/${PARENT}/relationships/children?filter=eq(tags%2Cred)&page[offset]=0&page[limit]=2`,
+    );
+  });
+
   it('orders an in(id,...) filter by last update', async () => {
     const wanted = [LIVE_CHILDREN[0], LIVE_CHILDREN[11], LIVE_CHILDREN[6]] as string[];
     const page = (await storefront()
