@@ -14,6 +14,19 @@ export const DEMO = {
   name: 'Demo store',
 } as const;
 
+/** The first product of the sample release that has live children: the demo parent for the catalog route. */
+export const DEMO_PARENT_ID: string = (() => {
+  const products = sampleRelease.products as {
+    id: string;
+    attributes: { base_product_id?: string; status?: string };
+  }[];
+  const parent = products.find((candidate) =>
+    products.some((p) => p.attributes.base_product_id === candidate.id && p.attributes.status === 'live'),
+  );
+  if (!parent) throw new Error('catalog/sample-release.json has no parent with live children');
+  return parent.id;
+})();
+
 export interface DemoSeed {
   storeId: string;
   mappingId: string;

@@ -8,7 +8,7 @@ import {
   javaAvailable,
   startDynamoDbLocal,
 } from './dynamodb-local';
-import { seedDemo } from './seed';
+import { DEMO_PARENT_ID, seedDemo } from './seed';
 import { createLocalServer, listen } from './server';
 
 /** `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), tables, demo seed, local API. */
@@ -55,6 +55,9 @@ async function main(): Promise<void> {
       '',
       'Get an admin token:',
       `  curl -s -X POST ${base}/oauth/access_token -d grant_type=client_credentials -d client_id=${demo.clientId} -d client_secret=${demo.clientSecret}`,
+      '',
+      "List the demo parent product's live children with a storefront (implicit) token:",
+      `  curl -sg "${base}/catalog/products/${DEMO_PARENT_ID}/relationships/children?page[limit]=5" -H 'SVC-Channel: web' -H "Authorization: Bearer $(curl -s -X POST ${base}/oauth/access_token -d grant_type=implicit -d client_id=${demo.clientId} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')"`,
       '',
       'Press Ctrl-C to stop.',
       '',
