@@ -59,7 +59,7 @@ async function storeWithKeys(count: number) {
  * The DynamoDB requests the list handler makes for one page, issued directly: the store item (consistent)
  * in parallel with a COUNT query skipping `offset` keys and the query for the page after it.
  */
-function rawListCalls(storeId: string, offset: number, limit: number) {
+export function rawListCalls(storeId: string, offset: number, limit: number) {
   const client = getDocumentClient();
   const table = tableName('keys');
   const query = {

@@ -46,7 +46,7 @@ export interface ChildListFigures {
 
 const LIMIT = 25;
 
-interface Setup {
+export interface ChildListSetup {
   storeId: string;
   token: string;
   parentId: string;
@@ -56,7 +56,8 @@ interface Setup {
   document: Record<string, unknown>;
 }
 
-async function setUp(children: number): Promise<Setup> {
+/** A store, an implicit token and a generated release (not yet published) with one parent of `children`. */
+export async function setUpChildList(children: number): Promise<ChildListSetup> {
   const store = await storeRepository.create({ name: 'bench catalog' });
   const { key } = await applicationKeyRepository.create(store.id, { name: 'bench', reserved_rate_limit: 0 });
   const token = await issueAccessToken({ grant_type: 'implicit', client_id: key.client_id });
@@ -82,7 +83,7 @@ async function setUp(children: number): Promise<Setup> {
 }
 
 /** One in-process request through the whole handler (middy, auth, catalog), checked for the expected page. */
-function request(setup: Setup, offset: number, filter?: string, expectedFirst?: string) {
+function request(setup: ChildListSetup, offset: number, filter?: string, expectedFirst?: string) {
   const context = createLambdaContext('list-child-products');
   const query = `${filter === undefined ? '' : `filter=${encodeURIComponent(filter)}&`}page[offset]=${offset}&page[limit]=${LIMIT}`;
   return async () => {
@@ -175,7 +176,7 @@ async function rawBatchWrite(items: Record<string, unknown>[]): Promise<void> {
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-async function benchPublish(setup: Setup, runs: number): Promise<PublishFigures> {
+async function benchPublish(setup: ChildListSetup, runs: number): Promise<PublishFigures> {
   const validated = validateReleaseDocument(setup.document);
   if (!validated.ok) throw new Error('generated document is invalid');
   const publishMs: number[] = [];
@@ -244,13 +245,14 @@ async function benchPublish(setup: Setup, runs: number): Promise<PublishFigures>
  */
 export async function benchListChildProducts(
   options: { children?: number; coldIterations?: number; warmIterations?: number; publishRuns?: number } = {},
+  existing?: ChildListSetup,
 ): Promise<ChildListFigures> {
   const children = options.children ?? 10000;
   const coldIterations = options.coldIterations ?? 40;
   const warmIterations = options.warmIterations ?? 300;
   const deep = children - LIMIT;
   progress(`generating a release with one parent of ${children} live children`);
-  const setup = await setUp(children);
+  const setup = existing ?? (await setUpChildList(children));
   const publish = await benchPublish(setup, options.publishRuns ?? 6);
   const registry = await catalogRepository.getRegistry(setup.storeId);
   const releaseId = Object.values(registry?.catalogs ?? {})[0]?.release.id as string;

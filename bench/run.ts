@@ -1,0 +1,358 @@
+import '../local/quiet-sdk';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { FUNCTION_MEMORY_MB } from '../infra/api-function';
+import { FUNCTIONS } from '../infra/routes';
+import { generateAccessToken, hashSecret } from '../lib/auth/secrets';
+import { uuidv4 } from '../lib/ids';
+import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { getDocumentClient } from '../lib/store/client';
+import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib/store/mapping-repository';
+import { mappingsTable, tableName } from '../lib/store/schema';
+import { tokenRepository } from '../lib/store/token-repository';
+import { bundleFunctions } from './bundle';
+import { type CatalogBench, setUpCatalogBench } from './catalog';
+import { type ColdStart, measureColdStart } from './cold-start';
+import { rawListCalls } from './list-application-keys';
+import { benchLocalServer } from './local-server';
+import { measureRssAfter } from './memory';
+import { benchOperation, type OperationBench, type OperationFigures } from './operations';
+import { createScenario, type Scenario } from './scenario';
+import { progress, startBenchDatabase } from './support';
+
+const JSON_OUTPUT = process.argv.includes('--json');
+const COLD_RUNS = 15;
+const OPERATION_ITERATIONS = 300;
+
+/** The targets of the performance issue; every figure is compared with a baseline from the same run. */
+const TARGETS = {
+  bundle_kib_max: 350,
+  cold_start_over_node_ms_max: 60,
+  operation_ratio_max: 1.3,
+  cold_ratio_max: 3,
+  rcu_offset9975_max: 150,
+  warm_ratio_max: 1.2,
+  publish_ratio_max: 1.5,
+  local_server_ratio_min: 0.25,
+  rss_mb_max: 200,
+};
+
+/** Stores, keys, tokens and catalog data the events of every function refer to. */
+interface Fixtures {
+  scenario: Scenario;
+  keyIds: string[];
+  deletableKeyIds: string[];
+  prefixes: [string, string];
+  catalog: CatalogBench;
+}
+
+async function setUp(): Promise<Fixtures> {
+  progress('seeding a store with 1,000 application keys');
+  const scenario = await createScenario(1000);
+  const keyIds = (await applicationKeyRepository.list(scenario.store.id, { limit: 5, offset: 0 })).keys.map(
+    (k) => k.id,
+  );
+  const deletableKeyIds: string[] = [];
+  for (let i = 0; i < COLD_RUNS; i += 1) {
+    deletableKeyIds.push(
+      (
+        await applicationKeyRepository.create(scenario.store.id, {
+          name: `doomed-${i}`,
+          reserved_rate_limit: 0,
+        })
+      ).key.id,
+    );
+  }
+  const tag = uuidv4().slice(0, 8);
+  progress('publishing a release with a 10,000-child parent');
+  const catalog = await setUpCatalogBench();
+  return { scenario, keyIds, deletableKeyIds, prefixes: [`bench-${tag}-a`, `bench-${tag}-b`], catalog };
+}
+
+/** A realistic event per function for cold starts: each run gets one (deletes take a fresh key each). */
+function coldStartEvents(
+  f: Fixtures,
+): Record<string, { event: (run: number) => ReturnType<Scenario['event']>; status: number }> {
+  const { scenario: s } = f;
+  const admin = s.adminToken;
+  const keyPath = `/v2/application-keys/${f.keyIds[1]}`;
+  const mappingPath = `/v2/merchant-realm-mappings/${s.store.mapping_id}`;
+  return {
+    'create-access-token': {
+      status: 200,
+      event: () =>
+        s.event('POST', '/oauth/access_token', {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: s.clientId,
+            client_secret: s.clientSecret,
+          }).toString(),
+        }),
+    },
+    'list-application-keys': {
+      status: 200,
+      event: () => s.event('GET', '/v2/application-keys?page[limit]=25', { token: admin }),
+    },
+    'create-application-key': {
+      status: 201,
+      event: (run) =>
+        s.event('POST', '/v2/application-keys', {
+          token: admin,
+          body: { data: { type: 'application_key', name: `cold-${run}` } },
+        }),
+    },
+    'get-application-key': { status: 200, event: () => s.event('GET', keyPath, { token: admin }) },
+    'update-application-key': {
+      status: 200,
+      event: (run) =>
+        s.event('PUT', keyPath, {
+          token: admin,
+          body: { data: { type: 'application_key', name: `renamed-${run}` } },
+        }),
+    },
+    'delete-application-key': {
+      status: 204,
+      event: (run) => s.event('DELETE', `/v2/application-keys/${f.deletableKeyIds[run]}`, { token: admin }),
+    },
+    'get-merchant-realm-mapping': { status: 200, event: () => s.event('GET', mappingPath, { token: admin }) },
+    'update-merchant-realm-mapping': {
+      status: 200,
+      event: (run) =>
+        s.event('PUT', mappingPath, {
+          token: admin,
+          body: { data: { type: 'merchant-realm-mappings', prefix: f.prefixes[run % 2] } },
+        }),
+    },
+    'list-child-products': { status: 200, event: () => f.catalog.event(0) },
+  };
+}
+
+/** The operations timed in-process against the raw DynamoDB calls each one needs. */
+async function operationBenches(f: Fixtures): Promise<OperationBench[]> {
+  const { scenario: s } = f;
+  const client = getDocumentClient();
+  const keyPage = rawListCalls(s.store.id, 0, 25);
+  // The raw prefix changes run on a second store's mapping, so both sides really move a prefix.
+  const other = await createScenario(1);
+  let rawMapping = (await mappingRepository.get(other.store.mapping_id)) as MappingRecord;
+  const rawPrefixes = [`${f.prefixes[0]}-raw`, `${f.prefixes[1]}-raw`];
+  return [
+    {
+      function: 'create-access-token',
+      expectStatus: 200,
+      event: () =>
+        s.event('POST', '/oauth/access_token', {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: s.clientId,
+            client_secret: s.clientSecret,
+          }).toString(),
+        }),
+      raw: async () => {
+        const found = await applicationKeyRepository.findClient(s.clientId);
+        if (!found) throw new Error('bench client missing');
+        const expires = Math.floor(Date.now() / 1000) + 3600;
+        await tokenRepository.issue(
+          hashSecret(generateAccessToken()),
+          { store_id: found.store_id, key_id: found.key_id, kind: 'client_credentials', expires_at: expires },
+          new Date().toISOString(),
+        );
+      },
+    },
+    {
+      function: 'list-application-keys',
+      expectStatus: 200,
+      event: () => s.event('GET', '/v2/application-keys?page[limit]=25', { token: s.adminToken }),
+      raw: () => keyPage(),
+    },
+    {
+      function: 'update-merchant-realm-mapping',
+      expectStatus: 200,
+      event: (call) =>
+        s.event('PUT', `/v2/merchant-realm-mappings/${s.store.mapping_id}`, {
+          token: s.adminToken,
+          body: { data: { type: 'merchant-realm-mappings', prefix: f.prefixes[call % 2] } },
+        }),
+      raw: async (call) => {
+        const read = await client.send(
+          new GetCommand({
+            TableName: tableName('mappings'),
+            Key: mappingsTable.mapping(rawMapping.id),
+            ConsistentRead: true,
+          }),
+        );
+        rawMapping = { ...rawMapping, version: (read.Item?.version as number) ?? rawMapping.version };
+        const prefix = rawPrefixes[call % 2] as string;
+        await client.send(new TransactWriteCommand({ TransactItems: prefixChangeItems(rawMapping, prefix) }));
+        rawMapping = { ...rawMapping, prefix, version: rawMapping.version + 1 };
+      },
+    },
+    f.catalog.operation,
+  ];
+}
+
+function line(label: string, value: string, ok?: boolean): string {
+  const mark = ok === undefined ? '' : ok ? '  ok' : '  MISSED';
+  return `  ${label.padEnd(44)} ${value}${mark}`;
+}
+
+async function main(): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'commerce-bench-'));
+  progress('bundling every function as the stack does');
+  const bundles = await bundleFunctions(join(workDir, 'bundles'));
+  const bundle_kb = Object.fromEntries(Object.entries(bundles).map(([name, b]) => [name, b.kib]));
+
+  progress('starting DynamoDB Local');
+  const database = await startBenchDatabase();
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_REGION: 'us-east-1',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  try {
+    const fixtures = await setUp();
+
+    const cold_start: Record<string, ColdStart> = {};
+    const events = coldStartEvents(fixtures);
+    for (const name of Object.keys(FUNCTIONS)) {
+      const spec = events[name];
+      const bundle = bundles[name];
+      if (!spec || !bundle) throw new Error(`no cold-start event for ${name}`);
+      progress(`cold start: ${name} (${COLD_RUNS} fresh processes, beside node -e 0)`);
+      cold_start[name] = await measureColdStart(bundle.file, spec.event, spec.status, childEnv, COLD_RUNS);
+    }
+
+    const operations: Record<string, OperationFigures> = {};
+    for (const op of await operationBenches(fixtures)) {
+      progress(`operation: ${op.function} (${OPERATION_ITERATIONS} calls against its raw DynamoDB calls)`);
+      operations[op.function] = await benchOperation(op, OPERATION_ITERATIONS);
+    }
+
+    progress('child products at offsets 0 and 9,975: cold (fresh processes) and warm');
+    const child_products_deep_offset = await fixtures.catalog.deepOffset();
+
+    progress('publishing 10,000 children against raw BatchWriteItem of the same items');
+    const publish_10k = await fixtures.catalog.publish10k();
+
+    progress('local API under autocannon beside a bare node:http server');
+    const request = fixtures.catalog.httpRequest();
+    const local_server = await benchLocalServer(request.path, request.headers, childEnv);
+
+    progress('memory: one fresh process caching every page of the 10,000-child parent');
+    const list_child_products_rss_mb = await measureRssAfter(
+      bundles['list-child-products']?.file ?? '',
+      fixtures.catalog.everyPageEvents(),
+      childEnv,
+      workDir,
+    );
+
+    const results = {
+      bundle_kb,
+      cold_start,
+      operations,
+      child_products_deep_offset,
+      publish_10k,
+      local_server,
+      memory: { list_child_products_rss_mb },
+    };
+    writeFileSync(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    const missed = report(results);
+    if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify(results)}\n`);
+    process.exitCode = missed > 0 ? 1 : 0;
+  } finally {
+    await database.stop();
+  }
+}
+
+type Results = {
+  bundle_kb: Record<string, number>;
+  cold_start: Record<string, ColdStart>;
+  operations: Record<string, OperationFigures>;
+  child_products_deep_offset: Awaited<ReturnType<CatalogBench['deepOffset']>>;
+  publish_10k: Awaited<ReturnType<CatalogBench['publish10k']>>;
+  local_server: Awaited<ReturnType<typeof benchLocalServer>>;
+  memory: { list_child_products_rss_mb: number };
+};
+
+/** Prints the readable table (stderr with --json, stdout otherwise) and returns how many targets were missed. */
+function report(r: Results): number {
+  const out: string[] = [];
+  let missed = 0;
+  const check = (label: string, value: string, ok: boolean) => {
+    if (!ok) missed += 1;
+    out.push(line(label, value, ok));
+  };
+  out.push('', 'Bundles (KiB, minified, AWS SDK bundled)  target <= 350');
+  for (const [name, kib] of Object.entries(r.bundle_kb)) check(name, `${kib}`, kib <= TARGETS.bundle_kib_max);
+  out.push('', 'Cold start (median of fresh processes, ms)  target: median - node -e 0 <= 60');
+  for (const [name, c] of Object.entries(r.cold_start)) {
+    const over = Math.round((c.median_ms - c.node_baseline_ms) * 10) / 10;
+    check(
+      name,
+      `${c.median_ms} (node ${c.node_baseline_ms}, +${over})`,
+      over <= TARGETS.cold_start_over_node_ms_max,
+    );
+  }
+  out.push('', 'Operations in-process, warm (ms)  target: p50 / raw DynamoDB p50 <= 1.3');
+  for (const [name, o] of Object.entries(r.operations)) {
+    check(
+      name,
+      `p50 ${o.p50_ms}  p99 ${o.p99_ms}  db p50 ${o.db_p50_ms}  ratio ${o.ratio}`,
+      o.ratio <= TARGETS.operation_ratio_max,
+    );
+  }
+  const d = r.child_products_deep_offset;
+  out.push('', 'Child products, parent with 10,000 live children (medians, ms)');
+  check(
+    'cold offset 0 / 9,975',
+    `${d.cold_offset0_ms} / ${d.cold_offset9975_ms}  ratio ${d.cold_ratio}`,
+    d.cold_ratio <= TARGETS.cold_ratio_max,
+  );
+  check(
+    'warm offset 0 / 9,975',
+    `${d.warm_offset0_ms} / ${d.warm_offset9975_ms}  ratio ${d.warm_ratio}`,
+    d.warm_ratio <= TARGETS.warm_ratio_max,
+  );
+  check(
+    'read units at offset 9,975 (cold)',
+    `${d.rcu_offset9975}`,
+    d.rcu_offset9975 <= TARGETS.rcu_offset9975_max,
+  );
+  out.push(
+    line('naive: read every child from the base table', `${d.naive_full_read_ms} ms, ${d.naive_rcu} RCU`),
+  );
+  const p = r.publish_10k;
+  out.push('', 'Publish of the 10,000-child release');
+  check(
+    'publisher vs raw BatchWriteItem',
+    `${p.seconds} s (${p.items_per_s} items/s) vs ${p.raw_batchwrite_seconds} s  ratio ${p.ratio}`,
+    p.ratio <= TARGETS.publish_ratio_max,
+  );
+  const l = r.local_server;
+  out.push('', 'Local API (npm start) under load, warm child list');
+  check(
+    'local vs bare node:http',
+    `${l.rps} rps (p99 ${l.p99_ms} ms) vs ${l.bare_node_rps} rps  ratio ${l.ratio}`,
+    l.ratio >= TARGETS.local_server_ratio_min,
+  );
+  out.push('', `Memory (Lambda memory in the stack: ${FUNCTION_MEMORY_MB} MB)`);
+  check(
+    'list-child-products RSS after every page (MB)',
+    `${r.memory.list_child_products_rss_mb}`,
+    r.memory.list_child_products_rss_mb <= TARGETS.rss_mb_max,
+  );
+  out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, '');
+  (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
+  return missed;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
