@@ -1,10 +1,10 @@
 import { pathToFileURL } from 'node:url';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../functions/list-application-keys/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { getDocumentClient } from '../lib/store/client';
+import { GetCommand, QueryCommand } from '../lib/store/dynamodb';
 import { keysTable, tableName } from '../lib/store/schema';
 import { storeRepository } from '../lib/store/store-repository';
 import { measurePair, progress, round, startBenchDatabase, type Timing } from './support';

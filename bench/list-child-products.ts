@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../functions/list-child-products/handler';
 import { clearAuthCache } from '../lib/auth/authenticate';
 import { issueAccessToken } from '../lib/auth/issue-token';
@@ -14,6 +13,7 @@ import { uuidv7 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogCapacity, catalogKeys, catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
+import { BatchWriteCommand, QueryCommand } from '../lib/store/dynamodb';
 import { tableName } from '../lib/store/schema';
 import { DEFAULT_CURRENCIES, storeRepository } from '../lib/store/store-repository';
 import { measure, measurePair, progress, quantile, round, startBenchDatabase, type Timing } from './support';

@@ -1,11 +1,11 @@
 import { pathToFileURL } from 'node:url';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../functions/update-merchant-realm-mapping/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { uuidv4 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { getDocumentClient } from '../lib/store/client';
+import { TransactWriteCommand } from '../lib/store/dynamodb';
 import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib/store/mapping-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { measurePair, progress, round, startBenchDatabase, type Timing } from './support';

@@ -1,10 +1,12 @@
-import { fromEnv } from '@aws-sdk/credential-provider-env';
-
 /**
  * Stands in for `@aws-sdk/credential-provider-node` in the Lambda bundles only (an esbuild alias in
- * infra/api-function.ts). Lambda always hands a function its role's credentials in environment
- * variables, so the full chain (SSO, INI files, process, IMDS, web identity and their nested STS/SSO
- * clients, ~90 KiB minified) is dead weight there and costs cold-start time. Local tools and tests
- * are not bundled and keep the SDK's full chain.
+ * infra/bundling.ts). Lambda always hands a function its role's credentials in environment variables,
+ * which lib/store/client.ts reads directly, so the SDK's provider chain (SSO, INI files, process, IMDS,
+ * web identity and their nested STS/SSO clients) is dead weight in a function and only costs cold-start
+ * time. The local tools are not bundled and keep the full chain.
  */
-export const defaultProvider = (init?: Parameters<typeof fromEnv>[0]) => fromEnv(init);
+export const defaultProvider = () => async (): Promise<never> => {
+  throw new Error(
+    'no AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set in the environment',
+  );
+};

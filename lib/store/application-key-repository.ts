@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { generateClientId, generateClientSecret, hashSecret } from '../auth/secrets';
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { getDocumentClient } from './client';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { keysTable, tableName } from './schema';
 import { type StoreRecord, storeRepository, withoutKeys } from './store-repository';
 import { cancellationCodes } from './transactions';

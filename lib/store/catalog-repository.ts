@@ -1,4 +1,8 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import type { CatalogRule } from '../catalog/rules';
+import type { ReleaseLayout, StoredProduct } from '../catalog/types';
+import { ServiceUnavailableError } from '../http/errors';
+import { getDocumentClient } from './client';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -9,11 +13,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { CatalogRule } from '../catalog/rules';
-import type { ReleaseLayout, StoredProduct } from '../catalog/types';
-import { ServiceUnavailableError } from '../http/errors';
-import { getDocumentClient } from './client';
+} from './dynamodb';
 import { tableName } from './schema';
 import type { CurrencySettings } from './store-repository';
 import { storeRepository } from './store-repository';

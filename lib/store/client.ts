@@ -1,35 +1,65 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { type Config, getConfig } from '../config/index';
+import { DynamoDbClient } from './dynamodb';
+import type { AwsCredentials } from './sigv4';
 
-let documentClient: DynamoDBDocumentClient | undefined;
+let documentClient: DynamoDbClient | undefined;
 
-/** Builds a DynamoDB document client for the given configuration (keep-alive, endpoint override). */
-export function createDocumentClient(config: Config): DynamoDBDocumentClient {
-  const local = config.dynamodbEndpoint !== undefined;
-  const client = new DynamoDBClient({
+/** Refresh temporary credentials this long before they expire. */
+const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+/**
+ * Where credentials come from: DynamoDB Local takes any; Lambda hands the function its role's
+ * credentials in environment variables; elsewhere (the CLIs against AWS) the SDK's full provider chain
+ * (profiles, SSO, ...) is loaded on first use. Lambda bundles alias that chain to the env-only provider.
+ */
+export function credentialsFor(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+): () => Promise<AwsCredentials> {
+  if (config.dynamodbEndpoint !== undefined) {
+    const local = {
+      accessKeyId: env.AWS_ACCESS_KEY_ID || 'local',
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY || 'local',
+    };
+    return async () => local;
+  }
+  if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
+    const fromEnv = {
+      accessKeyId: env.AWS_ACCESS_KEY_ID,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+      sessionToken: env.AWS_SESSION_TOKEN || undefined,
+    };
+    return async () => fromEnv;
+  }
+  let current: Promise<AwsCredentials> | undefined;
+  let expiresAt = Number.POSITIVE_INFINITY;
+  return () => {
+    if (!current || Date.now() > expiresAt - REFRESH_MARGIN_MS) {
+      current = import('@aws-sdk/credential-provider-node').then(async ({ defaultProvider }) => {
+        const credentials = await defaultProvider()();
+        expiresAt = credentials.expiration?.getTime() ?? Number.POSITIVE_INFINITY;
+        return credentials;
+      });
+      current.catch(() => {
+        current = undefined;
+      });
+    }
+    return current;
+  };
+}
+
+/** Builds a DynamoDB client for the given configuration (keep-alive, endpoint override). */
+export function createDocumentClient(config: Config): DynamoDbClient {
+  return new DynamoDbClient({
     region: config.region,
-    ...(local
-      ? { endpoint: config.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    endpoint: config.dynamodbEndpoint,
+    credentials: credentialsFor(config),
     maxAttempts: 4,
-    requestHandler: new NodeHttpHandler({
-      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 64 }),
-      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
-      connectionTimeout: 2000,
-      requestTimeout: 10000,
-    }),
-  });
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
 }
 
-/** The container's single DynamoDB document client, created on first use. */
-export function getDocumentClient(): DynamoDBDocumentClient {
+/** The container's single DynamoDB client, created on first use. */
+export function getDocumentClient(): DynamoDbClient {
   documentClient ??= createDocumentClient(getConfig());
   return documentClient;
 }

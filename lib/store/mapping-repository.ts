@@ -1,5 +1,5 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from './client';
+import { GetCommand, TransactWriteCommand } from './dynamodb';
 import { mappingsTable, tableName } from './schema';
 import { withoutKeys } from './store-repository';
 import { cancellationCodes } from './transactions';

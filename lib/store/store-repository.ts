@@ -1,6 +1,6 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv4, uuidv7 } from '../ids';
 import { getDocumentClient } from './client';
+import { GetCommand, TransactWriteCommand } from './dynamodb';
 import { keysTable, mappingsTable, tableName } from './schema';
 
 /** How a currency is shown in `display_price` (DESIGN.md sections 5 and 9). */

@@ -1,5 +1,5 @@
-import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from './client';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from './dynamodb';
 import { keysTable, TTL_ATTRIBUTE, tableName } from './schema';
 import type { StoreRecord } from './store-repository';
 import { withoutKeys } from './store-repository';

@@ -1,8 +1,8 @@
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as listKeys } from '../../functions/list-application-keys/handler';
 import { uuidv7 } from '../../lib/ids';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
+import { BatchWriteCommand, UpdateCommand } from '../../lib/store/dynamodb';
 import { keysTable, tableName } from '../../lib/store/schema';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';
 

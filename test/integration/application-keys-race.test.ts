@@ -1,10 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { handler as createKey } from '../../functions/create-application-key/handler';
 import { handler as deleteKey } from '../../functions/delete-application-key/handler';
 import { handler as updateKey } from '../../functions/update-application-key/handler';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
+import { QueryCommand } from '../../lib/store/dynamodb';
 import { keysTable, tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';

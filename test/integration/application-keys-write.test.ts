@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as createKey } from '../../functions/create-application-key/handler';
 import { handler as deleteKey } from '../../functions/delete-application-key/handler';
 import { handler as getKey } from '../../functions/get-application-key/handler';
@@ -9,6 +8,7 @@ import { issueAccessToken } from '../../lib/auth/issue-token';
 import { getConfig } from '../../lib/config/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
+import { UpdateCommand } from '../../lib/store/dynamodb';
 import { keysTable, tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';

@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import sample from '../../catalog/sample-release.json';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { generateRelease } from '../../lib/catalog/generator';
@@ -12,6 +11,7 @@ import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { resetConfig } from '../../lib/config/index';
 import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
 import { getDocumentClient } from '../../lib/store/client';
+import { QueryCommand } from '../../lib/store/dynamodb';
 import { tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
 import { childrenRelease, listChildren, PARENT } from '../support/catalog-fixtures';

@@ -1,7 +1,7 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../../functions/create-access-token/handler';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
+import { ScanCommand } from '../../lib/store/dynamodb';
 import { tableName } from '../../lib/store/schema';
 import { createTestStore, invoke, type TestStore } from '../support/fixtures';
 

@@ -1,0 +1,277 @@
+import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
+import type * as LibDynamoDb from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { type AwsCredentials, payloadHash, signRequest } from './sigv4';
+
+/*
+ * A lean DynamoDB client for the Lambda functions: the DynamoDB JSON protocol over keep-alive HTTP,
+ * SigV4-signed, with the document-client semantics of `@aws-sdk/lib-dynamodb` (plain JavaScript values in
+ * and out, marshalled by the SDK's own `@aws-sdk/util-dynamodb`). The command classes keep the SDK's names
+ * and input/output types, so repositories read like SDK code. Why not the SDK client itself: a fresh
+ * process importing it and making one call costs ~60-90 ms over `node -e 0` on our machines (225 KiB to
+ * compile, TLS and config loading, first-call initialisation of its middleware and schema serde), which is
+ * most of a Lambda cold start; this client is a few KiB. See docs/performance.md.
+ */
+
+/** A DynamoDB operation with the document-client input and output types of `@aws-sdk/lib-dynamodb`. */
+export abstract class Command<Input, Output> {
+  abstract readonly operation: string;
+  /** Phantom field carrying the output type. */
+  declare readonly __output: Output;
+  constructor(readonly input: Input) {}
+}
+
+export class GetCommand extends Command<LibDynamoDb.GetCommandInput, LibDynamoDb.GetCommandOutput> {
+  readonly operation = 'GetItem';
+}
+export class PutCommand extends Command<LibDynamoDb.PutCommandInput, LibDynamoDb.PutCommandOutput> {
+  readonly operation = 'PutItem';
+}
+export class UpdateCommand extends Command<LibDynamoDb.UpdateCommandInput, LibDynamoDb.UpdateCommandOutput> {
+  readonly operation = 'UpdateItem';
+}
+export class DeleteCommand extends Command<LibDynamoDb.DeleteCommandInput, LibDynamoDb.DeleteCommandOutput> {
+  readonly operation = 'DeleteItem';
+}
+export class QueryCommand extends Command<LibDynamoDb.QueryCommandInput, LibDynamoDb.QueryCommandOutput> {
+  readonly operation = 'Query';
+}
+export class ScanCommand extends Command<LibDynamoDb.ScanCommandInput, LibDynamoDb.ScanCommandOutput> {
+  readonly operation = 'Scan';
+}
+export class BatchGetCommand extends Command<
+  LibDynamoDb.BatchGetCommandInput,
+  LibDynamoDb.BatchGetCommandOutput
+> {
+  readonly operation = 'BatchGetItem';
+}
+export class BatchWriteCommand extends Command<
+  LibDynamoDb.BatchWriteCommandInput,
+  LibDynamoDb.BatchWriteCommandOutput
+> {
+  readonly operation = 'BatchWriteItem';
+}
+export class TransactWriteCommand extends Command<
+  LibDynamoDb.TransactWriteCommandInput,
+  LibDynamoDb.TransactWriteCommandOutput
+> {
+  readonly operation = 'TransactWriteItems';
+}
+
+export type BatchGetCommandOutput = LibDynamoDb.BatchGetCommandOutput;
+
+/** An error DynamoDB answered with: `name` is its type (`ConditionalCheckFailedException`, ...). */
+export class DynamoDbError extends Error {
+  readonly $metadata: { httpStatusCode: number };
+  /** For `TransactionCanceledException`: one reason per transaction item, in order. */
+  readonly CancellationReasons?: { Code?: string; Message?: string; Item?: Record<string, unknown> }[];
+
+  constructor(name: string, message: string, status: number, reasons?: DynamoDbError['CancellationReasons']) {
+    super(message);
+    this.name = name;
+    this.$metadata = { httpStatusCode: status };
+    if (reasons) this.CancellationReasons = reasons;
+  }
+}
+
+const MARSHALL_OPTIONS = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
+/** Request members that hold one item (or key, or value map) in document form. */
+const ITEM_MEMBERS = new Set(['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey']);
+/** Response members that hold one item in DynamoDB JSON. */
+const RESPONSE_ITEM_MEMBERS = new Set(['Item', 'Attributes', 'LastEvaluatedKey', 'Key']);
+const RETRYABLE_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+
+/** Document-form request -> DynamoDB JSON request: items, keys and value maps are marshalled. */
+function toWire(value: unknown, member?: string): unknown {
+  if (member !== undefined && ITEM_MEMBERS.has(member) && isRecord(value))
+    return marshall(value, MARSHALL_OPTIONS);
+  if (member === 'Keys' && Array.isArray(value)) return value.map((key) => marshall(key, MARSHALL_OPTIONS));
+  if (Array.isArray(value)) return value.map((entry) => toWire(entry));
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = toWire(entry, key);
+    return out;
+  }
+  return value;
+}
+
+/** Binary attributes travel as base64: back to bytes, recursively, before unmarshalling. */
+function decodeBinary(attribute: Record<string, Json>): Record<string, unknown> {
+  if (typeof attribute.B === 'string') return { B: Buffer.from(attribute.B, 'base64') };
+  if (Array.isArray(attribute.BS)) return { BS: attribute.BS.map((b) => Buffer.from(String(b), 'base64')) };
+  if (isRecord(attribute.M)) {
+    const map: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(attribute.M as Record<string, Record<string, Json>>))
+      map[k] = decodeBinary(v);
+    return { M: map };
+  }
+  if (Array.isArray(attribute.L)) return { L: (attribute.L as Record<string, Json>[]).map(decodeBinary) };
+  return attribute;
+}
+
+function item(wire: unknown): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(wire as Record<string, Record<string, Json>>))
+    attributes[k] = decodeBinary(v);
+  return unmarshall(attributes as never, { wrapNumbers: false });
+}
+
+/** DynamoDB JSON response -> document form: items (in any member that holds them) are unmarshalled. */
+function fromWire(value: unknown, member?: string): unknown {
+  if (member !== undefined && RESPONSE_ITEM_MEMBERS.has(member) && isRecord(value)) return item(value);
+  if ((member === 'Items' || member === 'Keys') && Array.isArray(value)) return value.map(item);
+  if (member === 'Responses' && isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [table, items] of Object.entries(value)) out[table] = (items as unknown[]).map(item);
+    return out;
+  }
+  if (Array.isArray(value)) return value.map((entry) => fromWire(entry));
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value)) out[key] = fromWire(entry, key);
+    return out;
+  }
+  return value;
+}
+
+/** JSON with bytes as base64, as the DynamoDB JSON protocol wants binary attributes. */
+const encodeBody = (payload: unknown): string =>
+  JSON.stringify(payload, (_key, value) =>
+    value instanceof Uint8Array
+      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')
+      : value,
+  );
+
+export interface DynamoDbClientOptions {
+  region: string;
+  /** DynamoDB Local or another endpoint; AWS's regional endpoint when absent. */
+  endpoint?: string | undefined;
+  credentials: () => Promise<AwsCredentials>;
+  /** Attempts per request, first included, for throttling, 5xx and network errors. */
+  maxAttempts?: number;
+  requestTimeoutMs?: number;
+}
+
+interface Transport {
+  request: typeof import('node:http').request;
+  agent: HttpAgent;
+}
+
+/** Minimal DynamoDB client: `send(new GetCommand({...}))` as with the SDK's document client. */
+export class DynamoDbClient {
+  private readonly url: URL;
+  private transport: Promise<Transport> | undefined;
+  private readonly maxAttempts: number;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: DynamoDbClientOptions) {
+    this.url = new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com`);
+    this.maxAttempts = options.maxAttempts ?? 4;
+    this.timeoutMs = options.requestTimeoutMs ?? 10000;
+  }
+
+  /** Sends one operation, retrying throttling, 5xx and network errors with jittered exponential backoff. */
+  async send<Input, Output>(command: Command<Input, Output>): Promise<Output> {
+    const body = encodeBody(toWire(command.input));
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = await this.post(command.operation, body);
+        return fromWire(result) as Output;
+      } catch (error) {
+        if (attempt >= this.maxAttempts || !retryable(error)) throw error;
+        const throttled =
+          (error as Error).name.includes('Throughput') || (error as Error).name.includes('Throttl');
+        const cap = (throttled ? 500 : 50) * 2 ** (attempt - 1);
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(cap, 5000)));
+      }
+    }
+  }
+
+  /** Closes idle keep-alive sockets. */
+  destroy(): void {
+    void this.transport?.then((transport) => transport.agent.destroy());
+    this.transport = undefined;
+  }
+
+  private loadTransport(): Promise<Transport> {
+    this.transport ??= (this.url.protocol === 'https:' ? import('node:https') : import('node:http')).then(
+      (mod) => ({
+        request: mod.request as Transport['request'],
+        agent: new mod.Agent({ keepAlive: true, maxSockets: 64 }) as HttpAgent,
+      }),
+    );
+    return this.transport;
+  }
+
+  private async post(operation: string, body: string): Promise<unknown> {
+    const [transport, credentials] = await Promise.all([this.loadTransport(), this.options.credentials()]);
+    const headers = signRequest(
+      {
+        method: 'POST',
+        host: this.url.host,
+        path: '/',
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': `DynamoDB_20120810.${operation}`,
+          'x-amz-content-sha256': payloadHash(body),
+        },
+        body,
+      },
+      credentials,
+      this.options.region,
+      'dynamodb',
+    );
+    const options: RequestOptions = {
+      method: 'POST',
+      hostname: this.url.hostname,
+      port: this.url.port || undefined,
+      path: '/',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      agent: transport.agent,
+      timeout: this.timeoutMs,
+    };
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = transport.request(options, (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      });
+      request.on('timeout', () =>
+        request.destroy(Object.assign(new Error('DynamoDB request timed out'), { code: 'ETIMEDOUT' })),
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+    const parsed = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+    if (status === 200) return parsed;
+    const type = String(parsed.__type ?? `HTTP${status}`);
+    const name = type.slice(type.lastIndexOf('#') + 1);
+    const message = String(parsed.message ?? parsed.Message ?? name);
+    const reasons = Array.isArray(parsed.CancellationReasons)
+      ? (fromWire(parsed.CancellationReasons) as DynamoDbError['CancellationReasons'])
+      : undefined;
+    throw new DynamoDbError(name, message, status, reasons);
+  }
+}
+
+function retryable(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  if (e.name !== undefined && RETRYABLE_NAMES.has(e.name)) return true;
+  if (e.code !== undefined && RETRYABLE_CODES.has(e.code)) return true;
+  return (e.$metadata?.httpStatusCode ?? 0) >= 500;
+}

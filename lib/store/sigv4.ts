@@ -1,0 +1,77 @@
+import { createHash, createHmac } from 'node:crypto';
+
+/** AWS credentials as Lambda hands them to a function (or a local stand-in for DynamoDB Local). */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string | undefined;
+  /** When temporary credentials stop working; undefined for long-lived ones. */
+  expiration?: Date | undefined;
+}
+
+export interface SignableRequest {
+  method: string;
+  host: string;
+  path: string;
+  /** Lower-case header names; `host` and `x-amz-date` are added by the signer. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+const sha256Hex = (data: string): string => createHash('sha256').update(data, 'utf8').digest('hex');
+const hmac = (key: Buffer | string, data: string): Buffer =>
+  createHmac('sha256', key).update(data, 'utf8').digest();
+
+let cachedKey: { scope: string; secret: string; key: Buffer } | undefined;
+
+function signingKey(secret: string, date: string, region: string, service: string): Buffer {
+  const scope = `${date}/${region}/${service}`;
+  if (cachedKey?.scope === scope && cachedKey.secret === secret) return cachedKey.key;
+  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+  cachedKey = { scope, secret, key };
+  return key;
+}
+
+/**
+ * Signs a request with AWS Signature Version 4 (header-based, no query string): returns the headers to
+ * send, including `x-amz-date`, `x-amz-security-token` when the credentials have one, and
+ * `authorization`. The path must already be URI-encoded (DynamoDB only ever uses `/`).
+ */
+export function signRequest(
+  request: SignableRequest,
+  credentials: AwsCredentials,
+  region: string,
+  service: string,
+  now: Date = new Date(),
+): Record<string, string> {
+  const amzDate = now.toISOString().replace(/[:-]|\.\d{3}/g, '');
+  const date = amzDate.slice(0, 8);
+  const headers: Record<string, string> = { ...request.headers, host: request.host, 'x-amz-date': amzDate };
+  if (credentials.sessionToken) headers['x-amz-security-token'] = credentials.sessionToken;
+  const names = Object.keys(headers).sort();
+  const canonicalHeaders = names
+    .map((name) => `${name}:${String(headers[name]).trim().replace(/\s+/g, ' ')}\n`)
+    .join('');
+  const signedHeaders = names.join(';');
+  const payloadHash = headers['x-amz-content-sha256'] ?? sha256Hex(request.body);
+  const canonicalRequest = [
+    request.method,
+    request.path,
+    '',
+    canonicalHeaders,
+    signedHeaders,
+    payloadHash,
+  ].join('\n');
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
+  const signature = createHmac('sha256', signingKey(credentials.secretAccessKey, date, region, service))
+    .update(stringToSign, 'utf8')
+    .digest('hex');
+  headers.authorization = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
+  return headers;
+}
+
+/** SHA-256 of a body, hex: the `x-amz-content-sha256` header value. */
+export function payloadHash(body: string): string {
+  return sha256Hex(body);
+}
