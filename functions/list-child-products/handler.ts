@@ -1,9 +1,9 @@
-import { childListBody, shopperHeaders } from '../../lib/catalog/child-list-response';
+import { childListJson, shopperHeaders } from '../../lib/catalog/child-list-response';
 import { listChildProducts } from '../../lib/catalog/list-children';
 import { parseFilter } from '../../lib/filter/index';
 import { createHandler } from '../../lib/http/middleware';
 import { pathParameter, queryParameter } from '../../lib/http/request';
-import { ok } from '../../lib/http/response';
+import { jsonText } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
 
 /**
@@ -27,5 +27,5 @@ export const handler = createHandler('list-child-products', { auth: 'any' }, asy
     filter,
     page,
   });
-  return ok(childListBody(productId, filterText, page, result));
+  return jsonText(200, childListJson(productId, filterText, page, result));
 });

@@ -1,14 +1,6 @@
 import { BadRequestError } from '../http/errors';
-import {
-  type PageLinks,
-  type PageMeta,
-  type PageRequest,
-  pageLinks,
-  pageMeta,
-  pageUrl,
-} from '../pagination/index';
+import { type PageLinks, type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
 import { childrenPath } from './derive';
-import type { ProductResource } from './types';
 
 const MAX_HEADER_LENGTH = 255;
 
@@ -54,22 +46,17 @@ export function childListLinks(
   });
 }
 
-export interface ChildListBody {
-  data: ProductResource[];
-  meta: { results: { total: number }; page: PageMeta };
-  links: PageLinks;
-}
-
-/** The 200 body: `data`, `meta.results.total`, `meta.page`, `links`. */
-export function childListBody(
+/**
+ * The 200 body as JSON text: `data` (products already serialized), `meta.results.total`, `meta.page`,
+ * `links`.
+ */
+export function childListJson(
   productId: string,
   filter: string | undefined,
   page: PageRequest,
-  result: { data: ProductResource[]; total: number },
-): ChildListBody {
-  return {
-    data: result.data,
-    meta: { results: { total: result.total }, page: pageMeta(page, result.total) },
-    links: childListLinks(productId, filter, page, result.total),
-  };
+  result: { data: string[]; total: number },
+): string {
+  const meta = { results: { total: result.total }, page: pageMeta(page, result.total) };
+  const links = childListLinks(productId, filter, page, result.total);
+  return `{"data":[${result.data.join(',')}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
 }

@@ -11,9 +11,9 @@ import type { PageRequest } from '../pagination/index';
 import { type CatalogRegistry, catalogRepository, chunkId } from '../store/catalog-repository';
 import { chunkCache, currentRegistry, productCache, resultCache } from './cache';
 import { chunkCount, chunksForPage, decodeChunk } from './child-index';
-import { productLocale, renderProduct } from './render';
+import { productLocale, renderProductJson } from './render';
 import { type CatalogRule, resolveCatalog } from './rules';
-import type { ChildIndexEntry, ProductResource, ReleaseLayout, StoredProduct } from './types';
+import type { ChildIndexEntry, ReleaseLayout, StoredProduct } from './types';
 
 export const NO_CATALOG = 'no catalog for this context';
 export const PRODUCT_NOT_FOUND = 'product not found in the catalog';
@@ -33,7 +33,8 @@ export interface ListChildrenRequest {
 }
 
 export interface ListChildrenResult {
-  data: ProductResource[];
+  /** The page's products, each as JSON text (see `renderProductJson`). */
+  data: string[];
   /** Live children matching the filter, over all pages. */
   total: number;
 }
@@ -211,7 +212,7 @@ export async function listChildProducts(request: ListChildrenRequest): Promise<L
     ids = matching.slice(page.offset, page.offset + page.limit);
   }
   const { products } = await load(layout, ids, parentId, []);
-  const data: ProductResource[] = [];
+  const data: string[] = [];
   for (const id of ids) {
     const stored = products.get(id);
     if (stored === undefined || stored === null) {
@@ -219,7 +220,9 @@ export async function listChildProducts(request: ListChildrenRequest): Promise<L
     }
     // The index holds live children only; this check keeps a draft out even if an index were wrong.
     if (!stored.live) continue;
-    data.push(renderProduct(stored, productLocale(stored, request.acceptLanguage, request.defaultLocale)));
+    data.push(
+      renderProductJson(stored, productLocale(stored, request.acceptLanguage, request.defaultLocale)),
+    );
   }
   return { data, total };
 }

@@ -13,6 +13,15 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
+/** A response whose body is JSON text already (e.g. assembled from cached fragments). */
+export function jsonText(
+  statusCode: number,
+  body: string,
+  headers: Record<string, string> = {},
+): HttpResponse {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body };
+}
+
 /** 200 with a JSON body. */
 export function ok(body: unknown): HttpResponse {
   return json(200, body);

@@ -1,4 +1,4 @@
-import { childListBody, childListLinks, shopperHeaders } from '../../lib/catalog/child-list-response';
+import { childListJson, childListLinks, shopperHeaders } from '../../lib/catalog/child-list-response';
 import { BadRequestError } from '../../lib/http/errors';
 
 const ID = '0190a0c0-0a00-7000-8000-000000000001';
@@ -41,12 +41,26 @@ describe('childListLinks', () => {
   });
 });
 
-describe('childListBody', () => {
-  it('carries data, meta.results.total, meta.page and links', () => {
-    const body = childListBody(ID, undefined, { limit: 2, offset: 2 }, { data: [], total: 5 });
+describe('childListJson', () => {
+  it('carries data, meta.results.total, meta.page and links, in that order', () => {
+    const text = childListJson(ID, undefined, { limit: 2, offset: 2 }, { data: [], total: 5 });
+    const body = JSON.parse(text);
+    expect(Object.keys(body)).toEqual(['data', 'meta', 'links']);
     expect(body.meta).toEqual({ results: { total: 5 }, page: { limit: 2, offset: 2, current: 2, total: 3 } });
     expect(body.data).toEqual([]);
     expect(body.links.next).toBe(`${BASE}?page[offset]=4&page[limit]=2`);
+  });
+
+  it('embeds the pre-serialized products as they are', () => {
+    const products = ['{"id":"a","type":"product"}', '{"id":"b","type":"product"}'];
+    const body = JSON.parse(
+      childListJson(ID, 'eq(tags,red)', { limit: 2, offset: 0 }, { data: products, total: 2 }),
+    );
+    expect(body.data).toEqual([
+      { id: 'a', type: 'product' },
+      { id: 'b', type: 'product' },
+    ]);
+    expect(body.links.self).toBe(`${BASE}?filter=eq(tags%2Cred)&page[offset]=0&page[limit]=2`);
   });
 });
 

@@ -1,5 +1,5 @@
 import { prepareRelease, slugFromName } from '../../lib/catalog/derive';
-import { productLocale, renderProduct } from '../../lib/catalog/render';
+import { productLocale, renderProduct, renderProductJson } from '../../lib/catalog/render';
 import type { StoredProduct } from '../../lib/catalog/types';
 import { validateReleaseDocument } from '../../lib/catalog/validate-release';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
@@ -342,5 +342,29 @@ describe('slugFromName', () => {
     ['***', 'fallback'],
   ])('%p -> %p', (name, slug) => {
     expect(slugFromName(name, 'fallback')).toBe(slug);
+  });
+});
+
+describe('renderProductJson', () => {
+  it('is the JSON of renderProduct, per locale', () => {
+    const child = stored(CHILD_FR);
+    expect(JSON.parse(renderProductJson(child, 'en-US'))).toEqual(renderProduct(child, 'en-US'));
+    const french = JSON.parse(renderProductJson(child, 'fr-FR'));
+    expect(french.attributes).toMatchObject({ name: 'T-shirt M', language: 'fr-FR' });
+  });
+
+  it('serializes a stored product once per locale and reuses the text', () => {
+    const child = stored(CHILD_FR);
+    const spy = jest.spyOn(JSON, 'stringify');
+    try {
+      const first = renderProductJson(child, 'en-US');
+      const again = renderProductJson(child, 'en-US');
+      expect(again).toBe(first);
+      expect(spy).toHaveBeenCalledTimes(1);
+      renderProductJson(child, 'fr-FR');
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
