@@ -157,7 +157,7 @@ async function operationBenches(f: Fixtures): Promise<OperationBench[]> {
         if (!found) throw new Error('bench client missing');
         const expires = Math.floor(Date.now() / 1000) + 3600;
         await tokenRepository.issue(
-          hashSecret(generateAccessToken()),
+          hashSecret(generateAccessToken(found.store_id, found.key_id)),
           { store_id: found.store_id, key_id: found.key_id, kind: 'client_credentials', expires_at: expires },
           new Date().toISOString(),
         );

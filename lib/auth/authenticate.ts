@@ -2,7 +2,7 @@ import { getConfig } from '../config/index';
 import { UnauthorizedError } from '../http/errors';
 import type { StoreRecord } from '../store/store-repository';
 import { type TokenKind, tokenRepository } from '../store/token-repository';
-import { hashSecret } from './secrets';
+import { hashSecret, parseAccessToken } from './secrets';
 
 /** Who is calling: the token's store, key and kind (client_credentials = admin, implicit = storefront). */
 export interface AuthContext {
@@ -21,7 +21,7 @@ interface CacheEntry {
 const MAX_CACHE_ENTRIES = 1000;
 /** Validated tokens by hash. Entries live at most AUTH_CACHE_SECONDS (<= 60 s), so revocation is bounded. */
 const cache = new Map<string, CacheEntry>();
-const BEARER = /^Bearer\s+([A-Za-z0-9_-]{16,512})\s*$/i;
+const BEARER = /^Bearer\s+(\S{1,512})\s*$/i;
 
 /** Empties the container's token cache (tests). */
 export function clearAuthCache(): void {
@@ -31,7 +31,8 @@ export function clearAuthCache(): void {
 /** Resolves an `Authorization` header into an AuthContext; 401 for anything missing, unknown or expired. */
 export async function authenticate(header: string | undefined): Promise<AuthContext> {
   const match = header === undefined ? null : BEARER.exec(header);
-  if (!match?.[1]) throw new UnauthorizedError();
+  const ids = match?.[1] ? parseAccessToken(match[1]) : undefined;
+  if (!match?.[1] || !ids) throw new UnauthorizedError();
   const tokenHash = hashSecret(match[1]);
   const nowMs = Date.now();
   const cached = cache.get(tokenHash);
@@ -40,7 +41,7 @@ export async function authenticate(header: string | undefined): Promise<AuthCont
     return cached.auth;
   }
   if (cached) cache.delete(tokenHash);
-  const resolved = await tokenRepository.resolve(tokenHash);
+  const resolved = await tokenRepository.resolve(tokenHash, ids.storeId, ids.keyId);
   if (!resolved || resolved.token.expires_at * 1000 <= nowMs) throw new UnauthorizedError();
   const auth: AuthContext = {
     storeId: resolved.token.store_id,

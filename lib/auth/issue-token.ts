@@ -52,7 +52,7 @@ export async function issueAccessToken(body: unknown): Promise<AccessTokenRespon
   const ttl = getConfig().tokenTtlSeconds;
   const now = Date.now();
   const expires = Math.floor(now / 1000) + ttl;
-  const accessToken = generateAccessToken();
+  const accessToken = generateAccessToken(client.store_id, client.key_id);
   const issued = await tokenRepository.issue(
     hashSecret(accessToken),
     { store_id: client.store_id, key_id: client.key_id, kind: grantType, expires_at: expires },

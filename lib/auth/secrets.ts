@@ -10,9 +10,22 @@ export function generateClientId(): string {
   return randomBytes(20).toString('hex');
 }
 
-/** A new access token: 32 random bytes, base64url. Only its hash is stored. */
-export function generateAccessToken(): string {
-  return randomBytes(32).toString('base64url');
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const ACCESS_TOKEN = new RegExp(`^(${UUID})\\.(${UUID})\\.[A-Za-z0-9_-]{43}$`);
+
+/**
+ * A new access token: `<store id>.<key id>.<32 random bytes, base64url>`. The ids are not secret; they
+ * let one batch read the token, its key and its store. Only the hash of the whole token is stored, so
+ * changing the ids gives a token that matches nothing.
+ */
+export function generateAccessToken(storeId: string, keyId: string): string {
+  return `${storeId}.${keyId}.${randomBytes(32).toString('base64url')}`;
+}
+
+/** The store and key an access token names, or undefined when it is not shaped like one. */
+export function parseAccessToken(token: string): { storeId: string; keyId: string } | undefined {
+  const match = ACCESS_TOKEN.exec(token);
+  return match?.[1] && match[2] ? { storeId: match[1], keyId: match[2] } : undefined;
 }
 
 /**

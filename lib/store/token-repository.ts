@@ -1,5 +1,6 @@
+import { ServiceUnavailableError } from '../http/errors';
 import { getDocumentClient } from './client';
-import { BatchGetCommand, GetCommand, TransactWriteCommand } from './dynamodb';
+import { BatchGetCommand, TransactWriteCommand } from './dynamodb';
 import { keysTable, TTL_ATTRIBUTE, tableName } from './schema';
 import type { StoreRecord } from './store-repository';
 import { withoutKeys } from './store-repository';
@@ -53,35 +54,38 @@ export const tokenRepository = {
   },
 
   /**
-   * Reads a token by hash, then (in one batch) its key and store. Undefined when the token, its key or its
-   * store is gone: deleting a key revokes its tokens.
+   * Reads a token, its key and its store in one consistent batch (the token names its store and key, so
+   * their keys are known up front). Undefined when any of them is gone — deleting a key revokes its
+   * tokens — or when the stored token does not belong to the store and key it names.
    */
-  async resolve(tokenHash: string): Promise<{ token: TokenRecord; store: StoreRecord } | undefined> {
-    const client = getDocumentClient();
+  async resolve(
+    tokenHash: string,
+    storeId: string,
+    keyId: string,
+  ): Promise<{ token: TokenRecord; store: StoreRecord } | undefined> {
     const table = tableName('keys');
-    const found = await client.send(
-      new GetCommand({ TableName: table, Key: keysTable.token(tokenHash), ConsistentRead: true }),
+    let keys: Record<string, unknown>[] = [
+      keysTable.token(tokenHash),
+      keysTable.applicationKey(storeId, keyId),
+      keysTable.store(storeId),
+    ];
+    const items: Record<string, unknown>[] = [];
+    for (let attempt = 1; keys.length > 0; attempt += 1) {
+      if (attempt > 3) throw new ServiceUnavailableError();
+      const batch = await getDocumentClient().send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      items.push(...(batch.Responses?.[table] ?? []));
+      keys = (batch.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+    }
+    const tokenItem = items.find((item) => item.sk === 'TOKEN');
+    const keyItem = items.find(
+      (item) => typeof item.sk === 'string' && item.sk.startsWith(keysTable.applicationKeyPrefix),
     );
-    if (!found.Item) return undefined;
-    const token = withoutKeys(found.Item) as TokenRecord & { ttl?: number };
-    delete token.ttl;
-    const batch = await client.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [table]: {
-            Keys: [keysTable.applicationKey(token.store_id, token.key_id), keysTable.store(token.store_id)],
-            ConsistentRead: true,
-            ProjectionExpression:
-              'pk, sk, id, #n, rate_limit, page_length, currencies, default_locale, mapping_id, key_count, reserved_rate_limit_total, created_at, updated_at',
-            ExpressionAttributeNames: { '#n': 'name' },
-          },
-        },
-      }),
-    );
-    const items = batch.Responses?.[table] ?? [];
-    const keyItem = items.find((item) => item.sk !== 'STORE');
     const storeItem = items.find((item) => item.sk === 'STORE');
-    if (!keyItem || !storeItem) return undefined;
-    return { token, store: withoutKeys(storeItem) as StoreRecord };
+    if (!tokenItem || !keyItem || !storeItem) return undefined;
+    const { ttl: _ttl, ...token } = withoutKeys(tokenItem) as unknown as TokenRecord & { ttl?: number };
+    if (token.store_id !== storeId || token.key_id !== keyId) return undefined;
+    return { token, store: withoutKeys(storeItem) as unknown as StoreRecord };
   },
 };

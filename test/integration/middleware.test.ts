@@ -1,5 +1,5 @@
 import { clearAuthCache } from '../../lib/auth/authenticate';
-import { hashSecret } from '../../lib/auth/secrets';
+import { generateAccessToken, hashSecret } from '../../lib/auth/secrets';
 import {
   ConflictError,
   NotFoundError,
@@ -61,12 +61,24 @@ describe('auth middleware', () => {
     ['no Authorization header', undefined],
     ['a non-Bearer scheme', 'Basic dXNlcjpwYXNz'],
     ['a malformed bearer value', 'Bearer not a token!'],
-    ['an unknown token', 'Bearer AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    ['a token of another shape', 'Bearer AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    [
+      'a well-formed token nobody issued',
+      'Bearer 0190a0c0-0000-7000-8000-000000000001.0190a0c0-0000-7000-8000-000000000003.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ],
   ])('answers 401 for %s', async (_case, authorization) => {
     const res = await invoke(adminEcho, { method: 'GET', path: '/echo', headers: { authorization } });
     expect(res.status).toBe(401);
     expect(res.headers['Content-Type']).toBe('application/json');
     expectErrorBody(res.body, 401, 'Unauthorized', 'Unable to validate access token');
+  });
+
+  it('answers 401 to a real token whose store id was swapped for another store’s', async () => {
+    const other = await createTestStore();
+    const forged = adminToken.replace(store.store.id, other.store.id);
+    expect(forged).not.toBe(adminToken);
+    const res = await invoke(adminEcho, { method: 'GET', path: '/echo', headers: bearer(forged) });
+    expect(res.status).toBe(401);
   });
 
   it('answers 403 to an implicit (storefront) token on an admin route', async () => {
@@ -83,7 +95,7 @@ describe('auth middleware', () => {
   });
 
   it('rejects an expired token even while its item still exists (before TTL removes it)', async () => {
-    const token = 'expiredtokenexpiredtokenexpiredtoken0000000';
+    const token = generateAccessToken(store.store.id, store.keyId);
     await tokenRepository.issue(
       hashSecret(token),
       {

@@ -37,7 +37,7 @@ describe('POST /oauth/access_token', () => {
     expect(res.status).toBe(200);
     expect(res.headers['Cache-Control']).toBe('no-store');
     expect(res.body).toEqual({
-      access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      access_token: expect.stringMatching(/^[0-9a-f-]{36}\.[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}$/),
       token_type: 'Bearer',
       expires_in: 3600,
       expires: expect.any(Number),
