@@ -288,7 +288,7 @@ function report(r: Results): number {
     if (!ok) missed += 1;
     out.push(line(label, value, ok));
   };
-  out.push('', 'Bundles (KiB, minified, AWS SDK bundled)  target <= 350');
+  out.push('', 'Bundles (KiB, minified, every dependency bundled)  target <= 350');
   for (const [name, kib] of Object.entries(r.bundle_kb)) check(name, `${kib}`, kib <= TARGETS.bundle_kib_max);
   out.push('', 'Cold start (median of fresh processes, ms)  target: median - node -e 0 <= 60');
   for (const [name, c] of Object.entries(r.cold_start)) {
