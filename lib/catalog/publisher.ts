@@ -100,6 +100,8 @@ export function buildReleaseItems(
   }
   const oversized: ValidationIssue[] = [];
   items.forEach((item, index) => {
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes: only strings that could be too large are measured.
+    if (typeof item.d === 'string' && item.d.length * 3 <= MAX_ITEM_BYTES) return;
     const bytes = typeof item.d === 'string' ? Buffer.byteLength(item.d) : (item.z as Uint8Array).byteLength;
     if (bytes > MAX_ITEM_BYTES) {
       const product = index < prepared.products.length;
