@@ -1,7 +1,6 @@
-import { gateway } from '@elasticpath/js-sdk';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { createTestStore, type TestStore } from '../support/fixtures';
-import { type LocalApi, memoryStorage, startLocalApi } from '../support/local-api';
+import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
 let api: LocalApi;
 
@@ -11,13 +10,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 function sdkFor(store: { clientId: string; clientSecret: string }) {
-  return gateway({
-    client_id: store.clientId,
-    client_secret: store.clientSecret,
-    host: api.host,
-    protocol: 'http',
-    storage: memoryStorage(),
-  } as never);
+  return sdkClient(api, store);
 }
 
 function link(offset: number, limit: number) {

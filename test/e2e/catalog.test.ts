@@ -1,4 +1,3 @@
-import { gateway } from '@elasticpath/js-sdk';
 import { publishRelease } from '../../lib/catalog/publisher';
 import {
   childrenRelease,
@@ -8,7 +7,7 @@ import {
   STANDALONE,
 } from '../support/catalog-fixtures';
 import { createTestStore, type TestStore } from '../support/fixtures';
-import { type LocalApi, memoryStorage, startLocalApi } from '../support/local-api';
+import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
 let api: LocalApi;
 let store: TestStore;
@@ -27,12 +26,7 @@ afterAll(async () => {
 
 /** The official SDK with an implicit grant: a client id and no secret, as a storefront uses it. */
 function storefront() {
-  return gateway({
-    client_id: store.clientId,
-    host: api.host,
-    protocol: 'http',
-    storage: memoryStorage(),
-  } as never);
+  return sdkClient(api, { clientId: store.clientId });
 }
 
 // The seed's header name; the SDK's typings only list the EP-* aliases, so the object is widened here.

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { gateway } from '@elasticpath/js-sdk';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
-import { type LocalApi, memoryStorage, startLocalApi } from '../support/local-api';
+import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
 let api: LocalApi;
 let owner: TestStore;
@@ -9,13 +8,7 @@ let rival: TestStore;
 
 /** The official SDK, unmodified, pointed at the local API with a store's credentials. */
 function sdkFor(store: TestStore) {
-  return gateway({
-    client_id: store.clientId,
-    client_secret: store.clientSecret,
-    host: api.host,
-    protocol: 'http',
-    storage: memoryStorage(),
-  } as never);
+  return sdkClient(api, store);
 }
 
 beforeAll(async () => {

@@ -1,6 +1,5 @@
-import { gateway } from '@elasticpath/js-sdk';
 import { createTestStore, type TestStore } from '../support/fixtures';
-import { type LocalApi, memoryStorage, startLocalApi } from '../support/local-api';
+import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
 let api: LocalApi;
 let store: TestStore;
@@ -13,13 +12,7 @@ afterAll(() => api.close());
 
 describe('POST /oauth/access_token over HTTP', () => {
   it('issues a client_credentials token to the official SDK', async () => {
-    const sdk = gateway({
-      client_id: store.clientId,
-      client_secret: store.clientSecret,
-      host: api.host,
-      protocol: 'http',
-      storage: memoryStorage(),
-    } as never);
+    const sdk = sdkClient(api, store);
     const token = await sdk.Authenticate();
     expect(token).toMatchObject({ token_type: 'Bearer', expires_in: 3600, identifier: 'client_credentials' });
     expect(typeof token.access_token).toBe('string');

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { gateway } from '@elasticpath/js-sdk';
 import { createLocalServer, listen } from '../../local/server';
 
 export interface LocalApi {
@@ -32,4 +33,18 @@ export function memoryStorage() {
     get: (key: string) => values.get(key) ?? null,
     delete: (key: string) => void values.delete(key),
   };
+}
+
+/**
+ * The official SDK, unmodified, pointed at the local API: with a secret it authenticates with the
+ * client_credentials grant (admin), without one with the implicit grant (storefront).
+ */
+export function sdkClient(api: LocalApi, credentials: { clientId: string; clientSecret?: string }) {
+  return gateway({
+    client_id: credentials.clientId,
+    ...(credentials.clientSecret === undefined ? {} : { client_secret: credentials.clientSecret }),
+    host: api.host,
+    protocol: 'http',
+    storage: memoryStorage(),
+  } as never);
 }
