@@ -1,21 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { issueAccessToken } from '../../lib/auth/issue-token';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { storeRepository } from '../../lib/store/store-repository';
+import { runCli } from '../support/cli';
 
-const ROOT = join(__dirname, '../..');
-
-/** Runs `npm run admin -- ...` (the tsx entry point) against the test tables. */
-function adminCli(...args: string[]) {
-  const result = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['local/admin.ts', ...args], {
-    cwd: ROOT,
-    env: process.env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const adminCli = (...args: string[]) => runCli('admin', ...args);
 
 describe('npm run admin -- create-store', () => {
   it('prints one JSON object with working credentials and creates the store and its mapping', async () => {

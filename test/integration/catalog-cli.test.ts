@@ -1,25 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateReleaseDocument } from '../../lib/catalog/validate-release';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { childrenRelease } from '../support/catalog-fixtures';
+import { runCli } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
-const ROOT = join(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
 
-/** Runs `npm run catalog -- ...` (the tsx entry point, without npm's own output) against the test tables. */
-function catalogCli(...args: string[]) {
-  const result = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['local/catalog.ts', ...args], {
-    cwd: ROOT,
-    env: process.env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const catalogCli = (...args: string[]) => runCli('catalog', ...args);
 
 function file(name: string, content: unknown): string {
   const path = join(dir, name);
