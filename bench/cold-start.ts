@@ -18,8 +18,8 @@ process.stdout.write(String(result.statusCode));
 process.exit(0);
 `;
 
-/** Wall time of one fresh `node` process from spawn to exit; its stdout too. */
-function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string }> {
+/** Wall time of one fresh `node` process from spawn to exit, and its stdout; rejects on a non-zero exit. */
+export function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

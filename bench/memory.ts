@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { timeProcess } from './cold-start';
 import { round } from './support';
 
 /** Runs every event through the bundled function in one fresh process, then reports its RSS. */
@@ -26,22 +26,10 @@ export async function measureRssAfter(
 ): Promise<number> {
   const file = join(workDir, 'memory-events.json');
   writeFileSync(file, JSON.stringify(events));
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', RUN_ALL], {
-      env: { ...env, BENCH_BUNDLE: bundle, BENCH_EVENTS: file },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('exit', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`memory run failed: ${stderr.slice(0, 500)}`)),
-    );
+  const { stdout: output } = await timeProcess(['--input-type=module', '-e', RUN_ALL], {
+    ...env,
+    BENCH_BUNDLE: bundle,
+    BENCH_EVENTS: file,
   });
   return round(JSON.parse(output).rss / (1024 * 1024), 1);
 }
