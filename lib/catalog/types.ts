@@ -1,3 +1,4 @@
+import type { FilterableProduct } from '../filter/types';
 import type { CurrencySettings } from '../store/store-repository';
 
 /** One currency's price: `amount` in the currency's lowest denomination (the list price). */
@@ -178,15 +179,7 @@ export interface StoredProduct {
 }
 
 /** A live child's entry in its parent's index: the filterable attributes plus `updated_at`. */
-export interface ChildIndexEntry {
-  id: string;
-  name: string;
-  sku: string;
-  slug: string;
-  manufacturer_part_num: string;
-  upc_ean: string;
-  product_types: string[];
-  tags: string[];
+export interface ChildIndexEntry extends FilterableProduct {
   updated_at: string;
 }
 
