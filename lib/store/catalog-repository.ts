@@ -92,20 +92,18 @@ export interface ReleaseMarker {
   superseded_at?: string;
 }
 
-/** Read and write capacity consumed through this repository since the last reset (benchmarks). */
+/** Read capacity consumed through this repository's reads since the last reset (benchmarks). */
 export const catalogCapacity = {
   read: 0,
-  write: 0,
   reset(): void {
     this.read = 0;
-    this.write = 0;
   },
 };
 
-function meter(kind: 'read' | 'write', consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
+function meter(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
   if (consumed === undefined) return;
   for (const entry of Array.isArray(consumed) ? consumed : [consumed]) {
-    catalogCapacity[kind] += entry.CapacityUnits ?? 0;
+    catalogCapacity.read += entry.CapacityUnits ?? 0;
   }
 }
 
@@ -144,7 +142,7 @@ async function batchGet(keys: Key[], consistent: boolean): Promise<Map<string, I
             ReturnConsumedCapacity: 'TOTAL',
           }),
         );
-        meter('read', result.ConsumedCapacity);
+        meter(result.ConsumedCapacity);
         for (const item of result.Responses?.[table] ?? []) found.set(keyOf(item as Key), item as Item);
         pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
       }
@@ -195,7 +193,7 @@ export const catalogRepository = {
         ReturnConsumedCapacity: 'TOTAL',
       }),
     );
-    meter('read', result.ConsumedCapacity);
+    meter(result.ConsumedCapacity);
     if (!result.Item) return undefined;
     return {
       version: result.Item.version as number,
@@ -296,10 +294,10 @@ export const catalogRepository = {
             );
           }
           if (attempt > 0) await backoff(attempt);
+          // No ReturnConsumedCapacity here: write units are not metered, and asking costs time per batch.
           const result = await getDocumentClient().send(
-            new BatchWriteCommand({ RequestItems: { [table]: pending }, ReturnConsumedCapacity: 'TOTAL' }),
+            new BatchWriteCommand({ RequestItems: { [table]: pending } }),
           );
-          meter('write', result.ConsumedCapacity);
           const unprocessed = (result.UnprocessedItems?.[table] ?? []) as typeof pending;
           written += pending.length - unprocessed.length;
           options.onProgress?.(written);
