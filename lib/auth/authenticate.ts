@@ -28,6 +28,12 @@ export function clearAuthCache(): void {
   cache.clear();
 }
 
+/** The store an `Authorization` header's token claims to belong to (unverified), or undefined. */
+export function claimedStoreId(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : BEARER.exec(header);
+  return match?.[1] ? parseAccessToken(match[1])?.storeId : undefined;
+}
+
 /** Resolves an `Authorization` header into an AuthContext; 401 for anything missing, unknown or expired. */
 export async function authenticate(header: string | undefined): Promise<AuthContext> {
   const match = header === undefined ? null : BEARER.exec(header);

@@ -24,22 +24,35 @@ export const productCache = new LruCache<StoredProduct | null>(CACHE_BUDGETS.pro
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
 export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
-/** The store's registry with the time it was read; weight 1 each, so this bounds the number of stores. */
-const registryCache = new LruCache<{ registry: CatalogRegistry | undefined; readAt: number }>(
+/**
+ * The store's registry (as a promise, so concurrent callers share one read) with the time the read
+ * started; weight 1 each, so this bounds the number of stores.
+ */
+const registryCache = new LruCache<{ registry: Promise<CatalogRegistry | undefined>; readAt: number }>(
   CACHE_BUDGETS.registries,
 );
 
 /** The store's catalog registry, read at most every RELEASE_CACHE_SECONDS per container. */
-export async function currentRegistry(
-  storeId: string,
-  nowMs = Date.now(),
-): Promise<CatalogRegistry | undefined> {
+export function currentRegistry(storeId: string, nowMs = Date.now()): Promise<CatalogRegistry | undefined> {
   const maxAgeMs = getConfig().releaseCacheSeconds * 1000;
   const cached = registryCache.get(storeId);
   if (cached && nowMs - cached.readAt < maxAgeMs) return cached.registry;
-  const registry = await catalogRepository.getRegistry(storeId);
-  if (maxAgeMs > 0) registryCache.set(storeId, { registry, readAt: nowMs }, 1);
+  const registry = catalogRepository.getRegistry(storeId);
+  if (maxAgeMs > 0) {
+    registryCache.set(storeId, { registry, readAt: nowMs }, 1);
+    registry.catch(() => registryCache.delete(storeId));
+  }
   return registry;
+}
+
+/**
+ * Starts reading the registry of the store a bearer token names while the token is being checked, so
+ * a cold request does not wait for the two one after the other. Nothing is returned to anyone until
+ * the token is valid; a forged store id only warms that store's registry in this container.
+ */
+export function prefetchRegistry(storeId: string | undefined): void {
+  if (storeId === undefined || getConfig().releaseCacheSeconds === 0) return;
+  currentRegistry(storeId).catch(() => undefined);
 }
 
 /** Empties every catalog cache: a cold container (tests and benchmarks). */

@@ -50,6 +50,14 @@ export class LruCache<V> {
     }
   }
 
+  /** Removes an entry. */
+  delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.weight -= entry.weight;
+  }
+
   clear(): void {
     this.entries.clear();
     this.weight = 0;

@@ -1,7 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { type AuthContext, authenticate } from '../auth/authenticate';
+import { type AuthContext, authenticate, claimedStoreId } from '../auth/authenticate';
 import {
   ApiError,
   BadRequestError,
@@ -24,6 +24,11 @@ export type BodyKind = 'none' | 'json' | 'json-or-form';
 export interface HandlerOptions<A extends AuthRequirement> {
   auth: A;
   body?: BodyKind;
+  /**
+   * Reads that depend only on the store the token claims, started while the token is checked (their
+   * results must reach the caller only through the handler, which runs once the token is valid).
+   */
+  prefetch?: (claimedStoreId: string | undefined) => void;
 }
 
 /** The event a handler sees: the API Gateway event plus what the middleware stack derived from it. */
@@ -71,11 +76,16 @@ function bodyParser(kind: BodyKind): MiddlewareObj<ApiEvent, HttpResponse> {
 }
 
 /** Resolves the bearer token into the store and token kind; 401 when invalid, 403 when not allowed here. */
-function authorizer(requirement: AuthRequirement): MiddlewareObj<ApiEvent, HttpResponse> {
+function authorizer(
+  requirement: AuthRequirement,
+  prefetch: HandlerOptions<AuthRequirement>['prefetch'],
+): MiddlewareObj<ApiEvent, HttpResponse> {
   return {
     before: async (request) => {
       if (requirement === 'none') return;
-      const auth = await authenticate(request.event.headers.authorization);
+      const header = request.event.headers.authorization;
+      prefetch?.(claimedStoreId(header));
+      const auth = await authenticate(header);
       if (requirement === 'admin' && auth.kind !== 'client_credentials') throw new ForbiddenError();
       (request.event as ApiEvent<'any'>).auth = auth;
     },
@@ -121,7 +131,7 @@ export function createHandler<A extends AuthRequirement>(
     .use(errorHandler(functionName))
     .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent, HttpResponse>)
     .use(bodyParser(options.body ?? 'none'))
-    .use(authorizer(options.auth))
+    .use(authorizer(options.auth, options.prefetch))
     .handler(handler as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>);
 }
 
