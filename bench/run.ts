@@ -71,6 +71,26 @@ async function setUp(): Promise<Fixtures> {
   return { scenario, keyIds, deletableKeyIds, prefixes: [`bench-${tag}-a`, `bench-${tag}-b`], catalog };
 }
 
+/** The token request both the cold-start and the operation stages send. */
+function tokenRequest(s: Scenario) {
+  return s.event('POST', '/oauth/access_token', {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: s.clientId,
+      client_secret: s.clientSecret,
+    }).toString(),
+  });
+}
+
+/** A prefix change of the scenario store's mapping. */
+function prefixUpdate(s: Scenario, prefix: string | undefined) {
+  return s.event('PUT', `/v2/merchant-realm-mappings/${s.store.mapping_id}`, {
+    token: s.adminToken,
+    body: { data: { type: 'merchant-realm-mappings', prefix } },
+  });
+}
+
 /** A realistic event per function for cold starts: each run gets one (deletes take a fresh key each). */
 function coldStartEvents(
   f: Fixtures,
@@ -82,15 +102,7 @@ function coldStartEvents(
   return {
     'create-access-token': {
       status: 200,
-      event: () =>
-        s.event('POST', '/oauth/access_token', {
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'client_credentials',
-            client_id: s.clientId,
-            client_secret: s.clientSecret,
-          }).toString(),
-        }),
+      event: () => tokenRequest(s),
     },
     'list-application-keys': {
       status: 200,
@@ -120,11 +132,7 @@ function coldStartEvents(
     'get-merchant-realm-mapping': { status: 200, event: () => s.event('GET', mappingPath, { token: admin }) },
     'update-merchant-realm-mapping': {
       status: 200,
-      event: (run) =>
-        s.event('PUT', mappingPath, {
-          token: admin,
-          body: { data: { type: 'merchant-realm-mappings', prefix: f.prefixes[run % 2] } },
-        }),
+      event: (run) => prefixUpdate(s, f.prefixes[run % 2]),
     },
     'list-child-products': { status: 200, event: () => f.catalog.event(0) },
   };
@@ -143,15 +151,7 @@ async function operationBenches(f: Fixtures): Promise<OperationBench[]> {
     {
       function: 'create-access-token',
       expectStatus: 200,
-      event: () =>
-        s.event('POST', '/oauth/access_token', {
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'client_credentials',
-            client_id: s.clientId,
-            client_secret: s.clientSecret,
-          }).toString(),
-        }),
+      event: () => tokenRequest(s),
       raw: async () => {
         const found = await applicationKeyRepository.findClient(s.clientId);
         if (!found) throw new Error('bench client missing');
@@ -172,11 +172,7 @@ async function operationBenches(f: Fixtures): Promise<OperationBench[]> {
     {
       function: 'update-merchant-realm-mapping',
       expectStatus: 200,
-      event: (call) =>
-        s.event('PUT', `/v2/merchant-realm-mappings/${s.store.mapping_id}`, {
-          token: s.adminToken,
-          body: { data: { type: 'merchant-realm-mappings', prefix: f.prefixes[call % 2] } },
-        }),
+      event: (call) => prefixUpdate(s, f.prefixes[call % 2]),
       raw: async (call) => {
         const read = await client.send(
           new GetCommand({
