@@ -23,7 +23,7 @@ import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
 const JSON_OUTPUT = process.argv.includes('--json');
-const COLD_RUNS = 15;
+const COLD_RUNS = 25;
 const OPERATION_ITERATIONS = 300;
 
 /** The targets of the performance issue; every figure is compared with a baseline from the same run. */

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { type AuthContext, authenticate, claimedStoreId } from '../auth/authenticate';
+import { getDocumentClient } from '../store/client';
 import {
   ApiError,
   BadRequestError,
@@ -127,6 +128,9 @@ export function createHandler<A extends AuthRequirement>(
   options: HandlerOptions<A>,
   handler: Handler<A>,
 ) {
+  // At init, once per container: a bad configuration fails here with a message naming the variable,
+  // and the DynamoDB client (with its HTTP module) is ready before the first request.
+  getDocumentClient();
   return middy<ApiEvent, HttpResponse>()
     .use(errorHandler(functionName))
     .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent, HttpResponse>)

@@ -180,6 +180,8 @@ export class DynamoDbClient {
     this.url = new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com`);
     this.maxAttempts = options.maxAttempts ?? 4;
     this.timeoutMs = options.requestTimeoutMs ?? 10000;
+    // Start loading node:http(s) now, so a cold container's first request does not wait for it.
+    this.loadTransport().catch(() => undefined);
   }
 
   /** Sends one operation, retrying throttling, 5xx and network errors with jittered exponential backoff. */

@@ -1,0 +1,70 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/cli';
+import { createTestStore } from '../support/fixtures';
+
+const dir = mkdtempSync(join(tmpdir(), 'event-cli-'));
+
+describe('npm run event', () => {
+  it('prints a payload 2.0 event routed with the route table', () => {
+    const run = runCli(
+      'event',
+      'PUT',
+      '/v2/merchant-realm-mappings/abc?x=1',
+      '--header',
+      'Authorization: Bearer t',
+      '--body',
+      '{"data":{}}',
+    );
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(
+      'route: PUT /v2/merchant-realm-mappings/{mapping_id} -> function update-merchant-realm-mapping',
+    );
+    const event = JSON.parse(run.stdout);
+    expect(event).toMatchObject({
+      version: '2.0',
+      routeKey: 'PUT /v2/merchant-realm-mappings/{mapping_id}',
+      rawPath: '/v2/merchant-realm-mappings/abc',
+      rawQueryString: 'x=1',
+      queryStringParameters: { x: '1' },
+      pathParameters: { mapping_id: 'abc' },
+      headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+      body: '{"data":{}}',
+      requestContext: { http: { method: 'PUT', path: '/v2/merchant-realm-mappings/abc' } },
+    });
+  });
+
+  it('refuses a body that is not JSON', () => {
+    const run = runCli('event', 'POST', '/oauth/access_token', '--body', '{nope');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('--body must be valid JSON');
+  });
+});
+
+describe('npm run invoke', () => {
+  it('runs a function once with an event file and prints its result', async () => {
+    const store = await createTestStore();
+    const made = runCli(
+      'event',
+      'POST',
+      '/oauth/access_token',
+      '--body',
+      JSON.stringify({ grant_type: 'implicit', client_id: store.clientId }),
+    );
+    const file = join(dir, 'token-event.json');
+    writeFileSync(file, made.stdout);
+    const run = runCli('invoke', 'create-access-token', '--event', file);
+    expect(run.status).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ token_type: 'Bearer', identifier: 'implicit' });
+  });
+
+  it('names the functions it knows when given another', () => {
+    const run = runCli('invoke', 'no-such-function', '--event', 'x.json');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('unknown function "no-such-function"');
+    expect(run.stderr).toContain('list-child-products');
+  });
+});
