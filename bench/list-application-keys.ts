@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url';
 import { handler } from '../functions/list-application-keys/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';
@@ -7,7 +6,7 @@ import { getDocumentClient } from '../lib/store/client';
 import { GetCommand, QueryCommand } from '../lib/store/dynamodb';
 import { keysTable, tableName } from '../lib/store/schema';
 import { storeRepository } from '../lib/store/store-repository';
-import { measurePair, progress, round, startBenchDatabase, type Timing } from './support';
+import { iterationsArg, measurePair, progress, round, runAsScript, type Timing } from './support';
 
 export interface ListKeysOffsetFigures {
   offset: number;
@@ -149,22 +148,13 @@ export async function benchListApplicationKeys(
   return { keys: keyCount, seed_ms: Math.round(seedMs), offsets: results };
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const json = args.includes('--json');
-  const iterationsIndex = args.indexOf('--iterations');
-  const iterations = iterationsIndex === -1 ? 300 : Number(args[iterationsIndex + 1]);
-  if (!Number.isInteger(iterations) || iterations < 1)
-    throw new Error('--iterations must be a positive integer');
-  progress('starting DynamoDB Local');
-  const database = await startBenchDatabase();
-  try {
+runAsScript(
+  import.meta.url,
+  (args) => {
     progress('creating a store with 1,000 keys');
-    const figures = await benchListApplicationKeys({ iterations });
-    if (json) {
-      process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
-      return;
-    }
+    return benchListApplicationKeys({ iterations: iterationsArg(args, 300) });
+  },
+  (figures) => {
     const lines = [
       `GET /v2/application-keys, in-process, DynamoDB Local, store with ${figures.keys} keys, page[limit]=25`,
     ];
@@ -176,15 +166,6 @@ async function main(): Promise<void> {
       );
     }
     lines.push(`  (seeding ${figures.keys} keys through the repository took ${figures.seed_ms} ms)`, '');
-    process.stdout.write(lines.join('\n'));
-  } finally {
-    await database.stop();
-  }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+    return lines.join('\n');
+  },
+);

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { handler } from '../functions/list-child-products/handler';
 import { clearAuthCache } from '../lib/auth/authenticate';
 import { issueAccessToken } from '../lib/auth/issue-token';
@@ -16,7 +15,7 @@ import { getDocumentClient } from '../lib/store/client';
 import { BatchWriteCommand, QueryCommand } from '../lib/store/dynamodb';
 import { tableName } from '../lib/store/schema';
 import { DEFAULT_CURRENCIES, storeRepository } from '../lib/store/store-repository';
-import { measure, measurePair, progress, quantile, round, startBenchDatabase, type Timing } from './support';
+import { measure, measurePair, progress, quantile, round, runAsScript, type Timing } from './support';
 
 export interface ChildListRequestFigures {
   offset: number;
@@ -321,38 +320,21 @@ function describe(row: ChildListRequestFigures): string {
   return `  ${what.padEnd(28)} p50 ${row.timing.p50_ms} ms  p99 ${row.timing.p99_ms} ms  read units ${row.read_units}  (${row.timing.samples} requests)`;
 }
 
-async function main(): Promise<void> {
-  const json = process.argv.includes('--json');
-  progress('starting DynamoDB Local');
-  const database = await startBenchDatabase();
-  try {
-    const figures = await benchListChildProducts();
-    if (json) {
-      process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
-      return;
-    }
+runAsScript(
+  import.meta.url,
+  () => benchListChildProducts(),
+  (figures) => {
     const p = figures.publish;
-    process.stdout.write(
-      [
-        `GET /catalog/products/{id}/relationships/children, in-process, DynamoDB Local, parent with ${figures.children} live children, page[limit]=25`,
-        'cold (catalog and token caches emptied before each request):',
-        ...figures.cold.map(describe),
-        'warm (repeated):',
-        ...figures.warm.map(describe),
-        `naive baseline (read every product of the release from the base table): p50 ${figures.naive.timing.p50_ms} ms  p99 ${figures.naive.timing.p99_ms} ms  read units ${figures.naive.read_units}  (${figures.naive.items_read} items)`,
-        `ratios: cold deep/first ${figures.ratios.cold_deep_over_first} (target <= 3); warm deep/first ${figures.ratios.warm_deep_over_first}, first/deep ${figures.ratios.warm_first_over_deep} (target <= 1.2)`,
-        `publish of ${p.items} items: median ${p.publish.median_ms} ms (${p.publish.items_per_s} items/s) vs raw BatchWriteItem ${p.raw_batch_write.median_ms} ms (${p.raw_batch_write.items_per_s} items/s): ratio ${p.ratio} (target <= 1.5), ${p.publish.runs} runs each`,
-        '',
-      ].join('\n'),
-    );
-  } finally {
-    await database.stop();
-  }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+    return [
+      `GET /catalog/products/{id}/relationships/children, in-process, DynamoDB Local, parent with ${figures.children} live children, page[limit]=25`,
+      'cold (catalog and token caches emptied before each request):',
+      ...figures.cold.map(describe),
+      'warm (repeated):',
+      ...figures.warm.map(describe),
+      `naive baseline (read every product of the release from the base table): p50 ${figures.naive.timing.p50_ms} ms  p99 ${figures.naive.timing.p99_ms} ms  read units ${figures.naive.read_units}  (${figures.naive.items_read} items)`,
+      `ratios: cold deep/first ${figures.ratios.cold_deep_over_first} (target <= 3); warm deep/first ${figures.ratios.warm_deep_over_first}, first/deep ${figures.ratios.warm_first_over_deep} (target <= 1.2)`,
+      `publish of ${p.items} items: median ${p.publish.median_ms} ms (${p.publish.items_per_s} items/s) vs raw BatchWriteItem ${p.raw_batch_write.median_ms} ms (${p.raw_batch_write.items_per_s} items/s): ratio ${p.ratio} (target <= 1.5), ${p.publish.runs} runs each`,
+      '',
+    ].join('\n');
+  },
+);

@@ -1,5 +1,6 @@
 import '../local/quiet-sdk';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { resetConfig } from '../lib/config/index';
 import { resetDocumentClient } from '../lib/store/client';
@@ -103,4 +104,42 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
 /** A progress line on stderr (stdout stays clean for `--json`). */
 export function progress(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
+}
+
+/** `--iterations N` from the command line, or `fallback`; anything but a positive integer is an error. */
+export function iterationsArg(args: string[], fallback: number): number {
+  const index = args.indexOf('--iterations');
+  const iterations = index === -1 ? fallback : Number(args[index + 1]);
+  if (!Number.isInteger(iterations) || iterations < 1)
+    throw new Error('--iterations must be a positive integer');
+  return iterations;
+}
+
+/**
+ * When the module at `moduleUrl` is the script node was started with: starts a DynamoDB Local, runs
+ * `measure`, prints its figures (JSON with `--json`, else `describe`'s text) and stops the database.
+ */
+export function runAsScript<T>(
+  moduleUrl: string,
+  measure: (args: string[]) => Promise<T>,
+  describe: (figures: T) => string,
+): void {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
+  const args = process.argv.slice(2);
+  const run = async () => {
+    progress('starting DynamoDB Local');
+    const database = await startBenchDatabase();
+    try {
+      const figures = await measure(args);
+      process.stdout.write(
+        args.includes('--json') ? `${JSON.stringify(figures, null, 2)}\n` : describe(figures),
+      );
+    } finally {
+      await database.stop();
+    }
+  };
+  run().catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  });
 }

@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url';
 import { handler } from '../functions/update-merchant-realm-mapping/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';
@@ -8,7 +7,7 @@ import { getDocumentClient } from '../lib/store/client';
 import { TransactWriteCommand } from '../lib/store/dynamodb';
 import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib/store/mapping-repository';
 import { storeRepository } from '../lib/store/store-repository';
-import { measurePair, progress, round, startBenchDatabase, type Timing } from './support';
+import { iterationsArg, measurePair, progress, round, runAsScript, type Timing } from './support';
 
 export interface UpdateMappingFigures {
   /** The whole update handler in-process: middy stack, cached auth, consistent read, transaction. */
@@ -101,39 +100,19 @@ export async function benchUpdateMerchantRealmMapping(
   };
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const json = args.includes('--json');
-  const iterationsIndex = args.indexOf('--iterations');
-  const iterations = iterationsIndex === -1 ? 500 : Number(args[iterationsIndex + 1]);
-  if (!Number.isInteger(iterations) || iterations < 1)
-    throw new Error('--iterations must be a positive integer');
-  progress('starting DynamoDB Local');
-  const database = await startBenchDatabase();
-  try {
+runAsScript(
+  import.meta.url,
+  (args) => {
+    const iterations = iterationsArg(args, 500);
     progress(`timing ${iterations} update-handler calls against ${iterations} raw transactions`);
-    const figures = await benchUpdateMerchantRealmMapping(iterations);
-    if (json) {
-      process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
-    } else {
-      process.stdout.write(
-        [
-          'PUT /v2/merchant-realm-mappings/{id}, in-process, DynamoDB Local',
-          `  update handler     p50 ${figures.handler.p50_ms} ms  p99 ${figures.handler.p99_ms} ms  (${iterations} calls)`,
-          `  raw transaction    p50 ${figures.transaction.p50_ms} ms  p99 ${figures.transaction.p99_ms} ms`,
-          `  handler/transaction p50 ratio ${figures.p50_ratio}`,
-          '',
-        ].join('\n'),
-      );
-    }
-  } finally {
-    await database.stop();
-  }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+    return benchUpdateMerchantRealmMapping(iterations);
+  },
+  (figures) =>
+    [
+      'PUT /v2/merchant-realm-mappings/{id}, in-process, DynamoDB Local',
+      `  update handler     p50 ${figures.handler.p50_ms} ms  p99 ${figures.handler.p99_ms} ms  (${figures.handler.samples} calls)`,
+      `  raw transaction    p50 ${figures.transaction.p50_ms} ms  p99 ${figures.transaction.p99_ms} ms`,
+      `  handler/transaction p50 ratio ${figures.p50_ratio}`,
+      '',
+    ].join('\n'),
+);
