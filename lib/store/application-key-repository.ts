@@ -2,9 +2,10 @@ import { generateClientId, generateClientSecret, hashSecret } from '../auth/secr
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { getDocumentClient } from './client';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { getRecord, withoutKeys } from './items';
 import { keysTable, tableName } from './schema';
-import { type StoreRecord, storeRepository, withoutKeys } from './store-repository';
+import { type StoreRecord, storeRepository } from './store-repository';
 import { cancellationCodes } from './transactions';
 
 export interface ApplicationKeyRecord {
@@ -218,15 +219,8 @@ export const applicationKeyRepository = {
   },
 
   /** The key of the store, or undefined (also for another store's key id). */
-  async get(storeId: string, keyId: string, consistent = false): Promise<ApplicationKeyRecord | undefined> {
-    const result = await getDocumentClient().send(
-      new GetCommand({
-        TableName: tableName('keys'),
-        Key: keysTable.applicationKey(storeId, keyId),
-        ConsistentRead: consistent,
-      }),
-    );
-    return result.Item ? (withoutKeys(result.Item) as ApplicationKeyRecord) : undefined;
+  get(storeId: string, keyId: string, consistent = false): Promise<ApplicationKeyRecord | undefined> {
+    return getRecord<ApplicationKeyRecord>('keys', keysTable.applicationKey(storeId, keyId), consistent);
   },
 
   /**
@@ -330,11 +324,8 @@ export const applicationKeyRepository = {
   },
 
   /** The client lookup item for a client id, or undefined. */
-  async findClient(clientId: string): Promise<ClientRecord | undefined> {
-    const result = await getDocumentClient().send(
-      new GetCommand({ TableName: tableName('keys'), Key: keysTable.client(clientId), ConsistentRead: true }),
-    );
-    return result.Item ? (withoutKeys(result.Item) as ClientRecord) : undefined;
+  findClient(clientId: string): Promise<ClientRecord | undefined> {
+    return getRecord<ClientRecord>('keys', keysTable.client(clientId), true);
   },
 };
 

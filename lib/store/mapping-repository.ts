@@ -1,7 +1,7 @@
 import { getDocumentClient } from './client';
-import { GetCommand, TransactWriteCommand } from './dynamodb';
+import { TransactWriteCommand } from './dynamodb';
+import { getRecord } from './items';
 import { mappingsTable, tableName } from './schema';
-import { withoutKeys } from './store-repository';
 import { cancellationCodes } from './transactions';
 
 /** A store's merchant realm mapping; `version` grows by one with every prefix change. */
@@ -113,27 +113,13 @@ export function prefixChangeOutcome(codes: string[]): Exclude<PrefixChangeOutcom
 /** Merchant realm mappings and their prefix reservations, in the mappings table. */
 export const mappingRepository = {
   /** The mapping, or undefined when it does not exist. */
-  async get(mappingId: string, consistent = true): Promise<MappingRecord | undefined> {
-    const result = await getDocumentClient().send(
-      new GetCommand({
-        TableName: tableName('mappings'),
-        Key: mappingsTable.mapping(mappingId),
-        ConsistentRead: consistent,
-      }),
-    );
-    return result.Item ? (withoutKeys(result.Item) as MappingRecord) : undefined;
+  get(mappingId: string, consistent = true): Promise<MappingRecord | undefined> {
+    return getRecord<MappingRecord>('mappings', mappingsTable.mapping(mappingId), consistent);
   },
 
   /** Who holds a prefix (compared case-insensitively), or undefined when it is free. */
-  async getReservation(prefix: string): Promise<PrefixReservation | undefined> {
-    const result = await getDocumentClient().send(
-      new GetCommand({
-        TableName: tableName('mappings'),
-        Key: mappingsTable.prefix(prefix),
-        ConsistentRead: true,
-      }),
-    );
-    return result.Item ? (withoutKeys(result.Item) as PrefixReservation) : undefined;
+  getReservation(prefix: string): Promise<PrefixReservation | undefined> {
+    return getRecord<PrefixReservation>('mappings', mappingsTable.prefix(prefix), true);
   },
 
   /** Moves the mapping (as read, with its version) to `prefix` in one transaction. */

@@ -1,6 +1,7 @@
 import { uuidv4, uuidv7 } from '../ids';
 import { getDocumentClient } from './client';
-import { GetCommand, TransactWriteCommand } from './dynamodb';
+import { TransactWriteCommand } from './dynamodb';
+import { getRecord } from './items';
 import { keysTable, mappingsTable, tableName } from './schema';
 
 /** How a currency is shown in `display_price` (DESIGN.md sections 5 and 9). */
@@ -43,12 +44,6 @@ export interface NewStore {
   /** Fixed ids for idempotent seeds; generated when absent. */
   id?: string;
   mapping_id?: string;
-}
-
-/** Strips the table's key attributes from an item. */
-export function withoutKeys<T extends Record<string, unknown>>(item: T): Omit<T, 'pk' | 'sk'> {
-  const { pk: _pk, sk: _sk, ...rest } = item;
-  return rest;
 }
 
 /** Stores live in the keys table; each store's merchant realm mapping lives in the mappings table. */
@@ -100,15 +95,8 @@ export const storeRepository = {
   },
 
   /** The store, or undefined when it does not exist. */
-  async get(storeId: string, consistent = false): Promise<StoreRecord | undefined> {
-    const result = await getDocumentClient().send(
-      new GetCommand({
-        TableName: tableName('keys'),
-        Key: keysTable.store(storeId),
-        ConsistentRead: consistent,
-      }),
-    );
-    return result.Item ? (withoutKeys(result.Item) as StoreRecord) : undefined;
+  get(storeId: string, consistent = false): Promise<StoreRecord | undefined> {
+    return getRecord<StoreRecord>('keys', keysTable.store(storeId), consistent);
   },
 
   /**

@@ -1,9 +1,9 @@
 import { ServiceUnavailableError } from '../http/errors';
 import { getDocumentClient } from './client';
 import { BatchGetCommand, TransactWriteCommand } from './dynamodb';
+import { withoutKeys } from './items';
 import { keysTable, TTL_ATTRIBUTE, tableName } from './schema';
 import type { StoreRecord } from './store-repository';
-import { withoutKeys } from './store-repository';
 import { cancellationCodes } from './transactions';
 
 export type TokenKind = 'client_credentials' | 'implicit';
