@@ -1,8 +1,31 @@
 import { BadRequestError } from '../http/errors';
 import { type PageLinks, type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
+import { assertValid, compileSchema, type Schema } from '../schema/index';
 import { childrenPath } from './derive';
 
 const MAX_HEADER_LENGTH = 255;
+
+/** `SVC-Channel` (alias `EP-Channel`): which channel the shopper is in; it picks the catalog rule. */
+export const SVC_CHANNEL_SCHEMA: Schema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_HEADER_LENGTH,
+  'x-message': `must be 1 to ${MAX_HEADER_LENGTH} characters (e.g. SVC-Channel: web)`,
+  description: 'The channel, e.g. `web` (alias `EP-Channel`; `SVC-*` wins when both are sent).',
+  examples: ['web'],
+};
+
+/** `SVC-Context-Tag` (alias `EP-Context-Tag`): an optional tag that catalog rules may match. */
+export const SVC_CONTEXT_TAG_SCHEMA: Schema = {
+  type: 'string',
+  maxLength: MAX_HEADER_LENGTH,
+  'x-message': `must be at most ${MAX_HEADER_LENGTH} characters`,
+  description: 'A context tag such as a campaign (alias `EP-Context-Tag`); empty means none.',
+  examples: ['summer'],
+};
+
+const validateChannel = compileSchema(SVC_CHANNEL_SCHEMA, { root: 'SVC-Channel' });
+const validateTag = compileSchema(SVC_CONTEXT_TAG_SCHEMA, { root: 'SVC-Context-Tag' });
 
 /**
  * The shopper's context from the request headers (already lower-cased): `SVC-Channel` (required, alias
@@ -17,16 +40,11 @@ export function shopperHeaders(headers: Record<string, string | undefined>): {
   if (channel === '') {
     throw new BadRequestError('the SVC-Channel header is required (e.g. SVC-Channel: web)', 'SVC-Channel');
   }
-  if (channel.length > MAX_HEADER_LENGTH) {
-    throw new BadRequestError(`SVC-Channel must be at most ${MAX_HEADER_LENGTH} characters`, 'SVC-Channel');
-  }
-  const tag = (headers['svc-context-tag'] ?? headers['ep-context-tag'] ?? '').trim();
-  if (tag.length > MAX_HEADER_LENGTH) {
-    throw new BadRequestError(
-      `SVC-Context-Tag must be at most ${MAX_HEADER_LENGTH} characters`,
-      'SVC-Context-Tag',
-    );
-  }
+  assertValid(validateChannel, channel);
+  const tag = assertValid<string>(
+    validateTag,
+    (headers['svc-context-tag'] ?? headers['ep-context-tag'] ?? '').trim(),
+  );
   return { channel, tag: tag === '' ? undefined : tag };
 }
 

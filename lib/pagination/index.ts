@@ -1,4 +1,5 @@
 import { BadRequestError } from '../http/errors';
+import { compileSchema, type Schema, type Validator } from '../schema/index';
 
 /** A requested page: `limit` records starting at record `offset` (zero-based). */
 export interface PageRequest {
@@ -31,20 +32,66 @@ export interface PageLinks {
 }
 
 const DIGITS = /^\d{1,9}$/;
+export const DEFAULT_MAX_LIMIT = 100;
+export const DEFAULT_MAX_OFFSET = 10000;
 
-function parseBounded(
-  raw: string | undefined,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined) return fallback;
-  const value = DIGITS.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new BadRequestError(`${name} must be an integer from ${min} to ${max}`, name);
+/** The schemas of `page[limit]` and `page[offset]` for some bounds: what is checked and what is published. */
+export interface PageParameterSchemas {
+  limit: Schema;
+  offset: Schema;
+}
+
+const bounded = (min: number, max: number, description: string): Schema => ({
+  type: 'integer',
+  minimum: min,
+  maximum: max,
+  'x-message': `must be an integer from ${min} to ${max}`,
+  description,
+});
+
+/** The page parameters' schemas for these bounds (the OpenAPI document publishes the same objects). */
+export function pageParameterSchemas(bounds: PageBounds): PageParameterSchemas {
+  return {
+    limit: bounded(
+      1,
+      bounds.maxLimit ?? DEFAULT_MAX_LIMIT,
+      'How many records a page holds; the default depends on the list.',
+    ),
+    offset: {
+      ...bounded(0, bounds.maxOffset ?? DEFAULT_MAX_OFFSET, 'Zero-based index of the first record.'),
+      default: 0,
+    },
+  };
+}
+
+interface CompiledPageParameters {
+  limit: Validator;
+  offset: Validator;
+}
+const compiledBounds = new Map<string, CompiledPageParameters>();
+
+/** Validators for a pair of bounds, compiled once per container (every route uses one pair). */
+function validatorsFor(bounds: PageBounds): CompiledPageParameters {
+  const key = `${bounds.maxLimit ?? DEFAULT_MAX_LIMIT}/${bounds.maxOffset ?? DEFAULT_MAX_OFFSET}`;
+  let compiled = compiledBounds.get(key);
+  if (!compiled) {
+    const schemas = pageParameterSchemas(bounds);
+    compiled = {
+      limit: compileSchema(schemas.limit, { root: 'page[limit]' }),
+      offset: compileSchema(schemas.offset, { root: 'page[offset]' }),
+    };
+    compiledBounds.set(key, compiled);
   }
-  return value;
+  return compiled;
+}
+
+function parseBounded(raw: string | undefined, name: string, fallback: number, validator: Validator): number {
+  if (raw === undefined) return fallback;
+  // A query value is text: only plain digits become a number; anything else fails the integer rule.
+  const value = DIGITS.test(raw) ? Number(raw) : raw;
+  const issue = validator(value);
+  if (issue) throw new BadRequestError(issue.message, name);
+  return value as number;
 }
 
 /**
@@ -55,11 +102,10 @@ export function parsePageRequest(
   query: Record<string, string | undefined> | undefined,
   bounds: PageBounds,
 ): PageRequest {
-  const maxLimit = bounds.maxLimit ?? 100;
-  const maxOffset = bounds.maxOffset ?? 10000;
+  const validators = validatorsFor(bounds);
   return {
-    limit: parseBounded(query?.['page[limit]'], 'page[limit]', bounds.defaultLimit, 1, maxLimit),
-    offset: parseBounded(query?.['page[offset]'], 'page[offset]', 0, 0, maxOffset),
+    limit: parseBounded(query?.['page[limit]'], 'page[limit]', bounds.defaultLimit, validators.limit),
+    offset: parseBounded(query?.['page[offset]'], 'page[offset]', 0, validators.offset),
   };
 }
 

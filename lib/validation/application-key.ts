@@ -1,5 +1,6 @@
-import { BadRequestError, NotFoundError } from '../http/errors';
+import { NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
+import { assertValid, compileSchema, type Schema } from '../schema/index';
 
 /** The resource type every application key body names. */
 export const APPLICATION_KEY_TYPE = 'application_key';
@@ -17,73 +18,83 @@ export interface ApplicationKeyUpdateInput {
   reserved_rate_limit?: number;
 }
 
-/** The `data` object of a JSON:API-style body whose `type` must be `application_key`. */
-function dataOf(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new BadRequestError('request body must be a JSON object with a data object', 'data');
-  }
-  const data = (body as Record<string, unknown>).data;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new BadRequestError('data must be an object', 'data');
-  }
-  const fields = data as Record<string, unknown>;
-  if (fields.type === undefined || fields.type === null) {
-    throw new BadRequestError('type is required', 'data.type');
-  }
-  if (fields.type !== APPLICATION_KEY_TYPE) {
-    throw new BadRequestError(`type must be ${APPLICATION_KEY_TYPE}`, 'data.type');
-  }
-  return fields;
-}
+const NAME: Schema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: NAME_MAX_LENGTH,
+  // Not only spaces: `\S` is exactly what `String.prototype.trim` would leave.
+  pattern: '\\S',
+  'x-message': `must be a string of 1 to ${NAME_MAX_LENGTH} characters, not only spaces`,
+  description: 'A name for the key, counted in characters (code points).',
+  examples: ['Storefront'],
+};
 
-function nameOf(value: unknown): string {
-  if (typeof value !== 'string') throw new BadRequestError('name must be a string', 'data.name');
-  // Counted in code points, so a name of 255 emoji is as long as a name of 255 letters.
-  const length = [...value].length;
-  if (length === 0 || length > NAME_MAX_LENGTH || value.trim() === '') {
-    throw new BadRequestError(
-      `name must be 1 to ${NAME_MAX_LENGTH} characters and not only spaces`,
-      'data.name',
-    );
-  }
-  return value;
-}
+const RESERVED_RATE_LIMIT: Schema = {
+  type: 'integer',
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  'x-message': 'must be an integer greater than or equal to 0',
+  description:
+    "Requests per second reserved for this key; the store's keys together may reserve at most the store's limit.",
+  examples: [10],
+};
 
-function reservedRateLimitOf(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new BadRequestError(
-      'reserved_rate_limit must be an integer greater than or equal to 0',
-      'data.reserved_rate_limit',
-    );
-  }
-  return value;
-}
+const TYPE: Schema = { const: APPLICATION_KEY_TYPE, description: 'Always `application_key`.' };
 
 /**
- * Validates a create body: `type` exactly `application_key`, `name` required, `reserved_rate_limit`
- * optional (default 0). Read-only fields (`id`, `client_id`, `client_secret`, `meta`) are ignored.
+ * `POST /v2/application-keys`. Read-only fields (`id`, `client_id`, `client_secret`, `meta`) and unknown
+ * fields are ignored, as the API this one is compatible with does.
  */
+export const NEW_APPLICATION_KEY_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['type', 'name'],
+      properties: {
+        type: TYPE,
+        name: NAME,
+        reserved_rate_limit: { ...RESERVED_RATE_LIMIT, default: 0 },
+      },
+    },
+  },
+};
+
+/** `PUT /v2/application-keys/{id}`: `name` and/or `reserved_rate_limit`. */
+export const APPLICATION_KEY_UPDATE_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: TYPE, name: NAME, reserved_rate_limit: RESERVED_RATE_LIMIT },
+      anyOf: [{ required: ['name'] }, { required: ['reserved_rate_limit'] }],
+      'x-message': 'needs name or reserved_rate_limit',
+    },
+  },
+};
+
+const validateNew = compileSchema(NEW_APPLICATION_KEY_SCHEMA);
+const validateUpdate = compileSchema(APPLICATION_KEY_UPDATE_SCHEMA);
+
+interface KeyBody {
+  data: { name?: string; reserved_rate_limit?: number };
+}
+
+/** Validates a create body; `reserved_rate_limit` defaults to 0. */
 export function parseNewApplicationKey(body: unknown): NewApplicationKeyInput {
-  const data = dataOf(body);
-  if (data.name === undefined) throw new BadRequestError('name is required', 'data.name');
-  return {
-    name: nameOf(data.name),
-    reserved_rate_limit:
-      data.reserved_rate_limit === undefined ? 0 : reservedRateLimitOf(data.reserved_rate_limit),
-  };
+  const { data } = assertValid<KeyBody>(validateNew, body);
+  return { name: data.name as string, reserved_rate_limit: data.reserved_rate_limit ?? 0 };
 }
 
 /** Validates an update body: `type` exactly `application_key` and `name` and/or `reserved_rate_limit`. */
 export function parseApplicationKeyUpdate(body: unknown): ApplicationKeyUpdateInput {
-  const data = dataOf(body);
+  const { data } = assertValid<KeyBody>(validateUpdate, body);
   const update: ApplicationKeyUpdateInput = {};
-  if (data.name !== undefined) update.name = nameOf(data.name);
-  if (data.reserved_rate_limit !== undefined) {
-    update.reserved_rate_limit = reservedRateLimitOf(data.reserved_rate_limit);
-  }
-  if (update.name === undefined && update.reserved_rate_limit === undefined) {
-    throw new BadRequestError('name or reserved_rate_limit is required', 'data');
-  }
+  if (data.name !== undefined) update.name = data.name;
+  if (data.reserved_rate_limit !== undefined) update.reserved_rate_limit = data.reserved_rate_limit;
   return update;
 }
 

@@ -141,8 +141,8 @@ describe('POST /v2/application-keys', () => {
   });
 
   it.each([
-    ['no body', undefined, 'data'],
-    ['a JSON array', [], 'data'],
+    ['no body', undefined, 'body'],
+    ['a JSON array', [], 'body'],
     ['no data', { name: 'x' }, 'data'],
     ['data not an object', { data: 'x' }, 'data'],
     ['no type', { data: { name: 'x' } }, 'data.type'],

@@ -245,8 +245,8 @@ describe('PUT /v2/merchant-realm-mappings/{mapping_id}', () => {
   });
 
   it.each([
-    ['an empty body', 'data', ''],
-    ['a JSON array', 'data', '[]'],
+    ['an empty body', 'body', ''],
+    ['a JSON array', 'body', '[]'],
     ['no data', 'data', '{"prefix":"shop"}'],
     ['data as a string', 'data', '{"data":"x"}'],
     ['a missing type', 'data.type', '{"data":{"prefix":"shop-x1"}}'],

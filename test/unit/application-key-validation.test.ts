@@ -16,6 +16,7 @@ function errorOf(fn: () => unknown): ApiError {
   throw new Error('expected an ApiError');
 }
 
+const NAME_RULE = 'data.name must be a string of 1 to 255 characters, not only spaces';
 const body = (data: Record<string, unknown>) => ({ data: { type: 'application_key', ...data } });
 
 describe('parseNewApplicationKey', () => {
@@ -39,24 +40,25 @@ describe('parseNewApplicationKey', () => {
   });
 
   it.each([
-    [undefined, 'data', 'request body must be a JSON object with a data object'],
-    ['text', 'data', 'request body must be a JSON object with a data object'],
+    [undefined, 'body', 'body must be an object'],
+    ['text', 'body', 'body must be an object'],
+    [{}, 'data', 'data is required'],
     [{ data: [] }, 'data', 'data must be an object'],
-    [{ data: { name: 'x' } }, 'data.type', 'type is required'],
-    [{ data: { type: 'application_keys', name: 'x' } }, 'data.type', 'type must be application_key'],
-    [body({}), 'data.name', 'name is required'],
-    [body({ name: ['x'] }), 'data.name', 'name must be a string'],
-    [body({ name: '' }), 'data.name', 'name must be 1 to 255 characters and not only spaces'],
-    [body({ name: '\t ' }), 'data.name', 'name must be 1 to 255 characters and not only spaces'],
+    [{ data: { name: 'x' } }, 'data.type', 'data.type is required'],
+    [{ data: { type: 'application_keys', name: 'x' } }, 'data.type', 'data.type must be application_key'],
+    [body({}), 'data.name', 'data.name is required'],
+    [body({ name: ['x'] }), 'data.name', NAME_RULE],
+    [body({ name: '' }), 'data.name', NAME_RULE],
+    [body({ name: '\t ' }), 'data.name', NAME_RULE],
     [
       body({ name: 'x', reserved_rate_limit: -1 }),
       'data.reserved_rate_limit',
-      'reserved_rate_limit must be an integer greater than or equal to 0',
+      'data.reserved_rate_limit must be an integer greater than or equal to 0',
     ],
     [
       body({ name: 'x', reserved_rate_limit: 2 ** 53 }),
       'data.reserved_rate_limit',
-      'reserved_rate_limit must be an integer greater than or equal to 0',
+      'data.reserved_rate_limit must be an integer greater than or equal to 0',
     ],
   ])('rejects %j with source %s', (input, source, detail) => {
     const error = errorOf(() => parseNewApplicationKey(input));
@@ -97,7 +99,7 @@ describe('parseApplicationKeyUpdate', () => {
     expect(errorOf(() => parseApplicationKeyUpdate({ data: { name: 'x' } })).source).toBe('data.type');
     const empty = errorOf(() => parseApplicationKeyUpdate(body({ id: 'x' })));
     expect(empty.source).toBe('data');
-    expect(empty.detail).toBe('name or reserved_rate_limit is required');
+    expect(empty.detail).toBe('data needs name or reserved_rate_limit');
     expect(errorOf(() => parseApplicationKeyUpdate(body({ name: null }))).source).toBe('data.name');
     expect(errorOf(() => parseApplicationKeyUpdate(body({ reserved_rate_limit: '1' }))).source).toBe(
       'data.reserved_rate_limit',

@@ -13,7 +13,8 @@ function rejection(body: unknown): BadRequestError {
   throw new Error('expected a BadRequestError');
 }
 
-const PREFIX_RULE = 'data.prefix must be 2-63 characters of A-Z a-z 0-9 and -, not starting or ending with -';
+const PREFIX_RULE =
+  'data.prefix must be a string of 2-63 characters of A-Z a-z 0-9 and -, not starting or ending with -';
 
 describe('parseMappingUpdate', () => {
   it('accepts the body the official SDK sends and returns only the prefix', () => {
@@ -37,20 +38,18 @@ describe('parseMappingUpdate', () => {
   });
 
   it.each([
-    ['no body', undefined],
-    ['null', null],
-    ['an array', [{ data: {} }]],
-    ['a string', 'data'],
-    ['a number', 7],
-    ['an object without data', { prefix: 'shop' }],
-    ['data null', { data: null }],
-    ['data an array', { data: [] }],
-    ['data a string', { data: 'merchant-realm-mappings' }],
-  ])('rejects %s with 400 naming data', (_label, body) => {
+    ['no body', undefined, 'body', 'body must be an object'],
+    ['null', null, 'body', 'body must be an object'],
+    ['an array', [{ data: {} }], 'body', 'body must be an object'],
+    ['a string', 'data', 'body', 'body must be an object'],
+    ['a number', 7, 'body', 'body must be an object'],
+    ['an object without data', { prefix: 'shop' }, 'data', 'data is required'],
+    ['data null', { data: null }, 'data', 'data must be an object'],
+    ['data an array', { data: [] }, 'data', 'data must be an object'],
+    ['data a string', { data: 'merchant-realm-mappings' }, 'data', 'data must be an object'],
+  ])('rejects %s with 400 naming %s', (_label, body, source, detail) => {
     const error = rejection(body);
-    expect(error.status).toBe(400);
-    expect(error.source).toBe('data');
-    expect(error.detail).toBe('data must be an object');
+    expect([error.status, error.source, error.detail]).toEqual([400, source, detail]);
   });
 
   it('requires data.type', () => {
@@ -91,11 +90,7 @@ describe('parseMappingUpdate', () => {
 
   it.each([null, 12, true, { value: 'shop' }, ['shop']])('rejects a non-string prefix %p', (prefix) => {
     const error = rejection({ data: { type: 'merchant-realm-mappings', prefix } });
-    expect([error.status, error.source, error.detail]).toEqual([
-      400,
-      'data.prefix',
-      'data.prefix must be a string',
-    ]);
+    expect([error.status, error.source, error.detail]).toEqual([400, 'data.prefix', PREFIX_RULE]);
   });
 
   it.each([
