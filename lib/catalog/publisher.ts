@@ -130,7 +130,8 @@ function chooseCatalogId(document: ReleaseDocument, registry: CatalogRegistry | 
  * ReleaseValidationError, nothing written), writes the release's items under a new release id with batched,
  * retried writes, then makes it the catalog's current release in one transaction (with the catalog's rules
  * and, when given, the store's currencies). Until that switch readers keep the previous release; a failed
- * publish deletes what it wrote (or, if the process died, a later publish or `cleanupReleases` does).
+ * publish deletes what it wrote (or, if the process died, a later publish or `cleanupReleases` does). A
+ * switch that went through although its response was lost counts as published.
  */
 export async function publishRelease(
   storeId: string,
@@ -184,8 +185,14 @@ export async function publishRelease(
     await activate(storeId, document, catalogId, layout, now);
   } catch (error) {
     clearInterval(heartbeat);
-    await catalogRepository.deleteRelease(marker).catch(() => undefined);
-    throw error;
+    // The switch may have happened with its response lost: fence the release first (a switch after the
+    // fence cannot happen), and delete it only once it is certainly not live. When even the fence fails,
+    // the `writing` marker stays for cleanupReleases, which never touches a current release.
+    const status = await catalogRepository.abandonRelease(marker).catch(() => undefined);
+    if (status !== 'complete') {
+      if (status === 'abandoned') await catalogRepository.deleteRelease(marker).catch(() => undefined);
+      throw error;
+    }
   }
   clearInterval(heartbeat);
   const cleaned =
@@ -250,9 +257,9 @@ export interface CleanupOptions {
 }
 
 /**
- * Deletes releases no reader can reach any more: releases replaced more than RETAIN_REPLACED_MS ago and
- * `writing` releases whose publisher stopped sending heartbeats ABANDONED_AFTER_MS ago. Current releases are
- * never touched.
+ * Deletes releases no reader can reach any more: releases replaced more than RETAIN_REPLACED_MS ago,
+ * `writing` releases whose publisher stopped sending heartbeats ABANDONED_AFTER_MS ago, and `abandoned`
+ * ones (a failed publish that could not delete them). Current releases are never touched.
  */
 export async function cleanupReleases(
   storeId: string,
@@ -268,10 +275,13 @@ export async function cleanupReleases(
   let items = 0;
   for (const marker of markers) {
     if (current.has(marker.release_id)) continue;
+    // An abandoned release was never current and can no longer become so: nobody reads it.
     const since =
-      marker.status === 'writing'
-        ? Date.parse(marker.heartbeat_at) + abandonedAfter
-        : Date.parse(marker.superseded_at ?? marker.activated_at ?? marker.heartbeat_at) + retainReplaced;
+      marker.status === 'abandoned'
+        ? Number.NEGATIVE_INFINITY
+        : marker.status === 'writing'
+          ? Date.parse(marker.heartbeat_at) + abandonedAfter
+          : Date.parse(marker.superseded_at ?? marker.activated_at ?? marker.heartbeat_at) + retainReplaced;
     if (Number.isNaN(since) || since > now) continue;
     items += await catalogRepository.deleteRelease(marker);
     removed.push(marker.release_id);

@@ -1,3 +1,5 @@
+import { cancellationCodes, throttledCancellation } from '../store/transactions';
+
 /** One entry of the JSON error body (DESIGN.md section 4). */
 export interface ErrorObject {
   status: string;
@@ -133,6 +135,7 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   'ServiceUnavailable',
   'InternalServerError',
   'TimeoutError',
+  'TransactionInProgressException',
 ]);
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -149,6 +152,9 @@ export function isUnavailableError(error: unknown): boolean {
   const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   if (e.name !== undefined && UNAVAILABLE_ERROR_NAMES.has(e.name)) return true;
   if (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) return true;
+  // A transaction cancelled because DynamoDB throttled one of its items: nothing was written.
+  const codes = cancellationCodes(error);
+  if (codes && throttledCancellation(codes)) return true;
   const status = e.$metadata?.httpStatusCode;
   return status === 503;
 }

@@ -6,7 +6,7 @@ import { QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { getRecord, withoutKeys } from './items';
 import { keysTable, tableName } from './schema';
 import { type StoreRecord, storeRepository } from './store-repository';
-import { cancellationCodes } from './transactions';
+import { cancellationCodes, throttledCancellation } from './transactions';
 
 export interface ApplicationKeyRecord {
   id: string;
@@ -109,7 +109,8 @@ export async function withStoreCounters(
       return;
     } catch (error) {
       const codes = cancellationCodes(error);
-      if (!codes) throw error;
+      // Throttled: nothing was written and retrying now would not help; the caller gets a 503.
+      if (!codes || throttledCancellation(codes)) throw error;
       const other = onOtherCancellation(codes);
       if (other) throw other;
       const retryable =

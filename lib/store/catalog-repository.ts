@@ -76,7 +76,11 @@ export interface CatalogRegistry {
   catalogs: Record<string, RegisteredCatalog>;
 }
 
-export type ReleaseStatus = 'writing' | 'complete';
+/**
+ * `writing` while its items are written; `complete` once the switch made it current; `abandoned` when its
+ * publish failed before the switch (no switch can happen any more, so it can be deleted at once).
+ */
+export type ReleaseStatus = 'writing' | 'complete' | 'abandoned';
 
 export interface ReleaseMarker {
   store_id: string;
@@ -248,9 +252,41 @@ export const catalogRepository = {
           ...catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
           ...marker,
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        // Or our own marker already: a retry after DynamoDB stored it but the response was lost.
+        ConditionExpression: 'attribute_not_exists(pk) OR (#s = :writing AND started_at = :started)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':writing': 'writing', ':started': marker.started_at },
       }),
     );
+  },
+
+  /**
+   * After a failed publish: marks its release `abandoned` unless the switch made it `complete` (a switch
+   * whose response was lost still happened). Conditional on the marker, which the switch also checks, so
+   * exactly one of them wins. Returns the release's status afterwards (undefined: no marker).
+   */
+  async abandonRelease(marker: ReleaseMarker): Promise<ReleaseStatus | undefined> {
+    const key = catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id);
+    try {
+      await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName('products'),
+          Key: key,
+          UpdateExpression: 'SET #s = :abandoned',
+          // `abandoned` already: a retry of this update after a lost response.
+          ConditionExpression: '#s IN (:writing, :abandoned)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':writing': 'writing', ':abandoned': 'abandoned' },
+        }),
+      );
+      return 'abandoned';
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const found = await getDocumentClient().send(
+        new GetCommand({ TableName: tableName('products'), Key: key, ConsistentRead: true }),
+      );
+      return found.Item?.status as ReleaseStatus | undefined;
+    }
   },
 
   /** Refreshes a writing release's heartbeat so cleanup leaves it alone. */
@@ -268,7 +304,9 @@ export const catalogRepository = {
 
   /**
    * Writes items with BatchWriteItem, `concurrency` batches of 25 in flight; unprocessed items are retried
-   * with exponential backoff. `onProgress` gets the number of items written so far.
+   * with exponential backoff. `onProgress` gets the number of items written so far. On a failure no new
+   * batch starts, and it rejects only once every batch in flight has settled, so nothing is written after
+   * it returns (a caller deleting what was written would otherwise miss late writes).
    */
   async writeItems(
     items: Item[],
@@ -281,8 +319,10 @@ export const catalogRepository = {
     }
     let next = 0;
     let written = 0;
+    let failed = false;
     const worker = async () => {
       for (;;) {
+        if (failed) return;
         const batch = batches[next];
         next += 1;
         if (batch === undefined) return;
@@ -306,7 +346,16 @@ export const catalogRepository = {
       }
     };
     const workers = Math.max(1, Math.min(options.concurrency ?? 16, batches.length));
-    await Promise.all(Array.from({ length: workers }, worker));
+    const results = await Promise.allSettled(
+      Array.from({ length: workers }, () =>
+        worker().catch((error: unknown) => {
+          failed = true;
+          throw error;
+        }),
+      ),
+    );
+    const rejected = results.find((result) => result.status === 'rejected');
+    if (rejected) throw rejected.reason;
   },
 
   /**

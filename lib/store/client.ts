@@ -1,5 +1,5 @@
 import { type Config, getConfig } from '../config/index';
-import { DynamoDbClient } from './dynamodb';
+import { DynamoDbClient, type DynamoDbClientOptions } from './dynamodb';
 import type { AwsCredentials } from './sigv4';
 
 let documentClient: DynamoDbClient | undefined;
@@ -49,12 +49,16 @@ export function credentialsFor(
 }
 
 /** Builds a DynamoDB client for the given configuration (keep-alive, endpoint override). */
-export function createDocumentClient(config: Config): DynamoDbClient {
+export function createDocumentClient(
+  config: Config,
+  overrides: Partial<DynamoDbClientOptions> = {},
+): DynamoDbClient {
   return new DynamoDbClient({
     region: config.region,
     endpoint: config.dynamodbEndpoint,
     credentials: credentialsFor(config),
     maxAttempts: 4,
+    ...overrides,
   });
 }
 
@@ -62,6 +66,12 @@ export function createDocumentClient(config: Config): DynamoDbClient {
 export function getDocumentClient(): DynamoDbClient {
   documentClient ??= createDocumentClient(getConfig());
   return documentClient;
+}
+
+/** Makes `client` the container's client (tests: e.g. one with shorter retry delays). */
+export function setDocumentClient(client: DynamoDbClient): void {
+  if (documentClient !== client) documentClient?.destroy();
+  documentClient = client;
 }
 
 /** Drops the container's client (tests that switch endpoints). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
 import type * as LibDynamoDb from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
@@ -85,8 +86,20 @@ const RETRYABLE_NAMES = new Set([
   'RequestLimitExceeded',
   'InternalServerError',
   'ServiceUnavailable',
+  // A retry of a transaction (same ClientRequestToken) that DynamoDB is still applying: wait and retry.
+  'TransactionInProgressException',
 ]);
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+/** The error an attempt fails with when DynamoDB does not answer within `requestTimeoutMs`. */
+export function requestTimeoutError(): Error {
+  return Object.assign(new Error('DynamoDB request timed out'), { code: 'ETIMEDOUT' });
+}
+
+/** One attempt of an operation: the signed-and-sent DynamoDB JSON `body`, resolving to the parsed response. */
+export type AttemptFn = (operation: string, body: string) => Promise<unknown>;
+/** Wraps each attempt (see `DynamoDbClient.use`). */
+export type AttemptMiddleware = (next: AttemptFn) => AttemptFn;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -162,6 +175,11 @@ export interface DynamoDbClientOptions {
   /** Attempts per request, first included, for throttling, 5xx and network errors. */
   maxAttempts?: number;
   requestTimeoutMs?: number;
+  /**
+   * Ceiling of the first retry delay (doubled per attempt, capped at 5 s, full jitter): 500 ms after
+   * throttling, 50 ms after other errors. Tests shrink it; production keeps the defaults.
+   */
+  retryBaseMs?: { throttling?: number; other?: number };
 }
 
 interface Transport {
@@ -175,36 +193,78 @@ export class DynamoDbClient {
   private transport: Promise<Transport> | undefined;
   private readonly maxAttempts: number;
   private readonly timeoutMs: number;
+  private readonly throttledBaseMs: number;
+  private readonly otherBaseMs: number;
+  /** Registered middleware, outermost first (each entry is its own object, so removal is exact). */
+  private readonly middleware: { wrap: AttemptMiddleware }[] = [];
+  /** The composed attempt chain; undefined while no middleware is registered (attempts call `post`). */
+  private attempt: AttemptFn | undefined;
 
   constructor(private readonly options: DynamoDbClientOptions) {
     this.url = new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com`);
     this.maxAttempts = options.maxAttempts ?? 4;
     this.timeoutMs = options.requestTimeoutMs ?? 10000;
+    this.throttledBaseMs = options.retryBaseMs?.throttling ?? 500;
+    this.otherBaseMs = options.retryBaseMs?.other ?? 50;
     // Start loading node:http(s) now, so a cold container's first request does not wait for it.
     this.loadTransport().catch(() => undefined);
   }
 
   /** Sends one operation, retrying throttling, 5xx and network errors with jittered exponential backoff. */
   async send<Input, Output>(command: Command<Input, Output>): Promise<Output> {
-    const body = encodeBody(toWire(command.input));
+    const input =
+      command.operation === 'TransactWriteItems' ? withRequestToken(command.input) : command.input;
+    // Encoded once: every retry sends the same body (and so the same ClientRequestToken).
+    const body = encodeBody(toWire(input));
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const result = await this.post(command.operation, body);
+        const result = await (this.attempt
+          ? this.attempt(command.operation, body)
+          : this.post(command.operation, body));
         return fromWire(result) as Output;
       } catch (error) {
         if (attempt >= this.maxAttempts || !retryable(error)) throw error;
         const throttled =
           (error as Error).name.includes('Throughput') || (error as Error).name.includes('Throttl');
-        const cap = (throttled ? 500 : 50) * 2 ** (attempt - 1);
+        const cap = (throttled ? this.throttledBaseMs : this.otherBaseMs) * 2 ** (attempt - 1);
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(cap, 5000)));
       }
     }
+  }
+
+  /**
+   * Wraps every single attempt of every operation from now on: the middleware gets the next step (in the
+   * end the HTTP round trip) and returns the step to run instead. It sits below the retry loop, so an
+   * attempt it fails with a retryable error is retried like a real one. Middleware registered first runs
+   * outermost. Returns a function that removes this registration. For tests (fault injection); a client
+   * without middleware pays one property check per attempt.
+   */
+  use(middleware: AttemptMiddleware): () => void {
+    const entry = { wrap: middleware };
+    this.middleware.push(entry);
+    this.composeAttempt();
+    return () => {
+      const index = this.middleware.indexOf(entry);
+      if (index === -1) return;
+      this.middleware.splice(index, 1);
+      this.composeAttempt();
+    };
   }
 
   /** Closes idle keep-alive sockets. */
   destroy(): void {
     void this.transport?.then((transport) => transport.agent.destroy());
     this.transport = undefined;
+  }
+
+  private composeAttempt(): void {
+    let chain: AttemptFn | undefined;
+    if (this.middleware.length > 0) {
+      chain = (operation, body) => this.post(operation, body);
+      for (let i = this.middleware.length - 1; i >= 0; i -= 1)
+        chain = this.middleware[i]?.wrap(chain) ?? chain;
+    }
+    this.attempt = chain;
   }
 
   private loadTransport(): Promise<Transport> {
@@ -253,9 +313,7 @@ export class DynamoDbClient {
         );
         response.on('error', reject);
       });
-      request.on('timeout', () =>
-        request.destroy(Object.assign(new Error('DynamoDB request timed out'), { code: 'ETIMEDOUT' })),
-      );
+      request.on('timeout', () => request.destroy(requestTimeoutError()));
       request.on('error', reject);
       request.end(body);
     });
@@ -269,6 +327,16 @@ export class DynamoDbClient {
       : undefined;
     throw new DynamoDbError(name, message, status, reasons);
   }
+}
+
+/**
+ * A TransactWriteItems input with an idempotency token, as the AWS SDK fills one in: when a response is
+ * lost (timeout, reset, 5xx after the commit) the retry carries the same token, and DynamoDB answers it
+ * with the first attempt's success instead of applying it again or cancelling it against its own changes.
+ */
+function withRequestToken<Input>(input: Input): Input {
+  const tokened = input as Input & { ClientRequestToken?: string };
+  return tokened.ClientRequestToken === undefined ? { ...tokened, ClientRequestToken: randomUUID() } : input;
 }
 
 function retryable(error: unknown): boolean {

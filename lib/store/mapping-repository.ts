@@ -2,7 +2,7 @@ import { getDocumentClient } from './client';
 import { TransactWriteCommand } from './dynamodb';
 import { getRecord } from './items';
 import { mappingsTable, tableName } from './schema';
-import { cancellationCodes } from './transactions';
+import { cancellationCodes, throttledCancellation } from './transactions';
 
 /** A store's merchant realm mapping; `version` grows by one with every prefix change. */
 export interface MappingRecord {
@@ -36,8 +36,6 @@ type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>
 const MAPPING_ITEM = 0;
 const CLAIM_ITEM = 1;
 const RELEASE_ITEM = 2;
-
-const THROTTLE_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 /**
  * The items of the transaction that moves `mapping` from its prefix (as read) to `prefix`: update the
@@ -106,7 +104,7 @@ export function prefixChangeOutcome(codes: string[]): Exclude<PrefixChangeOutcom
   // The old reservation is held by another mapping: only a changed mapping explains that, so re-read.
   if (codes[RELEASE_ITEM] === 'ConditionalCheckFailed') return 'stale';
   if (codes.includes('TransactionConflict')) return 'contended';
-  if (codes.some((code) => THROTTLE_CODES.has(code))) return 'throttled';
+  if (throttledCancellation(codes)) return 'throttled';
   return undefined;
 }
 

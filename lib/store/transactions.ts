@@ -7,3 +7,15 @@ export function cancellationCodes(error: unknown): string[] | undefined {
   if (e?.name !== 'TransactionCanceledException') return undefined;
   return (e.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 }
+
+/** Cancellation codes of items refused for capacity: the transaction applied nothing, retry later (503). */
+export const THROTTLED_CANCELLATION_CODES: ReadonlySet<string> = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+]);
+
+/** True when a transaction was cancelled because DynamoDB throttled one of its items. */
+export function throttledCancellation(codes: readonly string[]): boolean {
+  return codes.some((code) => THROTTLED_CANCELLATION_CODES.has(code));
+}
