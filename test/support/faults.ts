@@ -1,0 +1,175 @@
+import {
+  type AttemptFn,
+  type DynamoDbClient,
+  DynamoDbError,
+  requestTimeoutError,
+} from '../../lib/store/dynamodb';
+
+/**
+ * Fault injection for tests: a `DynamoDbClient` middleware that fails single attempts the way DynamoDB
+ * and the network fail them, so the client's retries, the error mapping (503 + Retry-After) and the
+ * all-or-nothing writes can be checked against a real DynamoDB Local.
+ *
+ * - `throttle`: `ProvisionedThroughputExceededException` or `ThrottlingException`, status 400 (retried).
+ * - `timeout`: the client's own request timeout (`ETIMEDOUT`, retried).
+ * - `internal`: `InternalServerError`, status 500 (retried).
+ * - `cancelled-throttle`: a `TransactWriteItems` cancelled because an item's table was throttled
+ *   (`TransactionCanceledException`, one reason `ThrottlingError`, the others `None`; not retried by the
+ *   client, as with the SDK). Other operations get a `ThrottlingException` instead.
+ */
+export type FaultKind = 'throttle' | 'timeout' | 'internal' | 'cancelled-throttle';
+
+/** The kinds every DynamoDB operation can fail with, each retried by the client. */
+export const RETRIED_FAULT_KINDS: readonly FaultKind[] = ['throttle', 'timeout', 'internal'];
+
+export interface FaultOptions {
+  /** Probability (0 to 1) that an attempt of a selected operation fails. */
+  rate: number;
+  /** Kinds to pick from, uniformly (default: throttle, timeout, internal). */
+  kinds?: readonly FaultKind[];
+  /** Only attempts of these operations (`TransactWriteItems`, `Query`, ...) can fail; all when absent. */
+  operations?: readonly string[];
+  /** Seed of the generator that decides which attempts fail and how: same seed, same sequence. */
+  seed?: number;
+  /**
+   * `before-send` (default): the attempt never reaches DynamoDB. `after-send`: DynamoDB handles the
+   * request (a write is applied) and then the response is lost; an attempt DynamoDB itself refused keeps
+   * its real error.
+   */
+  when?: 'before-send' | 'after-send';
+  /** No more faults after this many (e.g. 1: only the first selected attempt fails). */
+  limit?: number;
+  /**
+   * At most this many faults in a row for one request (same operation and body, i.e. one `send` and its
+   * retries), so a moderate rate exercises the retries without exhausting them.
+   */
+  maxConsecutive?: number;
+}
+
+export interface FaultCounts {
+  total: number;
+  byKind: Record<FaultKind, number>;
+  byOperation: Record<string, number>;
+}
+
+export interface FaultInjector {
+  /** Faults thrown so far. */
+  readonly injected: FaultCounts;
+  /** Attempts of selected operations seen so far (failed or not), by operation. */
+  readonly attempts: Record<string, number>;
+  /** Removes the middleware: later attempts go through untouched. Safe to call twice. */
+  remove(): void;
+}
+
+/** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Table names a request body names (real throttling messages carry the table, so ours do too). */
+function tablesOf(body: string): string[] {
+  const names = new Set<string>();
+  for (const match of body.matchAll(/"TableName":"([^"]+)"/g)) if (match[1]) names.add(match[1]);
+  for (const match of body.matchAll(/"RequestItems":\{"([^"]+)"/g)) if (match[1]) names.add(match[1]);
+  return [...names];
+}
+
+/** The error DynamoDB (or the network) would fail this attempt with. */
+export function faultError(kind: FaultKind, operation: string, body: string, random = Math.random): Error {
+  const table = tablesOf(body)[0] ?? 'unknown';
+  const arn = `arn:aws:dynamodb:us-east-1:123456789012:table/${table}`;
+  if (kind === 'timeout') return requestTimeoutError();
+  if (kind === 'internal') return new DynamoDbError('InternalServerError', 'Internal server error', 500);
+  if (kind === 'cancelled-throttle' && operation === 'TransactWriteItems') {
+    // One throttled item cancels the whole transaction; the other items report `None`.
+    const items = Math.max(1, body.split('"TableName"').length - 1);
+    const reasons = Array.from({ length: items }, (_, index) =>
+      index === 0
+        ? { Code: 'ThrottlingError', Message: `Throughput exceeds the current capacity for table ${arn}.` }
+        : { Code: 'None' },
+    );
+    return new DynamoDbError(
+      'TransactionCanceledException',
+      `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons
+        .map((r) => r.Code)
+        .join(', ')}]`,
+      400,
+      reasons,
+    );
+  }
+  if (kind === 'throttle' && random() < 0.5) {
+    return new DynamoDbError(
+      'ProvisionedThroughputExceededException',
+      `The level of configured provisioned throughput for the table ${arn} was exceeded. Consider increasing your provisioning level with the UpdateTable API.`,
+      400,
+    );
+  }
+  return new DynamoDbError(
+    'ThrottlingException',
+    `Throughput exceeds the current capacity of your table or index (${arn}). DynamoDB is automatically scaling your table or index so please try again shortly.`,
+    400,
+  );
+}
+
+/** Installs a fault-injecting middleware on `client`; see FaultOptions. */
+export function injectFaults(client: DynamoDbClient, options: FaultOptions): FaultInjector {
+  if (!(options.rate >= 0 && options.rate <= 1))
+    throw new Error(`rate must be within 0..1, got ${options.rate}`);
+  const kinds = options.kinds ?? RETRIED_FAULT_KINDS;
+  if (kinds.length === 0) throw new Error('kinds must not be empty');
+  const operations = options.operations ? new Set(options.operations) : undefined;
+  const random = seededRandom(options.seed ?? 1);
+  const afterSend = options.when === 'after-send';
+  const injected: FaultCounts = {
+    total: 0,
+    byKind: { throttle: 0, timeout: 0, internal: 0, 'cancelled-throttle': 0 },
+    byOperation: {},
+  };
+  const attempts: Record<string, number> = {};
+  /** Faults in a row per request, keyed by operation and body (a `send` retries with the same body). */
+  const streaks = new Map<string, number>();
+
+  /** The fault for this attempt, or undefined to let it through. */
+  const decide = (operation: string, body: string): Error | undefined => {
+    if (options.limit !== undefined && injected.total >= options.limit) return undefined;
+    const request = `${operation}\n${body}`;
+    const streak = streaks.get(request) ?? 0;
+    // Draw every time, so one request's outcome does not shift the sequence for the others.
+    const fails = random() < options.rate;
+    const kind = kinds[Math.floor(random() * kinds.length)] as FaultKind;
+    if (!fails || (options.maxConsecutive !== undefined && streak >= options.maxConsecutive)) {
+      streaks.delete(request);
+      return undefined;
+    }
+    streaks.set(request, streak + 1);
+    injected.total += 1;
+    injected.byKind[kind] += 1;
+    injected.byOperation[operation] = (injected.byOperation[operation] ?? 0) + 1;
+    return faultError(kind, operation, body, random);
+  };
+
+  const remove = client.use(
+    (next: AttemptFn): AttemptFn =>
+      async (operation, body) => {
+        if (operations && !operations.has(operation)) return next(operation, body);
+        attempts[operation] = (attempts[operation] ?? 0) + 1;
+        if (!afterSend) {
+          const fault = decide(operation, body);
+          if (fault) throw fault;
+          return next(operation, body);
+        }
+        const result = await next(operation, body);
+        const fault = decide(operation, body);
+        if (fault) throw fault;
+        return result;
+      },
+  );
+  return { injected, attempts, remove };
+}
