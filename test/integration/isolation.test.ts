@@ -1,0 +1,615 @@
+/**
+ * Isolation matrix (issue #7): every route of the route table x every kind of caller, with the status
+ * DESIGN.md sections 4 and 5 give for each cell. Every request targets store A's resources; store B is
+ * the other tenant. A route added to ROUTES without a row here fails the table check below.
+ */
+import { randomUUID } from 'node:crypto';
+import { ROUTES } from '../../infra/routes';
+import { clearAuthCache } from '../../lib/auth/authenticate';
+import { generateAccessToken, hashSecret, parseAccessToken } from '../../lib/auth/secrets';
+import { clearCatalogCaches } from '../../lib/catalog/cache';
+import { publishRelease } from '../../lib/catalog/publisher';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { mappingRepository } from '../../lib/store/mapping-repository';
+import { storeRepository } from '../../lib/store/store-repository';
+import { tokenRepository } from '../../lib/store/token-repository';
+import { loadHandler, matchRoute } from '../../local/router';
+import { childrenRelease, LIVE_CHILDREN, PARENT } from '../support/catalog-fixtures';
+import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
+
+// ---------------------------------------------------------------------------------------------------
+// Callers
+// ---------------------------------------------------------------------------------------------------
+
+/** Who calls, by what the `Authorization` header carries. */
+const KINDS = [
+  'none', // no Authorization header
+  'bearer-abc', // malformed: `Bearer abc`
+  'basic', // malformed: Basic scheme with A's real client credentials
+  'no-scheme', // malformed: A's valid admin token without the `Bearer` scheme
+  'unknown', // well-formed token for A's store and key, never issued
+  'forged', // B's real token re-addressed to A's store (ids are not part of the secret's proof)
+  'expired', // A's admin token, expired
+  'implicit', // A's storefront token
+  'other-admin', // B's client_credentials token
+  'own-admin', // A's client_credentials token
+] as const;
+type Kind = (typeof KINDS)[number];
+
+const UNAUTHENTICATED = {
+  none: 401,
+  'bearer-abc': 401,
+  basic: 401,
+  'no-scheme': 401,
+  unknown: 401,
+  forged: 401,
+  expired: 401,
+} as const;
+
+/**
+ * The expected status of every cell, keyed by `${method} ${path}` exactly as in ROUTES.
+ * The token endpoint has no bearer auth: its Authorization header is ignored and the (valid, store A)
+ * client credentials in the body decide, so every caller kind gets 200 for A's own credentials.
+ */
+const EXPECTED: Record<string, Record<Kind, number>> = {
+  'POST /oauth/access_token': {
+    none: 200,
+    'bearer-abc': 200,
+    basic: 200,
+    'no-scheme': 200,
+    unknown: 200,
+    forged: 200,
+    expired: 200,
+    implicit: 200,
+    'other-admin': 200,
+    'own-admin': 200,
+  },
+  'GET /v2/application-keys': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'POST /v2/application-keys': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /v2/application-keys/{id}': {
+    ...UNAUTHENTICATED,
+    implicit: 403,
+    'other-admin': 404,
+    'own-admin': 200,
+  },
+  'PUT /v2/application-keys/{id}': {
+    ...UNAUTHENTICATED,
+    implicit: 403,
+    'other-admin': 404,
+    'own-admin': 200,
+  },
+  'DELETE /v2/application-keys/{id}': {
+    ...UNAUTHENTICATED,
+    implicit: 403,
+    'other-admin': 404,
+    'own-admin': 204,
+  },
+  'GET /v2/merchant-realm-mappings': {
+    ...UNAUTHENTICATED,
+    implicit: 403,
+    'other-admin': 200,
+    'own-admin': 200,
+  },
+  'GET /v2/merchant-realm-mappings/{mapping_id}': {
+    ...UNAUTHENTICATED,
+    implicit: 403,
+    'other-admin': 404,
+    'own-admin': 200,
+  },
+  'PUT /v2/merchant-realm-mappings/{mapping_id}': {
+    ...UNAUTHENTICATED,
+    implicit: 403,
+    'other-admin': 404,
+    'own-admin': 200,
+  },
+  'GET /catalog/products/{product_id}/relationships/children': {
+    ...UNAUTHENTICATED,
+    implicit: 200,
+    'other-admin': 404,
+    'own-admin': 200,
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Fixtures: two stores, each with keys, a mapping with a prefix and a published catalog
+// ---------------------------------------------------------------------------------------------------
+
+interface Tenant {
+  test: TestStore;
+  /** A key that no successful cell touches: refused writes aim at it and it must come out unchanged. */
+  victimKeyId: string;
+  mappingId: string;
+  realmId: string;
+  initialPrefix: string;
+  adminToken: string;
+}
+
+const RUN = randomUUID().slice(0, 8);
+const prefixFor = (label: string) => `iso-${label}-${RUN}`;
+
+let a: Tenant;
+let b: Tenant;
+/** A's keys the own-admin token may change (PUT) and delete (DELETE), so the victim key stays intact. */
+let aEditableKeyId: string;
+let aDisposableKeyId: string;
+let tokens: Record<Kind, Record<string, string>>;
+/** Ids created by the successful POST cells. */
+const createdKeyIds: Partial<Record<Kind, string>> = {};
+/** Every id of store A a response to another caller must never contain. */
+let aIds: string[];
+
+/** B's catalog: the same shape as A's, every id moved so none of A's product ids exists in B's release. */
+const B_ID_PREFIX = 'bbbbbbbb-';
+function bRelease() {
+  const text = JSON.stringify(childrenRelease({ namePrefix: 'B ', catalogName: 'B children' }));
+  return JSON.parse(text.replaceAll('00000000-0000-4000-8000-', `${B_ID_PREFIX}0000-4000-8000-`));
+}
+
+async function setPrefix(mappingId: string, prefix: string): Promise<void> {
+  const mapping = await mappingRepository.get(mappingId);
+  if (!mapping) throw new Error('mapping missing');
+  expect(await mappingRepository.changePrefix(mapping, prefix)).toBe('changed');
+}
+
+async function newTenant(label: string, release: unknown): Promise<Tenant> {
+  const test = await createTestStore({ name: `Isolation ${label}` });
+  const { key: victim } = await applicationKeyRepository.create(test.store.id, {
+    name: `${label} victim`,
+    reserved_rate_limit: 5,
+  });
+  const initialPrefix = prefixFor(`${label}-initial`);
+  await setPrefix(test.store.mapping_id, initialPrefix);
+  await publishRelease(test.store.id, release);
+  const mapping = await mappingRepository.get(test.store.mapping_id);
+  return {
+    test,
+    victimKeyId: victim.id,
+    mappingId: test.store.mapping_id,
+    realmId: mapping?.realm_id ?? '',
+    initialPrefix,
+    adminToken: await tokenFor(test),
+  };
+}
+
+/** An admin token of A's first key whose expiry has passed (stored like any issued token). */
+async function expiredToken(tenant: Tenant): Promise<string> {
+  const token = generateAccessToken(tenant.test.store.id, tenant.test.keyId);
+  const expiresAt = Math.floor(Date.now() / 1000) - 60;
+  const issued = await tokenRepository.issue(
+    hashSecret(token),
+    {
+      store_id: tenant.test.store.id,
+      key_id: tenant.test.keyId,
+      kind: 'client_credentials',
+      expires_at: expiresAt,
+    },
+    new Date().toISOString(),
+  );
+  expect(issued).toBe(true);
+  return token;
+}
+
+// Snapshots taken after setup, compared after the matrix.
+let aVictimBefore: unknown;
+let bVictimBefore: unknown;
+let aStoreBefore: { key_count: number; reserved_rate_limit_total: number };
+
+beforeAll(async () => {
+  clearAuthCache();
+  clearCatalogCaches();
+  [a, b] = await Promise.all([newTenant('a', childrenRelease()), newTenant('b', bRelease())]);
+  const editable = await applicationKeyRepository.create(a.test.store.id, {
+    name: 'a editable',
+    reserved_rate_limit: 0,
+  });
+  const disposable = await applicationKeyRepository.create(a.test.store.id, {
+    name: 'a disposable',
+    reserved_rate_limit: 4,
+  });
+  aEditableKeyId = editable.key.id;
+  aDisposableKeyId = disposable.key.id;
+
+  const own = a.adminToken;
+  const bRandom = b.adminToken.split('.')[2];
+  tokens = {
+    none: {},
+    'bearer-abc': { authorization: 'Bearer abc' },
+    basic: {
+      authorization: `Basic ${Buffer.from(`${a.test.clientId}:${a.test.clientSecret}`).toString('base64')}`,
+    },
+    'no-scheme': { authorization: own },
+    unknown: { authorization: `Bearer ${generateAccessToken(a.test.store.id, a.test.keyId)}` },
+    forged: { authorization: `Bearer ${a.test.store.id}.${b.test.keyId}.${bRandom}` },
+    expired: { authorization: `Bearer ${await expiredToken(a)}` },
+    implicit: { authorization: `Bearer ${await tokenFor(a.test, 'implicit')}` },
+    'other-admin': { authorization: `Bearer ${b.adminToken}` },
+    'own-admin': { authorization: `Bearer ${own}` },
+  };
+
+  aVictimBefore = await applicationKeyRepository.get(a.test.store.id, a.victimKeyId, true);
+  bVictimBefore = await applicationKeyRepository.get(b.test.store.id, b.victimKeyId, true);
+  const aStore = await storeRepository.get(a.test.store.id, true);
+  if (!aStore) throw new Error('store A missing');
+  aStoreBefore = aStore;
+  aIds = [
+    a.test.store.id,
+    a.test.keyId,
+    a.test.clientId,
+    a.test.clientSecret,
+    a.adminToken,
+    a.victimKeyId,
+    aEditableKeyId,
+    aDisposableKeyId,
+    a.mappingId,
+    a.realmId,
+    a.initialPrefix,
+    ...LIVE_CHILDREN,
+  ];
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Requests: what each route is asked, always about store A's resources, with a valid body for writes
+// ---------------------------------------------------------------------------------------------------
+
+interface CellRequest {
+  params?: Record<string, string>;
+  query?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
+  'POST /oauth/access_token': () => ({
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: a.test.clientId,
+      client_secret: a.test.clientSecret,
+    }).toString(),
+  }),
+  'GET /v2/application-keys': () => ({}),
+  'POST /v2/application-keys': (kind) => ({
+    body: { data: { type: 'application_key', name: `created by ${kind}`, reserved_rate_limit: 1 } },
+  }),
+  'GET /v2/application-keys/{id}': () => ({ params: { id: a.victimKeyId } }),
+  'PUT /v2/application-keys/{id}': (kind) => ({
+    params: { id: kind === 'own-admin' ? aEditableKeyId : a.victimKeyId },
+    body: { data: { type: 'application_key', name: `renamed by ${kind}`, reserved_rate_limit: 2 } },
+  }),
+  'DELETE /v2/application-keys/{id}': (kind) => ({
+    params: { id: kind === 'own-admin' ? aDisposableKeyId : a.victimKeyId },
+  }),
+  'GET /v2/merchant-realm-mappings': () => ({}),
+  'GET /v2/merchant-realm-mappings/{mapping_id}': () => ({ params: { mapping_id: a.mappingId } }),
+  'PUT /v2/merchant-realm-mappings/{mapping_id}': (kind) => ({
+    params: { mapping_id: a.mappingId },
+    body: { data: { type: 'merchant-realm-mappings', prefix: prefixFor(kind) } },
+  }),
+  'GET /catalog/products/{product_id}/relationships/children': () => ({
+    params: { product_id: PARENT },
+    headers: { 'svc-channel': 'web' },
+  }),
+};
+
+/** Sends a request through the route table (as the local server and API Gateway route it). */
+async function send(
+  method: string,
+  pathTemplate: string,
+  request: CellRequest,
+  auth: Record<string, string>,
+) {
+  let path = pathTemplate;
+  for (const [name, value] of Object.entries(request.params ?? {})) {
+    path = path.replace(`{${name}}`, encodeURIComponent(value));
+  }
+  const match = matchRoute(method, path);
+  if (!match) throw new Error(`no route for ${method} ${path}`);
+  expect(match.routeKey).toBe(`${method} ${pathTemplate}`);
+  const body =
+    request.body === undefined
+      ? undefined
+      : typeof request.body === 'string'
+        ? request.body
+        : JSON.stringify(request.body);
+  const headers: Record<string, string> = { ...request.headers, ...auth };
+  if (body !== undefined && headers['content-type'] === undefined)
+    headers['content-type'] = 'application/json';
+  const handler = await loadHandler(match.route.function);
+  return invoke(handler, {
+    method,
+    path: request.query ? `${path}?${request.query}` : path,
+    routeKey: match.routeKey,
+    pathParameters: match.pathParameters,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Assertions
+// ---------------------------------------------------------------------------------------------------
+
+const TITLES: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+
+function contentType(res: InvokeResult): string | undefined {
+  const entry = Object.entries(res.headers).find(([name]) => name.toLowerCase() === 'content-type');
+  return entry?.[1];
+}
+
+/** A DESIGN section 4 error body: one error with status, title, detail and request id, nothing else. */
+function expectErrorBody(res: InvokeResult, status: number, detail?: string) {
+  expect(contentType(res)).toBe('application/json');
+  expect(res.body).toEqual({
+    errors: [
+      {
+        status: String(status),
+        title: TITLES[status],
+        detail: detail ?? expect.any(String),
+        request_id: expect.any(String),
+      },
+    ],
+  });
+  expect(res.body.errors[0].detail).not.toBe('');
+}
+
+function expectNoneOf(raw: string, ids: string[]) {
+  for (const value of ids) expect(raw).not.toContain(value);
+}
+
+const NOT_FOUND = 'The requested resource could not be found';
+const PRODUCT_NOT_FOUND = 'product not found in the catalog';
+
+/** What a successful cell must show: the caller's own store's data, and never the other store's. */
+const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<void> | void> = {
+  'POST /oauth/access_token': (_kind, res) => {
+    expect(res.body).toMatchObject({ token_type: 'Bearer', identifier: 'client_credentials' });
+    expect(parseAccessToken(res.body.access_token)).toEqual({
+      storeId: a.test.store.id,
+      keyId: a.test.keyId,
+    });
+  },
+  'GET /v2/application-keys': (kind, res) => {
+    const ids = res.body.data.map((key: { id: string }) => key.id);
+    if (kind === 'own-admin') {
+      expect(ids).toEqual(expect.arrayContaining([a.test.keyId, a.victimKeyId]));
+      expectNoneOf(res.raw, [b.test.store.id, b.test.keyId, b.victimKeyId, b.test.clientId]);
+    } else {
+      expect(ids).toEqual(expect.arrayContaining([b.test.keyId, b.victimKeyId]));
+      expectNoneOf(res.raw, aIds);
+    }
+  },
+  'POST /v2/application-keys': (kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'application_key', name: `created by ${kind}` });
+    createdKeyIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/application-keys/{id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.victimKeyId, name: 'a victim' });
+  },
+  'PUT /v2/application-keys/{id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: aEditableKeyId, name: 'renamed by own-admin' });
+  },
+  'DELETE /v2/application-keys/{id}': async () => {
+    expect(await applicationKeyRepository.get(a.test.store.id, aDisposableKeyId, true)).toBeUndefined();
+  },
+  'GET /v2/merchant-realm-mappings': (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    expect(res.body.data).toMatchObject({ id: tenant.mappingId, store_id: tenant.test.store.id });
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/merchant-realm-mappings/{mapping_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.mappingId, store_id: a.test.store.id });
+  },
+  'PUT /v2/merchant-realm-mappings/{mapping_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.mappingId, prefix: prefixFor('own-admin') });
+  },
+  'GET /catalog/products/{product_id}/relationships/children': (_kind, res) => {
+    expect(res.body.data.map((product: { id: string }) => product.id)).toEqual(LIVE_CHILDREN);
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The matrix
+// ---------------------------------------------------------------------------------------------------
+
+const routeKey = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
+
+describe('the expectation table', () => {
+  it('has exactly one row per route of the route table', () => {
+    const routes = ROUTES.map(routeKey).sort();
+    expect(Object.keys(EXPECTED).sort()).toEqual(routes);
+    expect(Object.keys(REQUESTS).sort()).toEqual(routes);
+    expect(Object.keys(SUCCESS_CHECKS).sort()).toEqual(routes);
+    for (const row of Object.values(EXPECTED)) expect(Object.keys(row).sort()).toEqual([...KINDS].sort());
+  });
+});
+
+// Routes in table order, callers in KINDS order (own-admin last, so refused writes run before it).
+const CELLS = ROUTES.flatMap((route) => KINDS.map((kind) => [routeKey(route), kind, route] as const));
+
+describe('isolation matrix', () => {
+  // Each cell resolves its token from the table, as a fresh container would, whatever ran before it.
+  beforeEach(() => clearAuthCache());
+
+  test.each(CELLS)('%s as %s', async (key, kind, route) => {
+    const expected = EXPECTED[key]?.[kind];
+    const request = REQUESTS[key];
+    if (expected === undefined || request === undefined) throw new Error(`no expectation for ${key}`);
+    const res = await send(route.method, route.path, request(kind), tokens[kind]);
+    expect(res.status).toBe(expected);
+    if (expected === 401) {
+      expectErrorBody(res, 401, 'Unable to validate access token');
+    } else if (expected === 403) {
+      expectErrorBody(res, 403);
+    } else if (expected === 404) {
+      expectErrorBody(res, 404, route.path.startsWith('/catalog/') ? PRODUCT_NOT_FOUND : NOT_FOUND);
+    } else {
+      expect(expected).toBeLessThan(300);
+      await SUCCESS_CHECKS[key]?.(kind, res);
+    }
+    if (expected >= 400) expectNoneOf(res.raw, aIds);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The other store's ids, with A's admin token: always 404, exactly like an unknown id
+// ---------------------------------------------------------------------------------------------------
+
+describe("another store's ids with A's admin token", () => {
+  const cases: [string, string, (target: 'b' | 'unknown') => CellRequest][] = [
+    [
+      'GET',
+      '/v2/application-keys/{id}',
+      (t) => ({ params: { id: t === 'b' ? b.victimKeyId : randomUUID() } }),
+    ],
+    [
+      'PUT',
+      '/v2/application-keys/{id}',
+      (t) => ({
+        params: { id: t === 'b' ? b.victimKeyId : randomUUID() },
+        body: { data: { type: 'application_key', name: 'renamed by A', reserved_rate_limit: 3 } },
+      }),
+    ],
+    [
+      'DELETE',
+      '/v2/application-keys/{id}',
+      (t) => ({ params: { id: t === 'b' ? b.victimKeyId : randomUUID() } }),
+    ],
+    [
+      'GET',
+      '/v2/merchant-realm-mappings/{mapping_id}',
+      (t) => ({ params: { mapping_id: t === 'b' ? b.mappingId : randomUUID() } }),
+    ],
+    [
+      'PUT',
+      '/v2/merchant-realm-mappings/{mapping_id}',
+      (t) => ({
+        params: { mapping_id: t === 'b' ? b.mappingId : randomUUID() },
+        body: { data: { type: 'merchant-realm-mappings', prefix: prefixFor('a-on-b') } },
+      }),
+    ],
+  ];
+
+  test.each(cases)(
+    "%s %s with B's id is 404, the same answer as an unknown id",
+    async (method, path, build) => {
+      const auth = tokens['own-admin'];
+      const other = await send(method, path, build('b'), auth);
+      const unknown = await send(method, path, build('unknown'), auth);
+      expect(other.status).toBe(404);
+      expectErrorBody(other, 404, NOT_FOUND);
+      expect(unknown.status).toBe(404);
+      const withoutRequestId = (res: InvokeResult) =>
+        res.body.errors.map(({ request_id: _id, ...rest }: Record<string, unknown>) => rest);
+      expect(withoutRequestId(other)).toEqual(withoutRequestId(unknown));
+      expect(other.headers).toEqual(unknown.headers);
+      expectNoneOf(other.raw, [b.test.store.id, b.victimKeyId, b.mappingId, b.realmId, b.initialPrefix]);
+    },
+  );
+
+  it("refuses A's client id with B's client secret at the token endpoint, like a wrong secret", async () => {
+    const exchange = (clientSecret: string) =>
+      send(
+        'POST',
+        '/oauth/access_token',
+        {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: a.test.clientId,
+            client_secret: clientSecret,
+          }).toString(),
+        },
+        tokens['own-admin'],
+      );
+    const crossed = await exchange(b.test.clientSecret);
+    const wrong = await exchange(`${a.test.clientSecret}x`);
+    expect(crossed.status).toBe(401);
+    expectErrorBody(crossed, 401, 'Invalid client credentials');
+    expect(wrong.status).toBe(401);
+    expect(crossed.body.errors[0].detail).toBe(wrong.body.errors[0].detail);
+  });
+
+  it("issues an implicit token of the client id's store whatever bearer token comes along", async () => {
+    const res = await send(
+      'POST',
+      '/oauth/access_token',
+      { body: { grant_type: 'implicit', client_id: a.test.clientId } },
+      tokens['other-admin'],
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.identifier).toBe('implicit');
+    expect(parseAccessToken(res.body.access_token)?.storeId).toBe(a.test.store.id);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Refused cells changed nothing
+// ---------------------------------------------------------------------------------------------------
+
+describe('after the matrix', () => {
+  const refusedKinds = KINDS.filter((kind) => kind !== 'own-admin');
+
+  it("left A's victim key exactly as it was, credentials included", async () => {
+    expect(await applicationKeyRepository.get(a.test.store.id, a.victimKeyId, true)).toEqual(aVictimBefore);
+    const victim = aVictimBefore as { client_id: string };
+    expect(await applicationKeyRepository.findClient(victim.client_id)).toMatchObject({
+      store_id: a.test.store.id,
+      key_id: a.victimKeyId,
+    });
+  });
+
+  it("holds exactly A's expected keys, and A's counters moved only by the own-admin cells", async () => {
+    const page = await applicationKeyRepository.list(a.test.store.id, { limit: 100, offset: 0 });
+    const ownCreated = createdKeyIds['own-admin'];
+    expect(page.keys.map((key) => key.id)).toEqual([a.test.keyId, a.victimKeyId, aEditableKeyId, ownCreated]);
+    expect(page.keys.map((key) => key.name)).toEqual([
+      'First key',
+      'a victim',
+      'renamed by own-admin',
+      'created by own-admin',
+    ]);
+    // Own admin: +1 key reserving 1, editable 0 -> 2, disposable (4) deleted.
+    expect(page.total).toBe(aStoreBefore.key_count);
+    expect(page.reservedRateLimitTotal).toBe(aStoreBefore.reserved_rate_limit_total + 1 + 2 - 4);
+    expect(page.reservedRateLimitTotal).toBe(
+      page.keys.reduce((sum, key) => sum + key.reserved_rate_limit, 0),
+    );
+  });
+
+  it("put B's admin-created key in B's store, not in A's", async () => {
+    const bCreated = createdKeyIds['other-admin'];
+    expect(bCreated).toBeDefined();
+    expect(await applicationKeyRepository.get(a.test.store.id, bCreated ?? '', true)).toBeUndefined();
+    expect(await applicationKeyRepository.get(b.test.store.id, bCreated ?? '', true)).toMatchObject({
+      store_id: b.test.store.id,
+      name: 'created by other-admin',
+    });
+  });
+
+  it("changed A's mapping only by the own-admin cell, and reserved no refused cell's prefix", async () => {
+    const mapping = await mappingRepository.get(a.mappingId);
+    expect(mapping).toMatchObject({ prefix: prefixFor('own-admin'), version: 2, store_id: a.test.store.id });
+    expect(await mappingRepository.getReservation(prefixFor('own-admin'))).toMatchObject({
+      mapping_id: a.mappingId,
+    });
+    expect(await mappingRepository.getReservation(a.initialPrefix)).toBeUndefined();
+    for (const kind of refusedKinds) {
+      expect(await mappingRepository.getReservation(prefixFor(kind))).toBeUndefined();
+    }
+  });
+
+  it("left B's victim key, keys and mapping as they were after A's admin token aimed at them", async () => {
+    expect(await applicationKeyRepository.get(b.test.store.id, b.victimKeyId, true)).toEqual(bVictimBefore);
+    const page = await applicationKeyRepository.list(b.test.store.id, { limit: 100, offset: 0 });
+    expect(page.keys.map((key) => key.id)).toEqual([
+      b.test.keyId,
+      b.victimKeyId,
+      createdKeyIds['other-admin'],
+    ]);
+    expect(page.total).toBe(3);
+    expect(page.reservedRateLimitTotal).toBe(5 + 1);
+    expect(await mappingRepository.get(b.mappingId)).toMatchObject({ prefix: b.initialPrefix, version: 1 });
+    expect(await mappingRepository.getReservation(prefixFor('a-on-b'))).toBeUndefined();
+  });
+});
