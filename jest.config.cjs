@@ -10,8 +10,8 @@ const transform = {
 };
 const common = {
   transform,
-  // Middy 6 is ESM-only: let swc transform it like our own code.
-  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // Middy 6 and the OpenAPI validator are ESM-only: let swc transform them like our own code.
+  transformIgnorePatterns: ['/node_modules/(?!(?:@middy|@seriousme)/)'],
   moduleFileExtensions: ['ts', 'js', 'json', 'cjs', 'mjs'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testEnvironment: 'node',
@@ -24,7 +24,14 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      // Debug-level logs, captured and scanned for secrets (a leak fails the file).
+      setupFiles: [...common.setupFiles, '<rootDir>/test/support/e2e-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.ts'],
+    },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
   ],
 };

@@ -1,3 +1,4 @@
+import type { AuthRequirement, BodyKind } from '../lib/http/middleware';
 import type { TableRole } from '../lib/store/schema';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -8,10 +9,14 @@ export interface RouteDefinition {
   /** API Gateway route path, with `{param}` placeholders. */
   path: string;
   /** The operation: `functions/<function>/handler.ts`, one Lambda function each. */
-  function: string;
+  function: FunctionName;
 }
 
 export interface FunctionDefinition {
+  /** Who may call it: the middleware enforces this and the OpenAPI document publishes it. */
+  auth: AuthRequirement;
+  /** Which request bodies it parses (absent: none). */
+  body?: BodyKind;
   /** Least privilege: the tables the function touches and how. */
   tables: Partial<Record<TableRole, TableAccess>>;
   description: string;
@@ -21,46 +26,62 @@ export interface FunctionDefinition {
  * The single route table: the CDK stack creates one Lambda per function and one API route per entry,
  * and the local server routes requests with the same entries, so local routes equal deployed ones.
  */
-export const FUNCTIONS: Record<string, FunctionDefinition> = {
+export const FUNCTIONS = {
   'create-access-token': {
+    auth: 'none',
+    body: 'json-or-form',
     tables: { keys: 'readwrite' },
     description: 'POST /oauth/access_token: issues bearer tokens from application keys',
   },
   'list-application-keys': {
+    auth: 'admin',
     tables: { keys: 'read' },
     description: "GET /v2/application-keys: a page of the store's application keys with totals",
   },
   'create-application-key': {
+    auth: 'admin',
+    body: 'json',
     tables: { keys: 'readwrite' },
     description: 'POST /v2/application-keys: creates an application key (secret shown once)',
   },
   'get-application-key': {
+    auth: 'admin',
     tables: { keys: 'read' },
     description: 'GET /v2/application-keys/{id}: one application key of the store',
   },
   'update-application-key': {
+    auth: 'admin',
+    body: 'json',
     tables: { keys: 'readwrite' },
     description: 'PUT /v2/application-keys/{id}: renames a key or changes its reserved rate limit',
   },
   'delete-application-key': {
+    auth: 'admin',
     tables: { keys: 'readwrite' },
     description: 'DELETE /v2/application-keys/{id}: deletes a key, revoking its credentials and tokens',
   },
   'get-merchant-realm-mapping': {
+    auth: 'admin',
     // keys: read resolves the bearer token; mappings: read serves the mapping.
     tables: { keys: 'read', mappings: 'read' },
     description: "GET /v2/merchant-realm-mappings[/{mapping_id}]: the store's merchant realm mapping",
   },
   'update-merchant-realm-mapping': {
+    auth: 'admin',
+    body: 'json',
     tables: { keys: 'read', mappings: 'readwrite' },
     description: "PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix",
   },
   'list-child-products': {
+    auth: 'any',
     // keys: read resolves the bearer token; products: read serves the catalog.
     tables: { keys: 'read', products: 'read' },
     description: 'GET /catalog/products/{product_id}/relationships/children: live children of a base product',
   },
-};
+} as const satisfies Record<string, FunctionDefinition>;
+
+/** The name of a function: `functions/<name>/handler.ts`. */
+export type FunctionName = keyof typeof FUNCTIONS;
 
 export const ROUTES: RouteDefinition[] = [
   { method: 'POST', path: '/oauth/access_token', function: 'create-access-token' },

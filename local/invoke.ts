@@ -11,13 +11,24 @@ Runs a function's handler once in-process with the event (like \`sam local invok
 result. Functions: ${Object.keys(FUNCTIONS).join(', ')}.
 Talks to DynamoDB at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000).`;
 
+/** Like `sam local invoke`: the function's log lines go to stderr, so stdout carries only the result. */
+async function logsToStderr<T>(run: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    return await run();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
 async function main(): Promise<void> {
   process.env.DYNAMODB_ENDPOINT ??= 'http://127.0.0.1:8000';
   const args = parseArgs(process.argv.slice(2), ['event']);
   const name = args.positionals[0];
   const file = option(args, 'event');
   if (!name || !file) fail(USAGE);
-  if (!FUNCTIONS[name]) fail(`unknown function "${name}"\n\n${USAGE}`);
+  if (!Object.hasOwn(FUNCTIONS, name)) fail(`unknown function "${name}"\n\n${USAGE}`);
   let event: APIGatewayProxyEventV2;
   try {
     event = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as APIGatewayProxyEventV2;
@@ -26,7 +37,7 @@ async function main(): Promise<void> {
   }
   const handler = await loadHandler(name);
   const started = performance.now();
-  const result = await handler(event, createLambdaContext(name));
+  const result = await logsToStderr(() => handler(event, createLambdaContext(name)));
   process.stderr.write(`${name}: ${(performance.now() - started).toFixed(1)} ms\n`);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }

@@ -6,16 +6,11 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { parseNewApplicationKey } from '../../lib/validation/application-key';
 
 /** POST /v2/application-keys: creates a key; the response is the only place its client secret appears. */
-export const handler = createHandler(
-  'create-application-key',
-  { auth: 'admin', body: 'json' },
-  async (event) => {
-    const input = parseNewApplicationKey(event.parsedBody);
-    const { key, clientSecret } = await applicationKeyRepository.create(event.auth.storeId, input);
-    const origin = requestOrigin(event);
-    return json(201, renderCreatedApplicationKey(key, clientSecret, origin), {
-      Location: applicationKeyUrl(origin, key.id),
-      'Cache-Control': 'no-store',
-    });
-  },
-);
+export const handler = createHandler('create-application-key', {}, async (event) => {
+  const input = parseNewApplicationKey(event.parsedBody);
+  const { key, clientSecret } = await applicationKeyRepository.create(event.auth.storeId, input);
+  const origin = requestOrigin(event);
+  return json(201, renderCreatedApplicationKey(key, clientSecret, origin), {
+    Location: applicationKeyUrl(origin, key.id),
+  });
+});

@@ -5,7 +5,7 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { parseApplicationKeyId } from '../../lib/validation/application-key';
 
 /** DELETE /v2/application-keys/{id}: deletes a key; its credentials and tokens stop working. */
-export const handler = createHandler('delete-application-key', { auth: 'admin' }, async (event) => {
+export const handler = createHandler('delete-application-key', {}, async (event) => {
   const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
   await applicationKeyRepository.delete(event.auth.storeId, keyId);
   return noContent();

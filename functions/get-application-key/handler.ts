@@ -7,7 +7,7 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { parseApplicationKeyId } from '../../lib/validation/application-key';
 
 /** GET /v2/application-keys/{id}: one key of the token's store; 404 for any other id. */
-export const handler = createHandler('get-application-key', { auth: 'admin' }, async (event) => {
+export const handler = createHandler('get-application-key', {}, async (event) => {
   const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
   const key = await applicationKeyRepository.get(event.auth.storeId, keyId, true);
   if (!key) throw new NotFoundError();

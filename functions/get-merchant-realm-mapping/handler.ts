@@ -6,7 +6,7 @@ import { getStoreMapping, renderMapping } from '../../lib/merchant-realm-mapping
  * GET /v2/merchant-realm-mappings and GET /v2/merchant-realm-mappings/{mapping_id}: the token's
  * store's single mapping, as an object (the collection has exactly one member).
  */
-export const handler = createHandler('get-merchant-realm-mapping', { auth: 'admin' }, async (event) => {
+export const handler = createHandler('get-merchant-realm-mapping', {}, async (event) => {
   const mappingId = event.pathParameters?.mapping_id;
   const mapping = await getStoreMapping(event.auth, mappingId ?? event.auth.store.mapping_id);
   return ok({ data: renderMapping(mapping) });

@@ -6,7 +6,7 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 
 /** GET /v2/application-keys (seed 4.1): a page of the token's store's keys with the store's totals. */
-export const handler = createHandler('list-application-keys', { auth: 'admin' }, async (event) => {
+export const handler = createHandler('list-application-keys', {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, {
     defaultLimit: APPLICATION_KEYS_DEFAULT_LIMIT,
   });

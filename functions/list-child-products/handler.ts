@@ -11,26 +11,22 @@ import { parsePageRequest } from '../../lib/pagination/index';
  * GET /catalog/products/{product_id}/relationships/children (seed 4.3): the live children of a base product
  * in the catalog the shopper's context selects, filtered and paginated. Any token of the store.
  */
-export const handler = createHandler(
-  'list-child-products',
-  { auth: 'any', prefetch: prefetchRegistry },
-  async (event) => {
-    const store = event.auth.store;
-    const { channel, tag } = shopperHeaders(event.headers);
-    const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
-    const filterText = queryParameter(event, 'filter');
-    const filter = filterText === undefined ? [] : parseFilter(filterText);
-    const productId = pathParameter(event, 'product_id');
-    const result = await listChildProducts({
-      storeId: store.id,
-      defaultLocale: store.default_locale,
-      productId,
-      channel,
-      tag,
-      acceptLanguage: event.headers['accept-language'],
-      filter,
-      page,
-    });
-    return jsonText(200, childListJson(productId, filterText, page, result));
-  },
-);
+export const handler = createHandler('list-child-products', { prefetch: prefetchRegistry }, async (event) => {
+  const store = event.auth.store;
+  const { channel, tag } = shopperHeaders(event.headers);
+  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
+  const filterText = queryParameter(event, 'filter');
+  const filter = filterText === undefined ? [] : parseFilter(filterText);
+  const productId = pathParameter(event, 'product_id');
+  const result = await listChildProducts({
+    storeId: store.id,
+    defaultLocale: store.default_locale,
+    productId,
+    channel,
+    tag,
+    acceptLanguage: event.headers['accept-language'],
+    filter,
+    page,
+  });
+  return jsonText(200, childListJson(productId, filterText, page, result));
+});

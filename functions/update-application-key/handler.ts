@@ -6,13 +6,9 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { parseApplicationKeyId, parseApplicationKeyUpdate } from '../../lib/validation/application-key';
 
 /** PUT /v2/application-keys/{id}: renames a key and/or changes its reserved rate limit. */
-export const handler = createHandler(
-  'update-application-key',
-  { auth: 'admin', body: 'json' },
-  async (event) => {
-    const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
-    const changes = parseApplicationKeyUpdate(event.parsedBody);
-    const key = await applicationKeyRepository.update(event.auth.storeId, keyId, changes);
-    return ok(renderApplicationKeyDocument(key, requestOrigin(event)));
-  },
-);
+export const handler = createHandler('update-application-key', {}, async (event) => {
+  const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
+  const changes = parseApplicationKeyUpdate(event.parsedBody);
+  const key = await applicationKeyRepository.update(event.auth.storeId, keyId, changes);
+  return ok(renderApplicationKeyDocument(key, requestOrigin(event)));
+});

@@ -5,12 +5,8 @@ import { renderMapping, updateMappingPrefix } from '../../lib/merchant-realm-map
 import { parseMappingUpdate } from '../../lib/validation/merchant-realm-mapping';
 
 /** PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix (seed 4.2). */
-export const handler = createHandler(
-  'update-merchant-realm-mapping',
-  { auth: 'admin', body: 'json' },
-  async (event) => {
-    const request = parseMappingUpdate(event.parsedBody);
-    const mapping = await updateMappingPrefix(event.auth, pathParameter(event, 'mapping_id'), request);
-    return ok({ data: renderMapping(mapping) });
-  },
-);
+export const handler = createHandler('update-merchant-realm-mapping', {}, async (event) => {
+  const request = parseMappingUpdate(event.parsedBody);
+  const mapping = await updateMappingPrefix(event.auth, pathParameter(event, 'mapping_id'), request);
+  return ok({ data: renderMapping(mapping) });
+});

@@ -12,14 +12,37 @@ export interface Config {
   authCacheSeconds: number;
   /** How long a container may reuse a catalog's current release id before reading it again. */
   releaseCacheSeconds: number;
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
+  logLevel: LogLevel;
 }
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+/**
+ * The log level: POWERTOOLS_LOG_LEVEL when set, else LOG_LEVEL, else `info` (Powertools' own order, so
+ * either name works; case-insensitive, so `DEBUG` works too). Both are checked when set. In Lambda, a
+ * function-level log level (Advanced Logging Controls, AWS_LAMBDA_LOG_LEVEL) is applied on top by the
+ * Powertools logger: it never logs below it.
+ */
+export function logLevelFrom(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  let level: LogLevel | undefined;
+  for (const name of ['POWERTOOLS_LOG_LEVEL', 'LOG_LEVEL']) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const value = raw.toLowerCase() as LogLevel;
+    if (!LOG_LEVELS.includes(value)) {
+      throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+    }
+    level ??= value;
+  }
+  return level ?? 'info';
+}
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -47,10 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint)) {
     throw new ConfigError(`DYNAMODB_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
   }
-  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
-  }
+  const logLevel = logLevelFrom(env);
   return {
     dynamodbEndpoint: endpoint,
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',

@@ -1,12 +1,144 @@
-import { getConfig } from '../config/index';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { type LogLevel, logLevelFrom } from '../config/index';
 
-const ORDER = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-type Level = Exclude<keyof typeof ORDER, 'silent'>;
+/**
+ * Structured JSON logs (Powertools): one JSON object per line, info and debug on stdout, warn and error
+ * on stderr. Callers pass only safe fields: never headers, bodies, query strings, secrets or tokens.
+ * Fields, levels and what is never logged: docs/logs.md.
+ */
 
-/** Structured JSON logging. Callers pass only safe fields: never headers, bodies, secrets or tokens. */
+/** `service` on every line (POWERTOOLS_SERVICE_NAME overrides it). */
+export const SERVICE_NAME = 'commerce-api';
+
+/** At init, once per container; a bad value logs at `info` here and fails the init in `getConfig()`. */
+function initialLevel(): LogLevel {
+  try {
+    return logLevelFrom();
+  } catch {
+    return 'info';
+  }
+}
+
+/** The container's logger (module scope: one per container, like every client). */
+export const logger = new Logger({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME,
+  logLevel: initialLevel(),
+});
+
+export type Level = Exclude<LogLevel, 'silent'>;
+
+/** One line at `level`; inside a request it also carries the request id, route and function name. */
 export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
-  if (ORDER[level] < ORDER[getConfig().logLevel]) return;
-  const line = JSON.stringify({ level, message, time: new Date().toISOString(), ...fields });
-  if (level === 'error' || level === 'warn') process.stderr.write(`${line}\n`);
-  else process.stdout.write(`${line}\n`);
+  logger[level](message, fields);
+}
+
+/** Values shorter than this are never treated as secrets (they would match ordinary text). */
+const MIN_SECRET_LENGTH = 8;
+
+/** Replaces every occurrence of each secret in `text` with `[REDACTED]`. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret !== undefined && secret.length >= MIN_SECRET_LENGTH)
+      out = out.split(secret).join('[REDACTED]');
+  }
+  return out;
+}
+
+/** An error's name, message and stack for a log line, with the given secrets redacted from both. */
+export function errorFields(
+  error: unknown,
+  secrets: readonly (string | undefined)[] = [],
+): { name: string; message: string; stack?: string } {
+  if (!(error instanceof Error)) return { name: typeof error, message: redact(String(error), secrets) };
+  return {
+    name: error.name,
+    message: redact(error.message, secrets),
+    ...(error.stack === undefined ? {} : { stack: redact(error.stack, secrets) }),
+  };
+}
+
+/**
+ * The credentials a request carries, to keep them out of an error line even when an error message
+ * quotes them: the Authorization value (whole, and after its scheme) and a body's `client_secret`.
+ */
+export function requestSecrets(
+  headers: Record<string, string | string[] | undefined> | undefined,
+  body?: unknown,
+): string[] {
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() !== 'authorization' || value === undefined) continue;
+    for (const each of Array.isArray(value) ? value : [value]) {
+      secrets.push(each);
+      const credential = each.trim().split(/\s+/)[1];
+      if (credential !== undefined) secrets.push(credential);
+    }
+  }
+  const clientSecret = (body as { client_secret?: unknown } | undefined)?.client_secret;
+  if (typeof clientSecret === 'string') secrets.push(clientSecret);
+  return secrets;
+}
+
+type LoggedEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
+type LoggedResult = { statusCode?: number } | undefined;
+
+/**
+ * The keys of one request, passed explicitly on the access and error lines so those two are exact even
+ * when invocations overlap in one process (the local server); the other lines get them from the logger.
+ */
+function requestKeys(operation: string, event: LoggedEvent, context: Context) {
+  return { route: event.routeKey, operation, function_request_id: context.awsRequestId };
+}
+
+/**
+ * The logging middlewares of one function, registered before every other middleware: Powertools'
+ * context injection (function name, request id, cold start; keys reset after each invocation; the event
+ * is never logged, whatever POWERTOOLS_LOGGER_LOG_EVENT says) with the route and operation appended,
+ * then one info access line per request and an error line for every 5xx response.
+ */
+export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, LoggedResult>[] {
+  const started = new WeakMap<object, number>();
+  const accessLine = (request: Request<LoggedEvent, LoggedResult>) => {
+    const { event } = request;
+    const start = started.get(request);
+    logger.info('request completed', {
+      ...requestKeys(operation, event, request.context),
+      method: event.requestContext?.http?.method,
+      status: request.response?.statusCode ?? 500,
+      duration_ms: start === undefined ? undefined : Math.round((performance.now() - start) * 10) / 10,
+      apigw_request_id: event.requestContext?.requestId,
+    });
+  };
+  const requestLog: MiddlewareObj<LoggedEvent, LoggedResult> = {
+    before: (request) => {
+      started.set(request, performance.now());
+      logger.appendKeys({ route: request.event.routeKey, operation });
+      logger.debug('request started', { method: request.event.requestContext?.http?.method });
+    },
+    after: accessLine,
+    // Runs after the error middleware (registered later) has turned the error into the response.
+    onError: (request) => {
+      const status = request.response?.statusCode ?? 500;
+      if (status >= 500) {
+        const { event } = request;
+        logger.error('request failed', {
+          ...requestKeys(operation, event, request.context),
+          status,
+          error: errorFields(request.error, requestSecrets(event.headers, event.parsedBody)),
+        });
+      }
+      accessLine(request);
+    },
+  };
+  return [
+    injectLambdaContext(logger, { resetKeys: true, logEvent: false }) as MiddlewareObj<
+      LoggedEvent,
+      LoggedResult
+    >,
+    requestLog,
+  ];
 }

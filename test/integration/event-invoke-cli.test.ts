@@ -61,6 +61,46 @@ describe('npm run invoke', () => {
     expect(JSON.parse(result.body)).toMatchObject({ token_type: 'Bearer', identifier: 'implicit' });
   });
 
+  it('prints the function’s log lines on stderr, keeping stdout for the result', async () => {
+    const store = await createTestStore();
+    const made = runCli(
+      'event',
+      'POST',
+      '/oauth/access_token',
+      '--body',
+      JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: store.clientId,
+        client_secret: store.clientSecret,
+      }),
+    );
+    const file = join(dir, 'logged-token-event.json');
+    writeFileSync(file, made.stdout);
+    const saved = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'debug';
+    const run = (() => {
+      try {
+        return runCli('invoke', 'create-access-token', '--event', file);
+      } finally {
+        process.env.LOG_LEVEL = saved;
+      }
+    })();
+    expect(run.status).toBe(0);
+    const token = JSON.parse(JSON.parse(run.stdout).body).access_token as string;
+    const access = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .find((line) => line.message === 'request completed');
+    expect(access).toMatchObject({
+      route: 'POST /oauth/access_token',
+      status: 200,
+      function_request_id: expect.any(String),
+    });
+    expect(run.stderr).not.toContain(store.clientSecret);
+    expect(run.stderr).not.toContain(token);
+  });
+
   it('names the functions it knows when given another', () => {
     const run = runCli('invoke', 'no-such-function', '--event', 'x.json');
     expect(run.status).toBe(1);

@@ -6,13 +6,13 @@ import {
   ServiceUnavailableError,
   UnprocessableEntityError,
 } from '../../lib/http/errors';
-import { createHandler } from '../../lib/http/middleware';
+import { buildHandler } from '../../lib/http/middleware';
 import { ok } from '../../lib/http/response';
 import { tokenRepository } from '../../lib/store/token-repository';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';
 
 /** A small admin route for the middleware tests: echoes what the stack derived, or throws on request. */
-const adminEcho = createHandler('test-admin-echo', { auth: 'admin', body: 'json' }, async (event) => {
+const adminEcho = buildHandler('test-admin-echo', { auth: 'admin', body: 'json' }, {}, async (event) => {
   const fail = event.queryStringParameters?.fail;
   if (fail === 'not-found') throw new NotFoundError();
   if (fail === 'conflict') throw new ConflictError('the prefix is already in use', 'data.prefix');
@@ -24,7 +24,7 @@ const adminEcho = createHandler('test-admin-echo', { auth: 'admin', body: 'json'
     throw new TypeError(`secret internals at /var/task/index.mjs: ${event.headers.authorization}`);
   return ok({ store_id: event.auth.storeId, kind: event.auth.kind, body: event.parsedBody ?? null });
 });
-const anyEcho = createHandler('test-any-echo', { auth: 'any' }, async (event) =>
+const anyEcho = buildHandler('test-any-echo', { auth: 'any' }, {}, async (event) =>
   ok({ kind: event.auth.kind }),
 );
 

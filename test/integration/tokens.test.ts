@@ -117,7 +117,11 @@ describe('POST /oauth/access_token', () => {
     ],
     [{ grant_type: 'client_credentials', client_secret: 's' }, 'client_id is required', 'client_id'],
     [{ grant_type: 'client_credentials', client_id: 'abc' }, 'client_secret is required', 'client_secret'],
-    [{ grant_type: 'implicit', client_id: 42 }, 'client_id must be a string of 1 to 512 characters', 'client_id'],
+    [
+      { grant_type: 'implicit', client_id: 42 },
+      'client_id must be a string of 1 to 512 characters',
+      'client_id',
+    ],
   ])('answers 400 to %p', async (body, detail, source) => {
     const res = await invoke(handler, jsonBody(body));
     expect(res.status).toBe(400);

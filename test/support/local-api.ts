@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { gateway } from '@elasticpath/js-sdk';
 import { createLocalServer, listen } from '../../local/server';
+import { tapServer } from './log-scan';
 
 export interface LocalApi {
   /** `http://127.0.0.1:PORT` */
@@ -13,6 +14,9 @@ export interface LocalApi {
 /** Starts the local API server (the real HTTP harness) on a free port, against the run's DynamoDB Local. */
 export async function startLocalApi(): Promise<LocalApi> {
   const server: Server = createLocalServer();
+  // Every Authorization value and every client_secret/access_token that crosses it is registered for the
+  // e2e log scan (test/support/e2e-setup.ts), whatever client the test uses.
+  tapServer(server);
   const port = await listen(server, 0);
   return {
     baseUrl: `http://127.0.0.1:${port}`,

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../lib/config/index';
+import { ConfigError, loadConfig, logLevelFrom } from '../../lib/config/index';
 
 describe('loadConfig', () => {
   it('has working defaults for the local harness', () => {
@@ -51,8 +51,31 @@ describe('loadConfig', () => {
     [{ AUTH_CACHE_SECONDS: '61' }, 'AUTH_CACHE_SECONDS must be an integer from 0 to 60, got "61"'],
     [{ RELEASE_CACHE_SECONDS: 'soon' }, 'RELEASE_CACHE_SECONDS must be an integer from 0 to 10, got "soon"'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
+    [
+      { POWERTOOLS_LOG_LEVEL: 'chatty' },
+      'POWERTOOLS_LOG_LEVEL must be one of debug, info, warn, error, silent, got "chatty"',
+    ],
+    [
+      { POWERTOOLS_LOG_LEVEL: 'debug', LOG_LEVEL: 'loud' },
+      'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"',
+    ],
   ])('fails at init with a clear message for %p', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('logLevelFrom', () => {
+  it.each([
+    [{}, 'info'],
+    [{ LOG_LEVEL: 'warn' }, 'warn'],
+    [{ LOG_LEVEL: 'DEBUG' }, 'debug'],
+    [{ LOG_LEVEL: 'silent' }, 'silent'],
+    [{ POWERTOOLS_LOG_LEVEL: 'ERROR' }, 'error'],
+    [{ POWERTOOLS_LOG_LEVEL: 'debug', LOG_LEVEL: 'error' }, 'debug'],
+    [{ POWERTOOLS_LOG_LEVEL: '', LOG_LEVEL: 'error' }, 'error'],
+  ])('reads %p as %p (POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else info)', (env, level) => {
+    expect(logLevelFrom(env)).toBe(level);
+    expect(loadConfig(env).logLevel).toBe(level);
   });
 });

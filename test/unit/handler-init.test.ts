@@ -1,5 +1,5 @@
 import { resetConfig } from '../../lib/config/index';
-import { createHandler } from '../../lib/http/middleware';
+import { buildHandler } from '../../lib/http/middleware';
 import { ok } from '../../lib/http/response';
 import { resetDocumentClient } from '../../lib/store/client';
 
@@ -16,12 +16,12 @@ describe('createHandler at init', () => {
     process.env.TOKEN_TTL_SECONDS = 'forever';
     resetConfig();
     resetDocumentClient();
-    expect(() => createHandler('init-test', { auth: 'none' }, async () => ok({}))).toThrow(
+    expect(() => buildHandler('init-test', { auth: 'none' }, {}, async () => ok({}))).toThrow(
       'TOKEN_TTL_SECONDS must be an integer from 60 to 86400, got "forever"',
     );
   });
 
   it('builds the handler when the configuration is good', () => {
-    expect(typeof createHandler('init-test', { auth: 'none' }, async () => ok({}))).toBe('function');
+    expect(typeof buildHandler('init-test', { auth: 'none' }, {}, async () => ok({}))).toBe('function');
   });
 });
