@@ -1,3 +1,4 @@
+import { contractChecked, contractProblems } from './local-api';
 import { captureOutput, checkCapture, isServiceLog, scan, tapFetch } from './log-scan';
 
 /**
@@ -14,6 +15,17 @@ globalThis.fetch = tapFetch(originalFetch);
 
 afterAll(() => {
   capture.stop();
+  // Every request a function answered in-process was also checked against openapi.json.
+  if (contractChecked.count < scan.served.length) {
+    throw new Error(
+      `only ${contractChecked.count} of ${scan.served.length} responses were checked against openapi.json`,
+    );
+  }
+  if (contractProblems.length > 0) {
+    throw new Error(
+      `responses that break openapi.json (${contractProblems.length}):\n- ${contractProblems.join('\n- ')}`,
+    );
+  }
   globalThis.fetch = originalFetch;
   const problems = checkCapture(capture.text(), scan);
   if (problems.length > 0) {

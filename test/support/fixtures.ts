@@ -1,8 +1,10 @@
 import type { Context } from 'aws-lambda';
+import { FUNCTIONS, type FunctionName } from '../../infra/routes';
 import { issueAccessToken } from '../../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../lib/http/event';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { type NewStore, type StoreRecord, storeRepository } from '../../lib/store/store-repository';
+import { assertMatchesDocument } from './openapi';
 
 export interface TestStore {
   store: StoreRecord;
@@ -43,16 +45,38 @@ export interface InvokeResult {
 
 type AnyHandler = (event: any, context: Context) => Promise<any>;
 
-/** Invokes a handler in-process with an API Gateway HTTP API 2.0 event built by the shared factory. */
+let handlerNames: Promise<Map<unknown, FunctionName>> | undefined;
+
+/** Which function of the route table a handler is (the same module instances the test imported). */
+function functionOf(handler: AnyHandler): Promise<FunctionName | undefined> {
+  handlerNames ??= Promise.all(
+    (Object.keys(FUNCTIONS) as FunctionName[]).map(
+      async (name) => [(await import(`../../functions/${name}/handler`)).handler as unknown, name] as const,
+    ),
+  ).then((entries) => new Map(entries));
+  return handlerNames.then((names) => names.get(handler));
+}
+
+/**
+ * Invokes a handler in-process with an API Gateway HTTP API 2.0 event built by the shared factory.
+ * Every response of a route-table function is checked against openapi.json (status, headers, body).
+ */
 export async function invoke(handler: AnyHandler, input: HttpEventInput): Promise<InvokeResult> {
   const result = await handler(createHttpEvent(input), createLambdaContext());
   const raw: string = result.body ?? '';
-  return {
-    status: result.statusCode,
-    headers: result.headers ?? {},
-    body: raw ? JSON.parse(raw) : undefined,
-    raw,
-  };
+  const headers: Record<string, string> = result.headers ?? {};
+  const functionName = await functionOf(handler);
+  if (functionName !== undefined) {
+    assertMatchesDocument({
+      method: input.method,
+      path: input.path,
+      status: result.statusCode,
+      headers,
+      body: raw,
+      function: functionName,
+    });
+  }
+  return { status: result.statusCode, headers, body: raw ? JSON.parse(raw) : undefined, raw };
 }
 
 /** Headers with a bearer token. */

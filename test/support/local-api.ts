@@ -2,6 +2,12 @@ import type { Server } from 'node:http';
 import { gateway } from '@elasticpath/js-sdk';
 import { createLocalServer, listen } from '../../local/server';
 import { tapServer } from './log-scan';
+import { checkServerResponses } from './openapi';
+
+/** Responses of this test file's local API that broke openapi.json (checked in e2e-setup.ts). */
+export const contractProblems: string[] = [];
+/** How many responses were checked (the log scan's served count must not exceed it). */
+export const contractChecked = { count: 0 };
 
 export interface LocalApi {
   /** `http://127.0.0.1:PORT` */
@@ -17,6 +23,8 @@ export async function startLocalApi(): Promise<LocalApi> {
   // Every Authorization value and every client_secret/access_token that crosses it is registered for the
   // e2e log scan (test/support/e2e-setup.ts), whatever client the test uses.
   tapServer(server);
+  // Every response a function gives is checked against openapi.json; e2e-setup.ts fails the file on a problem.
+  checkServerResponses(server, contractProblems, contractChecked);
   const port = await listen(server, 0);
   return {
     baseUrl: `http://127.0.0.1:${port}`,

@@ -1,7 +1,8 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { format } from 'node:util';
 import { SERVICE_NAME } from '../../lib/http/log';
 import { matchRoute } from '../../local/router';
+import { observeExchanges } from './http-tap';
 
 /**
  * The e2e log scan (test/support/e2e-setup.ts): every secret that crosses HTTP during a test file is
@@ -155,58 +156,18 @@ export function checkCapture(output: string, { registry, served }: Scan): string
 
 /** Registers a request's Authorization value and body secrets, then its response's body secrets. */
 export function tapServer(server: Server, target: Scan = scan): void {
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+  observeExchanges(server, ({ req, requestBody, status, headers, body }) => {
     target.registry.addAuthorization(req.headers.authorization);
-    // The body as the server reads it: `emit` is observed, not a `data` listener added (which would
-    // start the stream flowing before the server reads it).
-    const requestChunks: Buffer[] = [];
-    const emit = req.emit;
-    req.emit = ((event: string | symbol, ...args: unknown[]) => {
-      if (event === 'data' && args[0] instanceof Uint8Array) requestChunks.push(Buffer.from(args[0]));
-      if (event === 'end') {
-        target.registry.addFromBody(
-          Buffer.concat(requestChunks).toString('utf8'),
-          req.headers['content-type'],
-        );
-      }
-      return (emit as (...all: unknown[]) => boolean).call(req, event, ...args);
-    }) as typeof req.emit;
-    const responseChunks: Buffer[] = [];
-    const keep = (chunk: unknown, encoding?: unknown) => {
-      if (typeof chunk === 'string')
-        responseChunks.push(
-          Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'),
-        );
-      else if (chunk instanceof Uint8Array) responseChunks.push(Buffer.from(chunk));
-    };
-    const headers: Record<string, string> = {};
-    const { writeHead, write, end } = res;
-    res.writeHead = ((status: number, ...rest: unknown[]) => {
-      const given = rest.find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
-      for (const [name, value] of Object.entries((given ?? {}) as Record<string, unknown>)) {
-        headers[name.toLowerCase()] = String(value);
-      }
-      return (writeHead as (...args: unknown[]) => ServerResponse).call(res, status, ...rest);
-    }) as typeof res.writeHead;
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      keep(chunk, rest[0]);
-      return (write as (...args: unknown[]) => boolean).call(res, chunk, ...rest);
-    }) as typeof res.write;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk !== 'function') keep(chunk, rest[0]);
-      return (end as (...args: unknown[]) => ServerResponse).call(res, chunk, ...rest);
-    }) as typeof res.end;
-    res.once('finish', () => {
-      const header = (name: string) => headers[name] ?? String(res.getHeader(name) ?? '');
-      target.registry.addFromBody(Buffer.concat(responseChunks).toString('utf8'), header('content-type'));
-      const match = matchRoute(req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
-      const requestId = header('apigw-requestid');
-      // A function answered unless the gateway did (unmatched route: 404, body over 10 MiB: 413).
-      const gatewayAnswer = /^\{"message":/.test(Buffer.concat(responseChunks).toString('utf8'));
-      if (match && requestId !== '' && !gatewayAnswer) {
-        target.served.push({ requestId, routeKey: match.routeKey, status: res.statusCode });
-      }
-    });
+    target.registry.addFromBody(requestBody.toString('utf8'), req.headers['content-type']);
+    const text = body.toString('utf8');
+    target.registry.addFromBody(text, headers['content-type'] ?? '');
+    const match = matchRoute(req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
+    const requestId = headers['apigw-requestid'] ?? '';
+    // A function answered unless the gateway did (unmatched route: 404, body over 10 MiB: 413).
+    const gatewayAnswer = /^\{"message":/.test(text);
+    if (match && requestId !== '' && !gatewayAnswer) {
+      target.served.push({ requestId, routeKey: match.routeKey, status });
+    }
   });
 }
 

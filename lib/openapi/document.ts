@@ -1,0 +1,426 @@
+import { FUNCTIONS, type FunctionName, ROUTES, type RouteDefinition } from '../../infra/routes';
+import { APPLICATION_KEYS_DEFAULT_LIMIT } from '../application-keys/render';
+import { SVC_CHANNEL_SCHEMA, SVC_CONTEXT_TAG_SCHEMA } from '../catalog/child-list-response';
+import { MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS } from '../filter/index';
+import { MAX_BODY_BYTES } from '../http/middleware';
+import { pageParameterSchemas } from '../pagination/index';
+import type { Schema } from '../schema/index';
+import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
+import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
+import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import {
+  ACCESS_TOKEN_SCHEMA,
+  APPLICATION_KEY_DOCUMENT_SCHEMA,
+  APPLICATION_KEY_LIST_SCHEMA,
+  CHILD_PRODUCT_LIST_SCHEMA,
+  COMPONENT_SCHEMAS,
+  CREATED_APPLICATION_KEY_SCHEMA,
+  ERROR_BODY_SCHEMA,
+  MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA,
+} from './schemas';
+
+type Json = Record<string, unknown>;
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: Schema;
+}
+
+/** What the route table cannot say about an operation: its words, inputs and success responses. */
+interface OperationSpec {
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: 'Authentication' | 'Application keys' | 'Merchant realm mappings' | 'Catalog';
+  parameters?: Parameter[];
+  requestBody?: Schema;
+  /** Success and operation-specific statuses: status -> [description, body schema?, headers?]. */
+  responses: Record<number, [string, Schema?, Record<string, HeaderSpec>?]>;
+}
+
+interface HeaderSpec {
+  description: string;
+  schema: Schema;
+  required?: boolean;
+}
+
+const KEY_ID: Parameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: "The key's id. Another store's id answers 404, as an unknown one does.",
+  schema: { type: 'string' },
+};
+const MAPPING_ID: Parameter = {
+  name: 'mapping_id',
+  in: 'path',
+  required: true,
+  description: "The mapping's id. Another store's id answers 404, as an unknown one does.",
+  schema: { type: 'string' },
+};
+
+function pageParameters(defaultLimit: number | string): Parameter[] {
+  const schemas = pageParameterSchemas({ defaultLimit: 0 });
+  return [
+    {
+      name: 'page[limit]',
+      in: 'query',
+      description: `Records per page (default: ${defaultLimit}).`,
+      schema: schemas.limit,
+    },
+    { name: 'page[offset]', in: 'query', description: 'Records to skip.', schema: schemas.offset },
+  ];
+}
+
+const LOCATION: HeaderSpec = {
+  description: 'The URL of the new resource.',
+  schema: { type: 'string' },
+  required: true,
+};
+
+/** One entry per route of the route table; building the document fails if a route has none. */
+const OPERATIONS: Record<string, OperationSpec> = {
+  'POST /oauth/access_token': {
+    operationId: 'createAccessToken',
+    summary: 'Get an access token',
+    description:
+      "`client_credentials` (client id and secret) gives an admin token for the key's store; `implicit` (client id only) gives a storefront token that can read the catalog. Form-encoded or JSON.",
+    tag: 'Authentication',
+    requestBody: ACCESS_TOKEN_REQUEST_SCHEMA,
+    responses: {
+      200: ['A bearer token.', ACCESS_TOKEN_SCHEMA],
+      401: ['Unknown client id or wrong secret ("Invalid client credentials").', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /v2/application-keys': {
+    operationId: 'listApplicationKeys',
+    summary: "List the store's application keys",
+    description: 'Oldest first, with the number of keys and the sum of their reserved rate limits.',
+    tag: 'Application keys',
+    parameters: pageParameters(APPLICATION_KEYS_DEFAULT_LIMIT),
+    responses: { 200: ['A page of keys.', APPLICATION_KEY_LIST_SCHEMA] },
+  },
+  'POST /v2/application-keys': {
+    operationId: 'createApplicationKey',
+    summary: 'Create an application key',
+    description: 'The response is the only place the client secret ever appears.',
+    tag: 'Application keys',
+    requestBody: NEW_APPLICATION_KEY_SCHEMA,
+    responses: {
+      201: ['The new key, with its client secret.', CREATED_APPLICATION_KEY_SCHEMA, { Location: LOCATION }],
+      409: ["The reserved rate limits would exceed the store's limit.", ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /v2/application-keys/{id}': {
+    operationId: 'getApplicationKey',
+    summary: 'Get an application key',
+    description: 'Never shows the client secret.',
+    tag: 'Application keys',
+    parameters: [KEY_ID],
+    responses: { 200: ['The key.', APPLICATION_KEY_DOCUMENT_SCHEMA] },
+  },
+  'PUT /v2/application-keys/{id}': {
+    operationId: 'updateApplicationKey',
+    summary: 'Update an application key',
+    description: 'Renames the key and/or changes its reserved rate limit.',
+    tag: 'Application keys',
+    parameters: [KEY_ID],
+    requestBody: APPLICATION_KEY_UPDATE_SCHEMA,
+    responses: {
+      200: ['The updated key.', APPLICATION_KEY_DOCUMENT_SCHEMA],
+      409: ["The reserved rate limits would exceed the store's limit.", ERROR_BODY_SCHEMA],
+    },
+  },
+  'DELETE /v2/application-keys/{id}': {
+    operationId: 'deleteApplicationKey',
+    summary: 'Delete an application key',
+    description:
+      'Revokes its credentials; its tokens stop working (containers may accept them for up to 30 s).',
+    tag: 'Application keys',
+    parameters: [KEY_ID],
+    responses: { 204: ['Deleted.'] },
+  },
+  'GET /v2/merchant-realm-mappings': {
+    operationId: 'getStoreMerchantRealmMapping',
+    summary: "Get the store's merchant realm mapping",
+    description: 'Every store has exactly one mapping; this returns it as an object.',
+    tag: 'Merchant realm mappings',
+    responses: { 200: ['The mapping.', MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA] },
+  },
+  'GET /v2/merchant-realm-mappings/{mapping_id}': {
+    operationId: 'getMerchantRealmMapping',
+    summary: 'Get a merchant realm mapping',
+    description: "The store's mapping by id.",
+    tag: 'Merchant realm mappings',
+    parameters: [MAPPING_ID],
+    responses: { 200: ['The mapping.', MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA] },
+  },
+  'PUT /v2/merchant-realm-mappings/{mapping_id}': {
+    operationId: 'updateMerchantRealmMapping',
+    summary: "Set the mapping's prefix",
+    description: 'Prefixes are unique across all stores, compared without case; the old prefix is released.',
+    tag: 'Merchant realm mappings',
+    parameters: [MAPPING_ID],
+    requestBody: MAPPING_UPDATE_SCHEMA,
+    responses: {
+      200: ['The updated mapping.', MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA],
+      409: ['The prefix is in use by another store, or a write conflict persisted.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /catalog/products/{product_id}/relationships/children': {
+    operationId: 'getProductChildren',
+    summary: "List a base product's live children",
+    description:
+      'From the catalog the shopper context selects (catalog rules match the channel, tag and time), in publish order, filtered and paginated.',
+    tag: 'Catalog',
+    parameters: [
+      {
+        name: 'product_id',
+        in: 'path',
+        required: true,
+        description: 'The base (parent) product.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'filter',
+        in: 'query',
+        description: `e.g. \`eq(sku,ABC-1):in(tags,sale,new)\`: \`eq\`/\`in\` over id, name, sku, slug, manufacturer_part_num, upc_ean, product_types and tags; at most ${MAX_FILTER_EXPRESSIONS} expressions joined by \`:\` (AND). See docs/filtering.md.`,
+        schema: { type: 'string', description: `At most ${MAX_FILTER_BYTES} bytes (UTF-8).` },
+      },
+      ...pageParameters("the store's page length"),
+      { name: 'SVC-Channel', in: 'header', required: true, schema: SVC_CHANNEL_SCHEMA },
+      { name: 'SVC-Context-Tag', in: 'header', schema: SVC_CONTEXT_TAG_SCHEMA },
+      {
+        name: 'Accept-Language',
+        in: 'header',
+        description: "Picks the text locale among the store's; otherwise its default locale.",
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      200: ['A page of live children.', CHILD_PRODUCT_LIST_SCHEMA],
+      404: ['No catalog for this context, or no such live product.', ERROR_BODY_SCHEMA],
+      422: ['The product is not a base product.', ERROR_BODY_SCHEMA],
+    },
+  },
+};
+
+const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {
+  'X-Content-Type-Options': {
+    description: 'Always `nosniff`.',
+    schema: { const: 'nosniff' },
+    required: true,
+  },
+  'Strict-Transport-Security': {
+    description: 'HTTPS only.',
+    schema: { type: 'string', pattern: '^max-age=\\d+' },
+    required: true,
+  },
+};
+const NO_STORE: Record<string, HeaderSpec> = {
+  'Cache-Control': { description: 'Never cached.', schema: { const: 'no-store' }, required: true },
+};
+const RETRY_AFTER: Record<string, HeaderSpec> = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'string', pattern: '^\\d+$' },
+    required: true,
+  },
+};
+
+/** Replaces every registered component object (by identity) below the top with a `$ref`. */
+function withRefs(schema: Schema, top?: Schema): unknown {
+  if (schema !== top) {
+    for (const [name, component] of Object.entries(COMPONENT_SCHEMAS)) {
+      if (component === schema) return { $ref: `#/components/schemas/${name}` };
+    }
+  }
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties') {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, Schema>).map(([name, child]) => [name, withRefs(child)]),
+      );
+    } else if (key === 'items' || key === 'additionalProperties') {
+      out[key] = typeof value === 'object' ? withRefs(value as Schema) : value;
+    } else if (key === 'anyOf' || key === 'oneOf') {
+      out[key] = (value as Schema[]).map((branch) => withRefs(branch));
+    } else {
+      out[key] = value;
+    }
+  }
+  if (out.discriminator && Array.isArray(out.oneOf)) {
+    // OpenAPI's discriminator mapping: each grant value to its branch.
+    const mapping: Record<string, string> = {};
+    const property = (out.discriminator as { propertyName: string }).propertyName;
+    for (const [index, branch] of (schema.oneOf ?? []).entries()) {
+      const tag = branch.properties?.[property]?.const;
+      const ref = (out.oneOf as Json[])[index]?.$ref;
+      if (typeof tag === 'string' && typeof ref === 'string') mapping[tag] = ref;
+    }
+    out.discriminator = { propertyName: property, mapping };
+  }
+  return out;
+}
+
+/** Named headers, published once under `components.headers` and referred to from every response. */
+const COMPONENT_HEADERS: Record<string, HeaderSpec> = {
+  XContentTypeOptions: SECURITY_RESPONSE_HEADERS['X-Content-Type-Options'] as HeaderSpec,
+  StrictTransportSecurity: SECURITY_RESPONSE_HEADERS['Strict-Transport-Security'] as HeaderSpec,
+  CacheControlNoStore: NO_STORE['Cache-Control'] as HeaderSpec,
+  RetryAfter: RETRY_AFTER['Retry-After'] as HeaderSpec,
+  Location: LOCATION,
+};
+
+function headerObject(spec: HeaderSpec): Json {
+  return { description: spec.description, required: spec.required ?? false, schema: withRefs(spec.schema) };
+}
+
+function headersObject(headers: Record<string, HeaderSpec>): Json {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, spec]) => {
+      const component = Object.entries(COMPONENT_HEADERS).find(([, known]) => known === spec)?.[0];
+      return [name, component ? { $ref: `#/components/headers/${component}` } : headerObject(spec)];
+    }),
+  );
+}
+
+const errorResponse = (description: string, headers: Record<string, HeaderSpec>) => ({
+  description,
+  headers: headersObject(headers),
+  content: { 'application/json': { schema: withRefs(ERROR_BODY_SCHEMA) } },
+});
+
+function operationObject(route: RouteDefinition, spec: OperationSpec): Json {
+  const definition: { auth: string; body?: string } = FUNCTIONS[route.function as FunctionName];
+  const common = {
+    ...SECURITY_RESPONSE_HEADERS,
+    ...(definition.auth === 'any' ? {} : NO_STORE),
+  };
+  const responses: Json = {};
+  for (const [status, [description, schema, headers]] of Object.entries(spec.responses)) {
+    responses[status] =
+      schema === ERROR_BODY_SCHEMA
+        ? errorResponse(description, common)
+        : {
+            description,
+            headers: headersObject({ ...common, ...headers }),
+            ...(schema ? { content: { 'application/json': { schema: withRefs(schema) } } } : {}),
+          };
+  }
+  const hasInput = spec.requestBody !== undefined || (spec.parameters ?? []).some((p) => p.in !== 'path');
+  const generic: [number, string, Record<string, HeaderSpec>?][] = [
+    ...(hasInput
+      ? [[400, 'A parameter, header or body field is invalid; `source` names it.'] as [number, string]]
+      : []),
+    ...(definition.auth === 'none'
+      ? []
+      : ([[401, 'Missing, malformed, unknown or expired bearer token.']] as [number, string][])),
+    ...(definition.auth === 'admin'
+      ? ([[403, 'A storefront (implicit) token on an admin route.']] as [number, string][])
+      : []),
+    ...((spec.parameters ?? []).some((p) => p.in === 'path')
+      ? ([[404, 'No such resource in this store.']] as [number, string][])
+      : []),
+    ...(spec.requestBody
+      ? ([
+          [413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`],
+          [415, 'The body is not JSON (or form-encoded, for the token endpoint).'],
+        ] as [number, string][])
+      : []),
+    [500, 'Something unexpected; the detail is generic and the request id is logged.'],
+    [503, 'DynamoDB is throttled or unavailable; retry after `Retry-After` seconds.', RETRY_AFTER],
+  ];
+  for (const [status, description, headers] of generic) {
+    responses[String(status)] ??= errorResponse(description, { ...common, ...headers });
+  }
+  const body = definition.body;
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    tags: [spec.tag],
+    ...(definition.auth === 'none'
+      ? { security: [] }
+      : { security: [{ [definition.auth === 'admin' ? 'adminToken' : 'anyToken']: [] }] }),
+    ...(spec.parameters
+      ? { parameters: spec.parameters.map((p) => ({ ...p, schema: withRefs(p.schema) })) }
+      : {}),
+    ...(spec.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              (body === 'json-or-form'
+                ? ['application/json', 'application/x-www-form-urlencoded']
+                : ['application/json']
+              ).map((type) => [type, { schema: withRefs(spec.requestBody as Schema) }]),
+            ),
+          },
+        }
+      : {}),
+    responses,
+    'x-function': route.function,
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of every route, built from the route table (paths, methods, who may call),
+ * the schemas the handlers validate with, and the response schemas the test suites check responses
+ * against. `openapi.json` is this document, committed; a test fails when it is stale.
+ */
+export function buildOpenApiDocument(): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of ROUTES) {
+    const key = `${route.method} ${route.path}`;
+    const spec = OPERATIONS[key];
+    if (!spec) throw new Error(`the OpenAPI document has no operation for ${key}`);
+    paths[route.path] ??= {};
+    (paths[route.path] as Json)[route.method.toLowerCase()] = operationObject(route, spec);
+  }
+  for (const key of Object.keys(OPERATIONS)) {
+    if (!ROUTES.some((route) => `${route.method} ${route.path}` === key)) {
+      throw new Error(`the OpenAPI document describes ${key}, which is not in the route table`);
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Commerce API: application keys, merchant realm mappings and catalog child products',
+      version: '0.1.0',
+      description:
+        'Compatible with the commerce API the official `@elasticpath/js-sdk` calls. Errors are `{"errors": [{status, title, detail, source?, request_id}]}`.',
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start (the local harness)' }],
+    tags: [
+      { name: 'Authentication' },
+      { name: 'Application keys' },
+      { name: 'Merchant realm mappings' },
+      { name: 'Catalog' },
+    ],
+    paths,
+    components: {
+      schemas: Object.fromEntries(
+        Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, withRefs(schema, schema)]),
+      ),
+      headers: Object.fromEntries(
+        Object.entries(COMPONENT_HEADERS).map(([name, spec]) => [name, headerObject(spec)]),
+      ),
+      securitySchemes: {
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A `client_credentials` token from POST /oauth/access_token.',
+        },
+        anyToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Any token of the store: `client_credentials` or `implicit`.',
+        },
+      },
+    },
+  };
+}

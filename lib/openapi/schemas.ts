@@ -1,0 +1,251 @@
+import type { Schema } from '../schema/index';
+import {
+  ACCESS_TOKEN_REQUEST_SCHEMA,
+  CLIENT_CREDENTIALS_GRANT_SCHEMA,
+  IMPLICIT_GRANT_SCHEMA,
+} from '../validation/access-token';
+import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
+import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+
+/*
+ * Response schemas: what the handlers' renderers produce, published in the OpenAPI document and checked
+ * against every response of the integration and e2e suites (test/support/openapi.ts). Request schemas
+ * are imported from lib/validation, where the handlers compile them: one object, two uses.
+ */
+
+const UUID: Schema = { type: 'string', format: 'uuid' };
+const DATE_TIME: Schema = { type: 'string', format: 'date-time' };
+const URL_OR_NULL: Schema = { type: ['string', 'null'] };
+
+export const ERROR_OBJECT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['status', 'title', 'detail', 'request_id'],
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', pattern: '^[45][0-9]{2}$', description: 'The HTTP status, as a string.' },
+    title: { type: 'string', description: "The status's name, e.g. `Bad Request`." },
+    detail: { type: 'string', description: 'What went wrong, in words; never internals or secrets.' },
+    source: { type: 'string', description: 'The field, parameter or header at fault, e.g. `data.prefix`.' },
+    request_id: { type: 'string', description: 'Quote it when asking for support; it is on every log line.' },
+  },
+};
+
+export const ERROR_BODY_SCHEMA: Schema = {
+  type: 'object',
+  required: ['errors'],
+  additionalProperties: false,
+  properties: { errors: { type: 'array', minItems: 1, items: ERROR_OBJECT_SCHEMA } },
+};
+
+const TIMESTAMPS: Schema = {
+  type: 'object',
+  required: ['created_at', 'updated_at', 'last_used_at'],
+  properties: {
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+    last_used_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+
+const APPLICATION_KEY_FIELDS: Record<string, Schema> = {
+  id: UUID,
+  type: { const: 'application_key' },
+  name: { type: 'string' },
+  client_id: { type: 'string' },
+  reserved_rate_limit: { type: 'integer', minimum: 0 },
+  meta: { type: 'object', required: ['timestamps'], properties: { timestamps: TIMESTAMPS } },
+};
+
+export const APPLICATION_KEY_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'name', 'client_id', 'reserved_rate_limit', 'meta'],
+  // Never a client secret: only the create response shows it.
+  additionalProperties: false,
+  properties: APPLICATION_KEY_FIELDS,
+};
+
+const SELF_LINK: Schema = { type: 'object', required: ['self'], properties: { self: { type: 'string' } } };
+
+export const APPLICATION_KEY_DOCUMENT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data', 'links'],
+  properties: { data: APPLICATION_KEY_SCHEMA, links: SELF_LINK },
+};
+
+export const CREATED_APPLICATION_KEY_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data', 'links'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['id', 'type', 'name', 'client_id', 'client_secret', 'reserved_rate_limit', 'meta'],
+      additionalProperties: false,
+      properties: {
+        ...APPLICATION_KEY_FIELDS,
+        client_secret: {
+          type: 'string',
+          description: 'Shown once, in this response only; only its hash is stored.',
+        },
+      },
+    },
+    links: SELF_LINK,
+  },
+};
+
+const PAGE_META: Schema = {
+  type: 'object',
+  required: ['limit', 'offset', 'current', 'total'],
+  properties: {
+    limit: { type: 'integer', minimum: 1 },
+    offset: { type: 'integer', minimum: 0 },
+    current: { type: 'integer', minimum: 1 },
+    total: { type: 'integer', minimum: 1 },
+  },
+};
+
+const RESULTS: Schema = {
+  type: 'object',
+  required: ['total'],
+  properties: { total: { type: 'integer', minimum: 0 } },
+};
+
+export const APPLICATION_KEY_LIST_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data', 'links', 'meta'],
+  properties: {
+    data: { type: 'array', items: APPLICATION_KEY_SCHEMA },
+    links: {
+      type: 'object',
+      required: ['current', 'first', 'last', 'next', 'prev'],
+      description: 'Absolute URLs; `next`/`prev` are null at the edges.',
+      properties: {
+        current: { type: 'string' },
+        first: { type: 'string' },
+        last: { type: 'string' },
+        next: URL_OR_NULL,
+        prev: URL_OR_NULL,
+      },
+    },
+    meta: {
+      type: 'object',
+      required: ['page', 'results', 'total_reserved_rate_limit'],
+      properties: {
+        page: PAGE_META,
+        results: RESULTS,
+        total_reserved_rate_limit: { type: 'integer', minimum: 0 },
+      },
+    },
+  },
+};
+
+export const MERCHANT_REALM_MAPPING_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'prefix', 'realm_id', 'store_id'],
+  additionalProperties: false,
+  properties: {
+    id: UUID,
+    type: { const: 'merchant-realm-mappings' },
+    prefix: { type: ['string', 'null'], description: 'Null until the store sets one.' },
+    realm_id: { type: 'string' },
+    store_id: UUID,
+  },
+};
+
+export const MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: { data: MERCHANT_REALM_MAPPING_SCHEMA },
+};
+
+export const ACCESS_TOKEN_SCHEMA: Schema = {
+  type: 'object',
+  required: ['access_token', 'token_type', 'expires_in', 'expires', 'identifier'],
+  additionalProperties: false,
+  properties: {
+    access_token: { type: 'string', description: 'Send it as `Authorization: Bearer <access_token>`.' },
+    token_type: { const: 'Bearer' },
+    expires_in: { type: 'integer', minimum: 1, description: 'Seconds until it expires.' },
+    expires: { type: 'integer', description: 'When it expires, in seconds since the Unix epoch.' },
+    identifier: { enum: ['client_credentials', 'implicit'] },
+  },
+};
+
+export const PRODUCT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'attributes', 'relationships', 'meta'],
+  properties: {
+    id: UUID,
+    type: { const: 'product' },
+    attributes: {
+      type: 'object',
+      required: ['name', 'sku', 'slug', 'status', 'commodity_type', 'product_types', 'language'],
+      properties: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        sku: { type: 'string' },
+        slug: { type: 'string' },
+        status: { const: 'live' },
+        commodity_type: { enum: ['physical', 'digital'] },
+        base_product_id: UUID,
+        product_types: { type: 'array', items: { enum: ['standard', 'parent', 'child', 'bundle'] } },
+        tags: { type: 'array', items: { type: 'string' } },
+        language: { type: 'string', description: 'The locale the text is in (from `accept-language`).' },
+        price: { type: 'object' },
+        extensions: { type: 'object' },
+      },
+    },
+    relationships: { type: 'object' },
+    meta: { type: 'object' },
+  },
+};
+
+export const CHILD_PRODUCT_LIST_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data', 'meta', 'links'],
+  properties: {
+    data: { type: 'array', items: PRODUCT_SCHEMA },
+    meta: {
+      type: 'object',
+      required: ['results', 'page'],
+      properties: { results: RESULTS, page: PAGE_META },
+    },
+    links: {
+      type: 'object',
+      required: ['self', 'first', 'last', 'prev', 'next'],
+      description:
+        'Relative URIs keeping the `filter`; `prev`/`next` null at the edges, `last` null on a single page.',
+      properties: {
+        self: { type: 'string' },
+        first: { type: 'string' },
+        last: URL_OR_NULL,
+        prev: URL_OR_NULL,
+        next: URL_OR_NULL,
+      },
+    },
+  },
+};
+
+/**
+ * Named components of the document: wherever one of these objects appears (by identity) the document
+ * says `$ref` instead of repeating it.
+ */
+export const COMPONENT_SCHEMAS: Record<string, Schema> = {
+  Error: ERROR_OBJECT_SCHEMA,
+  ErrorBody: ERROR_BODY_SCHEMA,
+  AccessTokenRequest: ACCESS_TOKEN_REQUEST_SCHEMA,
+  ClientCredentialsGrant: CLIENT_CREDENTIALS_GRANT_SCHEMA,
+  ImplicitGrant: IMPLICIT_GRANT_SCHEMA,
+  AccessToken: ACCESS_TOKEN_SCHEMA,
+  ApplicationKeyCreate: NEW_APPLICATION_KEY_SCHEMA,
+  ApplicationKeyUpdate: APPLICATION_KEY_UPDATE_SCHEMA,
+  ApplicationKey: APPLICATION_KEY_SCHEMA,
+  ApplicationKeyDocument: APPLICATION_KEY_DOCUMENT_SCHEMA,
+  CreatedApplicationKeyDocument: CREATED_APPLICATION_KEY_SCHEMA,
+  ApplicationKeyList: APPLICATION_KEY_LIST_SCHEMA,
+  MerchantRealmMappingUpdate: MAPPING_UPDATE_SCHEMA,
+  MerchantRealmMapping: MERCHANT_REALM_MAPPING_SCHEMA,
+  MerchantRealmMappingDocument: MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA,
+  Product: PRODUCT_SCHEMA,
+  ChildProductList: CHILD_PRODUCT_LIST_SCHEMA,
+  PageMeta: PAGE_META,
+};

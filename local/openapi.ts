@@ -1,0 +1,16 @@
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildOpenApiDocument } from '../lib/openapi/document';
+
+/** Where the committed document lives (a test fails when it differs from the built one). */
+export const OPENAPI_FILE = fileURLToPath(new URL('../openapi.json', import.meta.url));
+
+/** The document as committed: 2-space JSON with a final newline. */
+export function openApiText(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  writeFileSync(OPENAPI_FILE, openApiText());
+  process.stdout.write(`wrote ${OPENAPI_FILE}\n`);
+}
