@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';
+import { redact, requestSecrets } from '../lib/http/log';
+import { localDocsResponse } from './docs';
 import { loadHandler, matchRoute } from './router';
 
 /** API Gateway's own payload limit; function-level limits (64 KiB) apply inside the handlers. */
@@ -35,6 +37,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const gatewayHeaders = { 'apigw-requestid': requestId };
   const url = req.url ?? '/';
   const rawPath = url.split('?')[0] ?? '/';
+  // Local only, before the route table: GET /openapi.json, GET /docs and its assets (local/docs.ts).
+  const docs = await localDocsResponse(req, rawPath);
+  if (docs) {
+    send(res, docs.status, docs.headers, docs.body);
+    return;
+  }
   const match = matchRoute(req.method ?? 'GET', rawPath);
   if (!match) {
     send(res, 404, { 'Content-Type': 'application/json', ...gatewayHeaders }, '{"message":"Not Found"}');
@@ -87,7 +95,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 export function createLocalServer(): Server {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      process.stderr.write(`local server: ${(error as Error).stack ?? String(error)}\n`);
+      // The stack only, with the request's credentials redacted: never its headers or body.
+      const detail = redact((error as Error).stack ?? String(error), requestSecrets(req.headers));
+      process.stderr.write(`local server: ${detail}\n`);
       if (!res.headersSent)
         send(res, 500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
       else res.destroy();

@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     [
       '',
       `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint})`,
+      `API docs: ${base}/docs (OpenAPI document: ${base}/openapi.json)`,
       `Demo store ${demo.created ? 'created' : 'already present'}:`,
       `  store_id:      ${demo.storeId}`,
       `  mapping_id:    ${demo.mappingId}`,
