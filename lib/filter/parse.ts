@@ -28,6 +28,7 @@ const BARE = /^[\p{L}\p{M}\p{N} $\-_*.@+/{}|]$/u;
 const MAX_ECHO = 32;
 // Characters shown by code point in error details: controls, format characters, separators other than space.
 const INVISIBLE = /^(?! )[\p{C}\p{Z}]$/u;
+const UNPAIRED_SURROGATE = /^\p{Cs}$/u;
 
 /**
  * Parses a `filter` query value (DESIGN.md section 7) into expressions.
@@ -214,8 +215,15 @@ class FilterParser {
         value += escaped;
         this.index += 2;
       } else {
-        value += char;
-        this.index += 1;
+        const whole = this.codePoint();
+        if (UNPAIRED_SURROGATE.test(whole)) {
+          // Not text: the links that echo the filter could not percent-encode it (encodeURIComponent throws).
+          throw this.error(
+            `${codePointName(whole)} at character ${this.position()} is an unpaired surrogate, not a character`,
+          );
+        }
+        value += whole;
+        this.index += whole.length;
       }
     }
   }
