@@ -27,7 +27,8 @@ export function parseQueryString(rawQueryString: string): Record<string, string>
     const rawValue = eq === -1 ? '' : part.slice(eq + 1);
     const key = safeDecode(rawKey);
     const value = safeDecode(rawValue);
-    params[key] = params[key] === undefined ? value : `${params[key]},${value}`;
+    // Own keys only: `?constructor=a` is a parameter, not Object.prototype.constructor.
+    params[key] = Object.hasOwn(params, key) ? `${params[key]},${value}` : value;
   }
   return params;
 }

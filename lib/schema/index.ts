@@ -39,6 +39,12 @@ export interface Schema {
 
 export type SchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
 
+/**
+ * A `pattern` fragment for any number of whole characters: no lone UTF-16 surrogate (patterns run with
+ * the `u` flag, so a well-formed pair is one character and passes).
+ */
+export const WELL_FORMED_TEXT = '[^\\uD800-\\uDFFF]*';
+
 /** The first rule a value breaks: where (a dotted path) and why (a complete sentence). */
 export interface SchemaIssue {
   path: string;

@@ -1,4 +1,4 @@
-import { assertValid, compileSchema, type Schema } from '../schema/index';
+import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
 /** Client ids and secrets are far shorter; the bound keeps hashing and lookups cheap for junk input. */
 const CREDENTIAL_MAX_LENGTH = 512;
@@ -7,6 +7,7 @@ const credential = (description: string): Schema => ({
   type: 'string',
   minLength: 1,
   maxLength: CREDENTIAL_MAX_LENGTH,
+  pattern: `^${WELL_FORMED_TEXT}$`,
   'x-message': `must be a string of 1 to ${CREDENTIAL_MAX_LENGTH} characters`,
   description,
 });

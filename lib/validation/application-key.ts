@@ -1,6 +1,6 @@
 import { NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
-import { assertValid, compileSchema, type Schema } from '../schema/index';
+import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
 /** The resource type every application key body names. */
 export const APPLICATION_KEY_TYPE = 'application_key';
@@ -22,8 +22,9 @@ const NAME: Schema = {
   type: 'string',
   minLength: 1,
   maxLength: NAME_MAX_LENGTH,
-  // Not only spaces: `\S` is exactly what `String.prototype.trim` would leave.
-  pattern: '\\S',
+  // Not only spaces (`\S` is what `String.prototype.trim` would leave) and well-formed Unicode: a lone
+  // UTF-16 surrogate is not text, and DynamoDB stores only valid UTF-8.
+  pattern: `^(?=[\\s\\S]*\\S)${WELL_FORMED_TEXT}$`,
   'x-message': `must be a string of 1 to ${NAME_MAX_LENGTH} characters, not only spaces`,
   description: 'A name for the key, counted in characters (code points).',
   examples: ['Storefront'],

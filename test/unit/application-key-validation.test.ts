@@ -50,6 +50,7 @@ describe('parseNewApplicationKey', () => {
     [body({ name: ['x'] }), 'data.name', NAME_RULE],
     [body({ name: '' }), 'data.name', NAME_RULE],
     [body({ name: '\t ' }), 'data.name', NAME_RULE],
+    [body({ name: 'key \ud800' }), 'data.name', NAME_RULE],
     [
       body({ name: 'x', reserved_rate_limit: -1 }),
       'data.reserved_rate_limit',
