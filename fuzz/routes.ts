@@ -1,0 +1,271 @@
+import fc from 'fast-check';
+import { ROUTES, type RouteDefinition } from '../infra/routes';
+import {
+  authorization,
+  CROSS_SHRINK,
+  encodeKeepingPlaceholders,
+  type FuzzBody,
+  type FuzzRequest,
+  filterQuery,
+  formBody,
+  ignoredBody,
+  joinQuery,
+  jsonBody,
+  junkQueryParts,
+  miscHeaders,
+  type Part,
+  pageQuery,
+  segment,
+  shopperHeaders,
+  unicodeString,
+} from './arbitraries';
+import { CATALOG, ref } from './world';
+
+/** The parts of one route's requests; each `Part` gives valid values and any values. */
+interface RouteParts {
+  auth: Part<string | undefined>;
+  params?: Record<string, Part<string>>;
+  query?: Part<string[]>[];
+  headers?: Part<Record<string, string>>;
+  body?: Part<FuzzBody | undefined>;
+}
+
+/** A route's requests: a quarter entirely valid, the rest with any part valid or broken. */
+function requests(parts: RouteParts): fc.Arbitrary<FuzzRequest> {
+  const build = (pick: 'valid' | 'any') =>
+    fc
+      .record({
+        auth: parts.auth[pick],
+        authName: fc.constantFrom('authorization', 'Authorization'),
+        params: fc.record(
+          Object.fromEntries(Object.entries(parts.params ?? {}).map(([name, part]) => [name, part[pick]])),
+        ),
+        query: fc.tuple(
+          ...(parts.query ?? []).map((part) => part[pick]),
+          pick === 'valid'
+            ? fc.constant<string[]>([])
+            : fc.oneof(CROSS_SHRINK, { weight: 4, arbitrary: fc.constant<string[]>([]) }, junkQueryParts),
+        ),
+        order: fc.nat(),
+        shopper: parts.headers?.[pick] ?? fc.constant({}),
+        misc: pick === 'valid' ? fc.constant({}) : fc.option(miscHeaders, { nil: {}, freq: 2 }),
+        body: (parts.body ?? ignoredBody)[pick],
+      })
+      .map(({ auth, authName, params, query, order, shopper, misc, body }): FuzzRequest => {
+        const headers: Record<string, string> = { ...misc, ...shopper };
+        if (auth !== undefined) headers[authName] = auth;
+        if (body?.contentType !== undefined) headers['content-type'] = body.contentType;
+        return { params, query: joinQuery(query, order), headers, body };
+      });
+  return fc.oneof(
+    CROSS_SHRINK,
+    { weight: 1, arbitrary: build('valid') },
+    { weight: 3, arbitrary: build('any') },
+  );
+}
+
+const ADMIN = authorization(['adminToken']);
+const SHOPPER = authorization(['implicitToken', 'adminToken']);
+/** The token endpoint takes no token: a correct client sends none, others send anything. */
+const PUBLIC: Part<string | undefined> = { valid: fc.constant(undefined), any: ADMIN.any };
+
+const keyName = fc.oneof(
+  fc.stringMatching(/^[A-Za-z][A-Za-z0-9 _-]{0,30}$/),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((s) => (s.trim() === '' ? `k${s}` : s)),
+  fc.constantFrom('😀'.repeat(255), 'a'.repeat(255), `${'é'.repeat(254)}x`),
+);
+const reserved = fc.constantFrom(0, 0, 0, 1, 2);
+const readOnlyKeyFields = fc.option(
+  fc.constant({ id: ref('ownKeyId'), client_id: 'abc', client_secret: 'x'.repeat(43), meta: {} }),
+  { nil: {} },
+);
+
+const newKeyBody = fc
+  .record({ name: keyName, reserved: fc.option(reserved, { nil: undefined }), extra: readOnlyKeyFields })
+  .map(({ name, reserved: limit, extra }) => ({
+    data: {
+      type: 'application_key',
+      name,
+      ...(limit === undefined ? {} : { reserved_rate_limit: limit }),
+      ...extra,
+    },
+  }));
+
+const keyUpdateBody = fc
+  .oneof(
+    fc.record({ name: keyName }),
+    fc.record({ reserved_rate_limit: reserved }),
+    fc.record({ name: keyName, reserved_rate_limit: reserved }),
+  )
+  .map((fields) => ({ data: { type: 'application_key', ...fields } }));
+
+const prefix = fc.oneof(
+  { weight: 6, arbitrary: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9-]{0,20}[A-Za-z0-9]$/) },
+  { weight: 1, arbitrary: fc.constantFrom(ref('ownPrefix'), ref('otherPrefix'), ref('otherPrefixUpper')) },
+  { weight: 1, arbitrary: fc.constantFrom(`a${'-'.repeat(61)}b`, 'x'.repeat(63), 'Ab') },
+);
+const mappingBody = fc
+  .record({
+    prefix,
+    readOnly: fc.option(
+      fc.record({
+        id: fc.constantFrom(ref('mappingId'), ref('otherMappingId')),
+        realm_id: fc.uuid(),
+        store_id: fc.uuid(),
+      }),
+      { nil: {} },
+    ),
+  })
+  .map(({ prefix: p, readOnly }) => ({ data: { type: 'merchant-realm-mappings', prefix: p, ...readOnly } }));
+
+/** Token request fields: valid credentials of either grant, or wrong grants, ids and secrets. */
+function tokenFields(validOnly: boolean): fc.Arbitrary<[string, string][]> {
+  const valid = fc.oneof(
+    fc.constant<[string, string][]>([
+      ['grant_type', 'client_credentials'],
+      ['client_id', ref('clientId')],
+      ['client_secret', ref('clientSecret')],
+    ]),
+    fc.constant<[string, string][]>([
+      ['grant_type', 'implicit'],
+      ['client_id', ref('clientId')],
+    ]),
+  );
+  if (validOnly) return valid;
+  const value = (...usual: string[]) =>
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...usual) },
+      { weight: 1, arbitrary: fc.constantFrom('', ' ', 'null', '\ud800', 'a'.repeat(512), 'a'.repeat(513)) },
+      { weight: 2, arbitrary: unicodeString(0, 30) },
+      { weight: 1, arbitrary: fc.integer({ min: 256, max: 3000 }).map((n) => '中'.repeat(n)) },
+    );
+  const broken = fc
+    .record({
+      grant: fc.option(
+        value('client_credentials', 'implicit', 'password', 'CLIENT_CREDENTIALS', 'refresh_token'),
+        {
+          nil: undefined,
+          freq: 8,
+        },
+      ),
+      id: fc.option(value(ref('clientId'), ref('deletedClientId'), 'a'.repeat(40), '0'.repeat(40)), {
+        nil: undefined,
+        freq: 8,
+      }),
+      secret: fc.option(value(ref('clientSecret'), ref('otherClientSecret'), 'x'.repeat(43)), {
+        nil: undefined,
+        freq: 4,
+      }),
+      order: fc.nat(),
+    })
+    .map(({ grant, id, secret, order }) => {
+      const fields: [string, string][] = [];
+      if (grant !== undefined) fields.push(['grant_type', grant]);
+      if (id !== undefined) fields.push(['client_id', id]);
+      if (secret !== undefined) fields.push(['client_secret', secret]);
+      const shift = order % Math.max(1, fields.length);
+      return [...fields.slice(shift), ...fields.slice(0, shift)];
+    });
+  return fc.oneof(valid, broken);
+}
+
+const toObject = (fields: [string, string][]) => {
+  const object: Record<string, string> = {};
+  for (const [key, value] of fields) object[key] = value;
+  return object;
+};
+
+/** The token endpoint takes JSON or form bodies: both, valid and broken. */
+function tokenBody(): Part<FuzzBody | undefined> {
+  const json = jsonBody(tokenFields(false).map(toObject));
+  const validJson = jsonBody(tokenFields(true).map(toObject)).valid;
+  const validForm = tokenFields(true).map(
+    (fields): FuzzBody => ({
+      text: fields.map(([k, v]) => `${k}=${encodeKeepingPlaceholders(v)}`).join('&'),
+      base64: false,
+      contentType: 'application/x-www-form-urlencoded',
+    }),
+  );
+  const valid = fc.oneof(validJson, validForm);
+  return {
+    valid,
+    any: fc.oneof(
+      CROSS_SHRINK,
+      { weight: 2, arbitrary: valid },
+      { weight: 3, arbitrary: json.any },
+      { weight: 3, arbitrary: formBody(tokenFields(false)) },
+    ),
+  };
+}
+
+const KEY_ID_OTHERS = [ref('otherKeyId'), ref('deletedKeyId')];
+
+/**
+ * The arbitraries of every route of infra/routes.ts, by `METHOD /path`. A route missing here makes
+ * `fuzzTargets` throw, so a new route cannot go unfuzzed.
+ */
+const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
+  'POST /oauth/access_token': () => requests({ auth: PUBLIC, body: tokenBody() }),
+  'GET /v2/application-keys': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+  'POST /v2/application-keys': () => requests({ auth: ADMIN, body: jsonBody(newKeyBody) }),
+  'GET /v2/application-keys/{id}': () =>
+    requests({
+      auth: ADMIN,
+      params: { id: segment([ref('ownKeyId'), ref('ownKeyIdUpper')], KEY_ID_OTHERS) },
+    }),
+  'PUT /v2/application-keys/{id}': () =>
+    requests({
+      auth: ADMIN,
+      params: { id: segment([ref('ownKeyId')], KEY_ID_OTHERS) },
+      body: jsonBody(keyUpdateBody),
+    }),
+  // Only keys created for the purpose are deleted: the tokens' keys and `ownKeyId` stay.
+  'DELETE /v2/application-keys/{id}': () =>
+    requests({ auth: ADMIN, params: { id: segment([ref('freshKeyId')], KEY_ID_OTHERS) } }),
+  'GET /v2/merchant-realm-mappings': () => requests({ auth: ADMIN }),
+  'GET /v2/merchant-realm-mappings/{mapping_id}': () =>
+    requests({
+      auth: ADMIN,
+      params: { mapping_id: segment([ref('mappingId')], [ref('otherMappingId'), ref('mappingIdUpper')]) },
+    }),
+  'PUT /v2/merchant-realm-mappings/{mapping_id}': () =>
+    requests({
+      auth: ADMIN,
+      params: { mapping_id: segment([ref('mappingId')], [ref('otherMappingId'), ref('mappingIdUpper')]) },
+      body: jsonBody(mappingBody),
+    }),
+  'GET /catalog/products/{product_id}/relationships/children': () =>
+    requests({
+      auth: SHOPPER,
+      params: {
+        product_id: segment(
+          [...CATALOG.parents, ...CATALOG.parents.map((id) => id.toUpperCase())],
+          [CATALOG.standalone, CATALOG.liveChild, CATALOG.draftProduct, CATALOG.draftChild],
+        ),
+      },
+      query: [pageQuery(), filterQuery()],
+      headers: shopperHeaders(),
+    }),
+};
+
+/** One route to fuzz: its table entry, `METHOD /path`, and its requests. */
+export interface FuzzTarget {
+  key: string;
+  route: RouteDefinition;
+  arbitrary: fc.Arbitrary<FuzzRequest>;
+}
+
+/** Every entry of ROUTES with its arbitrary; throws when a route has none (or one names no route). */
+export function fuzzTargets(): FuzzTarget[] {
+  const keys = ROUTES.map((route) => `${route.method} ${route.path}`);
+  const missing = keys.filter((key) => !(key in ROUTE_REQUESTS));
+  if (missing.length > 0)
+    throw new Error(`no fuzz arbitraries for ${missing.join(', ')}: add them to fuzz/routes.ts`);
+  const stale = Object.keys(ROUTE_REQUESTS).filter((key) => !keys.includes(key));
+  if (stale.length > 0)
+    throw new Error(`fuzz/routes.ts names routes not in infra/routes.ts: ${stale.join(', ')}`);
+  return ROUTES.map((route, index) => {
+    const key = keys[index] as string;
+    return { key, route, arbitrary: (ROUTE_REQUESTS[key] as () => fc.Arbitrary<FuzzRequest>)() };
+  });
+}

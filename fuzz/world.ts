@@ -1,0 +1,243 @@
+import sampleRelease from '../catalog/sample-release.json';
+import { issueAccessToken } from '../lib/auth/issue-token';
+import { publishRelease } from '../lib/catalog/publisher';
+import { createHttpEvent, createLambdaContext } from '../lib/http/event';
+import { uuidv4 } from '../lib/ids';
+import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { mappingRepository } from '../lib/store/mapping-repository';
+import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
+import { loadHandler } from '../local/router';
+
+/**
+ * What the fuzzed requests refer to. Arbitraries never hold real ids, credentials or tokens: they write
+ * placeholders such as `{{adminToken}}` that are filled in just before a request is sent, so a seed
+ * replays the same requests on any database, and a printed counterexample holds no secret.
+ */
+export interface FuzzWorld {
+  /** The value of a placeholder (`freshKeyId` creates a key each time); undefined for unknown names. */
+  resolve(name: string): Promise<string | undefined>;
+  /** Tokens and client secrets: never printed. */
+  secrets: string[];
+}
+
+/** Placeholder names the arbitraries may use, with what they stand for. */
+export const PLACEHOLDERS = {
+  adminToken: 'a client_credentials token of the fuzzed store (store A)',
+  implicitToken: 'an implicit token of store A',
+  otherAdminToken: 'a client_credentials token of another store (store B)',
+  otherImplicitToken: 'an implicit token of store B (which has no catalog)',
+  revokedToken: 'a client_credentials token of a deleted key of store A',
+  forgedToken: "store A's admin token with store B's id in it",
+  tamperedToken: "store A's admin token with its last character changed",
+  ownKeyId: 'a key of store A that the fuzzers never delete',
+  ownKeyIdUpper: 'the same key id in upper case',
+  freshKeyId: 'a key of store A created just before the request (delete fuzzing)',
+  deletedKeyId: 'a deleted key of store A',
+  otherKeyId: 'a key of store B',
+  clientId: "the client id of store A's first key",
+  clientSecret: "the client secret of store A's first key",
+  otherClientSecret: "store B's client secret (wrong for store A's client id)",
+  deletedClientId: 'the client id of a deleted key',
+  mappingId: "store A's merchant realm mapping id",
+  mappingIdUpper: 'the same mapping id in upper case',
+  otherMappingId: "store B's mapping id",
+  ownPrefix: "store A's current prefix",
+  otherPrefix: "store B's current prefix",
+  otherPrefixUpper: "store B's current prefix in upper case",
+} as const;
+
+export type PlaceholderName = keyof typeof PLACEHOLDERS;
+
+/** `{{name}}` for a known placeholder. */
+export const ref = (name: PlaceholderName) => `{{${name}}}`;
+
+const PLACEHOLDER = /\{\{([A-Za-z]+)\}\}/g;
+
+/** Replaces every known placeholder in `template`; unknown `{{...}}` text is left as it is. */
+export async function fill(template: string, world: FuzzWorld): Promise<string> {
+  if (!template.includes('{{')) return template;
+  const names = new Set([...template.matchAll(PLACEHOLDER)].map((match) => match[1] as string));
+  const values = new Map<string, string>();
+  for (const name of names) {
+    const value = await world.resolve(name);
+    if (value !== undefined) values.set(name, value);
+  }
+  return template.replace(PLACEHOLDER, (whole, name: string) => values.get(name) ?? whole);
+}
+
+interface SampleProduct {
+  id: string;
+  attributes: Record<string, unknown> & { status?: string; base_product_id?: string };
+}
+const products = sampleRelease.products as SampleProduct[];
+const live = (p: SampleProduct) => p.attributes.status === 'live';
+const childrenOf = (p: SampleProduct) => products.filter((c) => c.attributes.base_product_id === p.id);
+const pick = (found: SampleProduct | undefined, what: string): string => {
+  if (!found) throw new Error(`catalog/sample-release.json has no ${what}`);
+  return found.id;
+};
+
+/**
+ * Products of catalog/sample-release.json (the demo catalog `npm start` serves), published for store A:
+ * the arbitraries use these ids and the products' attribute values directly.
+ */
+export const CATALOG = {
+  /** Live base products with live children. */
+  parents: products.filter((p) => live(p) && childrenOf(p).some(live)).map((p) => p.id),
+  /** A live product without children, a live child, a draft base product, a draft child. */
+  standalone: pick(
+    products.find((p) => live(p) && !p.attributes.base_product_id && childrenOf(p).length === 0),
+    'live standalone product',
+  ),
+  liveChild: pick(
+    products.find((p) => live(p) && p.attributes.base_product_id),
+    'live child',
+  ),
+  draftProduct: pick(
+    products.find((p) => !live(p) && !p.attributes.base_product_id),
+    'draft base product',
+  ),
+  draftChild: pick(
+    products.find((p) => !live(p) && p.attributes.base_product_id),
+    'draft child',
+  ),
+  /** Every product's filterable attribute values, by attribute. */
+  values(attribute: string): string[] {
+    return products.flatMap((p) => {
+      const value = attribute === 'id' ? p.id : p.attributes[attribute];
+      if (typeof value === 'string') return [value];
+      return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+    });
+  },
+};
+
+async function createStore(name: string) {
+  const store: StoreRecord = await storeRepository.create({ name });
+  const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
+    name: 'First key',
+    reserved_rate_limit: 0,
+  });
+  return { store, key, clientSecret };
+}
+
+async function token(clientId: string, clientSecret?: string): Promise<string> {
+  const issued = await issueAccessToken(
+    clientSecret === undefined
+      ? { grant_type: 'implicit', client_id: clientId }
+      : { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+  );
+  return issued.access_token;
+}
+
+/** Sets a store's prefix through the real handler (as a merchant would). */
+async function setPrefix(store: StoreRecord, adminToken: string, prefix: string): Promise<void> {
+  const handler = await loadHandler('update-merchant-realm-mapping');
+  const response = (await handler(
+    createHttpEvent({
+      method: 'PUT',
+      path: `/v2/merchant-realm-mappings/${store.mapping_id}`,
+      routeKey: 'PUT /v2/merchant-realm-mappings/{mapping_id}',
+      pathParameters: { mapping_id: store.mapping_id },
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { type: 'merchant-realm-mappings', prefix } }),
+    }),
+    createLambdaContext('update-merchant-realm-mapping'),
+  )) as { statusCode: number };
+  if (response.statusCode !== 200)
+    throw new Error(`setting prefix ${prefix} answered ${response.statusCode}`);
+}
+
+/**
+ * Seeds what the fuzzers need in the configured tables: store A (keys, a deleted key with a token, a
+ * prefix, the sample catalog with its channel rules) and store B (a key, a prefix, no catalog).
+ * `extraKeys` more keys in store A let list offsets reach past the first 1,000 keys.
+ */
+export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promise<FuzzWorld> {
+  const tag = uuidv4().slice(0, 8);
+  const a = await createStore('Fuzz store A');
+  const b = await createStore('Fuzz store B');
+  const adminToken = await token(a.key.client_id, a.clientSecret);
+  const implicitToken = await token(a.key.client_id);
+  const otherAdminToken = await token(b.key.client_id, b.clientSecret);
+  const otherImplicitToken = await token(b.key.client_id);
+  const kept = await applicationKeyRepository.create(a.store.id, {
+    name: 'Fuzz key',
+    reserved_rate_limit: 1,
+  });
+  const other = await applicationKeyRepository.create(b.store.id, {
+    name: 'Other key',
+    reserved_rate_limit: 0,
+  });
+  const doomed = await applicationKeyRepository.create(a.store.id, {
+    name: 'Doomed',
+    reserved_rate_limit: 0,
+  });
+  const revokedToken = await token(doomed.key.client_id, doomed.clientSecret);
+  await applicationKeyRepository.delete(a.store.id, doomed.key.id);
+  await setPrefix(a.store, adminToken, `fuzz-a-${tag}`);
+  await setPrefix(b.store, otherAdminToken, `fuzz-b-${tag}`);
+  await publishRelease(a.store.id, sampleRelease);
+  // One after the other: concurrent creates would contend for the store's key counters.
+  for (let i = 0; i < (options.extraKeys ?? 0); i += 1)
+    await applicationKeyRepository.create(a.store.id, { name: `Extra ${i}`, reserved_rate_limit: 0 });
+
+  const lastChar = adminToken.slice(-1);
+  const fixed = new Map<string, string>(
+    Object.entries({
+      adminToken,
+      implicitToken,
+      otherAdminToken,
+      otherImplicitToken,
+      revokedToken,
+      forgedToken: adminToken.replace(a.store.id, b.store.id),
+      tamperedToken: `${adminToken.slice(0, -1)}${lastChar === 'A' ? 'B' : 'A'}`,
+      ownKeyId: kept.key.id,
+      ownKeyIdUpper: kept.key.id.toUpperCase(),
+      deletedKeyId: doomed.key.id,
+      otherKeyId: other.key.id,
+      clientId: a.key.client_id,
+      clientSecret: a.clientSecret,
+      otherClientSecret: b.clientSecret,
+      deletedClientId: doomed.key.client_id,
+      mappingId: a.store.mapping_id,
+      mappingIdUpper: a.store.mapping_id.toUpperCase(),
+      otherMappingId: b.store.mapping_id,
+    } satisfies Partial<Record<PlaceholderName, string>>),
+  );
+  // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
+  const prefixOf = async (mappingId: string) =>
+    (await mappingRepository.get(mappingId, true))?.prefix ?? 'none';
+  return {
+    secrets: [
+      adminToken,
+      implicitToken,
+      otherAdminToken,
+      otherImplicitToken,
+      revokedToken,
+      a.clientSecret,
+      b.clientSecret,
+      doomed.clientSecret,
+    ],
+    async resolve(name) {
+      const value = fixed.get(name);
+      if (value !== undefined) return value;
+      switch (name as PlaceholderName) {
+        case 'freshKeyId': {
+          const fresh = await applicationKeyRepository.create(a.store.id, {
+            name: 'Fresh',
+            reserved_rate_limit: 0,
+          });
+          return fresh.key.id;
+        }
+        case 'ownPrefix':
+          return prefixOf(a.store.mapping_id);
+        case 'otherPrefix':
+          return prefixOf(b.store.mapping_id);
+        case 'otherPrefixUpper':
+          return (await prefixOf(b.store.mapping_id)).toUpperCase();
+        default:
+          return undefined;
+      }
+    },
+  };
+}
