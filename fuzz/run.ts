@@ -1,5 +1,6 @@
 import { runAsScript } from '../bench/support';
-import { resetConfig } from '../lib/config/index';
+import { logLevelFrom, resetConfig } from '../lib/config/index';
+import { logger } from '../lib/http/log';
 import { fuzzRoute, fuzzTargets, type RouteStats, seedFuzzWorld } from './properties';
 
 /**
@@ -81,6 +82,8 @@ async function fuzz(args: string[]): Promise<FuzzReport> {
   try {
     process.env.LOG_LEVEL = process.env.FUZZ_LOG_LEVEL || 'silent';
     resetConfig();
+    // The logger took its level when lib/http/log.ts was imported, before this line ran.
+    logger.setLogLevel(logLevelFrom().toUpperCase() as Parameters<typeof logger.setLogLevel>[0]);
     log(`seed ${seed} (replay: npm run fuzz -- --seed ${seed}), ${cases} cases per route`);
     log(`seeding stores, ${EXTRA_KEYS} keys, tokens, mappings and a catalog`);
     const world = await seedFuzzWorld({ extraKeys: EXTRA_KEYS });
