@@ -1,3 +1,4 @@
+import './silent-logs';
 import { handler } from '../functions/list-application-keys/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';

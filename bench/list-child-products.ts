@@ -1,3 +1,4 @@
+import './silent-logs';
 import { performance } from 'node:perf_hooks';
 import { handler } from '../functions/list-child-products/handler';
 import { clearAuthCache } from '../lib/auth/authenticate';

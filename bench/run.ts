@@ -1,4 +1,5 @@
 import '../local/quiet-sdk';
+import './silent-logs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

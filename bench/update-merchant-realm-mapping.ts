@@ -1,3 +1,4 @@
+import './silent-logs';
 import { handler } from '../functions/update-merchant-realm-mapping/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';

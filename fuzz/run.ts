@@ -1,6 +1,6 @@
+// First: sets LOG_LEVEL before any module that imports the logger is evaluated.
+import './log-level';
 import { runAsScript } from '../bench/support';
-import { logLevelFrom, resetConfig } from '../lib/config/index';
-import { logger } from '../lib/http/log';
 import { fuzzRoute, fuzzTargets, type RouteStats, seedFuzzWorld } from './properties';
 
 /**
@@ -80,10 +80,6 @@ async function fuzz(args: string[]): Promise<FuzzReport> {
   const stdoutWrite = process.stdout.write;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   try {
-    process.env.LOG_LEVEL = process.env.FUZZ_LOG_LEVEL || 'silent';
-    resetConfig();
-    // The logger took its level when lib/http/log.ts was imported, before this line ran.
-    logger.setLogLevel(logLevelFrom().toUpperCase() as Parameters<typeof logger.setLogLevel>[0]);
     log(`seed ${seed} (replay: npm run fuzz -- --seed ${seed}), ${cases} cases per route`);
     log(`seeding stores, ${EXTRA_KEYS} keys, tokens, mappings and a catalog`);
     const world = await seedFuzzWorld({ extraKeys: EXTRA_KEYS });

@@ -10,8 +10,8 @@ export interface GenerateOptions {
   catalogName?: string;
 }
 
-/** mulberry32: a small seeded PRNG, so generated documents are reproducible. */
-function random(seed: number): () => number {
+/** mulberry32: a small seeded PRNG, uniform in [0, 1), so generated documents (and test faults) are reproducible. */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -39,7 +39,7 @@ const SIZES = ['xs', 's', 'm', 'l', 'xl', 'xxl'];
  * attribute, and their `updated_at` order differs from publish order (so `in(id,...)` order is testable).
  */
 export function generateRelease(options: GenerateOptions): Record<string, unknown> {
-  const next = random(options.seed ?? 1);
+  const next = seededRandom(options.seed ?? 1);
   const parents = options.parents ?? 1;
   const drafts = options.drafts ?? 0;
   const rootNode = uuidFrom(next);

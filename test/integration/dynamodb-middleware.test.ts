@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { seededRandom } from '../../lib/catalog/generator';
 import { toApiError } from '../../lib/http/errors';
 import { uuidv4 } from '../../lib/ids';
 import { getDocumentClient } from '../../lib/store/client';
@@ -12,7 +13,7 @@ import {
   TransactWriteCommand,
 } from '../../lib/store/dynamodb';
 import { tableName } from '../../lib/store/schema';
-import { type FaultKind, faultError, injectFaults, seededRandom } from '../support/faults';
+import { type FaultKind, faultError, injectFaults } from '../support/faults';
 
 const credentials = async () => ({ accessKeyId: 'local', secretAccessKey: 'local' });
 

@@ -1,3 +1,4 @@
+import { seededRandom } from '../../lib/catalog/generator';
 import {
   type AttemptFn,
   type DynamoDbClient,
@@ -59,18 +60,6 @@ export interface FaultInjector {
   readonly attempts: Record<string, number>;
   /** Removes the middleware: later attempts go through untouched. Safe to call twice. */
   remove(): void;
-}
-
-/** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Table names a request body names (real throttling messages carry the table, so ours do too). */
