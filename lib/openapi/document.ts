@@ -311,29 +311,27 @@ function operationObject(route: RouteDefinition, spec: OperationSpec): Json {
             ...(schema ? { content: { 'application/json': { schema: withRefs(schema) } } } : {}),
           };
   }
-  const hasInput = spec.requestBody !== undefined || (spec.parameters ?? []).some((p) => p.in !== 'path');
-  const generic: [number, string, Record<string, HeaderSpec>?][] = [
-    ...(hasInput
-      ? [[400, 'A parameter, header or body field is invalid; `source` names it.'] as [number, string]]
-      : []),
-    ...(definition.auth === 'none'
-      ? []
-      : ([[401, 'Missing, malformed, unknown or expired bearer token.']] as [number, string][])),
-    ...(definition.auth === 'admin'
-      ? ([[403, 'A storefront (implicit) token on an admin route.']] as [number, string][])
-      : []),
-    ...((spec.parameters ?? []).some((p) => p.in === 'path')
-      ? ([[404, 'No such resource in this store.']] as [number, string][])
-      : []),
-    ...(spec.requestBody
-      ? ([
-          [413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`],
-          [415, 'The body is not JSON (or form-encoded, for the token endpoint).'],
-        ] as [number, string][])
-      : []),
+  if ((spec.requestBody !== undefined) !== (definition.body !== undefined)) {
+    throw new Error(`${route.function}: the route table and the document disagree on a request body`);
+  }
+  const generic: [number, string, Record<string, HeaderSpec>?][] = [];
+  if (spec.requestBody !== undefined || (spec.parameters ?? []).some((p) => p.in !== 'path')) {
+    generic.push([400, 'A parameter, header or body field is invalid; `source` names it.']);
+  }
+  if (definition.auth !== 'none') generic.push([401, 'Missing, malformed, unknown or expired bearer token.']);
+  if (definition.auth === 'admin') generic.push([403, 'A storefront (implicit) token on an admin route.']);
+  if ((spec.parameters ?? []).some((p) => p.in === 'path'))
+    generic.push([404, 'No such resource in this store.']);
+  if (definition.body !== undefined) {
+    generic.push(
+      [413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`],
+      [415, 'The body is not JSON (or form-encoded, for the token endpoint).'],
+    );
+  }
+  generic.push(
     [500, 'Something unexpected; the detail is generic and the request id is logged.'],
     [503, 'DynamoDB is throttled or unavailable; retry after `Retry-After` seconds.', RETRY_AFTER],
-  ];
+  );
   for (const [status, description, headers] of generic) {
     responses[String(status)] ??= errorResponse(description, { ...common, ...headers });
   }
