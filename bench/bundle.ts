@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { FUNCTIONS } from '../functions/routes';
 import { BUNDLING } from '../infra/bundling';
-import { FUNCTIONS } from '../infra/routes';
 
 export interface BundleInfo {
   file: string;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ROUTES, type RouteDefinition } from '../infra/routes';
+import { ROUTES, type RouteDefinition } from '../functions/routes';
 import {
   authorization,
   CROSS_SHRINK,

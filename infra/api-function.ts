@@ -4,9 +4,9 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { FunctionDefinition } from '../functions/routes';
 import type { TableRole } from '../lib/store/schema';
 import { BUNDLING } from './bundling';
-import type { FunctionDefinition } from './routes';
 
 /** Lambda memory for every API function (see README "Performance" for the measurements behind it). */
 export const FUNCTION_MEMORY_MB = 256;

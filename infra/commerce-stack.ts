@@ -4,9 +4,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { AttributeType, BillingMode, type ITable, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { FUNCTIONS, ROUTES } from '../functions/routes';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
-import { FUNCTIONS, ROUTES } from './routes';
 
 export interface CommerceStackProps extends StackProps {
   /** Stage-wide throttling: steady requests per second and burst. */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { ROUTE_TABLE } from '../functions/routes';
 import { buildOpenApiDocument } from '../lib/openapi/document';
 
 /**
@@ -115,7 +116,7 @@ export async function localDocsResponse(
 ): Promise<LocalResponse | undefined> {
   if (req.method !== 'GET') return undefined;
   if (rawPath === OPENAPI_PATH) {
-    document ??= buildOpenApiDocument();
+    document ??= buildOpenApiDocument(ROUTE_TABLE);
     const body = JSON.stringify({
       ...document,
       servers: [{ url: requestOrigin(req), description: 'this local server' }],

@@ -1,7 +1,7 @@
 import './quiet-sdk';
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { FUNCTIONS } from '../infra/routes';
+import { FUNCTIONS } from '../functions/routes';
 import { createLambdaContext } from '../lib/http/event';
 import { fail, option, parseArgs } from './args';
 import { loadHandler } from './router';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { ROUTES, type RouteDefinition } from '../infra/routes';
+import { ROUTES, type RouteDefinition } from '../functions/routes';
 
 export type LambdaHandler = (
   event: APIGatewayProxyEventV2,

@@ -1,9 +1,9 @@
 import { applicationKeyUrl, renderCreatedApplicationKey } from '../../lib/application-keys/render';
-import { createHandler } from '../../lib/http/middleware';
 import { requestOrigin } from '../../lib/http/request';
 import { json } from '../../lib/http/response';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { parseNewApplicationKey } from '../../lib/validation/application-key';
+import { createHandler } from '../create-handler';
 
 /** POST /v2/application-keys: creates a key; the response is the only place its client secret appears. */
 export const handler = createHandler('create-application-key', {}, async (event) => {

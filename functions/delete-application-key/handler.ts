@@ -1,8 +1,8 @@
-import { createHandler } from '../../lib/http/middleware';
 import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { parseApplicationKeyId } from '../../lib/validation/application-key';
+import { createHandler } from '../create-handler';
 
 /** DELETE /v2/application-keys/{id}: deletes a key; its credentials and tokens stop working. */
 export const handler = createHandler('delete-application-key', {}, async (event) => {

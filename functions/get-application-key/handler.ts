@@ -1,10 +1,10 @@
 import { renderApplicationKeyDocument } from '../../lib/application-keys/render';
 import { NotFoundError } from '../../lib/http/errors';
-import { createHandler } from '../../lib/http/middleware';
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { parseApplicationKeyId } from '../../lib/validation/application-key';
+import { createHandler } from '../create-handler';
 
 /** GET /v2/application-keys/{id}: one key of the token's store; 404 for any other id. */
 export const handler = createHandler('get-application-key', {}, async (event) => {

@@ -1,6 +1,6 @@
-import { createHandler } from '../../lib/http/middleware';
 import { ok } from '../../lib/http/response';
 import { getStoreMapping, renderMapping } from '../../lib/merchant-realm-mappings/service';
+import { createHandler } from '../create-handler';
 
 /**
  * GET /v2/merchant-realm-mappings and GET /v2/merchant-realm-mappings/{mapping_id}: the token's

@@ -2,10 +2,10 @@ import { prefetchRegistry } from '../../lib/catalog/cache';
 import { childListJson, shopperHeaders } from '../../lib/catalog/child-list-response';
 import { listChildProducts } from '../../lib/catalog/list-children';
 import { parseFilter } from '../../lib/filter/index';
-import { createHandler } from '../../lib/http/middleware';
 import { pathParameter, queryParameter } from '../../lib/http/request';
 import { jsonText } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
+import { createHandler } from '../create-handler';
 
 /**
  * GET /catalog/products/{product_id}/relationships/children (seed 4.3): the live children of a base product

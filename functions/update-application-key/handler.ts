@@ -1,9 +1,9 @@
 import { renderApplicationKeyDocument } from '../../lib/application-keys/render';
-import { createHandler } from '../../lib/http/middleware';
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { parseApplicationKeyId, parseApplicationKeyUpdate } from '../../lib/validation/application-key';
+import { createHandler } from '../create-handler';
 
 /** PUT /v2/application-keys/{id}: renames a key and/or changes its reserved rate limit. */
 export const handler = createHandler('update-application-key', {}, async (event) => {

@@ -1,8 +1,8 @@
-import { FUNCTIONS, type FunctionName, ROUTES, type RouteDefinition } from '../../infra/routes';
 import { APPLICATION_KEYS_DEFAULT_LIMIT } from '../application-keys/render';
+import type { AuthRequirement } from '../auth/middleware';
 import { SVC_CHANNEL_SCHEMA, SVC_CONTEXT_TAG_SCHEMA } from '../catalog/child-list-response';
 import { MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS } from '../filter/index';
-import { MAX_BODY_BYTES } from '../http/middleware';
+import { type BodyKind, MAX_BODY_BYTES } from '../http/middleware';
 import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
@@ -294,8 +294,7 @@ const errorResponse = (description: string, headers: Record<string, HeaderSpec>)
   content: { 'application/json': { schema: withRefs(ERROR_BODY_SCHEMA) } },
 });
 
-function operationObject(route: RouteDefinition, spec: OperationSpec): Json {
-  const definition: { auth: string; body?: string } = FUNCTIONS[route.function as FunctionName];
+function operationObject(route: DocumentedRoute, definition: DocumentedFunction, spec: OperationSpec): Json {
   const common = {
     ...SECURITY_RESPONSE_HEADERS,
     ...(definition.auth === 'any' ? {} : NO_STORE),
@@ -365,22 +364,52 @@ function operationObject(route: RouteDefinition, spec: OperationSpec): Json {
   };
 }
 
+/** A route of the route table (`functions/routes.ts`), as far as the document needs it. */
+export interface DocumentedRoute {
+  method: string;
+  path: string;
+  function: string;
+}
+
+/** A function of the route table: who may call it, which bodies it takes, what it does. */
+export interface DocumentedFunction {
+  auth: AuthRequirement;
+  body?: BodyKind;
+  description: string;
+}
+
+/** The route table the document is built from (passed in: `lib/` never imports `functions/`). */
+export interface RouteTable {
+  routes: readonly DocumentedRoute[];
+  functions: Readonly<Record<string, DocumentedFunction>>;
+}
+
+function functionOf(functions: RouteTable['functions'], route: DocumentedRoute): DocumentedFunction {
+  const definition = functions[route.function];
+  if (!definition) throw new Error(`the route table has no function ${route.function}`);
+  return definition;
+}
+
 /**
  * The OpenAPI 3.1 document of every route, built from the route table (paths, methods, who may call),
  * the schemas the handlers validate with, and the response schemas the test suites check responses
  * against. `openapi.json` is this document, committed; a test fails when it is stale.
  */
-export function buildOpenApiDocument(): Json {
+export function buildOpenApiDocument({ routes, functions }: RouteTable): Json {
   const paths: Record<string, Json> = {};
-  for (const route of ROUTES) {
+  for (const route of routes) {
     const key = `${route.method} ${route.path}`;
     const spec = OPERATIONS[key];
     if (!spec) throw new Error(`the OpenAPI document has no operation for ${key}`);
     paths[route.path] ??= {};
-    (paths[route.path] as Json)[route.method.toLowerCase()] = operationObject(route, spec);
+    (paths[route.path] as Json)[route.method.toLowerCase()] = operationObject(
+      route,
+      functionOf(functions, route),
+      spec,
+    );
   }
   for (const key of Object.keys(OPERATIONS)) {
-    if (!ROUTES.some((route) => `${route.method} ${route.path}` === key)) {
+    if (!routes.some((route) => `${route.method} ${route.path}` === key)) {
       throw new Error(`the OpenAPI document describes ${key}, which is not in the route table`);
     }
   }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { ROUTES } from '../../infra/routes';
+import { ROUTES } from '../../functions/routes';
 import { type LocalApi, startLocalApi } from '../support/local-api';
 
 /**

@@ -1,9 +1,9 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { CommerceStack } from '../../infra/commerce-stack';
 import { applyNagSuppressions, NAG_ACKNOWLEDGEMENTS } from '../../infra/nag-suppressions';
-import { FUNCTIONS, ROUTES } from '../../infra/routes';
 
 /** Bundling is skipped in tests: the assertions are about resources and grants, not bundles. */
 function synthStack(): { stack: CommerceStack; template: Template } {

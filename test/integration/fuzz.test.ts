@@ -1,7 +1,7 @@
+import { ROUTES } from '../../functions/routes';
 import type { FuzzRequest } from '../../fuzz/arbitraries';
 import { fuzzRoute, fuzzTargets, isValidErrorBody, runCase, seedFuzzWorld } from '../../fuzz/properties';
 import { CATALOG, type FuzzWorld } from '../../fuzz/world';
-import { ROUTES } from '../../infra/routes';
 
 /** The properties of `npm run fuzz` on a sample: 300 cases per route, with the run's default seed. */
 const CASES = 300;

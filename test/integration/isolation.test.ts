@@ -4,7 +4,7 @@
  * the other tenant. A route added to ROUTES without a row here fails the table check below.
  */
 import { randomUUID } from 'node:crypto';
-import { ROUTES } from '../../infra/routes';
+import { ROUTES } from '../../functions/routes';
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { generateAccessToken, hashSecret, parseAccessToken } from '../../lib/auth/secrets';
 import { clearCatalogCaches } from '../../lib/catalog/cache';

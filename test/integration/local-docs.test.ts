@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { ROUTE_TABLE } from '../../functions/routes';
 import { buildOpenApiDocument } from '../../lib/openapi/document';
 import { DOCS_CSP } from '../../local/docs';
 import { createLocalServer, listen } from '../../local/server';
@@ -64,7 +65,7 @@ describe('GET /openapi.json', () => {
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     const document = (await response.json()) as Record<string, unknown>;
-    expect(withoutServers(document)).toEqual(withoutServers(buildOpenApiDocument()));
+    expect(withoutServers(document)).toEqual(withoutServers(buildOpenApiDocument(ROUTE_TABLE)));
     expect(document.servers).toEqual([{ url: base, description: 'this local server' }]);
 
     const viaLocalhost = await raw('/openapi.json?x=1', { headers: { host: `localhost:${port}` } });

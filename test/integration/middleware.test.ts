@@ -1,3 +1,4 @@
+import { buildHandler } from '../../functions/create-handler';
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { generateAccessToken, hashSecret } from '../../lib/auth/secrets';
 import {
@@ -6,7 +7,6 @@ import {
   ServiceUnavailableError,
   UnprocessableEntityError,
 } from '../../lib/http/errors';
-import { buildHandler } from '../../lib/http/middleware';
 import { ok } from '../../lib/http/response';
 import { tokenRepository } from '../../lib/store/token-repository';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';

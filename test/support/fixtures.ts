@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { FUNCTIONS, type FunctionName } from '../../infra/routes';
+import { FUNCTIONS, type FunctionName } from '../../functions/routes';
 import { issueAccessToken } from '../../lib/auth/issue-token';
 import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../lib/http/event';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';

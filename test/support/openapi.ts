@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import { type FunctionName, ROUTES, type RouteDefinition } from '../../infra/routes';
+import { type FunctionName, ROUTE_TABLE, ROUTES, type RouteDefinition } from '../../functions/routes';
 import { buildOpenApiDocument } from '../../lib/openapi/document';
 import { matchRoute } from '../../local/router';
 import { observeExchanges } from './http-tap';
@@ -14,7 +14,7 @@ import { observeExchanges } from './http-tap';
 type Json = Record<string, any>;
 
 const COMPONENTS_ID = 'https://commerce-api.local/components';
-const document = buildOpenApiDocument() as Json;
+const document = buildOpenApiDocument(ROUTE_TABLE) as Json;
 
 /**
  * `#/components/schemas/X` refs, pointed at the registered copy of the components; discriminators

@@ -1,5 +1,5 @@
+import { buildHandler } from '../../functions/create-handler';
 import { resetConfig } from '../../lib/config/index';
-import { buildHandler } from '../../lib/http/middleware';
 import { ok } from '../../lib/http/response';
 import { resetDocumentClient } from '../../lib/store/client';
 

@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
+import type * as MiddlewareModule from '../../functions/create-handler';
 import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../lib/http/event';
 import type * as LogModule from '../../lib/http/log';
 import { errorFields, redact, requestSecrets } from '../../lib/http/log';
-import type * as MiddlewareModule from '../../lib/http/middleware';
 import { ok } from '../../lib/http/response';
 import { captureOutput } from '../support/log-scan';
 
@@ -19,7 +19,7 @@ function load(env: Env): { log: typeof LogModule; middleware: typeof MiddlewareM
   try {
     let modules: { log: typeof LogModule; middleware: typeof MiddlewareModule } | undefined;
     jest.isolateModules(() => {
-      modules = { log: require('../../lib/http/log'), middleware: require('../../lib/http/middleware') };
+      modules = { log: require('../../lib/http/log'), middleware: require('../../functions/create-handler') };
     });
     if (!modules) throw new Error('modules not loaded');
     return modules;

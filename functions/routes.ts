@@ -1,4 +1,5 @@
-import type { AuthRequirement, BodyKind } from '../lib/http/middleware';
+import type { AuthRequirement } from '../lib/auth/middleware';
+import type { BodyKind } from '../lib/http/middleware';
 import type { TableRole } from '../lib/store/schema';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -107,3 +108,6 @@ export const ROUTES: RouteDefinition[] = [
     function: 'list-child-products',
   },
 ];
+
+/** Both halves of the route table, as the OpenAPI document builder takes them. */
+export const ROUTE_TABLE = { routes: ROUTES, functions: FUNCTIONS } as const;

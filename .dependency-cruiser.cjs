@@ -1,0 +1,56 @@
+/**
+ * The dependency direction, checked by `npm run lint` (part of `npm test`):
+ * infra -> functions -> lib, while local, bench, fuzz and test may import anything; no cycles anywhere.
+ * docs/architecture.md explains the layers.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: modules that need each other belong together or need a third home.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'lib-is-the-ground-floor',
+      severity: 'error',
+      comment: 'lib/ is shared by every function and tool; it never reaches up into what is built on it.',
+      from: { path: '^lib/' },
+      to: { path: '^(functions|infra|local|bench|fuzz|test)/' },
+    },
+    {
+      name: 'functions-below-infra',
+      severity: 'error',
+      comment: 'functions/ is what Lambda runs; it never imports the CDK app or the local and test tools.',
+      from: { path: '^functions/' },
+      to: { path: '^(infra|local|bench|fuzz|test)/' },
+    },
+    {
+      name: 'infra-deploys-not-tools',
+      severity: 'error',
+      comment:
+        'infra/ deploys functions/ and lib/; the local harness, benches, fuzzer and tests are not deployed.',
+      from: { path: '^infra/' },
+      to: { path: '^(local|bench|fuzz|test)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing would fail at run time.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|cdk\\.out|\\.data|coverage)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};

@@ -1,0 +1,114 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+const ROOT = join(__dirname, '../..');
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+const DEPCRUISE = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+const LAYERS = ['functions', 'lib', 'infra', 'local', 'test', 'bench', 'fuzz'];
+
+/** Runs the project's dependency rules (the lint step's) over `cwd`; returns the exit code and output. */
+function cruise(cwd: string): { status: number | null; output: string } {
+  const result = spawnSync(process.execPath, [DEPCRUISE, '--config', CONFIG, ...LAYERS], {
+    cwd,
+    encoding: 'utf8',
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+/** A throwaway tree with one file per layer and the given extra files. */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+  const all: Record<string, string> = {
+    'tsconfig.json': '{"compilerOptions":{"module":"preserve","moduleResolution":"bundler"}}',
+    ...Object.fromEntries(LAYERS.map((layer) => [`${layer}/keep.ts`, 'export const keep = 1;\n'])),
+    ...files,
+  };
+  for (const [path, text] of Object.entries(all)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+describe('dependency rules (npm run lint)', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const run = (files: Record<string, string>) => {
+    const dir = tree(files);
+    dirs.push(dir);
+    return cruise(dir);
+  };
+
+  it('pass the project itself', () => {
+    const { status, output } = cruise(ROOT);
+    expect(output).toContain('no dependency violations found');
+    expect(status).toBe(0);
+  });
+
+  it('pass a tree that points one way: infra -> functions -> lib, tools -> anything', () => {
+    const { status } = run({
+      'lib/a.ts': 'export const a = 1;\n',
+      'functions/f.ts': "import { a } from '../lib/a';\nexport const f = a;\n",
+      'infra/i.ts': "import { f } from '../functions/f';\nexport const i = f;\n",
+      'local/l.ts':
+        "import { i } from '../infra/i';\nimport { a } from '../lib/a';\nexport const l = i + a;\n",
+    });
+    expect(status).toBe(0);
+  });
+
+  it.each([
+    [
+      'lib-is-the-ground-floor',
+      'lib/a.ts',
+      "import { keep } from '../infra/keep';\nexport const a = keep;\n",
+    ],
+    [
+      'lib-is-the-ground-floor',
+      'lib/a.ts',
+      "import { keep } from '../functions/keep';\nexport const a = keep;\n",
+    ],
+    [
+      'lib-is-the-ground-floor',
+      'lib/a.ts',
+      "import { keep } from '../local/keep';\nexport const a = keep;\n",
+    ],
+    [
+      'lib-is-the-ground-floor',
+      'lib/a.ts',
+      "import { keep } from '../bench/keep';\nexport const a = keep;\n",
+    ],
+    [
+      'functions-below-infra',
+      'functions/f.ts',
+      "import { keep } from '../infra/keep';\nexport const f = keep;\n",
+    ],
+    [
+      'functions-below-infra',
+      'functions/f.ts',
+      "import { keep } from '../local/keep';\nexport const f = keep;\n",
+    ],
+    [
+      'infra-deploys-not-tools',
+      'infra/i.ts',
+      "import { keep } from '../test/keep';\nexport const i = keep;\n",
+    ],
+    ['not-to-unresolvable', 'lib/a.ts', "import { gone } from './gone';\nexport const a = gone;\n"],
+  ])('fail on %s: %s importing %j', (rule, path, text) => {
+    const { status, output } = run({ [path]: text });
+    expect(output).toContain(`error ${rule}: ${path}`);
+    expect(status).not.toBe(0);
+  });
+
+  it('fail on an import cycle, even inside one layer', () => {
+    const { status, output } = run({
+      'lib/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+      'lib/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+    });
+    expect(output).toContain('error no-circular');
+    expect(status).not.toBe(0);
+  });
+});
