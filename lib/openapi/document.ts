@@ -111,7 +111,10 @@ const OPERATIONS: Record<string, OperationSpec> = {
     requestBody: NEW_APPLICATION_KEY_SCHEMA,
     responses: {
       201: ['The new key, with its client secret.', CREATED_APPLICATION_KEY_SCHEMA, { Location: LOCATION }],
-      409: ["The reserved rate limits would exceed the store's limit.", ERROR_BODY_SCHEMA],
+      409: [
+        "The reserved rate limits would exceed the store's limit, or a write conflict persisted (nothing written).",
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'GET /v2/application-keys/{id}': {
@@ -131,7 +134,10 @@ const OPERATIONS: Record<string, OperationSpec> = {
     requestBody: APPLICATION_KEY_UPDATE_SCHEMA,
     responses: {
       200: ['The updated key.', APPLICATION_KEY_DOCUMENT_SCHEMA],
-      409: ["The reserved rate limits would exceed the store's limit.", ERROR_BODY_SCHEMA],
+      409: [
+        "The reserved rate limits would exceed the store's limit, or a write conflict persisted (nothing written).",
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'DELETE /v2/application-keys/{id}': {
@@ -141,7 +147,10 @@ const OPERATIONS: Record<string, OperationSpec> = {
       'Revokes its credentials; its tokens stop working (containers may accept them for up to 30 s).',
     tag: 'Application keys',
     parameters: [KEY_ID],
-    responses: { 204: ['Deleted.'] },
+    responses: {
+      204: ['Deleted.'],
+      409: ['A write conflict persisted (nothing written).', ERROR_BODY_SCHEMA],
+    },
   },
   'GET /v2/merchant-realm-mappings': {
     operationId: 'getStoreMerchantRealmMapping',
