@@ -11,6 +11,7 @@ import { requestLogging } from '../lib/http/log';
 import {
   type BodyKind,
   bodyParser,
+  bodySizeLimit,
   errorHandler,
   type ParsedEvent,
   securityHeaders,
@@ -21,7 +22,7 @@ import { FUNCTIONS, type FunctionDefinition, type FunctionName, writesTables } f
 
 /**
  * The request path of every function: API Gateway event -> security headers, logs and the error
- * middleware (outermost) -> header normalisation -> body parser -> authorizer -> the operation's handler.
+ * middleware (outermost) -> header normalisation -> body size limit -> body parser -> authorizer -> the operation's handler.
  */
 
 export interface HandlerOptions {
@@ -52,6 +53,7 @@ export function buildHandler<A extends AuthRequirement>(
     .use(requestLogging(functionName) as Middleware[])
     .use(errorHandler() as Middleware)
     .use(httpHeaderNormalizer() as Middleware)
+    .use(bodySizeLimit() as Middleware)
     .use(bodyParser(definition.body ?? 'none') as Middleware)
     .use(authorizer(definition.auth, options.prefetch, writesTables(definition)) as Middleware)
     .handler(handler as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>);

@@ -106,8 +106,8 @@ export class PayloadTooLargeError extends ApiError {
 /** 415: request body in a media type the route does not accept. */
 export class UnsupportedMediaTypeError extends ApiError {
   override name = 'UnsupportedMediaTypeError';
-  constructor(accepted: string[]) {
-    super(415, `Content-Type must be ${accepted.join(' or ')}`, { source: 'content-type' });
+  constructor(accepted: string[], detail = `Content-Type must be ${accepted.join(' or ')}`) {
+    super(415, detail, { source: 'content-type' });
   }
 }
 

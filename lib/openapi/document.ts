@@ -87,7 +87,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'createAccessToken',
     summary: 'Get an access token',
     description:
-      "`client_credentials` (client id and secret) gives an admin token for the key's store; `implicit` (client id only) gives a storefront token that can read the catalog. Form-encoded or JSON.",
+      "`client_credentials` (client id and secret) gives an admin token for the key's store; `implicit` (client id only) gives a storefront token that can read the catalog. Form-encoded or JSON; a repeated form parameter is 400 `invalid_request`.",
     tag: 'Authentication',
     requestBody: ACCESS_TOKEN_REQUEST_SCHEMA,
     responses: {
@@ -333,7 +333,10 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
   if (definition.body !== undefined) {
     generic.push(
       [413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`],
-      [415, 'The body is not JSON (or form-encoded, for the token endpoint).'],
+      [
+        415,
+        'The body is not JSON (or form-encoded, for the token endpoint), or declares a charset other than UTF-8.',
+      ],
     );
   }
   generic.push(

@@ -152,6 +152,56 @@ describe('POST /oauth/access_token', () => {
     );
   });
 
+  it.each([
+    ['grant_type=client_credentials&grant_type=implicit&client_id=abc', 'grant_type'],
+    ['grant_type=implicit&client_id=abc&client_id=def', 'client_id'],
+    ['grant_type=implicit&client_id=abc&client_id=abc', 'client_id'],
+  ])('answers 400 invalid_request to a repeated form parameter (%s), issuing nothing', async (body, name) => {
+    const res = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body.replaceAll('abc', store.clientId),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({
+      detail: `invalid_request: parameter ${name} is repeated`,
+      source: name,
+    });
+  });
+
+  it.each([
+    ['application/json; charset=latin1', JSON.stringify({ grant_type: 'implicit', client_id: 'x' })],
+    ['application/json;charset="ISO-8859-1"', JSON.stringify({ grant_type: 'implicit', client_id: 'x' })],
+    ['application/x-www-form-urlencoded; charset=windows-1252', 'grant_type=implicit&client_id=x'],
+  ])('answers 415 to a body declared in another charset than UTF-8 (%s)', async (contentType, body) => {
+    const res = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': contentType },
+      body: body.replace('"x"', JSON.stringify(store.clientId)).replace('=x', `=${store.clientId}`),
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.errors[0]).toMatchObject({
+      detail: 'request body must be encoded in UTF-8',
+      source: 'content-type',
+    });
+  });
+
+  it.each([
+    'application/json; charset=utf-8',
+    'Application/JSON; Charset="UTF-8"',
+    'application/json;charset=utf8',
+  ])('accepts a JSON body declared as UTF-8 (%s)', async (contentType) => {
+    const res = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': contentType },
+      body: JSON.stringify({ grant_type: 'implicit', client_id: store.clientId }),
+    });
+    expect(res.status).toBe(200);
+  });
+
   it('answers 400 to malformed JSON and 413 to an oversized body', async () => {
     const malformed = await invoke(handler, {
       method: 'POST',
