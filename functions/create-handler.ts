@@ -53,7 +53,7 @@ export function buildHandler<A extends AuthRequirement>(
     .use(requestLogging(functionName) as Middleware[])
     .use(errorHandler() as Middleware)
     .use(httpHeaderNormalizer() as Middleware)
-    .use(bodySizeLimit() as Middleware)
+    .use(bodySizeLimit(definition.body ?? 'none') as Middleware)
     .use(bodyParser(definition.body ?? 'none') as Middleware)
     .use(authorizer(definition.auth, options.prefetch, writesTables(definition)) as Middleware)
     .handler(handler as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>);

@@ -39,10 +39,14 @@ function rawBody(event: APIGatewayProxyEventV2): Buffer | undefined {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
 }
 
-/** 413 for a body over 64 KiB, before anything reads it (register it before the body parser). */
-export function bodySizeLimit(): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> {
+/**
+ * 413 for a body over 64 KiB, before anything reads it (register it before the body parser). Routes
+ * that take no body (`kind` none) ignore whatever is sent, whatever its size.
+ */
+export function bodySizeLimit(kind: BodyKind): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> {
   return {
     before: (request) => {
+      if (kind === 'none') return;
       const raw = rawBody(request.event);
       if (raw !== undefined && raw.byteLength > MAX_BODY_BYTES)
         throw new PayloadTooLargeError(MAX_BODY_BYTES);
