@@ -1,8 +1,11 @@
 import { handler as createToken } from '../../functions/create-access-token/handler';
 import { handler as updateKey } from '../../functions/update-application-key/handler';
 import { clearAuthCache } from '../../lib/auth/authenticate';
+import { generateRelease } from '../../lib/catalog/generator';
+import { type PublishResult, publishRelease } from '../../lib/catalog/publisher';
 import { getConfig } from '../../lib/config/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { catalogRepository } from '../../lib/store/catalog-repository';
 import {
   createDocumentClient,
   getDocumentClient,
@@ -144,4 +147,25 @@ describe('token grants and key writes under DynamoDB conflicts', () => {
     const key = await applicationKeyRepository.get(store.store.id, store.keyId, true);
     expect(key?.name).toMatch(/^renamed [0-4]$/);
   });
+});
+
+describe('catalog publishes under DynamoDB conflicts', () => {
+  it('lets 4 concurrent publishes to one store all finish, the registry naming one of them', async () => {
+    const store = await createTestStore();
+    const results = await Promise.allSettled(
+      [1, 2, 3, 4].map((seed) => publishRelease(store.store.id, generateRelease({ children: 30, seed }))),
+    );
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const published = results.map((result) => (result as PromiseFulfilledResult<PublishResult>).value);
+    // Each generated document is its own catalog (a new catalog id each): all four are registered, each
+    // naming the release its publish reported.
+    const registry = await catalogRepository.getRegistry(store.store.id);
+    expect(Object.keys(registry?.catalogs ?? {}).sort()).toEqual(published.map((p) => p.catalog_id).sort());
+    for (const p of published) expect(registry?.catalogs[p.catalog_id]?.release.id).toBe(p.release_id);
+  }, 60_000);
 });
