@@ -176,12 +176,12 @@ export function injectFaults(client: DynamoDbClient, options: FaultOptions): Fau
  * - a `PutItem`, `UpdateItem` or `DeleteItem` of one of them fails with `TransactionConflictException`
  *   (status 400), nothing applied.
  * Both are decided before the request reaches DynamoDB Local, so a refused request changes nothing, as
- * on AWS. `holdMs` keeps each transaction's items held that much longer than DynamoDB Local takes (a real
- * transaction's two-phase commit spans several milliseconds), which makes races of concurrent requests
- * in one process reproducible.
+ * on AWS. A transaction holds its items for `holdMs` before it is sent on (a real transaction's
+ * two-phase commit spans several milliseconds), which makes races of concurrent requests in one process
+ * reproducible, and keeps the conflict window the same whatever the machine's load.
  */
 export interface ConflictOptions {
-  /** Extra time (ms) each transaction holds its items before it is applied; default 5. */
+  /** How long (ms) each transaction holds its items before it is applied; default 5. */
   holdMs?: number;
 }
 
@@ -245,10 +245,11 @@ export function emulateConflicts(client: DynamoDbClient, options: ConflictOption
             ),
           );
         }
+        // Held for `holdMs` of wall time, as a real transaction's commit holds them, not for as long as
+        // DynamoDB Local takes: on a loaded machine that would stretch every conflict window with it.
         for (const id of items) held.set(id, (held.get(id) ?? 0) + 1);
         try {
-          if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
-          return await next(operation, body);
+          await new Promise((resolve) => setTimeout(resolve, holdMs));
         } finally {
           for (const id of items) {
             const count = (held.get(id) ?? 1) - 1;
@@ -256,6 +257,7 @@ export function emulateConflicts(client: DynamoDbClient, options: ConflictOption
             else held.set(id, count);
           }
         }
+        return next(operation, body);
       },
   );
   return { conflicts, remove };
