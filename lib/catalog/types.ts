@@ -146,6 +146,19 @@ export interface ProductInput {
   sale?: Sale;
 }
 
+/** A file resource of the release (the platform's file object); products name files by id. */
+export interface CatalogFile {
+  id: string;
+  file_name: string;
+  mime_type: string;
+  file_size: number;
+  link: { href: string };
+  meta?: {
+    dimensions?: { width: number; height: number };
+    timestamps?: { created_at: string };
+  };
+}
+
 /** A release document after validation and normalisation (defaults filled, timestamps normalised). */
 export interface ReleaseDocument {
   catalog: { id?: string; name: string; description: string; pricebook_id: string | null };
@@ -153,6 +166,7 @@ export interface ReleaseDocument {
   rules: ReleaseRuleInput[];
   nodes: CatalogNode[];
   price_modifiers: Record<string, PriceModifier>;
+  files: CatalogFile[];
   products: ProductInput[];
 }
 
