@@ -605,10 +605,7 @@ export interface Attributes {
    *
    * @minItems 1
    */
-  product_types?: [
-    'standard' | 'parent' | 'child' | 'bundle',
-    ...('standard' | 'parent' | 'child' | 'bundle')[],
-  ];
+  product_types?: ('standard' | 'parent' | 'child' | 'bundle')[];
   price?: ProductPrice;
   /**
    * Template name to attributes of string, number, boolean or null values.
@@ -716,7 +713,7 @@ export interface Component {
    *
    * @minItems 1
    */
-  options: [ComponentOption, ...ComponentOption[]];
+  options: ComponentOption[];
 }
 /**
  * A product a bundle component may contain: a product of this document other than the bundle (checked by the publisher).
@@ -829,7 +826,7 @@ export interface Variation {
    *
    * @minItems 1
    */
-  options: [VariationOption, ...VariationOption[]];
+  options: VariationOption[];
 }
 /**
  * An option of a variation. Option ids are unique within the variation (checked by the publisher).
