@@ -108,6 +108,8 @@ function compareOrder(a: number[], b: number[]): number {
 /** The checks the schema cannot express, collected with their paths. */
 class Issues {
   readonly list: ShapeIssue[] = [];
+  /** Date-times already normalised in this document. */
+  readonly times = new Map<string, string | undefined>();
 
   add(segments: PathSegments, rule: string, message: string): void {
     this.list.push({ segments, rule, message });
@@ -127,21 +129,31 @@ class Issues {
 
 const lower = (value: string) => value.toLowerCase();
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether the date part of a date-time (the schema checked its form) is a day the calendar has: not 2024-02-30. */
+function onCalendar(value: string): boolean {
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
+}
+
 /**
- * An ISO 8601 date-time (the schema checked its form) in UTC with milliseconds, or undefined for a day the
- * calendar does not have (2024-02-30), which `Date.parse` would silently move into the next month.
+ * A date-time in UTC with milliseconds, or undefined for a day the calendar does not have, which
+ * `Date.parse` would silently move into the next month. Documents repeat timestamps: each is worked out once.
  */
-function utc(value: string): string | undefined {
-  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const calendar = new Date(0);
-  calendar.setUTCFullYear(year, month - 1, day);
-  if (calendar.getUTCDate() !== day) return undefined;
-  return new Date(Date.parse(value)).toISOString();
+function utc(value: string, cache: Map<string, string | undefined>): string | undefined {
+  if (cache.has(value)) return cache.get(value);
+  const normal = onCalendar(value) ? new Date(Date.parse(value)).toISOString() : undefined;
+  cache.set(value, normal);
+  return normal;
 }
 
 /** Normalises a date-time in place of the issue the calendar raises; `fallback` stands in for a bad one. */
 function dateTime(value: string, segments: PathSegments, issues: Issues): string {
-  const normal = utc(value);
+  const normal = utc(value, issues.times);
   if (normal !== undefined) return normal;
   issues.add(segments, 'date-time', `${JSON.stringify(value)} is not a day of the calendar`);
   return value;

@@ -15,7 +15,7 @@ import { getDocumentClient } from '../../lib/store/client';
 import { QueryCommand } from '../../lib/store/dynamodb';
 import { tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
-import { childrenRelease, listChildren, PARENT } from '../support/catalog-fixtures';
+import { childrenRelease, listChildren, PARENT, SAMPLE_COUNTS } from '../support/catalog-fixtures';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
 import { mutate, mutation, pathsOf, schemaValidRelease } from '../support/release-arbitrary';
 
@@ -97,16 +97,7 @@ describe('publishRelease: success', () => {
     const store = await createTestStore();
     const result = await publishRelease(store.store.id, sample);
     expect(result.catalog_id).toBe(sample.catalog.id);
-    expect(result.products).toEqual({
-      total: 14,
-      live: 11,
-      draft: 3,
-      parents: 2,
-      children: 9,
-      live_children: 7,
-      standard: 2,
-      bundles: 1,
-    });
+    expect(result.products).toEqual(SAMPLE_COUNTS);
     expect(result.items).toBe(14 + 2);
     const registry = await catalogRepository.getRegistry(store.store.id);
     const catalog = registry?.catalogs[sample.catalog.id];
