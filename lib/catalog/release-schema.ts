@@ -183,7 +183,10 @@ function genericWording(error: ErrorObject, allowed: () => string[]): { rule: st
         message: `must be at most ${params.limit} characters, got ${[...String(error.data)].length}`,
       };
     case 'minItems':
-      return { rule: 'required', message: `must list at least ${params.limit}` };
+      return {
+        rule: 'required',
+        message: `must list at least ${params.limit} item${params.limit === 1 ? '' : 's'}`,
+      };
     case 'maxItems':
       return {
         rule: 'max_items',
@@ -212,6 +215,10 @@ function compile(): NonNullable<typeof compiled> {
     allowUnionTypes: true,
     // `format` is an annotation here (for editors); patterns carry the checks.
     validateFormats: false,
+    // Compiling is most of a one-shot CLI's cost: these two halve it (~0.45 s -> ~0.27 s of CPU, cold)
+    // and cost ~10% of validation time (~5 ms for 10,000 products).
+    inlineRefs: false,
+    code: { optimize: false },
   });
   const locations = new Map<object, string>();
   const walk = (node: unknown, pointer: string): void => {

@@ -403,7 +403,7 @@ function nodes(list: Input.Node[], valid: (index: number) => boolean, issues: Is
   return result;
 }
 
-/** Whether `href` is a URL at all (the schema checked its scheme and host form). */
+/** The document's files, normalised: ids unique, and each `href` a URL (the schema checked its scheme and host). */
 function files(list: Input.File[], valid: (index: number) => boolean, issues: Issues): CatalogFile[] {
   const result: CatalogFile[] = [];
   const ids = new Map<string, number>();
