@@ -261,10 +261,20 @@ function segmentsOf(root: unknown, pointer: string): PathSegments {
 export function checkShape(document: unknown): ShapeIssue[] {
   const { validate } = compile();
   if (validate(document)) return [];
+  const errors = validate.errors ?? [];
+  // A bad key is reported by its `propertyNames` error; the errors of the key's own checks (the value they
+  // saw is the key, a string, at the object's path) would say it again.
+  const keyed = new Set(
+    errors.filter((error) => error.keyword === 'propertyNames').map((e) => e.instancePath),
+  );
   const issues: ShapeIssue[] = [];
-  for (const error of validate.errors ?? []) {
-    // The subschema errors of a bad key repeat what the `propertyNames` error itself says.
-    if (error.keyword !== 'propertyNames' && error.propertyName !== undefined) continue;
+  for (const error of errors) {
+    if (
+      error.keyword !== 'propertyNames' &&
+      (error.propertyName !== undefined || (keyed.has(error.instancePath) && typeof error.data === 'string'))
+    ) {
+      continue;
+    }
     const location = locationOf(error);
     const segments = segmentsOf(document, error.instancePath);
     let wording = WORDING[`${location} ${error.keyword}`]?.(error);

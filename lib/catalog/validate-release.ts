@@ -536,14 +536,18 @@ function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues):
       }
     });
     if (product.main_image !== undefined && !declared.files.has(product.main_image)) {
-      issues.add([...path, 'main_image'], 'reference', `${product.main_image} is not a file of this release`);
+      issues.add(
+        [...path, 'main_image'],
+        'reference',
+        `${product.main_image} is not one of the release's files`,
+      );
     }
     product.files.forEach((file, fileIndex) => {
       if (!declared.files.has(file.id)) {
         issues.add(
           [...path, 'files', fileIndex, 'id'],
           'reference',
-          `${file.id} is not a file of this release`,
+          `${file.id} is not one of the release's files`,
         );
       }
     });

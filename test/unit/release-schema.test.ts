@@ -216,12 +216,12 @@ describe('files[] and the files products reference', () => {
       {
         path: 'products[0].main_image',
         rule: 'reference',
-        message: `${id(20)} is not a file of this release`,
+        message: `${id(20)} is not one of the release's files`,
       },
       {
         path: 'products[0].files[1].id',
         rule: 'reference',
-        message: `${id(21)} is not a file of this release`,
+        message: `${id(21)} is not one of the release's files`,
       },
     ]);
     expect(issuesOf(doc([], { main_image: id(10) })).map((i) => i.path)).toEqual(['products[0].main_image']);
