@@ -193,6 +193,7 @@ let aVictimBefore: unknown;
 let bVictimBefore: unknown;
 let aStoreBefore: { key_count: number; reserved_rate_limit_total: number };
 
+// Two stores with published releases: seconds on a loaded machine (the default 5 s hook limit failed there).
 beforeAll(async () => {
   clearAuthCache();
   clearCatalogCaches();
@@ -244,7 +245,7 @@ beforeAll(async () => {
     a.initialPrefix,
     ...LIVE_CHILDREN,
   ];
-});
+}, 60_000);
 
 // ---------------------------------------------------------------------------------------------------
 // Requests: what each route is asked, always about store A's resources, with a valid body for writes
