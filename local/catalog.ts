@@ -12,61 +12,54 @@ import { ReleaseValidationError } from '../lib/catalog/validate-release';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { resetDocumentClient } from '../lib/store/client';
 import { ensureTables } from '../lib/store/tables';
+import { DATABASE_HELP, intOption, parseCli, usageError, useToolDatabase } from './cli';
 
+const TOOL = 'catalog';
 const USAGE = `Usage:
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Validates the release document (all errors at once, nothing written on error), writes the release,
-      then makes it the catalog's current release. --json: one JSON object on stdout.
+      then makes it the catalog's current release. Warns on stderr when the new catalog can never be
+      selected by a shopper (see docs/filtering.md, "How the catalog is chosen").
   npm run catalog -- generate --children N [--drafts N] [--parents N] [--seed N] [--out file.json]
       Writes a large valid release document (to stdout without --out).
   npm run catalog -- cleanup --store STORE_ID [--json]
       Deletes replaced and abandoned releases of the store's catalogs (publish does this too).
 
-DynamoDB: DYNAMODB_ENDPOINT (default http://127.0.0.1:8000); unset it with DYNAMODB_ENDPOINT=aws to use AWS.`;
+--json prints one JSON object on stdout; run it as \`npm run -s catalog -- ... --json\` (npm's -s keeps
+its own banner off stdout). Exit status: 0 done, 1 invalid document, unknown store or DynamoDB error,
+2 wrong arguments or an unreadable file.
 
-class UsageError extends Error {}
+${DATABASE_HELP}`;
 
-function parseArgs(argv: string[]): { command: string | undefined; flags: Map<string, string | true> } {
-  const [command, ...rest] = argv;
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < rest.length; i += 1) {
-    const arg = rest[i] as string;
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${arg}`);
-    const next = rest[i + 1];
-    if (next !== undefined && !next.startsWith('--')) {
-      flags.set(arg.slice(2), next);
-      i += 1;
-    } else flags.set(arg.slice(2), true);
-  }
-  return { command, flags };
-}
+const OPTIONS = {
+  store: { type: 'string' },
+  file: { type: 'string' },
+  json: { type: 'boolean' },
+  children: { type: 'string' },
+  drafts: { type: 'string' },
+  parents: { type: 'string' },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+} as const;
 
-function stringFlag(flags: Map<string, string | true>, name: string, required = true): string | undefined {
-  const value = flags.get(name);
-  if (value === undefined && !required) return undefined;
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
+/** Which options each command takes: any other is a usage error. */
+const COMMAND_OPTIONS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
+  publish: ['store', 'file', 'json'],
+  cleanup: ['store', 'json'],
+  generate: ['children', 'drafts', 'parents', 'seed', 'out'],
+};
+
+type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
+
+function required(values: Values, name: keyof typeof OPTIONS): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') usageError(TOOL, `--${name} needs a value`);
   return value;
 }
 
-function intFlag(
-  flags: Map<string, string | true>,
-  name: string,
-  fallback: number | undefined,
-  min: number,
-): number {
-  const raw = stringFlag(flags, name, fallback === undefined);
-  if (raw === undefined) return fallback as number;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > 1_000_000) {
-    throw new UsageError(`--${name} must be an integer from ${min} to 1000000`);
-  }
-  return value;
-}
-
-/** Points the library at DynamoDB Local unless told otherwise, and creates the tables there if missing. */
+/** Points the library at the tools' database (see DATABASE_HELP), and creates the tables there if missing. */
 async function connect(): Promise<void> {
-  if (process.env.DYNAMODB_ENDPOINT === 'aws') delete process.env.DYNAMODB_ENDPOINT;
-  else process.env.DYNAMODB_ENDPOINT ??= 'http://127.0.0.1:8000';
+  useToolDatabase(TOOL);
   resetConfig();
   const config = getConfig();
   if (config.dynamodbEndpoint === undefined) return;
@@ -98,17 +91,17 @@ function progressBar(): (progress: PublishProgress) => void {
   };
 }
 
-async function publish(flags: Map<string, string | true>): Promise<number> {
-  const storeId = stringFlag(flags, 'store') as string;
-  const file = stringFlag(flags, 'file') as string;
-  const json = flags.get('json') === true;
+async function publish(values: Values): Promise<number> {
+  const storeId = required(values, 'store');
+  const file = required(values, 'file');
+  const json = values.json === true;
   let document: unknown;
   try {
     document = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new UsageError(`cannot read ${file}: ${reason}`);
+    usageError(TOOL, `cannot read ${file}: ${reason}`);
   }
   await connect();
   try {
@@ -153,24 +146,26 @@ async function publish(flags: Map<string, string | true>): Promise<number> {
   }
 }
 
-async function cleanup(flags: Map<string, string | true>): Promise<number> {
-  const storeId = stringFlag(flags, 'store') as string;
+async function cleanup(values: Values): Promise<number> {
+  const storeId = required(values, 'store');
   await connect();
   const result = await cleanupReleases(storeId);
-  if (flags.get('json') === true) process.stdout.write(`${JSON.stringify(result)}\n`);
+  if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
   else process.stdout.write(`removed ${result.releases.length} releases (${result.items} items)\n`);
   return 0;
 }
 
-function generate(flags: Map<string, string | true>): number {
+function generate(values: Values): number {
+  const int = (name: 'children' | 'drafts' | 'parents' | 'seed', fallback: number, min: number) =>
+    intOption(TOOL, values[name] as string | undefined, name, fallback, min, 1_000_000);
   const document = generateRelease({
-    children: intFlag(flags, 'children', undefined, 0),
-    drafts: intFlag(flags, 'drafts', 0, 0),
-    parents: intFlag(flags, 'parents', 1, 1),
-    seed: intFlag(flags, 'seed', 1, 0),
+    children: int('children', Number.NaN, 0),
+    drafts: int('drafts', 0, 0),
+    parents: int('parents', 1, 1),
+    seed: int('seed', 1, 0),
   });
   const text = `${JSON.stringify(document)}\n`;
-  const out = stringFlag(flags, 'out', false);
+  const out = values.out === undefined ? undefined : required(values, 'out');
   if (out === undefined) process.stdout.write(text);
   else {
     writeFileSync(out, text);
@@ -180,15 +175,19 @@ function generate(flags: Map<string, string | true>): number {
 }
 
 async function main(): Promise<number> {
-  const { command, flags } = parseArgs(process.argv.slice(2));
-  if (command === 'publish') return publish(flags);
-  if (command === 'generate') return generate(flags);
-  if (command === 'cleanup') return cleanup(flags);
-  if (command === undefined || command === 'help' || flags.has('help')) {
-    process.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 2 : 0;
+  const { values, positionals } = parseCli(TOOL, USAGE, OPTIONS, process.argv.slice(2), 1);
+  const command = positionals[0];
+  if (command === undefined) usageError(TOOL, 'a command is required: publish, generate or cleanup');
+  const allowed = COMMAND_OPTIONS[command];
+  if (!allowed || !Object.hasOwn(COMMAND_OPTIONS, command)) usageError(TOOL, `unknown command '${command}'`);
+  for (const name of Object.keys(values)) {
+    if (!allowed.includes(name as keyof typeof OPTIONS)) usageError(TOOL, `${command} does not take --${name}`);
   }
-  throw new UsageError(`unknown command ${command}`);
+  if (command === 'generate') {
+    if (values.children === undefined) usageError(TOOL, 'generate needs --children N');
+    return generate(values);
+  }
+  return command === 'publish' ? publish(values) : cleanup(values);
 }
 
 main()
@@ -198,12 +197,7 @@ main()
       process.exitCode = code;
     },
     (error: unknown) => {
-      if (error instanceof UsageError) {
-        process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      process.stderr.write(`catalog: ${(error as Error).message}\n`);
+      process.stderr.write(`${TOOL}: ${(error as Error).message}\n`);
       process.exitCode = 1;
     },
   );
