@@ -110,7 +110,7 @@ async function publish(values: Values): Promise<number> {
     });
     if (json) {
       process.stdout.write(
-        `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products })}\n`,
+        `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products, warnings: result.warnings })}\n`,
       );
     } else {
       const c = result.products;
@@ -123,6 +123,7 @@ async function publish(values: Values): Promise<number> {
         ].join('\n'),
       );
     }
+    for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
     return 0;
   } catch (error) {
     if (error instanceof ReleaseValidationError) {
@@ -181,7 +182,8 @@ async function main(): Promise<number> {
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed || !Object.hasOwn(COMMAND_OPTIONS, command)) usageError(TOOL, `unknown command '${command}'`);
   for (const name of Object.keys(values)) {
-    if (!allowed.includes(name as keyof typeof OPTIONS)) usageError(TOOL, `${command} does not take --${name}`);
+    if (!allowed.includes(name as keyof typeof OPTIONS))
+      usageError(TOOL, `${command} does not take --${name}`);
   }
   if (command === 'generate') {
     if (values.children === undefined) usageError(TOOL, 'generate needs --children N');

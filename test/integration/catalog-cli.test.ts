@@ -7,6 +7,9 @@ import { childrenRelease } from '../support/catalog-fixtures';
 import { runCli } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
+// Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
+jest.setTimeout(60_000);
+
 const dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
 
 const catalogCli = (...args: string[]) => runCli('catalog', ...args);
@@ -31,7 +34,8 @@ describe('npm run catalog -- publish', () => {
     expect(run.status).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
     const output = JSON.parse(run.stdout);
-    expect(Object.keys(output)).toEqual(['catalog_id', 'release_id', 'products']);
+    expect(Object.keys(output)).toEqual(['catalog_id', 'release_id', 'products', 'warnings']);
+    expect(output.warnings).toEqual([]);
     expect(output.products).toEqual({
       total: 21,
       live: 16,
