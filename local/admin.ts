@@ -58,7 +58,12 @@ async function main(): Promise<void> {
       reserved_rate_limit: 0,
     });
     print(
-      { store_id: store.id, client_id: key.client_id, client_secret: clientSecret, mapping_id: store.mapping_id },
+      {
+        store_id: store.id,
+        client_id: key.client_id,
+        client_secret: clientSecret,
+        mapping_id: store.mapping_id,
+      },
       asJson,
       SECRET_NOTE,
     );
@@ -91,7 +96,10 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   const e = error as Error & { code?: string };
   if (e.code === 'ECONNREFUSED' || e.name === 'ResourceNotFoundException') {
-    fail(TOOL, `cannot reach the tables at ${process.env.DYNAMODB_ENDPOINT ?? 'AWS'}: is \`npm start\` running? (${e.name})`);
+    fail(
+      TOOL,
+      `cannot reach the tables at ${process.env.DYNAMODB_ENDPOINT ?? 'AWS'}: is \`npm start\` running? (${e.name})`,
+    );
   }
   fail(TOOL, `failed: ${e.message}`);
 });

@@ -37,7 +37,9 @@ async function main(): Promise<void> {
   const file = values.event;
   if (!name) usageError(TOOL, 'a function name is required');
   if (!file) usageError(TOOL, '--event is required');
-  if (!Object.hasOwn(FUNCTIONS, name)) usageError(TOOL, `unknown function '${name}'`);
+  if (!Object.hasOwn(FUNCTIONS, name)) {
+    usageError(TOOL, `unknown function '${name}'; the functions are ${Object.keys(FUNCTIONS).join(', ')}`);
+  }
   let event: APIGatewayProxyEventV2;
   try {
     event = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as APIGatewayProxyEventV2;

@@ -3,13 +3,13 @@ import './lambda-env';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { ensureTables } from '../lib/store/tables';
+import { DATABASE_HELP, parseCli } from './cli';
 import {
   type DynamoDbLocal,
   JAVA_MISSING_MESSAGE,
   javaAvailable,
   startDynamoDbLocal,
 } from './dynamodb-local';
-import { DATABASE_HELP, parseCli } from './cli';
 import { DEMO_PARENT_ID, seedDemo } from './seed';
 import { createLocalServer, listen } from './server';
 
@@ -56,7 +56,9 @@ async function main(): Promise<void> {
   }
   resetConfig();
   const config = getConfig();
-  const demo = onAws ? undefined : await prepareLocalDatabase(config.dynamodbEndpoint as string, config.region);
+  const demo = onAws
+    ? undefined
+    : await prepareLocalDatabase(config.dynamodbEndpoint as string, config.region);
 
   const server = createLocalServer();
   const port = await listen(server, Number(process.env.PORT || 3000));
@@ -91,7 +93,11 @@ async function main(): Promise<void> {
       `  curl -sg "$BASE/catalog/products/$PRODUCT_ID/relationships/children?page[limit]=5" -H 'SVC-Channel: web' -H "Authorization: Bearer $(curl -s -X POST $BASE/oauth/access_token -d grant_type=implicit -d client_id=$CLIENT_ID | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')"`,
     );
   } else {
-    lines.push('Serving the deployed tables (DYNAMODB_ENDPOINT=aws): no demo store.', '', `export BASE=${base}`);
+    lines.push(
+      'Serving the deployed tables (DYNAMODB_ENDPOINT=aws): no demo store.',
+      '',
+      `export BASE=${base}`,
+    );
   }
   lines.push('', 'Press Ctrl-C to stop.', '');
   process.stdout.write(lines.join('\n'));

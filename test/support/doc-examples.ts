@@ -57,7 +57,9 @@ export function extractBlocks(file: string, text: string): { blocks: DocBlock[];
     const info = token.info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
     const line = token.map[0] + 2;
     if (REFUSED_LANGS.has(info)) {
-      problems.push(`${file}:${line - 1}: a \`${info}\` block is not run; write it as sh or js (or use text)`);
+      problems.push(
+        `${file}:${line - 1}: a \`${info}\` block is not run; write it as sh or js (or use text)`,
+      );
       continue;
     }
     const lang: BlockLanguage | undefined = SH_LANGS.has(info) ? 'sh' : JS_LANGS.has(info) ? 'js' : undefined;
@@ -210,6 +212,16 @@ function parseJson(text: string, where: string): unknown {
 export const MARK = '\u001eDOC-MARK';
 /** A js check's value line: `<json {id, path, value | error}>`. */
 export const VALUE = '\u001eDOC-VALUE';
+/** A shell variable a check compares with, as the session had it: `NAME=value`. */
+export const VARIABLE = '\u001eDOC-VAR';
+
+/** The variables (`$NAME`) a segment's checks compare with. */
+function checkedVariables(segment: Segment): string[] {
+  return segment.checks.flatMap((check) => {
+    const name = check.kind === 'equals' ? (check.value as { $env?: string } | null)?.$env : undefined;
+    return name === undefined ? [] : [name];
+  });
+}
 
 /**
  * One bash session for a page's blocks, in page order, as a reader pasting them into one terminal after
@@ -237,11 +249,10 @@ export function shellScript(exportLine: string, segments: Segment[]): string {
     const expectsExit = segment.checks.some((check) => check.kind === 'exit');
     if (expectsExit) lines.push('set +e');
     lines.push(segment.code);
-    lines.push(
-      expectsExit
-        ? `__doc_rc=$?; set -e; __doc_mark ${segment.id} $__doc_rc`
-        : `__doc_mark ${segment.id} 0`,
-    );
+    if (expectsExit) lines.push('__doc_rc=$?');
+    for (const name of checkedVariables(segment))
+      lines.push(`printf '\\n${VARIABLE} %s=%s\\n' ${name} "\${${name}-}"`);
+    lines.push(expectsExit ? `set -e; __doc_mark ${segment.id} $__doc_rc` : `__doc_mark ${segment.id} 0`);
     index += 1;
   }
   return `${lines.join('\n')}\n`;
@@ -258,7 +269,9 @@ export function jsModule(segments: Segment[]): string {
     lines.push(segment.code);
     for (const check of segment.checks) {
       if (check.kind === 'equals' || check.kind === 'present') {
-        lines.push(`__docValue(${JSON.stringify(segment.id)}, ${JSON.stringify(check.path)}, () => ${check.path});`);
+        lines.push(
+          `__docValue(${JSON.stringify(segment.id)}, ${JSON.stringify(check.path)}, () => ${check.path});`,
+        );
       }
     }
     lines.push(`__docMark(${JSON.stringify(segment.id)});`);
@@ -274,6 +287,8 @@ export interface SegmentResult {
   status?: number;
   /** js: the values of the checked paths. */
   values: Map<string, { value?: unknown; error?: string }>;
+  /** sh: the session's variables the checks compare with. */
+  variables: Map<string, string>;
 }
 
 /** Splits a run's output at the markers: what each segment printed, its exit status and last HTTP status. */
@@ -283,10 +298,19 @@ export function segmentResults(stdout: string, stderr: string): Map<string, Segm
   const errParts = new Map(splitAtMarks(stderr).map((part) => [part.id, part.text]));
   for (const part of outParts) {
     const values = new Map<string, { value?: unknown; error?: string }>();
+    const variables = new Map<string, string>();
     const kept: string[] = [];
     for (const line of part.text.split('\n')) {
-      if (line.startsWith(VALUE)) {
-        const entry = JSON.parse(line.slice(VALUE.length + 1)) as { path: string; value?: unknown; error?: string };
+      if (line.startsWith(VARIABLE)) {
+        const assignment = line.slice(VARIABLE.length + 1);
+        const eq = assignment.indexOf('=');
+        variables.set(assignment.slice(0, eq), assignment.slice(eq + 1));
+      } else if (line.startsWith(VALUE)) {
+        const entry = JSON.parse(line.slice(VALUE.length + 1)) as {
+          path: string;
+          value?: unknown;
+          error?: string;
+        };
         values.set(entry.path, entry);
       } else kept.push(line);
     }
@@ -296,6 +320,7 @@ export function segmentResults(stdout: string, stderr: string): Map<string, Segm
       exit: part.exit,
       ...(part.status === undefined ? {} : { status: part.status }),
       values,
+      variables,
     });
   }
   return results;
@@ -311,7 +336,12 @@ function splitAtMarks(output: string): { id: string; exit: number; status?: numb
       continue;
     }
     const [id = '', exit = '0', status = '-'] = line.slice(MARK.length + 1).split(' ');
-    parts.push({ id, exit: Number(exit), ...(status === '-' ? {} : { status: Number(status) }), text: text.join('\n') });
+    parts.push({
+      id,
+      exit: Number(exit),
+      ...(status === '-' ? {} : { status: Number(status) }),
+      text: text.join('\n'),
+    });
     text = [];
   }
   return parts;
@@ -342,9 +372,9 @@ export function printedJson(stdout: string): unknown {
   }
 }
 
-function resolve(value: unknown, env: NodeJS.ProcessEnv): unknown {
+function resolve(value: unknown, result: SegmentResult, env: NodeJS.ProcessEnv): unknown {
   const name = (value as { $env?: string } | null)?.$env;
-  return name === undefined ? value : env[name];
+  return name === undefined ? value : (result.variables.get(name) ?? env[name]);
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -378,12 +408,14 @@ export function failedCheck(
     case 'present': {
       const { value, error } = read(check.path);
       if (error) return `${check.path}: ${error}`;
-      return value === undefined || value === null ? `expected ${check.path} to be set, it is ${value}` : undefined;
+      return value === undefined || value === null
+        ? `expected ${check.path} to be set, it is ${value}`
+        : undefined;
     }
     case 'equals': {
       const { value, error } = read(check.path);
       if (error) return `${check.path}: ${error}`;
-      const expected = resolve(check.value, env);
+      const expected = resolve(check.value, result, env);
       return sameValue(value, expected)
         ? undefined
         : `expected ${check.path} = ${JSON.stringify(expected)}, got ${JSON.stringify(value)}`;
