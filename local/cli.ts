@@ -51,7 +51,11 @@ export function parseCli<O extends Options>(
 
 /** Prints `<tool>: <message>` (one line) and exits 2. */
 export function usageError(tool: string, message: string): never {
-  const line = message.replace(/\s*\n\s*/g, ' ').replace(/ To specify .*$/, '');
+  // Node's messages add advice on positionals after the first sentence: one line, without it.
+  const line = message
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/ To specify .*$/, '')
+    .replace(/\.$/, '');
   process.stderr.write(`${tool}: ${line} (see --help)\n`);
   process.exit(USAGE_EXIT);
 }
