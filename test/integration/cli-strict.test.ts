@@ -69,6 +69,24 @@ describe('every local CLI parses its arguments strictly', () => {
   });
 });
 
+describe('npm run bench and npm run fuzz refuse wrong arguments before starting anything', () => {
+  const tsx = (script: string, ...args: string[]) =>
+    spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [script, ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+  it.each([['bench/run.ts'], ['fuzz/run.ts']])('%s', (script) => {
+    const wrong = tsx(script, '--jsn');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr.trim().split('\n')).toEqual([expect.stringContaining("Unknown option '--jsn'")]);
+    const help = tsx(script, '-h');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npm run (bench|fuzz)/);
+  });
+});
+
 describe("the tools' DynamoDB", () => {
   const endpoint = process.env.DYNAMODB_ENDPOINT as string;
   const withoutEndpoint = (extra: NodeJS.ProcessEnv) => {
