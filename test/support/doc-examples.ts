@@ -78,6 +78,11 @@ export function extractBlocks(file: string, text: string): { blocks: DocBlock[];
       problems.push(`${file}:${line}: the "not run in CI: <why>" mark must be the block's first line`);
       continue;
     }
+    const stray = source.split('\n').findIndex((each) => /^\s*(```|~~~)/.test(each));
+    if (stray !== -1) {
+      problems.push(`${file}:${line + stray}: a fence line inside the block: a closing fence stands alone on its line`);
+      continue;
+    }
     const block: DocBlock = { file, line, lang, source };
     try {
       if (!splitSegments(block, 0).some((segment) => segment.checks.length > 0)) {

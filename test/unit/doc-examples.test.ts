@@ -57,6 +57,7 @@ describe('docs examples: extracting blocks', () => {
     [fence('sh', '# not run in CI:\necho hi'), 'needs the reason'],
     [fence('sh', 'echo hi\n# not run in CI: later'), "must be the block's first line"],
     [fence('sh', 'echo hi\n# => 20x0 things'), 'cannot read the check'],
+    ['```sh\necho hi\n# => "hi"\n``` and text\n', 'a closing fence stands alone'],
   ])('reports a block that breaks the convention: %p', (page, problem) => {
     expect(extractBlocks('p.md', page).problems.join('\n')).toContain(problem);
   });
