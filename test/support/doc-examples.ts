@@ -87,7 +87,7 @@ export function extractBlocks(file: string, text: string): { blocks: DocBlock[];
     try {
       if (!splitSegments(block, 0).some((segment) => segment.checks.length > 0)) {
         const comment = lang === 'sh' ? '#' : '//';
-        problems.push(`${file}:${line}: no \`${comment} =>\` line says what this block prints`);
+        problems.push(`${file}:${line}: no \`${comment} =>\` line says what this block prints (docs/writing-docs.md)`);
       }
     } catch (error) {
       problems.push((error as Error).message);
