@@ -80,14 +80,18 @@ export function extractBlocks(file: string, text: string): { blocks: DocBlock[];
     }
     const stray = source.split('\n').findIndex((each) => /^\s*(```|~~~)/.test(each));
     if (stray !== -1) {
-      problems.push(`${file}:${line + stray}: a fence line inside the block: a closing fence stands alone on its line`);
+      problems.push(
+        `${file}:${line + stray}: a fence line inside the block: a closing fence stands alone on its line`,
+      );
       continue;
     }
     const block: DocBlock = { file, line, lang, source };
     try {
       if (!splitSegments(block, 0).some((segment) => segment.checks.length > 0)) {
         const comment = lang === 'sh' ? '#' : '//';
-        problems.push(`${file}:${line}: no \`${comment} =>\` line says what this block prints (docs/writing-docs.md)`);
+        problems.push(
+          `${file}:${line}: no \`${comment} =>\` line says what this block prints (docs/writing-docs.md)`,
+        );
       }
     } catch (error) {
       problems.push((error as Error).message);
