@@ -139,7 +139,7 @@ beforeAll(async () => {
   server.stderr?.on('data', (chunk: Buffer) => {
     serverOutput += chunk.toString();
   });
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 150_000;
   while (!serverOutput.includes('Press Ctrl-C to stop.')) {
     if (Date.now() > deadline || server.exitCode !== null)
       throw new Error(`npm start did not come up:\n${serverOutput}`);
@@ -152,7 +152,7 @@ beforeAll(async () => {
   for (const name of ['KEYS_TABLE', 'MAPPINGS_TABLE', 'PRODUCTS_TABLE']) delete process.env[name];
   resetConfig();
   resetDocumentClient();
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   resetDocumentClient();
