@@ -1,8 +1,10 @@
 import './quiet-sdk';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ReleaseCounts } from '../lib/catalog/derive';
 import { generateRelease } from '../lib/catalog/generator';
 import {
+  checkRelease,
   cleanupReleases,
   type PublishProgress,
   publishRelease,
@@ -16,6 +18,10 @@ import { DATABASE_HELP, intOption, parseCli, usageError, useToolDatabase } from 
 
 const TOOL = 'catalog';
 const USAGE = `Usage:
+  npm run catalog -- validate --file release.json [--json]
+      Checks a release document as publish does (catalog/release.schema.json, then references, uniqueness,
+      the node tree, parents and children, item sizes), without a database: for your own CI. Exit 0 when
+      valid, 1 with every error (the first 100), 2 for a usage error.
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Validates the release document (all errors at once, nothing written on error), writes the release,
       then makes it the catalog's current release. Warns on stderr when the new catalog can never be
@@ -44,6 +50,7 @@ const OPTIONS = {
 
 /** Which options each command takes: any other is a usage error. */
 const COMMAND_OPTIONS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
+  validate: ['file', 'json'],
   publish: ['store', 'file', 'json'],
   cleanup: ['store', 'json'],
   generate: ['children', 'drafts', 'parents', 'seed', 'out'],
@@ -91,18 +98,47 @@ function progressBar(): (progress: PublishProgress) => void {
   };
 }
 
-async function publish(values: Values): Promise<number> {
-  const storeId = required(values, 'store');
-  const file = required(values, 'file');
-  const json = values.json === true;
-  let document: unknown;
+/** The JSON document in `file`; a file that is missing or not JSON is a usage error. */
+function readDocument(file: string): unknown {
   try {
-    document = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     usageError(TOOL, `cannot read ${file}: ${reason}`);
   }
+}
+
+/** Every validation error: one JSON object on stdout with --json, else a summary and one line each on stderr. */
+function printValidationErrors(
+  file: string,
+  error: ReleaseValidationError,
+  output: { json: boolean; fields?: Record<string, unknown> },
+  summary: string,
+): void {
+  if (output.json) {
+    process.stdout.write(
+      `${JSON.stringify({ ...output.fields, errors: error.issues, total: error.total })}\n`,
+    );
+    return;
+  }
+  process.stderr.write(`${file}: ${error.message}${summary}\n`);
+  for (const issue of error.issues)
+    process.stderr.write(`  ${issue.path}: ${issue.message} (${issue.rule})\n`);
+  if (error.total > error.issues.length) {
+    process.stderr.write(`  ... and ${error.total - error.issues.length} more\n`);
+  }
+}
+
+function describeCounts(c: ReleaseCounts): string {
+  return `${c.total} (${c.live} live, ${c.draft} draft): ${c.parents} parents, ${c.children} children (${c.live_children} live), ${c.standard} standard, ${c.bundles} bundles`;
+}
+
+async function publish(values: Values): Promise<number> {
+  const storeId = required(values, 'store');
+  const file = required(values, 'file');
+  const json = values.json === true;
+  const document = readDocument(file);
   await connect();
   try {
     const result = await publishRelease(storeId, document, {
@@ -113,11 +149,10 @@ async function publish(values: Values): Promise<number> {
         `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products, warnings: result.warnings })}\n`,
       );
     } else {
-      const c = result.products;
       process.stdout.write(
         [
           `published release ${result.release_id} of catalog ${result.catalog_id}`,
-          `  products: ${c.total} (${c.live} live, ${c.draft} draft): ${c.parents} parents, ${c.children} children (${c.live_children} live), ${c.standard} standard, ${c.bundles} bundles`,
+          `  products: ${describeCounts(result.products)}`,
           `  items written: ${result.items}; old releases removed: ${result.cleaned_up.length}`,
           '',
         ].join('\n'),
@@ -127,16 +162,7 @@ async function publish(values: Values): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof ReleaseValidationError) {
-      if (json) {
-        process.stdout.write(`${JSON.stringify({ errors: error.issues, total: error.total })}\n`);
-      } else {
-        process.stderr.write(`${file}: ${error.message}; nothing was written\n`);
-        for (const issue of error.issues)
-          process.stderr.write(`  ${issue.path}: ${issue.message} (${issue.rule})\n`);
-        if (error.total > error.issues.length) {
-          process.stderr.write(`  ... and ${error.total - error.issues.length} more\n`);
-        }
-      }
+      printValidationErrors(file, error, { json }, '; nothing was written');
       return 1;
     }
     if (error instanceof StoreNotFoundError) {
@@ -145,6 +171,30 @@ async function publish(values: Values): Promise<number> {
     }
     throw error;
   }
+}
+
+/** `validate --file F [--json]`: publish's checks without a database. */
+function validate(values: Values): number {
+  const file = required(values, 'file');
+  const json = values.json === true;
+  let checked: ReturnType<typeof checkRelease>;
+  try {
+    checked = checkRelease(readDocument(file));
+  } catch (error) {
+    if (!(error instanceof ReleaseValidationError)) throw error;
+    printValidationErrors(file, error, { json, fields: { valid: false } }, '');
+    return 1;
+  }
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ valid: true, products: checked.counts, items: checked.items })}\n`,
+    );
+  } else {
+    process.stdout.write(
+      `${file}: valid; products: ${describeCounts(checked.counts)}; ${checked.items} items to write\n`,
+    );
+  }
+  return 0;
 }
 
 async function cleanup(values: Values): Promise<number> {
@@ -189,6 +239,7 @@ async function main(): Promise<number> {
     if (values.children === undefined) usageError(TOOL, 'generate needs --children N');
     return generate(values);
   }
+  if (command === 'validate') return validate(values);
   return command === 'publish' ? publish(values) : cleanup(values);
 }
 
