@@ -193,14 +193,11 @@ describe('npm run catalog -- validate', () => {
 
   it('usage errors are one line on stderr and exit 2; --help prints the usage and exits 0', () => {
     for (const [args, message] of [
-      [['--file', sampleFile, '--bogus'], "catalog validate: Unknown option '--bogus'"],
-      [[], 'catalog validate: --file is required'],
-      [['--file'], "catalog validate: Option '--file <value>' argument missing"],
-      [
-        ['--file', join(dir, 'none.json')],
-        `catalog validate: cannot read ${join(dir, 'none.json')}: no such file`,
-      ],
-      [['--file', sampleFile, 'extra'], 'catalog validate: '],
+      [['--file', sampleFile, '--bogus'], "catalog: Unknown option '--bogus'"],
+      [[], 'catalog: --file needs a value'],
+      [['--file'], "catalog: Option '--file <value>' argument missing"],
+      [['--file', join(dir, 'none.json')], `catalog: cannot read ${join(dir, 'none.json')}: no such file`],
+      [['--file', sampleFile, 'extra'], "catalog: unexpected argument 'extra'"],
     ] as const) {
       const run = catalogCli('validate', ...args);
       expect([args, run.status]).toEqual([args, 2]);
