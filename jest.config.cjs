@@ -33,5 +33,7 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.ts'],
     },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    // README.md and docs/*.md run against npm start's demo (test/docs/examples.test.ts, docs/writing-docs.md).
+    { ...common, displayName: 'docs', testMatch: ['<rootDir>/test/docs/**/*.test.ts'] },
   ],
 };

@@ -6,7 +6,7 @@ export const NAG_ACKNOWLEDGEMENTS = [
     id: 'AwsSolutions::AwsSolutions-APIG4',
     reason:
       'Authorization is done by the functions: bearer tokens issued by POST /oauth/access_token (itself public by ' +
-      'design, it is where tokens come from) are validated by the shared auth middleware (DESIGN.md section 5).',
+      'design, it is where tokens come from) are validated by the shared auth middleware (lib/auth).',
   },
   {
     id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
@@ -19,8 +19,7 @@ export const NAG_ACKNOWLEDGEMENTS = [
   },
   {
     id: 'AwsSolutions::AwsSolutions-L1',
-    reason:
-      'nodejs22.x is pinned on purpose: the code is built and tested for Node 20/22 (DESIGN.md section 2).',
+    reason: 'nodejs22.x is pinned on purpose: the code is built and tested for Node 20 and 22.',
   },
 ] as const;
 

@@ -1,21 +1,20 @@
 import './quiet-sdk';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
-import { fail, option, parseArgs } from './args';
+import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
 
+const TOOL = 'admin';
 const USAGE = `Usage:
   npm run admin -- create-store --name NAME [--rate-limit N] [--page-length N] [--json]
+      Creates a store, its merchant realm mapping (prefix null) and a first application key, and
+      prints store_id, client_id, client_secret and mapping_id.
   npm run admin -- create-key --store STORE_ID [--name NAME] [--json]
+      Adds an application key to a store (for a store that lost all its keys).
 
-Talks to DynamoDB at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000; the tables of \`npm start\`),
-or to AWS when DYNAMODB_ENDPOINT is empty and KEYS_TABLE/MAPPINGS_TABLE name the deployed tables.`;
+--json prints one JSON object on stdout; run it as \`npm run -s admin -- ... --json\` (npm's -s keeps
+its own banner off stdout). Exit status: 0 done, 1 failed, 2 wrong arguments.
 
-function positiveInt(raw: string | undefined, name: string, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
-    fail(`--${name} must be an integer from 1 to ${max}`);
-  return Number(raw);
-}
+${DATABASE_HELP}`;
 
 function print(values: Record<string, string>, asJson: boolean, note: string): void {
   if (asJson) {
@@ -28,19 +27,32 @@ function print(values: Record<string, string>, asJson: boolean, note: string): v
   process.stderr.write(`${note}\n`);
 }
 
+const SECRET_NOTE = 'The client secret is shown only now: keep it somewhere safe.';
+
 async function main(): Promise<void> {
-  process.env.DYNAMODB_ENDPOINT ??= 'http://127.0.0.1:8000';
-  const args = parseArgs(process.argv.slice(2), ['name', 'store', 'rate-limit', 'page-length']);
-  const command = args.positionals[0];
-  const asJson = args.flags.has('json');
+  const { values, positionals } = parseCli(
+    TOOL,
+    USAGE,
+    {
+      name: { type: 'string' },
+      store: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'page-length': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    process.argv.slice(2),
+    1,
+  );
+  const command = positionals[0];
+  const asJson = values.json === true;
   if (command === 'create-store') {
-    const name = option(args, 'name');
-    if (!name || name.length > 255) fail(`create-store needs --name (1-255 characters)\n\n${USAGE}`);
-    const store = await storeRepository.create({
-      name,
-      rate_limit: positiveInt(option(args, 'rate-limit'), 'rate-limit', 100, 100000),
-      page_length: positiveInt(option(args, 'page-length'), 'page-length', 25, 100),
-    });
+    if (values.store !== undefined) usageError(TOOL, 'create-store does not take --store');
+    const name = values.name;
+    if (!name || name.length > 255) usageError(TOOL, 'create-store needs --name (1-255 characters)');
+    const rateLimit = intOption(TOOL, values['rate-limit'], 'rate-limit', 100, 1, 100000);
+    const pageLength = intOption(TOOL, values['page-length'], 'page-length', 25, 1, 100);
+    useToolDatabase(TOOL);
+    const store = await storeRepository.create({ name, rate_limit: rateLimit, page_length: pageLength });
     const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
       name: 'Default key',
       reserved_rate_limit: 0,
@@ -53,16 +65,20 @@ async function main(): Promise<void> {
         mapping_id: store.mapping_id,
       },
       asJson,
-      'The client secret is shown only now: keep it somewhere safe.',
+      SECRET_NOTE,
     );
     return;
   }
   if (command === 'create-key') {
-    const storeId = option(args, 'store');
-    if (!storeId) fail(`create-key needs --store STORE_ID\n\n${USAGE}`);
-    if (!(await storeRepository.get(storeId, true))) fail(`no store with id ${storeId}`);
-    const name = option(args, 'name') ?? 'Admin key';
-    if (name.length < 1 || name.length > 255) fail('--name must be 1-255 characters');
+    for (const flag of ['rate-limit', 'page-length'] as const) {
+      if (values[flag] !== undefined) usageError(TOOL, `create-key does not take --${flag}`);
+    }
+    const storeId = values.store;
+    if (!storeId) usageError(TOOL, 'create-key needs --store STORE_ID');
+    const name = values.name ?? 'Admin key';
+    if (name.length < 1 || name.length > 255) usageError(TOOL, '--name must be 1-255 characters');
+    useToolDatabase(TOOL);
+    if (!(await storeRepository.get(storeId, true))) fail(TOOL, `no store with id ${storeId}`);
     const { key, clientSecret } = await applicationKeyRepository.create(storeId, {
       name,
       reserved_rate_limit: 0,
@@ -70,19 +86,20 @@ async function main(): Promise<void> {
     print(
       { store_id: storeId, key_id: key.id, client_id: key.client_id, client_secret: clientSecret },
       asJson,
-      'The client secret is shown only now: keep it somewhere safe.',
+      SECRET_NOTE,
     );
     return;
   }
-  fail(USAGE);
+  usageError(TOOL, command === undefined ? 'a command is required' : `unknown command '${command}'`);
 }
 
 main().catch((error: unknown) => {
   const e = error as Error & { code?: string };
   if (e.code === 'ECONNREFUSED' || e.name === 'ResourceNotFoundException') {
     fail(
-      `cannot reach the tables at ${process.env.DYNAMODB_ENDPOINT}: is \`npm start\` running? (${e.name})`,
+      TOOL,
+      `cannot reach the tables at ${process.env.DYNAMODB_ENDPOINT ?? 'AWS'}: is \`npm start\` running? (${e.name})`,
     );
   }
-  fail(`admin failed: ${e.message}`);
+  fail(TOOL, `failed: ${e.message}`);
 });

@@ -1,6 +1,5 @@
 import './quiet-sdk';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs as parseOptions } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReleaseCounts } from '../lib/catalog/derive';
 import { generateRelease } from '../lib/catalog/generator';
@@ -15,67 +14,59 @@ import { ReleaseValidationError } from '../lib/catalog/validate-release';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { resetDocumentClient } from '../lib/store/client';
 import { ensureTables } from '../lib/store/tables';
+import { DATABASE_HELP, intOption, parseCli, usageError, useToolDatabase } from './cli';
 
+const TOOL = 'catalog';
 const USAGE = `Usage:
   npm run catalog -- validate --file release.json [--json]
       Checks a release document as publish does (catalog/release.schema.json, then references, uniqueness,
       the node tree, parents and children, item sizes), without a database: for your own CI. Exit 0 when
-      valid, 1 with every error (the first 100), 2 for a usage error. --json: one JSON object on stdout.
+      valid, 1 with every error (the first 100), 2 for a usage error.
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Validates the release document (all errors at once, nothing written on error), writes the release,
-      then makes it the catalog's current release. --json: one JSON object on stdout.
+      then makes it the catalog's current release. Warns on stderr when the new catalog can never be
+      selected by a shopper (see docs/filtering.md, "How the catalog is chosen").
   npm run catalog -- generate --children N [--drafts N] [--parents N] [--seed N] [--out file.json]
       Writes a large valid release document (to stdout without --out).
   npm run catalog -- cleanup --store STORE_ID [--json]
       Deletes replaced and abandoned releases of the store's catalogs (publish does this too).
 
-DynamoDB: DYNAMODB_ENDPOINT (default http://127.0.0.1:8000); unset it with DYNAMODB_ENDPOINT=aws to use AWS.`;
+--json prints one JSON object on stdout; run it as \`npm run -s catalog -- ... --json\` (npm's -s keeps
+its own banner off stdout). Exit status: 0 done, 1 invalid document, unknown store or DynamoDB error,
+2 wrong arguments or an unreadable file.
 
-class UsageError extends Error {}
-/** A usage error of a subcommand parsed with util.parseArgs: one line on stderr, exit 2 (no usage text). */
-class OptionError extends Error {}
+${DATABASE_HELP}`;
 
-function parseArgs(argv: string[]): { command: string | undefined; flags: Map<string, string | true> } {
-  const [command, ...rest] = argv;
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < rest.length; i += 1) {
-    const arg = rest[i] as string;
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${arg}`);
-    const next = rest[i + 1];
-    if (next !== undefined && !next.startsWith('--')) {
-      flags.set(arg.slice(2), next);
-      i += 1;
-    } else flags.set(arg.slice(2), true);
-  }
-  return { command, flags };
-}
+const OPTIONS = {
+  store: { type: 'string' },
+  file: { type: 'string' },
+  json: { type: 'boolean' },
+  children: { type: 'string' },
+  drafts: { type: 'string' },
+  parents: { type: 'string' },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+} as const;
 
-function stringFlag(flags: Map<string, string | true>, name: string, required = true): string | undefined {
-  const value = flags.get(name);
-  if (value === undefined && !required) return undefined;
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
+/** Which options each command takes: any other is a usage error. */
+const COMMAND_OPTIONS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
+  validate: ['file', 'json'],
+  publish: ['store', 'file', 'json'],
+  cleanup: ['store', 'json'],
+  generate: ['children', 'drafts', 'parents', 'seed', 'out'],
+};
+
+type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
+
+function required(values: Values, name: keyof typeof OPTIONS): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') usageError(TOOL, `--${name} needs a value`);
   return value;
 }
 
-function intFlag(
-  flags: Map<string, string | true>,
-  name: string,
-  fallback: number | undefined,
-  min: number,
-): number {
-  const raw = stringFlag(flags, name, fallback === undefined);
-  if (raw === undefined) return fallback as number;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > 1_000_000) {
-    throw new UsageError(`--${name} must be an integer from ${min} to 1000000`);
-  }
-  return value;
-}
-
-/** Points the library at DynamoDB Local unless told otherwise, and creates the tables there if missing. */
+/** Points the library at the tools' database (see DATABASE_HELP), and creates the tables there if missing. */
 async function connect(): Promise<void> {
-  if (process.env.DYNAMODB_ENDPOINT === 'aws') delete process.env.DYNAMODB_ENDPOINT;
-  else process.env.DYNAMODB_ENDPOINT ??= 'http://127.0.0.1:8000';
+  useToolDatabase(TOOL);
   resetConfig();
   const config = getConfig();
   if (config.dynamodbEndpoint === undefined) return;
@@ -114,7 +105,7 @@ function readDocument(file: string): unknown {
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new UsageError(`cannot read ${file}: ${reason}`);
+    usageError(TOOL, `cannot read ${file}: ${reason}`);
   }
 }
 
@@ -143,10 +134,10 @@ function describeCounts(c: ReleaseCounts): string {
   return `${c.total} (${c.live} live, ${c.draft} draft): ${c.parents} parents, ${c.children} children (${c.live_children} live), ${c.standard} standard, ${c.bundles} bundles`;
 }
 
-async function publish(flags: Map<string, string | true>): Promise<number> {
-  const storeId = stringFlag(flags, 'store') as string;
-  const file = stringFlag(flags, 'file') as string;
-  const json = flags.get('json') === true;
+async function publish(values: Values): Promise<number> {
+  const storeId = required(values, 'store');
+  const file = required(values, 'file');
+  const json = values.json === true;
   const document = readDocument(file);
   await connect();
   try {
@@ -155,7 +146,7 @@ async function publish(flags: Map<string, string | true>): Promise<number> {
     });
     if (json) {
       process.stdout.write(
-        `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products })}\n`,
+        `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products, warnings: result.warnings })}\n`,
       );
     } else {
       process.stdout.write(
@@ -167,6 +158,7 @@ async function publish(flags: Map<string, string | true>): Promise<number> {
         ].join('\n'),
       );
     }
+    for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
     return 0;
   } catch (error) {
     if (error instanceof ReleaseValidationError) {
@@ -181,60 +173,19 @@ async function publish(flags: Map<string, string | true>): Promise<number> {
   }
 }
 
-async function cleanup(flags: Map<string, string | true>): Promise<number> {
-  const storeId = stringFlag(flags, 'store') as string;
-  await connect();
-  const result = await cleanupReleases(storeId);
-  if (flags.get('json') === true) process.stdout.write(`${JSON.stringify(result)}\n`);
-  else process.stdout.write(`removed ${result.releases.length} releases (${result.items} items)\n`);
-  return 0;
-}
-
-function generate(flags: Map<string, string | true>): number {
-  const document = generateRelease({
-    children: intFlag(flags, 'children', undefined, 0),
-    drafts: intFlag(flags, 'drafts', 0, 0),
-    parents: intFlag(flags, 'parents', 1, 1),
-    seed: intFlag(flags, 'seed', 1, 0),
-  });
-  const text = `${JSON.stringify(document)}\n`;
-  const out = stringFlag(flags, 'out', false);
-  if (out === undefined) process.stdout.write(text);
-  else {
-    writeFileSync(out, text);
-    process.stderr.write(`wrote ${out} (${(document.products as unknown[]).length} products)\n`);
-  }
-  return 0;
-}
-
-/** `validate --file F [--json]`: publish's checks without a database (options parsed strictly). */
-function validate(args: string[]): number {
-  const { values } = parseOptions({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      file: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (values.file === undefined || values.file === '') throw new OptionError('--file is required');
-  const file = values.file;
+/** `validate --file F [--json]`: publish's checks without a database. */
+function validate(values: Values): number {
+  const file = required(values, 'file');
+  const json = values.json === true;
   let checked: ReturnType<typeof checkRelease>;
   try {
     checked = checkRelease(readDocument(file));
   } catch (error) {
-    if (error instanceof UsageError) throw new OptionError(error.message);
     if (!(error instanceof ReleaseValidationError)) throw error;
-    printValidationErrors(file, error, { json: values.json, fields: { valid: false } }, '');
+    printValidationErrors(file, error, { json, fields: { valid: false } }, '');
     return 1;
   }
-  if (values.json) {
+  if (json) {
     process.stdout.write(
       `${JSON.stringify({ valid: true, products: checked.counts, items: checked.items })}\n`,
     );
@@ -246,18 +197,50 @@ function validate(args: string[]): number {
   return 0;
 }
 
-async function main(): Promise<number> {
-  const [first, ...rest] = process.argv.slice(2);
-  if (first === 'validate') return validate(rest);
-  const { command, flags } = parseArgs(process.argv.slice(2));
-  if (command === 'publish') return publish(flags);
-  if (command === 'generate') return generate(flags);
-  if (command === 'cleanup') return cleanup(flags);
-  if (command === undefined || command === 'help' || flags.has('help')) {
-    process.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 2 : 0;
+async function cleanup(values: Values): Promise<number> {
+  const storeId = required(values, 'store');
+  await connect();
+  const result = await cleanupReleases(storeId);
+  if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else process.stdout.write(`removed ${result.releases.length} releases (${result.items} items)\n`);
+  return 0;
+}
+
+function generate(values: Values): number {
+  const int = (name: 'children' | 'drafts' | 'parents' | 'seed', fallback: number, min: number) =>
+    intOption(TOOL, values[name] as string | undefined, name, fallback, min, 1_000_000);
+  const document = generateRelease({
+    children: int('children', Number.NaN, 0),
+    drafts: int('drafts', 0, 0),
+    parents: int('parents', 1, 1),
+    seed: int('seed', 1, 0),
+  });
+  const text = `${JSON.stringify(document)}\n`;
+  const out = values.out === undefined ? undefined : required(values, 'out');
+  if (out === undefined) process.stdout.write(text);
+  else {
+    writeFileSync(out, text);
+    process.stderr.write(`wrote ${out} (${(document.products as unknown[]).length} products)\n`);
   }
-  throw new UsageError(`unknown command ${command}`);
+  return 0;
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseCli(TOOL, USAGE, OPTIONS, process.argv.slice(2), 1);
+  const command = positionals[0];
+  if (command === undefined) usageError(TOOL, 'a command is required: publish, generate or cleanup');
+  const allowed = COMMAND_OPTIONS[command];
+  if (!allowed || !Object.hasOwn(COMMAND_OPTIONS, command)) usageError(TOOL, `unknown command '${command}'`);
+  for (const name of Object.keys(values)) {
+    if (!allowed.includes(name as keyof typeof OPTIONS))
+      usageError(TOOL, `${command} does not take --${name}`);
+  }
+  if (command === 'generate') {
+    if (values.children === undefined) usageError(TOOL, 'generate needs --children N');
+    return generate(values);
+  }
+  if (command === 'validate') return validate(values);
+  return command === 'publish' ? publish(values) : cleanup(values);
 }
 
 main()
@@ -267,18 +250,7 @@ main()
       process.exitCode = code;
     },
     (error: unknown) => {
-      const code = (error as NodeJS.ErrnoException).code ?? '';
-      if (error instanceof OptionError || code.startsWith('ERR_PARSE_ARGS_')) {
-        process.stderr.write(`catalog validate: ${(error as Error).message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      if (error instanceof UsageError) {
-        process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      process.stderr.write(`catalog: ${(error as Error).message}\n`);
+      process.stderr.write(`${TOOL}: ${(error as Error).message}\n`);
       process.exitCode = 1;
     },
   );

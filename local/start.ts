@@ -1,7 +1,9 @@
 import './quiet-sdk';
+import './lambda-env';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { ensureTables } from '../lib/store/tables';
+import { DATABASE_HELP, parseCli } from './cli';
 import {
   type DynamoDbLocal,
   JAVA_MISSING_MESSAGE,
@@ -11,11 +13,34 @@ import {
 import { DEMO_PARENT_ID, seedDemo } from './seed';
 import { createLocalServer, listen } from './server';
 
+const USAGE = `Usage: npm start [-- --in-memory]
+Starts DynamoDB Local on 127.0.0.1:$DYNAMODB_PORT (default 8000; data under .data/, or nothing on disk
+with --in-memory), creates the tables, seeds the demo store and serves the local API on
+127.0.0.1:$PORT (default 3000). It then prints one \`export ...\` line with BASE, STORE_ID, CLIENT_ID,
+CLIENT_SECRET, MAPPING_ID and PRODUCT_ID: paste it into the terminal you run the docs' examples in.
+
+With DYNAMODB_ENDPOINT set to a URL it uses that DynamoDB instead of starting one (and creates the
+tables and the demo there); with DYNAMODB_ENDPOINT=aws it serves the deployed tables (AWS credentials
+and region from the environment, table names from KEYS_TABLE, MAPPINGS_TABLE and PRODUCTS_TABLE) and
+creates and seeds nothing.`;
+
+/** The shell line that sets what the docs' examples use (values are ids and URLs: no quoting needed). */
+function exportLine(values: Record<string, string>): string {
+  return `export ${Object.entries(values)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ')}`;
+}
+
 /** `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), tables, demo seed, local API. */
 async function main(): Promise<void> {
-  const inMemory = process.argv.includes('--in-memory');
+  const { values } = parseCli('start', `${USAGE}\n\n${DATABASE_HELP}`, {
+    'in-memory': { type: 'boolean' },
+  });
+  const inMemory = values['in-memory'] === true;
+  const onAws = process.env.DYNAMODB_ENDPOINT === 'aws';
+  if (onAws) delete process.env.DYNAMODB_ENDPOINT;
   let database: DynamoDbLocal | undefined;
-  if (!process.env.DYNAMODB_ENDPOINT) {
+  if (!onAws && !process.env.DYNAMODB_ENDPOINT) {
     if (!javaAvailable()) {
       process.stderr.write(`${JAVA_MISSING_MESSAGE}\n`);
       process.exit(1);
@@ -31,39 +56,51 @@ async function main(): Promise<void> {
   }
   resetConfig();
   const config = getConfig();
-  const raw = new DynamoDBClient({
-    endpoint: config.dynamodbEndpoint,
-    region: config.region,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await ensureTables(raw);
-  raw.destroy();
-  const demo = await seedDemo();
+  const demo = onAws
+    ? undefined
+    : await prepareLocalDatabase(config.dynamodbEndpoint as string, config.region);
 
   const server = createLocalServer();
   const port = await listen(server, Number(process.env.PORT || 3000));
   const base = `http://127.0.0.1:${port}`;
-  process.stdout.write(
-    [
+  const lines = [
+    '',
+    `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint ?? `AWS, ${config.region}`})`,
+    `API docs: ${base}/docs (OpenAPI document: ${base}/openapi.json)`,
+  ];
+  if (demo) {
+    const exported = {
+      BASE: base,
+      STORE_ID: demo.storeId,
+      CLIENT_ID: demo.clientId,
+      CLIENT_SECRET: demo.clientSecret,
+      MAPPING_ID: demo.mappingId,
+      PRODUCT_ID: DEMO_PARENT_ID,
+    };
+    lines.push(
+      `Demo store ${demo.created ? 'created' : 'already present'} (local demo credentials). In another terminal, paste:`,
       '',
-      `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint})`,
-      `API docs: ${base}/docs (OpenAPI document: ${base}/openapi.json)`,
-      `Demo store ${demo.created ? 'created' : 'already present'}:`,
-      `  store_id:      ${demo.storeId}`,
-      `  mapping_id:    ${demo.mappingId}`,
-      `  client_id:     ${demo.clientId}`,
-      `  client_secret: ${demo.clientSecret}   (local demo only)`,
+      // PORT and DYNAMODB_PORT too when they were set, so the CLIs (`npm run event`, `npm run admin`...)
+      // in that terminal find this API and this DynamoDB Local.
+      exportLine({
+        ...exported,
+        ...(process.env.PORT ? { PORT: String(port) } : {}),
+        ...(process.env.DYNAMODB_PORT && database ? { DYNAMODB_PORT: process.env.DYNAMODB_PORT } : {}),
+      }),
       '',
-      'Get an admin token:',
-      `  curl -s -X POST ${base}/oauth/access_token -d grant_type=client_credentials -d client_id=${demo.clientId} -d client_secret=${demo.clientSecret}`,
+      "then, for example, list the demo parent product's live children with a storefront (implicit) token:",
       '',
-      "List the demo parent product's live children with a storefront (implicit) token:",
-      `  curl -sg "${base}/catalog/products/${DEMO_PARENT_ID}/relationships/children?page[limit]=5" -H 'SVC-Channel: web' -H "Authorization: Bearer $(curl -s -X POST ${base}/oauth/access_token -d grant_type=implicit -d client_id=${demo.clientId} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')"`,
+      `  curl -sg "$BASE/catalog/products/$PRODUCT_ID/relationships/children?page[limit]=5" -H 'SVC-Channel: web' -H "Authorization: Bearer $(curl -s -X POST $BASE/oauth/access_token -d grant_type=implicit -d client_id=$CLIENT_ID | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')"`,
+    );
+  } else {
+    lines.push(
+      'Serving the deployed tables (DYNAMODB_ENDPOINT=aws): no demo store.',
       '',
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'),
-  );
+      `export BASE=${base}`,
+    );
+  }
+  lines.push('', 'Press Ctrl-C to stop.', '');
+  process.stdout.write(lines.join('\n'));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -77,6 +114,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/** Creates the tables in a local (or given) DynamoDB and seeds the demo store there. */
+async function prepareLocalDatabase(endpoint: string, region: string) {
+  const raw = new DynamoDBClient({
+    endpoint,
+    region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await ensureTables(raw);
+  raw.destroy();
+  return seedDemo();
 }
 
 main().catch((error: unknown) => {

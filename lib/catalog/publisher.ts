@@ -8,7 +8,7 @@ import {
 import { type CurrencySettings, DEFAULT_CURRENCIES, storeRepository } from '../store/store-repository';
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
-import type { CatalogRule } from './rules';
+import { type CatalogRule, unselectableReason } from './rules';
 import type { ReleaseDocument, ReleaseLayout } from './types';
 import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from './validate-release';
 
@@ -53,6 +53,8 @@ export interface PublishResult {
   items: number;
   /** Old or abandoned releases deleted after the switch. */
   cleaned_up: string[];
+  /** Why shoppers can never be given the new catalog (see `unselectableReason`); empty when they can. */
+  warnings: string[];
 }
 
 /** The registry entry's rules: ids and ages kept for rules that existed, new ones generated and stamped. */
@@ -198,6 +200,7 @@ export async function publishRelease(
     started_at: publishedAt,
     heartbeat_at: publishedAt,
   };
+  let registry: CatalogRegistry | undefined;
   await catalogRepository.startRelease(marker);
   const heartbeat = setInterval(() => {
     catalogRepository.heartbeat(storeId, catalogId, releaseId, now().toISOString()).catch(() => undefined);
@@ -209,7 +212,7 @@ export async function publishRelease(
       concurrency: options.concurrency ?? 16,
       onProgress: (written) => options.onProgress?.({ written, total: items.length }),
     });
-    await activate(storeId, document, catalogId, layout, now);
+    registry = await activate(storeId, document, catalogId, layout, now);
   } catch (error) {
     clearInterval(heartbeat);
     // The switch may have happened with its response lost: fence the release first (a switch after the
@@ -226,12 +229,22 @@ export async function publishRelease(
     options.cleanup === false
       ? { releases: [] }
       : await cleanupReleases(storeId, { catalogId, now: now() }).catch(() => ({ releases: [] }));
+  // A switch whose response was lost left no registry here: read the one it wrote.
+  registry ??= await catalogRepository.getRegistry(storeId);
+  const catalogs = Object.values(registry?.catalogs ?? {});
+  const reason = unselectableReason(
+    catalogs.flatMap((catalog) => catalog.rules),
+    catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
+    catalogId,
+    now(),
+  );
   return {
     catalog_id: catalogId,
     release_id: releaseId,
     products: counts,
     items: items.length,
     cleaned_up: cleaned.releases,
+    warnings: reason === undefined ? [] : [`catalog ${catalogId} can never be selected: ${reason}`],
   };
 }
 
@@ -242,7 +255,7 @@ async function activate(
   catalogId: string,
   layout: ReleaseLayout,
   now: () => Date,
-): Promise<void> {
+): Promise<CatalogRegistry | undefined> {
   const publishedMs = Date.parse(layout.published_at);
   let generatedRules: CatalogRule[] | undefined;
   for (let attempt = 1; attempt <= MAX_ACTIVATION_ATTEMPTS; attempt += 1) {
@@ -270,7 +283,7 @@ async function activate(
       currencies: document.currencies,
       at: now().toISOString(),
     });
-    if (switched) return;
+    if (switched) return next;
   }
   throw new Error('the catalog registry kept changing during the switch; publish again');
 }

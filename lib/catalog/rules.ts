@@ -111,3 +111,32 @@ function oldest<T extends { id: string; created_at: string }>(items: T[]): T | u
   for (const item of items) if (found === undefined || compareAge(item, found) < 0) found = item;
   return found;
 }
+
+/**
+ * Why no shopper can ever be given the catalog `catalogId`, or undefined when some request can reach it:
+ * the store has rules but none for this catalog (rules are then the only way in), the store has no rules
+ * and an older catalog takes every request, or every rule of the catalog has a schedule that has ended.
+ */
+export function unselectableReason(
+  rules: CatalogRule[],
+  catalogs: PublishedCatalog[],
+  catalogId: string,
+  now: Date,
+): string | undefined {
+  if (rules.length === 0) {
+    const first = oldest(catalogs);
+    if (first === undefined || first.id === catalogId) return undefined;
+    return `no catalog of this store has rules, so every shopper gets the store's oldest catalog (${first.id}); add rules (rules[]) to choose between catalogs`;
+  }
+  const own = rules.filter((rule) => rule.catalog_id === catalogId);
+  if (own.length === 0) {
+    return 'this catalog has no rules while other catalogs of the store have rules, and a store with rules gives shoppers only the catalogs its rules name; add a rule (rules[]) for this catalog';
+  }
+  const ended = (rule: CatalogRule) =>
+    rule.schedules.length > 0 &&
+    rule.schedules.every((window) => window.valid_to !== null && parseUtc(window.valid_to) <= now.getTime());
+  if (own.every(ended)) {
+    return "every rule of this catalog has schedules that have all ended, so no request can match them; extend a rule's valid_to";
+  }
+  return undefined;
+}

@@ -22,8 +22,16 @@ function initialLevel(): LogLevel {
   }
 }
 
+/** Powertools' logger, told which invocation is a function's first (see `requestLogging`). */
+class FunctionLogger extends Logger {
+  /** Whether the next invocation's lines say `cold_start: true` (when the container started on demand). */
+  setColdStart(value: boolean): void {
+    this.coldStart = value;
+  }
+}
+
 /** The container's logger (module scope: one per container, like every client). */
-export const logger = new Logger({
+export const logger = new FunctionLogger({
   serviceName: process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME,
   logLevel: initialLevel(),
 });
@@ -102,6 +110,16 @@ function requestKeys(operation: string, event: LoggedEvent, context: Context) {
  */
 export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, LoggedResult>[] {
   const started = new WeakMap<object, number>();
+  // One process may serve several functions (the local server): each one's first invocation is its
+  // cold start. In Lambda (one function per container) this is what Powertools tracks itself; the
+  // logger still reports false when the container was not started on demand (provisioned concurrency).
+  let firstInvocation = true;
+  const coldStart: MiddlewareObj<LoggedEvent, LoggedResult> = {
+    before: () => {
+      logger.setColdStart(firstInvocation);
+      firstInvocation = false;
+    },
+  };
   const accessLine = (request: Request<LoggedEvent, LoggedResult>) => {
     const { event } = request;
     const start = started.get(request);
@@ -135,6 +153,7 @@ export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, Lo
     },
   };
   return [
+    coldStart,
     injectLambdaContext(logger, { resetKeys: true, logEvent: false }) as MiddlewareObj<
       LoggedEvent,
       LoggedResult

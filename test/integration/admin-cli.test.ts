@@ -3,6 +3,9 @@ import { mappingRepository } from '../../lib/store/mapping-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { runCli } from '../support/cli';
 
+// Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
+jest.setTimeout(60_000);
+
 const adminCli = (...args: string[]) => runCli('admin', ...args);
 
 // Each case starts the CLI (tsx, then the library) at least once: seconds on a loaded machine, where
@@ -40,21 +43,27 @@ describe('npm run admin -- create-store', () => {
   });
 
   it.each([
-    [['create-store'], 'create-store needs --name'],
+    [['create-store'], 2, 'create-store needs --name'],
     [
       ['create-store', '--name', 'x', '--page-length', '101'],
+      2,
       '--page-length must be an integer from 1 to 100',
     ],
+    [['create-store', '--name', 'x', '--bogus'], 2, "Unknown option '--bogus'"],
+    [['create-store', '--name'], 2, "Option '--name <value>' argument missing"],
+    [['create-store', '--name', 'x', '--store', 'y'], 2, 'create-store does not take --store'],
     [
       ['create-key', '--store', '00000000-0000-7000-8000-000000000000'],
+      1,
       'no store with id 00000000-0000-7000-8000-000000000000',
     ],
-    [['rotate-everything'], 'Usage:'],
-  ])('fails with exit 1 and a message for %p', (args, message) => {
-    const run = adminCli(...args);
-    expect(run.status).toBe(1);
+    [['rotate-everything'], 2, "unknown command 'rotate-everything'"],
+  ])('fails for %p with exit %p and a one-line message', (args, status, message) => {
+    const run = adminCli(...(args as string[]));
+    expect(run.status).toBe(status);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
 

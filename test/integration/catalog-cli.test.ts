@@ -7,6 +7,9 @@ import { childrenRelease, SAMPLE_COUNTS } from '../support/catalog-fixtures';
 import { runCli } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
+// Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
+jest.setTimeout(60_000);
+
 const dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
 
 // Each case starts the CLI (tsx, then the library) at least once: seconds on a loaded machine.
@@ -34,7 +37,8 @@ describe('npm run catalog -- publish', () => {
     expect(run.status).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
     const output = JSON.parse(run.stdout);
-    expect(Object.keys(output)).toEqual(['catalog_id', 'release_id', 'products']);
+    expect(Object.keys(output)).toEqual(['catalog_id', 'release_id', 'products', 'warnings']);
+    expect(output.warnings).toEqual([]);
     expect(output.products).toEqual({
       total: 21,
       live: 16,
@@ -189,14 +193,11 @@ describe('npm run catalog -- validate', () => {
 
   it('usage errors are one line on stderr and exit 2; --help prints the usage and exits 0', () => {
     for (const [args, message] of [
-      [['--file', sampleFile, '--bogus'], "catalog validate: Unknown option '--bogus'"],
-      [[], 'catalog validate: --file is required'],
-      [['--file'], "catalog validate: Option '--file <value>' argument missing"],
-      [
-        ['--file', join(dir, 'none.json')],
-        `catalog validate: cannot read ${join(dir, 'none.json')}: no such file`,
-      ],
-      [['--file', sampleFile, 'extra'], 'catalog validate: '],
+      [['--file', sampleFile, '--bogus'], "catalog: Unknown option '--bogus'"],
+      [[], 'catalog: --file needs a value'],
+      [['--file'], "catalog: Option '--file <value>' argument missing"],
+      [['--file', join(dir, 'none.json')], `catalog: cannot read ${join(dir, 'none.json')}: no such file`],
+      [['--file', sampleFile, 'extra'], "catalog: unexpected argument 'extra'"],
     ] as const) {
       const run = catalogCli('validate', ...args);
       expect([args, run.status]).toEqual([args, 2]);

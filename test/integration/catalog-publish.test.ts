@@ -331,3 +331,45 @@ describe('publishRelease agrees with the schema and the code checks (property)',
     expect(refused).toBeGreaterThan(3);
   }, 120_000);
 });
+
+describe('publishRelease: a catalog no shopper can reach', () => {
+  const webRule = { name: 'Web', channels: ['web'], tags: [], schedules: [] };
+
+  it('warns when the new catalog has no rules while another catalog of the store has rules', async () => {
+    const store = await createTestStore();
+    const ruled = await publishRelease(
+      store.store.id,
+      childrenRelease({ catalogName: 'Main', rules: [webRule] }),
+    );
+    expect(ruled.warnings).toEqual([]);
+    const bare = await publishRelease(store.store.id, childrenRelease({ catalogName: 'Outlet' }));
+    expect(bare.warnings).toHaveLength(1);
+    expect(bare.warnings[0]).toContain(`catalog ${bare.catalog_id} can never be selected`);
+    expect(bare.warnings[0]).toContain('has no rules while other catalogs of the store have rules');
+    // It was published all the same, and the ruled catalog still serves the web channel.
+    const registry = await catalogRepository.getRegistry(store.store.id);
+    expect(registry?.catalogs[bare.catalog_id]?.release.id).toBe(bare.release_id);
+  });
+
+  it('warns when no catalog has rules and an older catalog takes every request', async () => {
+    const store = await createTestStore();
+    const first = await publishRelease(store.store.id, childrenRelease({ catalogName: 'First' }));
+    expect(first.warnings).toEqual([]);
+    const second = await publishRelease(store.store.id, childrenRelease({ catalogName: 'Second' }));
+    expect(second.warnings[0]).toContain(`the store's oldest catalog (${first.catalog_id})`);
+    // Republishing the oldest catalog is fine.
+    expect(
+      (await publishRelease(store.store.id, childrenRelease({ catalogName: 'First' }))).warnings,
+    ).toEqual([]);
+  });
+
+  it('warns when every rule of the catalog has ended', async () => {
+    const store = await createTestStore();
+    const ended = {
+      ...webRule,
+      schedules: [{ valid_from: '2020-01-01T00:00:00Z', valid_to: '2021-01-01T00:00:00Z' }],
+    };
+    const result = await publishRelease(store.store.id, childrenRelease({ rules: [ended] }));
+    expect(result.warnings[0]).toContain('every rule of this catalog has schedules that have all ended');
+  });
+});

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { runCli } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
+// Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
+jest.setTimeout(60_000);
+
 const dir = mkdtempSync(join(tmpdir(), 'event-cli-'));
 
 describe('npm run event', () => {
@@ -37,7 +40,7 @@ describe('npm run event', () => {
 
   it('refuses a body that is not JSON', () => {
     const run = runCli('event', 'POST', '/oauth/access_token', '--body', '{nope');
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stderr).toContain('--body must be valid JSON');
   });
 });
@@ -103,8 +106,8 @@ describe('npm run invoke', () => {
 
   it('names the functions it knows when given another', () => {
     const run = runCli('invoke', 'no-such-function', '--event', 'x.json');
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('unknown function "no-such-function"');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("unknown function 'no-such-function'");
     expect(run.stderr).toContain('list-child-products');
   });
 });

@@ -130,12 +130,14 @@ describe('reads under injected faults', () => {
   let admin: string;
   let implicit: string;
 
+  // Setup, not a measurement: a store, two tokens and a publish take more than jest's default 5 s on a
+  // loaded 2-core machine (seen at a load average of 20).
   beforeAll(async () => {
     reader = await createTestStore();
     admin = await tokenFor(reader);
     implicit = await tokenFor(reader, 'implicit');
     await publishRelease(reader.store.id, childrenRelease());
-  });
+  }, 60_000);
 
   /** Each read route, and the operation its own read starts with (the token is already cached). */
   const READS: { route: string; reads: string; request: () => Promise<InvokeResult> }[] = [

@@ -8,9 +8,18 @@ export function runCli(
   script: string,
   ...args: string[]
 ): { status: number | null; stdout: string; stderr: string } {
+  return runCliWith(process.env, script, ...args);
+}
+
+/** `runCli` with the given environment. */
+export function runCliWith(
+  env: NodeJS.ProcessEnv,
+  script: string,
+  ...args: string[]
+): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [`local/${script}.ts`, ...args], {
     cwd: ROOT,
-    env: process.env,
+    env,
     encoding: 'utf8',
     timeout: 60_000,
   });

@@ -4,6 +4,7 @@ import {
   resolveCatalog,
   ruleScore,
   type ShopperContext,
+  unselectableReason,
 } from '../../lib/catalog/rules';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
@@ -241,5 +242,40 @@ describe('ruleScore', () => {
     expect(ruleScore(rule({ catalog_id: 'cat-web', ...overrides }), context(contextOverrides))).toBe(
       expected,
     );
+  });
+});
+
+describe('unselectableReason', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const rule = (catalog_id: string, extra: Partial<CatalogRule> = {}): CatalogRule => ({
+    id: `rule-${catalog_id}`,
+    name: 'r',
+    catalog_id,
+    channels: ['web'],
+    tags: [],
+    schedules: [],
+    created_at: '2025-01-01T00:00:00.000Z',
+    ...extra,
+  });
+  const catalogs = [
+    { id: 'a', created_at: '2025-01-01T00:00:00.000Z' },
+    { id: 'b', created_at: '2025-02-01T00:00:00.000Z' },
+  ];
+
+  it('is undefined for a catalog a rule names, and for the oldest catalog when there are no rules', () => {
+    expect(unselectableReason([rule('b')], catalogs, 'b', now)).toBeUndefined();
+    expect(unselectableReason([], catalogs, 'a', now)).toBeUndefined();
+    expect(unselectableReason([], [catalogs[1] as PublishedCatalog], 'b', now)).toBeUndefined();
+  });
+
+  it('names why a catalog can never be selected', () => {
+    expect(unselectableReason([rule('a')], catalogs, 'b', now)).toContain(
+      'has no rules while other catalogs',
+    );
+    expect(unselectableReason([], catalogs, 'b', now)).toContain("the store's oldest catalog (a)");
+    const ended = rule('b', { schedules: [{ valid_from: null, valid_to: '2025-06-01T00:00:00Z' }] });
+    expect(unselectableReason([ended], catalogs, 'b', now)).toContain('have all ended');
+    const open = rule('b', { schedules: [{ valid_from: null, valid_to: '2027-01-01T00:00:00Z' }] });
+    expect(unselectableReason([ended, open], catalogs, 'b', now)).toBeUndefined();
   });
 });

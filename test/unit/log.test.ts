@@ -141,6 +141,28 @@ describe('request logging in createHandler', () => {
     }
   });
 
+  it('marks each function’s first invocation cold_start (on-demand containers), and none after', async () => {
+    const { log, middleware } = load({ ...DEBUG, AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand' });
+    const first = handlerWith(middleware, log);
+    const second = middleware.buildHandler('other-op', { auth: 'none', body: 'json-or-form' }, {}, async () =>
+      ok({}),
+    );
+    const coldOf = async (handler: typeof first, id: string) =>
+      (await linesOf(() => handler(request(), createLambdaContext('f', id)))).at(-1)?.cold_start;
+    expect(await coldOf(first, 'a')).toBe(true);
+    expect(await coldOf(first, 'b')).toBe(false);
+    // Another function served by the same process (the local server): its own first invocation.
+    expect(await coldOf(second, 'c')).toBe(true);
+    expect(await coldOf(second, 'd')).toBe(false);
+  });
+
+  it('never marks cold_start in a container that was not started on demand (provisioned concurrency)', async () => {
+    const { log, middleware } = load({ ...DEBUG, AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency' });
+    const handler = handlerWith(middleware, log);
+    const lines = await linesOf(() => handler(request(), createLambdaContext('f', 'a')));
+    expect(lines.at(-1)?.cold_start).toBe(false);
+  });
+
   it('does not carry one request’s keys into the next or outside a request', async () => {
     const { log, middleware } = load(DEBUG);
     const handler = handlerWith(middleware, log);

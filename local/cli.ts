@@ -1,0 +1,110 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+/**
+ * The local CLIs' shared argument handling, on Node's `util.parseArgs` with `strict: true`:
+ * an unknown flag, a missing value or a stray argument is a one-line error on stderr and exit 2;
+ * `--help`/`-h` prints the usage on stdout and exits 0.
+ */
+
+/** Exit status of a usage error (unknown flag, missing value, wrong arguments). */
+export const USAGE_EXIT = 2;
+
+/** Raised for wrong arguments; `runCli`'s callers print it as one line and exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface ParsedCli<O extends Options> {
+  values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>['values'];
+  positionals: string[];
+}
+
+/**
+ * Parses `argv` strictly. `--help`/`-h` anywhere prints `usage` and exits 0; any parse error exits 2 with
+ * `<tool>: <message>` and a pointer to `--help`.
+ */
+export function parseCli<O extends Options>(
+  tool: string,
+  usage: string,
+  options: O,
+  argv: string[] = process.argv.slice(2),
+  maxPositionals = 0,
+): ParsedCli<O> {
+  const all = { ...options, help: { type: 'boolean', short: 'h' } } as O;
+  let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: all, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usageError(tool, (error as Error).message);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  if (parsed.positionals.length > maxPositionals) {
+    usageError(tool, `unexpected argument '${parsed.positionals[maxPositionals]}'`);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/** Prints `<tool>: <message>` (one line) and exits 2. */
+export function usageError(tool: string, message: string): never {
+  // Node's messages add advice on positionals after the first sentence: one line, without it.
+  const line = message
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/ To specify .*$/, '')
+    .replace(/\.$/, '');
+  process.stderr.write(`${tool}: ${line} (see --help)\n`);
+  process.exit(USAGE_EXIT);
+}
+
+/** Prints `<tool>: <message>` on stderr and exits 1 (a failure that is not about the arguments). */
+export function fail(tool: string, message: string): never {
+  process.stderr.write(`${tool}: ${message}\n`);
+  process.exit(1);
+}
+
+/** An integer option within bounds, or the fallback when not given. */
+export function intOption(
+  tool: string,
+  raw: string | undefined,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    usageError(tool, `--${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+/**
+ * The local tools' DynamoDB: `DYNAMODB_ENDPOINT` when it is a URL, AWS (credential chain, `*_TABLE`
+ * names) when it is `aws`, else the DynamoDB Local of `npm start` on `DYNAMODB_PORT` (default 8000).
+ * Sets `DYNAMODB_ENDPOINT` accordingly (removed for AWS) and returns a label for messages.
+ */
+export function useToolDatabase(tool: string, env: NodeJS.ProcessEnv = process.env): string {
+  const endpoint = env.DYNAMODB_ENDPOINT;
+  if (endpoint === 'aws') {
+    delete env.DYNAMODB_ENDPOINT;
+    return 'AWS';
+  }
+  if (endpoint === '') {
+    usageError(tool, 'DYNAMODB_ENDPOINT is empty: set it to a URL, or to aws for the deployed tables');
+  }
+  if (endpoint === undefined) {
+    const port = env.DYNAMODB_PORT || '8000';
+    if (!/^\d{1,5}$/.test(port)) usageError(tool, `DYNAMODB_PORT must be a port number, got '${port}'`);
+    env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${port}`;
+  }
+  return env.DYNAMODB_ENDPOINT as string;
+}
+
+/** The paragraph every tool's usage ends with: where its data lives. */
+export const DATABASE_HELP = `DynamoDB: DYNAMODB_ENDPOINT when set to a URL; DYNAMODB_ENDPOINT=aws for the deployed tables
+(AWS credentials and region from the environment, table names from KEYS_TABLE, MAPPINGS_TABLE and
+PRODUCTS_TABLE); otherwise the DynamoDB Local of \`npm start\` on 127.0.0.1:$DYNAMODB_PORT (default 8000).`;

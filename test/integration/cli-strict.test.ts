@@ -1,0 +1,145 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { storeRepository } from '../../lib/store/store-repository';
+import { useToolDatabase } from '../../local/cli';
+import { runCli, runCliWith } from '../support/cli';
+
+// Each case spawns a CLI (tsx compiles it first): seconds on a loaded 2-core machine.
+jest.setTimeout(60_000);
+
+const ROOT = join(__dirname, '../..');
+const TOOLS = ['admin', 'catalog', 'invoke', 'event', 'start'];
+
+describe('every local CLI parses its arguments strictly', () => {
+  it.each(
+    TOOLS.flatMap((tool) => [
+      [tool, '--help'],
+      [tool, '-h'],
+    ]),
+  )('%s %s prints the usage and exits 0', (tool, flag) => {
+    const run = runCli(tool, flag);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage:/);
+    expect(run.stderr).toBe('');
+  });
+
+  it.each([
+    ['admin', ['create-store', '--name', 'x', '--bogus'], "admin: Unknown option '--bogus'"],
+    ['admin', ['create-store', '--name'], "admin: Option '--name <value>' argument missing"],
+    ['catalog', ['publish', '--jsn', '--store', 'x', '--file', 'y'], "catalog: Unknown option '--jsn'"],
+    ['catalog', ['publish', '--store'], "catalog: Option '--store <value>' argument missing"],
+    ['catalog', ['generate', '--children', '1', '--store', 'x'], 'catalog: generate does not take --store'],
+    [
+      'invoke',
+      ['create-access-token', '--event', 'e.json', '--verbose'],
+      "invoke: Unknown option '--verbose'",
+    ],
+    [
+      'event',
+      ['GET', '/v2/application-keys', '--header'],
+      "event: Option '--header <value>' argument missing",
+    ],
+    ['event', ['GET', '/x', 'extra'], "event: unexpected argument 'extra'"],
+    ['start', ['--in-memroy'], "start: Unknown option '--in-memroy'"],
+  ])('%s %p: one line on stderr, nothing done, exit 2', (tool, args, message) => {
+    const run = runCli(tool, ...(args as string[]));
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([`${message} (see --help)`]);
+  });
+
+  it('keeps stdout to exactly one JSON object under `npm run -s` (the documented form)', () => {
+    const run = spawnSync(
+      'npm',
+      ['run', '-s', 'admin', '--', 'create-store', '--name', 'Quiet store', '--json'],
+      {
+        cwd: ROOT,
+        env: process.env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(run.status).toBe(0);
+    expect(Object.keys(JSON.parse(run.stdout))).toEqual([
+      'store_id',
+      'client_id',
+      'client_secret',
+      'mapping_id',
+    ]);
+  });
+});
+
+describe('npm run bench and npm run fuzz refuse wrong arguments before starting anything', () => {
+  const tsx = (script: string, ...args: string[]) =>
+    spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [script, ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+  it.each([['bench/run.ts'], ['fuzz/run.ts']])('%s', (script) => {
+    const wrong = tsx(script, '--jsn');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr.trim().split('\n')).toEqual([expect.stringContaining("Unknown option '--jsn'")]);
+    const help = tsx(script, '-h');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npm run (bench|fuzz)/);
+  });
+});
+
+describe("the tools' DynamoDB", () => {
+  const endpoint = process.env.DYNAMODB_ENDPOINT as string;
+  const withoutEndpoint = (extra: NodeJS.ProcessEnv) => {
+    const env = { ...process.env, ...extra };
+    delete env.DYNAMODB_ENDPOINT;
+    return env;
+  };
+
+  it('is DynamoDB Local on DYNAMODB_PORT when DYNAMODB_ENDPOINT is unset', async () => {
+    const port = new URL(endpoint).port;
+    const run = runCliWith(
+      withoutEndpoint({ DYNAMODB_PORT: port }),
+      'admin',
+      'create-store',
+      '--name',
+      'Port store',
+      '--json',
+    );
+    expect(run.status).toBe(0);
+    const { store_id } = JSON.parse(run.stdout);
+    expect(await storeRepository.get(store_id, true)).toMatchObject({ name: 'Port store' });
+  });
+
+  it('refuses an empty DYNAMODB_ENDPOINT and names the way to reach AWS', () => {
+    const run = runCliWith({ ...process.env, DYNAMODB_ENDPOINT: '' }, 'admin', 'create-store', '--name', 'x');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('or to aws for the deployed tables');
+  });
+
+  it('is AWS (no endpoint) for DYNAMODB_ENDPOINT=aws, and a given URL as it is', () => {
+    const aws: NodeJS.ProcessEnv = { DYNAMODB_ENDPOINT: 'aws', DYNAMODB_PORT: '9' };
+    expect(useToolDatabase('t', aws)).toBe('AWS');
+    expect(aws.DYNAMODB_ENDPOINT).toBeUndefined();
+    const given: NodeJS.ProcessEnv = { DYNAMODB_ENDPOINT: 'http://db:1234', DYNAMODB_PORT: '9' };
+    expect(useToolDatabase('t', given)).toBe('http://db:1234');
+    const local: NodeJS.ProcessEnv = { DYNAMODB_PORT: '8150' };
+    expect(useToolDatabase('t', local)).toBe('http://127.0.0.1:8150');
+    expect(useToolDatabase('t', {})).toBe('http://127.0.0.1:8000');
+  });
+});
+
+describe('npm run event: the Host header', () => {
+  it('is 127.0.0.1:$PORT, or --host', () => {
+    const fromPort = runCliWith({ ...process.env, PORT: '3999' }, 'event', 'GET', '/v2/application-keys');
+    expect(JSON.parse(fromPort.stdout).headers.host).toBe('127.0.0.1:3999');
+    const given = runCliWith(
+      { ...process.env, PORT: '3999' },
+      'event',
+      'GET',
+      '/v2/application-keys',
+      '--host',
+      'api.example.com',
+    );
+    expect(JSON.parse(given.stdout).headers.host).toBe('api.example.com');
+  });
+});
