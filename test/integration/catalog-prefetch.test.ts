@@ -8,11 +8,12 @@ import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
 let store: TestStore;
 let token: string;
 
+// A publish (its first validation also loads and compiles the release schema): seconds on a loaded machine.
 beforeAll(async () => {
   store = await createTestStore({ page_length: 5 });
   token = await tokenFor(store, 'implicit');
   await publishRelease(store.store.id, childrenRelease());
-});
+}, 60_000);
 
 beforeEach(() => {
   clearCatalogCaches();
