@@ -1,11 +1,11 @@
 import sampleRelease from '../catalog/sample-release.json';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { publishRelease } from '../lib/catalog/publisher';
-import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { uuidv4 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
+import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 
 /**

@@ -1,5 +1,5 @@
-import { createHttpEvent } from '../lib/http/event';
 import { fail, parseArgs } from './args';
+import { createHttpEvent } from './http-event';
 import { matchRoute } from './router';
 
 const USAGE = `Usage: npm run event -- METHOD PATH [--header name:value]... [--body JSON]
