@@ -2,13 +2,14 @@ import './quiet-sdk';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { fail, option, parseArgs } from './args';
+import { useDynamoDbEndpointFromEnv } from './endpoint';
 
 const USAGE = `Usage:
   npm run admin -- create-store --name NAME [--rate-limit N] [--page-length N] [--json]
   npm run admin -- create-key --store STORE_ID [--name NAME] [--json]
 
 Talks to DynamoDB at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000; the tables of \`npm start\`),
-or to AWS when DYNAMODB_ENDPOINT is empty and KEYS_TABLE/MAPPINGS_TABLE name the deployed tables.`;
+or to AWS with DYNAMODB_ENDPOINT=aws (and KEYS_TABLE/MAPPINGS_TABLE naming the deployed tables).`;
 
 function positiveInt(raw: string | undefined, name: string, fallback: number, max: number): number {
   if (raw === undefined) return fallback;
@@ -29,7 +30,7 @@ function print(values: Record<string, string>, asJson: boolean, note: string): v
 }
 
 async function main(): Promise<void> {
-  process.env.DYNAMODB_ENDPOINT ??= 'http://127.0.0.1:8000';
+  useDynamoDbEndpointFromEnv();
   const args = parseArgs(process.argv.slice(2), ['name', 'store', 'rate-limit', 'page-length']);
   const command = args.positionals[0];
   const asJson = args.flags.has('json');

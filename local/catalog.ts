@@ -12,6 +12,7 @@ import { ReleaseValidationError } from '../lib/catalog/validate-release';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { resetDocumentClient } from '../lib/store/client';
 import { ensureTables } from '../lib/store/tables';
+import { useDynamoDbEndpointFromEnv } from './endpoint';
 
 const USAGE = `Usage:
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
@@ -22,7 +23,7 @@ const USAGE = `Usage:
   npm run catalog -- cleanup --store STORE_ID [--json]
       Deletes replaced and abandoned releases of the store's catalogs (publish does this too).
 
-DynamoDB: DYNAMODB_ENDPOINT (default http://127.0.0.1:8000); unset it with DYNAMODB_ENDPOINT=aws to use AWS.`;
+DynamoDB: DYNAMODB_ENDPOINT (default http://127.0.0.1:8000); DYNAMODB_ENDPOINT=aws for the deployed tables (with PRODUCTS_TABLE from the stack outputs).`;
 
 class UsageError extends Error {}
 
@@ -65,8 +66,7 @@ function intFlag(
 
 /** Points the library at DynamoDB Local unless told otherwise, and creates the tables there if missing. */
 async function connect(): Promise<void> {
-  if (process.env.DYNAMODB_ENDPOINT === 'aws') delete process.env.DYNAMODB_ENDPOINT;
-  else process.env.DYNAMODB_ENDPOINT ??= 'http://127.0.0.1:8000';
+  useDynamoDbEndpointFromEnv();
   resetConfig();
   const config = getConfig();
   if (config.dynamodbEndpoint === undefined) return;
