@@ -40,8 +40,10 @@ export interface DevServer {
  * functions/ or lib/ marks every function stale, and the next request to one rebuilds it (esbuild,
  * incremental) and starts a fresh worker. DynamoDB Local and its data are untouched. A build error
  * answers 500 and prints the compiler's message in this server's log, until the code builds again.
+ * `root`: the project to build and watch (tests use a copy).
  */
-export function createDevServer(): DevServer {
+export function createDevServer(options: { root?: string } = {}): DevServer {
+  const root = options.root ?? PROJECT_ROOT;
   const outRoot = mkdtempSync(join(tmpdir(), 'commerce-dev-'));
   const env = {
     ...(Object.fromEntries(
@@ -56,8 +58,8 @@ export function createDevServer(): DevServer {
     if (!fn) {
       fn = {
         build: context({
-          absWorkingDir: PROJECT_ROOT,
-          entryPoints: [join(PROJECT_ROOT, `functions/${name}/handler.ts`)],
+          absWorkingDir: root,
+          entryPoints: [join(root, `functions/${name}/handler.ts`)],
           outfile: join(outRoot, name, 'index.mjs'),
           bundle: true,
           platform: 'node',
@@ -107,7 +109,7 @@ export function createDevServer(): DevServer {
   };
 
   const watchers = WATCHED.map((folder) =>
-    watch(join(PROJECT_ROOT, folder), { recursive: true }, () => {
+    watch(join(root, folder), { recursive: true }, () => {
       for (const fn of functions.values()) fn.stale = true;
     }),
   );
