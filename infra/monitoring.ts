@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -99,6 +99,9 @@ export class Monitoring extends Construct {
     const key = new Key(this, 'AlarmTopicKey', {
       enableKeyRotation: true,
       description: 'Encrypts the alarm notifications topic',
+      // It protects only notifications in flight: nothing to keep once the stack is gone.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
     });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
