@@ -8,10 +8,6 @@ import { captureOutput, checkCapture, isServiceLog, scan, tapFetch } from './log
  * unless E2E_LOGS=1; everything else is written through as usual.
  */
 
-// Each file cold-starts every function it calls (and the template project a worker per function): on a
-// shared, loaded machine that can take seconds. A bound on waiting, not a timing assertion.
-jest.setTimeout(30_000);
-
 const showLogs = process.env.E2E_LOGS === '1';
 const capture = captureOutput((chunk) => showLogs || !isServiceLog(chunk));
 const originalFetch = globalThis.fetch;
