@@ -9,7 +9,7 @@ import { getConfig } from '../lib/config/index';
 import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
 import { PROJECT_ROOT, runtimeEnvironment } from './from-template';
-import { createGatewayServer } from './gateway';
+import { createGatewayServer, publicUrlFrom } from './gateway';
 import { GATEWAY_ROUTES } from './router';
 import { FunctionRuntime } from './template/runtime';
 
@@ -116,6 +116,7 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
 
   const server = createGatewayServer({
     routes: GATEWAY_ROUTES,
+    publicUrl: publicUrlFrom(process.env),
     localRoutes: localDocsResponse,
     async invoke(route, event, requestId) {
       const fn = functionFor(route.function);

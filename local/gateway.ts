@@ -86,6 +86,8 @@ export interface GatewayOptions<T> {
   localRoutes?(req: IncomingMessage, rawPath: string): Promise<LocalResponse | undefined>;
   /** The server's log line for a failed request: must not show the request's credentials. */
   describeError(error: unknown, req: IncomingMessage): string;
+  /** PUBLIC_URL: the origin links are built from (see `localOrigin`). */
+  publicUrl?: string | undefined;
 }
 
 function send(
@@ -107,6 +109,36 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** Host names that can only mean this machine: a request naming one of them (with our port) is for us. */
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\]):(\d{1,5})$/;
+
+/**
+ * The origin the API's `links` and `Location` are built from: `publicUrl` when configured (e.g. behind
+ * a tunnel), else `http://` and the request's Host if it names this server (a loopback name with the
+ * port it listens on), else `http://127.0.0.1:<port>`. Never other header text: API Gateway sets Host
+ * and X-Forwarded-Proto itself in AWS; locally any client could send `javascript://evil.example`.
+ */
+export function localOrigin(host: string | undefined, port: number, publicUrl?: string): string {
+  if (publicUrl !== undefined) return publicUrl;
+  const match = host === undefined ? null : LOOPBACK_HOST.exec(host);
+  return match && Number(match[1]) === port ? `http://${host}` : `http://127.0.0.1:${port}`;
+}
+
+/** `PUBLIC_URL`, checked once: an http(s) origin with nothing after the host and port. */
+export function publicUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, ''))
+    throw new Error(`PUBLIC_URL must be an http(s) origin such as https://demo.example.com, got "${raw}"`);
+  return url.origin;
 }
 
 /** An HTTP server in front of the functions: each request becomes a payload 2.0 event for its route. */
@@ -142,7 +174,10 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
     }
-    headers['x-forwarded-proto'] ??= 'http';
+    // As API Gateway does: Host and X-Forwarded-Proto are the server's own, not what the client sent.
+    const origin = new URL(localOrigin(headers.host, req.socket.localPort ?? 0, options.publicUrl));
+    headers.host = origin.host;
+    headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
     const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
     const event = createHttpEvent({
       method: req.method ?? 'GET',

@@ -12,7 +12,7 @@ import {
   startDynamoDbLocal,
 } from './dynamodb-local';
 import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
-import { closeServer, listen } from './gateway';
+import { closeServer, listen, publicUrlFrom } from './gateway';
 import { DEMO_PARENT_ID, seedDemo } from './seed';
 import { createLocalServer } from './server';
 import { createTemplateServer } from './template/server';
@@ -91,6 +91,7 @@ async function main(): Promise<void> {
       outdir: CDK_OUT,
       tables: localTables(config),
       runtimeEnv: runtimeEnvironment(config),
+      publicUrl: publicUrlFrom(process.env),
     });
     server = template.server;
     stopFunctions = async () =>

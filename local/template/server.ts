@@ -18,6 +18,8 @@ export interface TemplateServerOptions {
   /** Added to every function's environment, as the Lambda runtime adds its own (region, credentials, ...). */
   runtimeEnv: RuntimeEnvironment;
   stackName?: string;
+  /** PUBLIC_URL: the origin links are built from (local/gateway.ts `localOrigin`). */
+  publicUrl?: string | undefined;
 }
 
 export interface TemplateServer {
@@ -42,6 +44,7 @@ export function createTemplateServer(options: TemplateServerOptions): TemplateSe
   const api = readTemplateApi(options.outdir, options.tables, options.stackName);
   const runtimes = createRuntimes(api.functions, options.runtimeEnv);
   const server = createGatewayServer({
+    publicUrl: options.publicUrl,
     routes: api.routes.map((route) => ({ method: route.method, path: route.path, target: route.function })),
     invoke(name, event, requestId) {
       const runtime = runtimes.get(name);
