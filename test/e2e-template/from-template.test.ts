@@ -85,7 +85,7 @@ describe('npm start -- --from-template', () => {
     started.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + 180_000;
     while (!output.includes('Press Ctrl-C to stop.')) {
       if (Date.now() > deadline || started.exitCode !== null) throw new Error(`did not come up:\n${output}`);
       await new Promise((r) => setTimeout(r, 200));
@@ -107,5 +107,5 @@ describe('npm start -- --from-template', () => {
       code: 0,
       output: expect.any(String),
     });
-  }, 120_000);
+  }, 240_000);
 });

@@ -38,7 +38,7 @@ describe('npm start', () => {
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 180_000;
     while (!output.includes('Press Ctrl-C to stop.')) {
       if (Date.now() > deadline || child.exitCode !== null)
         throw new Error(`npm start did not come up:\n${output}`);
@@ -71,5 +71,5 @@ describe('npm start', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(dynamoDbLocalOn(dbPort)).toEqual([]);
-  }, 90_000);
+  }, 240_000);
 });
