@@ -35,6 +35,15 @@ module.exports = {
       to: { path: '^(local|bench|fuzz|test)/' },
     },
     {
+      name: 'template-server-runs-the-bundles',
+      severity: 'error',
+      comment:
+        'The template-driven local API (npm start -- --from-template) serves the bundles in cdk.out; importing ' +
+        'functions/ or lib/ source, even indirectly, would let it serve something other than what deploys.',
+      from: { path: '^local/(template/|gateway\\.ts$|http-event\\.ts$)' },
+      to: { path: '^(functions|lib)/', reachable: true },
+    },
+    {
       name: 'no-ajv-in-functions',
       severity: 'error',
       comment:

@@ -9,8 +9,14 @@ export interface BundleInfo {
   kib: number;
 }
 
-/** Bundles every function exactly as the CDK stack does (esbuild, ESM, minified, SDK bundled). */
-export async function bundleFunctions(outDir: string): Promise<Record<string, BundleInfo>> {
+/**
+ * Bundles every function exactly as the CDK stack does (esbuild, ESM, minified, SDK bundled); `alias`
+ * swaps more modules (e.g. a library for an empty stand-in, to measure what it costs).
+ */
+export async function bundleFunctions(
+  outDir: string,
+  alias: Record<string, string> = {},
+): Promise<Record<string, BundleInfo>> {
   mkdirSync(outDir, { recursive: true });
   const root = resolve(import.meta.dirname, '..');
   const bundles: Record<string, BundleInfo> = {};
@@ -26,7 +32,7 @@ export async function bundleFunctions(outDir: string): Promise<Record<string, Bu
       minify: BUNDLING.minify,
       target: BUNDLING.target,
       mainFields: [...BUNDLING.mainFields],
-      alias: { ...BUNDLING.alias },
+      alias: { ...BUNDLING.alias, ...alias },
       banner: { js: BUNDLING.banner },
       metafile: true,
       logLevel: 'silent',

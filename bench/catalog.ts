@@ -2,8 +2,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { chunksForPage } from '../lib/catalog/child-index';
 import { releaseFor } from '../lib/catalog/list-children';
 import { publishRelease } from '../lib/catalog/publisher';
-import { createHttpEvent } from '../lib/http/event';
 import { catalogRepository } from '../lib/store/catalog-repository';
+import { createHttpEvent } from '../local/http-event';
 import {
   benchListChildProducts,
   type ChildListFigures,

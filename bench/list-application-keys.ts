@@ -1,12 +1,12 @@
 import './silent-logs';
 import { handler } from '../functions/list-application-keys/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
-import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { GetCommand, QueryCommand } from '../lib/store/dynamodb';
 import { keysTable, tableName } from '../lib/store/schema';
 import { storeRepository } from '../lib/store/store-repository';
+import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { iterationsArg, measurePair, progress, round, runAsScript, type Timing } from './support';
 
 export interface ListKeysOffsetFigures {

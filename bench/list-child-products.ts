@@ -8,7 +8,6 @@ import { CHILD_CHUNK_SIZE } from '../lib/catalog/child-index';
 import { generateRelease } from '../lib/catalog/generator';
 import { buildReleaseItems, publishRelease, RELEASE_SHARDS } from '../lib/catalog/publisher';
 import { validateReleaseDocument } from '../lib/catalog/validate-release';
-import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { uuidv7 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogCapacity, catalogKeys, catalogRepository } from '../lib/store/catalog-repository';
@@ -16,6 +15,7 @@ import { getDocumentClient } from '../lib/store/client';
 import { BatchWriteCommand, QueryCommand } from '../lib/store/dynamodb';
 import { tableName } from '../lib/store/schema';
 import { DEFAULT_CURRENCIES, storeRepository } from '../lib/store/store-repository';
+import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { measure, measurePair, progress, quantile, round, runAsScript, type Timing } from './support';
 
 export interface ChildListRequestFigures {

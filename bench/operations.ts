@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createLambdaContext } from '../lib/http/event';
+import { createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { measurePair, round } from './support';
 

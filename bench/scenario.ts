@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { issueAccessToken } from '../lib/auth/issue-token';
-import { createHttpEvent } from '../lib/http/event';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
+import { createHttpEvent } from '../local/http-event';
 import { matchRoute } from '../local/router';
 
 /** A store with credentials and data, and realistic API Gateway events for each function. */

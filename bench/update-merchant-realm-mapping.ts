@@ -1,13 +1,13 @@
 import './silent-logs';
 import { handler } from '../functions/update-merchant-realm-mapping/handler';
 import { issueAccessToken } from '../lib/auth/issue-token';
-import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { uuidv4 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { TransactWriteCommand } from '../lib/store/dynamodb';
 import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib/store/mapping-repository';
 import { storeRepository } from '../lib/store/store-repository';
+import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { iterationsArg, measurePair, progress, round, runAsScript, type Timing } from './support';
 
 export interface UpdateMappingFigures {

@@ -17,6 +17,7 @@ import {
   securityHeaders,
 } from '../lib/http/middleware';
 import type { HttpResponse } from '../lib/http/response';
+import { metricsPublisher } from '../lib/metrics/index';
 import { getDocumentClient } from '../lib/store/client';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName, writesTables } from './routes';
 
@@ -46,11 +47,12 @@ export function buildHandler<A extends AuthRequirement>(
   // At init, once per container: a bad configuration fails here with a message naming the variable,
   // and the DynamoDB client (with its HTTP module) is ready before the first request.
   getDocumentClient();
-  // Registered first, run last on the way out (once the error response exists): the log line, then the
-  // security headers on whatever response there is.
+  // Registered first, run last on the way out (once the error response exists): the metrics line, the
+  // log line, then the security headers on whatever response there is.
   return middy<ApiEvent, HttpResponse>()
     .use(securityHeaders(definition.auth !== 'any') as Middleware)
     .use(requestLogging(functionName) as Middleware[])
+    .use(metricsPublisher() as Middleware)
     .use(errorHandler() as Middleware)
     .use(httpHeaderNormalizer() as Middleware)
     .use(bodySizeLimit(definition.body ?? 'none') as Middleware)

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createHttpEvent, createLambdaContext } from '../lib/http/event';
+import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { type LambdaHandler, loadHandler, matchRoute } from '../local/router';
 import { responseProblems } from '../test/support/openapi';
 import type { FuzzRequest } from './arbitraries';

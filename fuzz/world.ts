@@ -2,12 +2,12 @@ import sampleRelease from '../catalog/sample-release.json';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { publishRelease } from '../lib/catalog/publisher';
 import { toApiError } from '../lib/http/errors';
-import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { uuidv4 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
+import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
 

@@ -7,16 +7,25 @@ import type { Construct } from 'constructs';
 import { FUNCTIONS, ROUTES } from '../functions/routes';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
+import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
+
+/** Stage-wide throttling when none is given. */
+export const DEFAULT_THROTTLE = { rateLimit: 500, burstLimit: 1000 } as const;
 
 export interface CommerceStackProps extends StackProps {
-  /** Stage-wide throttling: steady requests per second and burst. */
+  /** Stage-wide throttling: steady requests per second and burst (default 500 / 1000). */
   throttle?: { rateLimit: number; burstLimit: number };
+  /** Alarm thresholds; each one left out keeps its default (infra/monitoring.ts, docs/deploy.md). */
+  alarmThresholds?: Partial<AlarmThresholds>;
+  /** An e-mail address subscribed to the alarm topic (it must confirm the subscription). */
+  alarmEmail?: string;
 }
 
 /** The whole service: three tables, one Lambda per operation, and the HTTP API routing to them. */
 export class CommerceStack extends Stack {
   readonly tables: Record<TableRole, ITable>;
   readonly functions: Record<string, ApiFunction> = {};
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: CommerceStackProps = {}) {
     super(scope, id, props);
@@ -48,8 +57,10 @@ export class CommerceStack extends Stack {
       httpApi: api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: props.throttle ?? { rateLimit: 500, burstLimit: 1000 },
+      throttle: props.throttle ?? DEFAULT_THROTTLE,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs) },
+      // Route-level metrics (requests, latency, errors per route) for the dashboard.
+      detailedMetricsEnabled: true,
     });
 
     const integrations = new Map<string, HttpLambdaIntegration>();
@@ -65,16 +76,21 @@ export class CommerceStack extends Stack {
       api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
     }
 
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      api,
+      stageName: '$default',
+      functions: this.functions,
+      tables,
+      routes: ROUTES,
+      ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the commerce API' });
     for (const role of TABLE_ROLES) {
       new CfnOutput(this, `${pascal(role)}TableName`, { value: tables[role].tableName });
     }
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
-}
-
-function pascal(name: string): string {
-  return name
-    .split('-')
-    .map((part) => `${part[0]?.toUpperCase() ?? ''}${part.slice(1)}`)
-    .join('');
 }

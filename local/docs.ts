@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ROUTE_TABLE } from '../functions/routes';
 import { buildOpenApiDocument } from '../lib/openapi/document';
+import type { LocalResponse } from './gateway';
 
 /**
  * Local-only routes of the local API server (not Lambda routes, so not in infra/routes.ts):
@@ -15,12 +16,6 @@ import { buildOpenApiDocument } from '../lib/openapi/document';
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
 export const DOCS_ASSETS_PATH = '/docs/assets/';
-
-export interface LocalResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | Buffer;
-}
 
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 

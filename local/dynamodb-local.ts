@@ -59,7 +59,7 @@ export interface StartOptions {
   port?: number;
   /** Folder for the database files; in-memory when absent. */
   dataDir?: string;
-  /** Give up after this long (ms). */
+  /** Give up after this long (ms; default 180 s). */
   timeoutMs?: number;
 }
 
@@ -97,7 +97,8 @@ export async function startDynamoDbLocal(options: StartOptions = {}): Promise<Dy
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
   });
-  const deadline = Date.now() + (options.timeoutMs ?? 60000);
+  // Java starts in seconds on an idle machine, but took over a minute on a shared one under load.
+  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
   try {
     for (;;) {
       if (exited) throw new Error(`DynamoDB Local exited during start-up: ${stderr.trim()}`);

@@ -1,5 +1,5 @@
-import { createHttpEvent } from '../lib/http/event';
 import { parseCli, usageError } from './cli';
+import { createHttpEvent } from './http-event';
 import { matchRoute } from './router';
 
 const TOOL = 'event';

@@ -3,14 +3,20 @@ import './lambda-env';
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { FUNCTIONS } from '../functions/routes';
-import { createLambdaContext } from '../lib/http/event';
+import { getConfig } from '../lib/config/index';
 import { DATABASE_HELP, fail, parseCli, usageError, useToolDatabase } from './cli';
+import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
+import { createLambdaContext } from './http-event';
 import { loadHandler } from './router';
+import { createRuntimes } from './template/server';
+import { readTemplateApi } from './template/template';
 
 const TOOL = 'invoke';
-const USAGE = `Usage: npm run invoke -- <function> --event file.json   (use --event - for stdin)
-Runs a function's handler once in-process with the event (like \`sam local invoke\`) and prints the
-result on stdout (the function's logs go to stderr). Functions: ${Object.keys(FUNCTIONS).join(', ')}.
+const USAGE = `Usage: npm run invoke -- <function> --event file.json [--from-template]   (use --event - for stdin)
+Runs a function once with the event (like \`sam local invoke\`) and prints the result on stdout (the
+function's logs go to stderr). Functions: ${Object.keys(FUNCTIONS).join(', ')}.
+  --from-template  run the function's bundle from cdk.out with the template's handler and environment
+                   (synthesized first when cdk.out is missing or older than the sources)
 
 ${DATABASE_HELP}`;
 
@@ -29,7 +35,7 @@ async function main(): Promise<void> {
   const { values, positionals } = parseCli(
     TOOL,
     USAGE,
-    { event: { type: 'string' } },
+    { event: { type: 'string' }, 'from-template': { type: 'boolean' } },
     process.argv.slice(2),
     1,
   );
@@ -47,9 +53,24 @@ async function main(): Promise<void> {
     usageError(TOOL, `cannot read the event: ${(error as Error).message}`);
   }
   useToolDatabase(TOOL);
-  const handler = await loadHandler(name);
+  const requestId = event.requestContext?.requestId ?? 'invoke';
   const started = performance.now();
-  const result = await logsToStderr(() => handler(event, createLambdaContext(name)));
+  let result: unknown;
+  if (values['from-template']) {
+    await prepareAssembly();
+    const config = getConfig();
+    const api = readTemplateApi(CDK_OUT, localTables(config));
+    const runtime = createRuntimes(api.functions, runtimeEnvironment(config), 'stderr').get(name);
+    if (!runtime) throw new Error(`the template has no function ${name}`);
+    try {
+      result = await runtime.invoke(event, requestId);
+    } finally {
+      await runtime.close();
+    }
+  } else {
+    const handler = await loadHandler(name);
+    result = await logsToStderr(() => handler(event, createLambdaContext(name, requestId)));
+  }
   process.stderr.write(`${name}: ${(performance.now() - started).toFixed(1)} ms\n`);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }

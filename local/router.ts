@@ -1,32 +1,20 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
+import { compileRoutes } from './gateway';
 
 export type LambdaHandler = (
   event: APIGatewayProxyEventV2,
   context: Context,
 ) => Promise<APIGatewayProxyResultV2>;
 
-interface CompiledRoute {
-  route: RouteDefinition;
-  pattern: RegExp;
-  params: string[];
-}
+/** The route table as the gateway's routes. */
+export const GATEWAY_ROUTES = ROUTES.map((route) => ({
+  method: route.method,
+  path: route.path,
+  target: route,
+}));
 
-const compiled: CompiledRoute[] = ROUTES.map((route) => {
-  const params: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
-      if (param?.[1]) {
-        params.push(param[1]);
-        return '([^/]+)';
-      }
-      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), params };
-});
+const match = compileRoutes(GATEWAY_ROUTES);
 
 export interface RouteMatch {
   route: RouteDefinition;
@@ -36,22 +24,8 @@ export interface RouteMatch {
 
 /** Matches a method and raw path against the route table, like API Gateway (path parameters decoded). */
 export function matchRoute(method: string, rawPath: string): RouteMatch | undefined {
-  for (const { route, pattern, params } of compiled) {
-    if (route.method !== method.toUpperCase()) continue;
-    const match = pattern.exec(rawPath);
-    if (!match) continue;
-    const pathParameters: Record<string, string> = {};
-    params.forEach((name, index) => {
-      const raw = match[index + 1] ?? '';
-      try {
-        pathParameters[name] = decodeURIComponent(raw);
-      } catch {
-        pathParameters[name] = raw;
-      }
-    });
-    return { route, routeKey: `${route.method} ${route.path}`, pathParameters };
-  }
-  return undefined;
+  const found = match(method, rawPath);
+  return found && { route: found.target, routeKey: found.routeKey, pathParameters: found.pathParameters };
 }
 
 const loaded = new Map<string, Promise<LambdaHandler>>();

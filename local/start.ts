@@ -1,19 +1,24 @@
 import './quiet-sdk';
 import './lambda-env';
+import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { ensureTables } from '../lib/store/tables';
-import { DATABASE_HELP, parseCli } from './cli';
+import { DATABASE_HELP, parseCli, usageError } from './cli';
+import { createDevServer } from './dev';
 import {
   type DynamoDbLocal,
   JAVA_MISSING_MESSAGE,
   javaAvailable,
   startDynamoDbLocal,
 } from './dynamodb-local';
+import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
+import { closeServer, listen, publicUrlFrom } from './gateway';
 import { DEMO_PARENT_ID, seedDemo } from './seed';
-import { createLocalServer, listen } from './server';
+import { createLocalServer } from './server';
+import { createTemplateServer } from './template/server';
 
-const USAGE = `Usage: npm start [-- --in-memory]
+const USAGE = `Usage: npm start [-- --in-memory] [-- --from-template]      npm run dev [-- --in-memory]
 Starts DynamoDB Local on 127.0.0.1:$DYNAMODB_PORT (default 8000; data under .data/, or nothing on disk
 with --in-memory), creates the tables, seeds the demo store and serves the local API on
 127.0.0.1:$PORT (default 3000). It then prints one \`export ...\` line with BASE, STORE_ID, CLIENT_ID,
@@ -22,7 +27,13 @@ CLIENT_SECRET, MAPPING_ID and PRODUCT_ID: paste it into the terminal you run the
 With DYNAMODB_ENDPOINT set to a URL it uses that DynamoDB instead of starting one (and creates the
 tables and the demo there); with DYNAMODB_ENDPOINT=aws it serves the deployed tables (AWS credentials
 and region from the environment, table names from KEYS_TABLE, MAPPINGS_TABLE and PRODUCTS_TABLE) and
-creates and seeds nothing.`;
+creates and seeds nothing.
+
+  --in-memory      keep nothing on disk (default: data in .data/)
+  --from-template  serve what cdk deploy uploads: routes, functions, handlers and environments from
+                   the synthesized template, each function's bundle from cdk.out (synthesized first
+                   when missing or older than the sources)
+  --reload         (npm run dev) rebuild a function when functions/ or lib/ change, for the next request`;
 
 /** The shell line that sets what the docs' examples use (values are ids and URLs: no quoting needed). */
 function exportLine(values: Record<string, string>): string {
@@ -35,8 +46,18 @@ function exportLine(values: Record<string, string>): string {
 async function main(): Promise<void> {
   const { values } = parseCli('start', `${USAGE}\n\n${DATABASE_HELP}`, {
     'in-memory': { type: 'boolean' },
+    'from-template': { type: 'boolean' },
+    reload: { type: 'boolean' },
   });
   const inMemory = values['in-memory'] === true;
+  const fromTemplate = values['from-template'] === true;
+  const reload = values.reload === true;
+  if (reload && fromTemplate) {
+    usageError('start', '--reload and --from-template do not combine (the template serves built bundles)');
+  }
+  // Synthesis (when cdk.out is stale) runs while DynamoDB Local starts.
+  const assembly = fromTemplate ? prepareAssembly() : undefined;
+  assembly?.catch(() => undefined);
   const onAws = process.env.DYNAMODB_ENDPOINT === 'aws';
   if (onAws) delete process.env.DYNAMODB_ENDPOINT;
   let database: DynamoDbLocal | undefined;
@@ -60,13 +81,36 @@ async function main(): Promise<void> {
     ? undefined
     : await prepareLocalDatabase(config.dynamodbEndpoint as string, config.region);
 
-  const server = createLocalServer();
+  let server: Server;
+  let stopFunctions = async () => {};
+  let mode = 'handlers run in-process from functions/';
+  if (assembly) {
+    await assembly;
+    const template = createTemplateServer({
+      outdir: CDK_OUT,
+      tables: localTables(config),
+      runtimeEnv: runtimeEnvironment(config),
+      publicUrl: publicUrlFrom(process.env),
+    });
+    server = template.server;
+    stopFunctions = async () =>
+      Promise.all([...template.runtimes.values()].map((r) => r.close())).then(() => {});
+    mode = `from the template ${template.api.templateFile}: ${template.api.routes.length} routes, ${template.api.functions.size} bundled functions`;
+  } else if (reload) {
+    const dev = createDevServer();
+    server = dev.server;
+    stopFunctions = dev.stop;
+    mode = 'reloading: a change under functions/ or lib/ is served by the next request';
+  } else server = createLocalServer();
   const port = await listen(server, Number(process.env.PORT || 3000));
   const base = `http://127.0.0.1:${port}`;
   const lines = [
     '',
     `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint ?? `AWS, ${config.region}`})`,
-    `API docs: ${base}/docs (OpenAPI document: ${base}/openapi.json)`,
+    `Serving: ${mode}`,
+    assembly
+      ? 'API docs: not served with --from-template (only the template routes, as in API Gateway)'
+      : `API docs: ${base}/docs (OpenAPI document: ${base}/openapi.json)`,
   ];
   if (demo) {
     const exported = {
@@ -107,8 +151,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`\n${signal}: stopping...\n`);
-    server.closeAllConnections();
-    await new Promise<void>((done) => server.close(() => done()));
+    await closeServer(server);
+    await stopFunctions();
     await database?.stop();
     process.exit(0);
   };

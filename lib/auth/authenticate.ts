@@ -1,5 +1,6 @@
 import { getConfig } from '../config/index';
 import { UnauthorizedError } from '../http/errors';
+import { countMetric, METRIC } from '../metrics/index';
 import type { StoreRecord } from '../store/store-repository';
 import { type TokenKind, tokenRepository } from '../store/token-repository';
 import { hashSecret, parseAccessToken } from './secrets';
@@ -34,6 +35,12 @@ export function claimedStoreId(header: string | undefined): string | undefined {
   return match?.[1] ? parseAccessToken(match[1])?.storeId : undefined;
 }
 
+/** The 401 for credentials or a token that did not authenticate, counted in AuthenticationFailures. */
+export function authenticationFailure(message?: string): UnauthorizedError {
+  countMetric(METRIC.authenticationFailures);
+  return new UnauthorizedError(message);
+}
+
 /**
  * Resolves an `Authorization` header into an AuthContext; 401 for anything missing, unknown or expired.
  * `fresh`: read the token, its key and its store from the table even when this container cached them
@@ -46,17 +53,17 @@ export async function authenticate(
 ): Promise<AuthContext> {
   const match = header === undefined ? null : BEARER.exec(header);
   const ids = match?.[1] ? parseAccessToken(match[1]) : undefined;
-  if (!match?.[1] || !ids) throw new UnauthorizedError();
+  if (!match?.[1] || !ids) throw authenticationFailure();
   const tokenHash = hashSecret(match[1]);
   const nowMs = Date.now();
   const cached = cache.get(tokenHash);
   if (cached && cached.cachedUntil > nowMs && !options.fresh) {
-    if (cached.expiresAt * 1000 <= nowMs) throw new UnauthorizedError();
+    if (cached.expiresAt * 1000 <= nowMs) throw authenticationFailure();
     return cached.auth;
   }
   if (cached) cache.delete(tokenHash);
   const resolved = await tokenRepository.resolve(tokenHash, ids.storeId, ids.keyId);
-  if (!resolved || resolved.token.expires_at * 1000 <= nowMs) throw new UnauthorizedError();
+  if (!resolved || resolved.token.expires_at * 1000 <= nowMs) throw authenticationFailure();
   const auth: AuthContext = {
     storeId: resolved.token.store_id,
     keyId: resolved.token.key_id,

@@ -1,8 +1,8 @@
 import { getConfig } from '../config/index';
-import { UnauthorizedError } from '../http/errors';
 import { applicationKeyRepository } from '../store/application-key-repository';
 import { type TokenKind, tokenRepository } from '../store/token-repository';
 import { parseAccessTokenRequest } from '../validation/access-token';
+import { authenticationFailure } from './authenticate';
 import { digestsEqual, generateAccessToken, hashSecret } from './secrets';
 
 /** The flat token response of `POST /oauth/access_token`. */
@@ -31,9 +31,9 @@ export async function issueAccessToken(body: unknown): Promise<AccessTokenRespon
   const client = await applicationKeyRepository.findClient(clientId);
   if (clientSecret !== undefined) {
     const matches = digestsEqual(hashSecret(clientSecret), client?.secret_hash ?? DUMMY_HASH);
-    if (!client || !matches) throw new UnauthorizedError(INVALID_CLIENT);
+    if (!client || !matches) throw authenticationFailure(INVALID_CLIENT);
   }
-  if (!client) throw new UnauthorizedError(INVALID_CLIENT);
+  if (!client) throw authenticationFailure(INVALID_CLIENT);
 
   const ttl = getConfig().tokenTtlSeconds;
   const now = Date.now();

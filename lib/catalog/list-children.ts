@@ -7,6 +7,7 @@ import {
 } from '../filter/index';
 import { NotFoundError, UnprocessableEntityError } from '../http/errors';
 import { isUuid } from '../ids';
+import { countMetric, METRIC } from '../metrics/index';
 import type { PageRequest } from '../pagination/index';
 import { type CatalogRegistry, catalogRepository, chunkId } from '../store/catalog-repository';
 import { chunkCache, currentRegistry, productCache, resultCache } from './cache';
@@ -91,7 +92,10 @@ async function load(
     if (cached === undefined) missingChunks.push(n);
     else loaded.chunks.set(n, cached);
   }
-  if (missingProducts.length === 0 && missingChunks.length === 0) return loaded;
+  const missing = missingProducts.length + missingChunks.length;
+  countMetric(METRIC.catalogCacheHits, productIds.length + chunks.length - missing);
+  countMetric(METRIC.catalogCacheMisses, missing);
+  if (missing === 0) return loaded;
   const read = await catalogRepository.readRelease(layout, {
     products: missingProducts,
     chunks: missingChunks.map((chunk) => ({ parentId, chunk })),

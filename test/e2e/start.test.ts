@@ -39,7 +39,7 @@ describe('npm start', () => {
       output += chunk.toString();
     });
     // A deadline to come up, not a measurement: a JVM start and the seed take over a minute at a load average of 20.
-    const deadline = Date.now() + 150_000;
+    const deadline = Date.now() + 180_000;
     while (!output.includes('Press Ctrl-C to stop.')) {
       if (Date.now() > deadline || child.exitCode !== null)
         throw new Error(`npm start did not come up:\n${output}`);

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { CommerceStack } from '../../infra/commerce-stack';
+import { stackPropsFromContext } from '../../infra/context';
 import { applyNagSuppressions, NAG_ACKNOWLEDGEMENTS } from '../../infra/nag-suppressions';
 
 /** Bundling is skipped in tests: the assertions are about resources and grants, not bundles. */
@@ -151,5 +152,183 @@ describe('cdk-nag AwsSolutions', () => {
 
   it.each(NAG_ACKNOWLEDGEMENTS.map((ack) => ack.id))('needs the acknowledgement %s (none is dead)', (id) => {
     expect(() => synthWithNag(id)).toThrow(`Acknowledge with '${id}'`);
+  });
+});
+
+describe('alarms and dashboard', () => {
+  type Resource = { Properties: Record<string, any> };
+  const alarms = (t: Template = template) =>
+    Object.values(t.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+  const alarmFor = (description: string, t: Template = template): Record<string, any> => {
+    const found = alarms(t).filter((a) => a.Properties.AlarmDescription === description);
+    if (found.length !== 1) throw new Error(`${found.length} alarms described "${description}"`);
+    return (found[0] as Resource).Properties;
+  };
+  const topicId = () => Object.keys(template.findResources('AWS::SNS::Topic'))[0];
+
+  it('has one KMS-encrypted SNS topic that every alarm notifies on alarm and on recovery, without a subscriber by default', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const functions = Object.keys(FUNCTIONS).length;
+    // per function 3, the API 2, per table 2, rate limiting 1
+    expect(alarms()).toHaveLength(functions * 3 + 2 + 3 * 2 + 1);
+    for (const alarm of alarms()) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
+      expect(alarm.Properties.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
+      expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
+    }
+  });
+
+  it.each(Object.keys(FUNCTIONS))(
+    'alarms on %s: errors >= 1, throttles >= 1, p99 duration >= 3000 ms per 5 minutes',
+    (name) => {
+      const fnId = logicalId(stack.functions[name] as never);
+      const errors = alarmFor(`${name}: failed invocations`);
+      expect(errors).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+      });
+      expect(alarmFor(`${name}: throttled invocations`)).toMatchObject({
+        MetricName: 'Throttles',
+        Threshold: 1,
+      });
+      expect(alarmFor(`${name}: p99 duration (ms)`)).toMatchObject({
+        MetricName: 'Duration',
+        ExtendedStatistic: 'p99',
+        Threshold: 3000,
+      });
+    },
+  );
+
+  it('alarms on the API: 5xx rate >= 1 % of requests and p99 latency >= 2000 ms on the $default stage', () => {
+    const rate = alarmFor('API: 5xx responses as a percentage of requests');
+    expect(rate.Threshold).toBe(1);
+    const byId = Object.fromEntries(rate.Metrics.map((m: any) => [m.Id, m]));
+    expect(byId.expr_1?.Expression ?? rate.Metrics.find((m: any) => m.Expression)?.Expression).toBe(
+      '100 * errors / MAX([requests, 1])',
+    );
+    expect(byId.errors.MetricStat).toMatchObject({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx' },
+      Stat: 'Sum',
+      Period: 300,
+    });
+    expect(byId.requests.MetricStat.Metric.MetricName).toBe('Count');
+    expect(byId.errors.MetricStat.Metric.Dimensions).toEqual([
+      { Name: 'ApiId', Value: { Ref: Object.keys(template.findResources('AWS::ApiGatewayV2::Api'))[0] } },
+      { Name: 'Stage', Value: '$default' },
+    ]);
+    expect(alarmFor('API: p99 latency (ms)')).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: 'Latency',
+      ExtendedStatistic: 'p99',
+      Threshold: 2000,
+    });
+  });
+
+  it.each(['keys', 'mappings', 'products'])(
+    'alarms on the %s table: throttled requests >= 1 and system errors >= 1',
+    (role) => {
+      const tableId = logicalId(stack.tables[role as keyof typeof stack.tables] as never);
+      for (const [description, metricName] of [
+        [`${role} table: throttled requests`, 'ThrottledRequests'],
+        [`${role} table: DynamoDB system errors`, 'SystemErrors'],
+      ] as const) {
+        const alarm = alarmFor(description);
+        expect(alarm.Threshold).toBe(1);
+        const stats = alarm.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+        expect(stats.length).toBeGreaterThanOrEqual(5);
+        for (const metric of stats) {
+          expect(metric).toMatchObject({ Namespace: 'AWS/DynamoDB', MetricName: metricName });
+          expect(metric.Dimensions).toContainEqual({ Name: 'TableName', Value: { Ref: tableId } });
+        }
+      }
+    },
+  );
+
+  it('alarms on 429s from our own RateLimitedRequests metric (namespace CommerceApi, service dimension) at 100 per 5 minutes', () => {
+    expect(alarmFor('Requests refused with 429 by the stores’ rate limits')).toMatchObject({
+      Namespace: 'CommerceApi',
+      MetricName: 'RateLimitedRequests',
+      Dimensions: [{ Name: 'service', Value: 'commerce-api' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 100,
+    });
+  });
+
+  it('takes thresholds and the alarm e-mail from the stack props', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const custom = Template.fromStack(
+      new CommerceStack(app, 'Custom', {
+        alarmEmail: 'ops@example.com',
+        alarmThresholds: { apiP99LatencyMs: 800, functionP99DurationMs: 1500, rateLimitedRequests: 5 },
+      }),
+    );
+    custom.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+    expect(alarmFor('API: p99 latency (ms)', custom).Threshold).toBe(800);
+    expect(alarmFor('list-child-products: p99 duration (ms)', custom).Threshold).toBe(1500);
+    expect(alarmFor('Requests refused with 429 by the stores’ rate limits', custom).Threshold).toBe(5);
+    expect(alarmFor('API: 5xx responses as a percentage of requests', custom).Threshold).toBe(1);
+  });
+
+  it('has one dashboard with requests, latency p50/p99 and 4xx/5xx for every route, from route-level metrics', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: Match.objectLike({ DetailedMetricsEnabled: true }),
+    });
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0] as Resource;
+    const body = (dashboard.Properties.DashboardBody['Fn::Join'][1] as unknown[])
+      .map((part) => (typeof part === 'string' ? part : '<ref>'))
+      .join('');
+    const widgets = JSON.parse(body).widgets as { properties: { title?: string; metrics?: unknown[][] } }[];
+    for (const route of ROUTES) {
+      const title = `${route.method} ${route.path}`;
+      const metricsOf = (suffix: string) =>
+        widgets.find((w) => w.properties.title === `${title}: ${suffix}`)?.properties.metrics ?? [];
+      const requests = metricsOf('requests');
+      expect(requests).toHaveLength(1);
+      expect(requests[0]).toEqual(
+        expect.arrayContaining(['AWS/ApiGateway', 'Count', 'Method', route.method, 'Resource', route.path]),
+      );
+      const latency = metricsOf('latency (ms)');
+      expect(latency.map((m) => (m.at(-1) as { stat: string }).stat)).toEqual(['p50', 'p99']);
+      const errors = metricsOf('errors');
+      expect(errors.map((m) => m[1])).toEqual(['4xx', '5xx']);
+    }
+    template.hasOutput('DashboardName', Match.anyValue());
+    template.hasOutput('AlarmTopicArn', Match.anyValue());
+  });
+});
+
+describe('stack settings from cdk context', () => {
+  const from = (context: Record<string, unknown>) => stackPropsFromContext((key) => context[key]);
+
+  it('reads the alarm e-mail, the throttles and any alarm threshold', () => {
+    expect(
+      from({ alarmEmail: 'ops@example.com', throttleRateLimit: '50', alarmApiP99LatencyMs: '900' }),
+    ).toEqual({
+      alarmEmail: 'ops@example.com',
+      throttle: { rateLimit: 50, burstLimit: 1000 },
+      alarmThresholds: { apiP99LatencyMs: 900 },
+    });
+    expect(from({})).toEqual({});
+  });
+
+  it('refuses a malformed value instead of deploying a default', () => {
+    expect(() => from({ alarmEmail: 'not-an-address' })).toThrow(
+      'context alarmEmail must be an e-mail address',
+    );
+    expect(() => from({ throttleBurstLimit: 'lots' })).toThrow(
+      'context throttleBurstLimit must be a number >= 0',
+    );
   });
 });

@@ -111,3 +111,17 @@ describe('npm run invoke', () => {
     expect(run.stderr).toContain('list-child-products');
   });
 });
+
+describe('CLI flags of npm start and npm run invoke', () => {
+  it('refuse an unknown flag with exit 2 and print usage on --help', () => {
+    const start = runCli('start', '--nope');
+    expect(start.status).toBe(2);
+    expect(start.stderr).toContain("Unknown option '--nope'");
+    const help = runCli('start', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--from-template');
+    const invoke = runCli('invoke', 'create-access-token', '--event', 'x.json', '--nope');
+    expect(invoke.status).toBe(2);
+    expect(runCli('invoke', '--help').stdout).toContain('--from-template');
+  });
+});

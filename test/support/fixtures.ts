@@ -1,9 +1,9 @@
 import type { Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionName } from '../../functions/routes';
 import { issueAccessToken } from '../../lib/auth/issue-token';
-import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../lib/http/event';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { type NewStore, type StoreRecord, storeRepository } from '../../lib/store/store-repository';
+import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../local/http-event';
 import { assertMatchesDocument } from './openapi';
 
 export interface TestStore {

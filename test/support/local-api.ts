@@ -1,6 +1,10 @@
 import type { Server } from 'node:http';
 import { gateway } from '@elasticpath/js-sdk';
-import { createLocalServer, listen } from '../../local/server';
+import { getConfig } from '../../lib/config/index';
+import { CDK_OUT, localTables, runtimeEnvironment } from '../../local/from-template';
+import { closeServer, listen } from '../../local/gateway';
+import { createLocalServer } from '../../local/server';
+import { createTemplateServer } from '../../local/template/server';
 import { tapServer } from './log-scan';
 import { checkServerResponses } from './openapi';
 
@@ -17,9 +21,26 @@ export interface LocalApi {
   close(): Promise<void>;
 }
 
-/** Starts the local API server (the real HTTP harness) on a free port, against the run's DynamoDB Local. */
+/** True in the e2e-template project (test/support/template-env.ts). */
+export const FROM_TEMPLATE = process.env.LOCAL_API === 'template';
+
+/**
+ * Starts the local API server (the real HTTP harness) on a free port, against the run's DynamoDB Local:
+ * the in-process one, or in the e2e-template project the template-driven one serving cdk.out's bundles.
+ */
 export async function startLocalApi(): Promise<LocalApi> {
-  const server: Server = createLocalServer();
+  let server: Server;
+  let close = () => closeServer(server);
+  if (FROM_TEMPLATE) {
+    const config = getConfig();
+    const template = createTemplateServer({
+      outdir: CDK_OUT,
+      tables: localTables(config),
+      runtimeEnv: runtimeEnvironment(config),
+    });
+    server = template.server;
+    close = template.close;
+  } else server = createLocalServer();
   // Every Authorization value and every client_secret/access_token that crosses it is registered for the
   // e2e log scan (test/support/e2e-setup.ts), whatever client the test uses.
   tapServer(server);
@@ -29,11 +50,7 @@ export async function startLocalApi(): Promise<LocalApi> {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
+    close,
   };
 }
 

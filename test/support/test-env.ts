@@ -4,5 +4,7 @@ export const TEST_ENV = {
   MAPPINGS_TABLE: 'test-mappings',
   PRODUCTS_TABLE: 'test-products',
   LOG_LEVEL: 'silent',
+  // No EMF lines in test output; the e2e projects turn them back on (test/support/e2e-env.ts).
+  POWERTOOLS_METRICS_DISABLED: 'true',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };

@@ -96,6 +96,16 @@ describe('dependency rules (npm run lint)', () => {
       'infra/i.ts',
       "import { keep } from '../test/keep';\nexport const i = keep;\n",
     ],
+    [
+      'template-server-runs-the-bundles',
+      'local/template/t.ts',
+      "import { keep } from '../../lib/keep';\nexport const t = keep;\n",
+    ],
+    [
+      'template-server-runs-the-bundles',
+      'local/gateway.ts',
+      "import { keep } from '../functions/keep';\nexport const g = keep;\n",
+    ],
     ['not-to-unresolvable', 'lib/a.ts', "import { gone } from './gone';\nexport const a = gone;\n"],
   ])('fail on %s: %s importing %j', (rule, path, text) => {
     const { status, output } = run({ [path]: text });

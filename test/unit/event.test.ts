@@ -1,4 +1,4 @@
-import { createHttpEvent, parseQueryString } from '../../lib/http/event';
+import { createHttpEvent, parseQueryString } from '../../local/http-event';
 
 describe('createHttpEvent', () => {
   it('builds a payload 2.0 event with raw and decoded query strings', () => {

@@ -1,9 +1,9 @@
 import type { Context } from 'aws-lambda';
 import type * as MiddlewareModule from '../../functions/create-handler';
-import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../lib/http/event';
 import type * as LogModule from '../../lib/http/log';
 import { errorFields, redact, requestSecrets } from '../../lib/http/log';
 import { ok } from '../../lib/http/response';
+import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../../local/http-event';
 import { captureOutput } from '../support/log-scan';
 
 type Env = Record<string, string | undefined>;

@@ -1,0 +1,273 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import type { RouteDefinition } from '../functions/routes';
+import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE } from '../lib/metrics/names';
+
+/** When an alarm fires. Each is compared over one 5-minute period; defaults in DEFAULT_ALARM_THRESHOLDS. */
+export interface AlarmThresholds {
+  /** Failed invocations of one function (errors the function did not turn into a response). */
+  functionErrors: number;
+  /** Throttled invocations of one function (account or reserved concurrency exhausted). */
+  functionThrottles: number;
+  /** p99 duration of one function, in milliseconds (the functions time out at 10 s). */
+  functionP99DurationMs: number;
+  /** The API's 5xx responses as a percentage of its requests. */
+  api5xxRatePercent: number;
+  /** The API's p99 latency (gateway in to gateway out), in milliseconds. */
+  apiP99LatencyMs: number;
+  /** Throttled requests of one table (any operation). */
+  tableThrottledRequests: number;
+  /** DynamoDB system errors (HTTP 500) of one table (any operation). */
+  tableSystemErrors: number;
+  /** Requests refused with 429 by the stores' rate limits (all stores). */
+  rateLimitedRequests: number;
+}
+
+/** Defaults, documented in docs/deploy.md ("Alarms and dashboard"). */
+export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
+  functionErrors: 1,
+  functionThrottles: 1,
+  functionP99DurationMs: 3000,
+  api5xxRatePercent: 1,
+  apiP99LatencyMs: 2000,
+  tableThrottledRequests: 1,
+  tableSystemErrors: 1,
+  rateLimitedRequests: 100,
+};
+
+const PERIOD = Duration.minutes(5);
+
+/** The operations the functions call, for the tables' per-operation throttling and error metrics. */
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.QUERY,
+  Operation.BATCH_GET_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+  Operation.TRANSACT_GET_ITEMS,
+];
+
+export interface MonitoringProps {
+  api: HttpApi;
+  stageName: string;
+  functions: Record<string, IFunction>;
+  tables: Record<string, ITable>;
+  routes: readonly RouteDefinition[];
+  thresholds?: Partial<AlarmThresholds>;
+  /** Subscribed to the alarm topic when given. */
+  alarmEmail?: string;
+}
+
+/**
+ * Alarms on everything that needs an operator (functions, the API, the tables, rate limiting), all
+ * notifying one SNS topic, and one dashboard with requests, latency and errors per route.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+  readonly thresholds: AlarmThresholds;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const thresholds = { ...DEFAULT_ALARM_THRESHOLDS, ...props.thresholds };
+    this.thresholds = thresholds;
+
+    // A customer-managed key: CloudWatch can publish to a topic encrypted with it (not with aws/sns).
+    const key = new Key(this, 'AlarmTopicKey', {
+      enableKeyRotation: true,
+      description: 'Encrypts the alarm notifications topic',
+      // It protects only notifications in flight: nothing to keep once the stack is gone.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const action = new SnsAction(this.topic);
+
+    const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string) => {
+      const created = new Alarm(this, alarmId, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+      this.alarms.push(created);
+    };
+
+    for (const [name, fn] of Object.entries(props.functions)) {
+      const id = pascal(name);
+      alarm(
+        `${id}Errors`,
+        fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        thresholds.functionErrors,
+        `${name}: failed invocations`,
+      );
+      alarm(
+        `${id}Throttles`,
+        fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        thresholds.functionThrottles,
+        `${name}: throttled invocations`,
+      );
+      alarm(
+        `${id}P99Duration`,
+        fn.metricDuration({ period: PERIOD, statistic: 'p99' }),
+        thresholds.functionP99DurationMs,
+        `${name}: p99 duration (ms)`,
+      );
+    }
+
+    const apiMetric = (metricName: string, statistic: string) =>
+      new Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: { ApiId: props.api.apiId, Stage: props.stageName },
+        statistic,
+        period: PERIOD,
+      });
+    alarm(
+      'Api5xxRate',
+      new MathExpression({
+        expression: '100 * errors / MAX([requests, 1])',
+        usingMetrics: { errors: apiMetric('5xx', 'Sum'), requests: apiMetric('Count', 'Sum') },
+        label: '5xx rate (%)',
+        period: PERIOD,
+      }),
+      thresholds.api5xxRatePercent,
+      'API: 5xx responses as a percentage of requests',
+    );
+    alarm('ApiP99Latency', apiMetric('Latency', 'p99'), thresholds.apiP99LatencyMs, 'API: p99 latency (ms)');
+
+    for (const [role, table] of Object.entries(props.tables)) {
+      const id = `${pascal(role)}Table`;
+      alarm(
+        `${id}ThrottledRequests`,
+        table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
+        thresholds.tableThrottledRequests,
+        `${role} table: throttled requests`,
+      );
+      alarm(
+        `${id}SystemErrors`,
+        table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
+        thresholds.tableSystemErrors,
+        `${role} table: DynamoDB system errors`,
+      );
+    }
+
+    const ownMetric = (metricName: string) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { ...METRIC_DIMENSIONS },
+        statistic: 'Sum',
+        period: PERIOD,
+      });
+    alarm(
+      'RateLimitedRequests',
+      ownMetric(METRIC.rateLimitedRequests),
+      thresholds.rateLimitedRequests,
+      'Requests refused with 429 by the stores’ rate limits',
+    );
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${Stack.of(this).stackName}-api` });
+    const routeMetric = (route: RouteDefinition, metricName: string, statistic: string, label: string) =>
+      new Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        // Route-level metrics (detailed metrics on the stage): Resource is the route's path.
+        dimensionsMap: {
+          ApiId: props.api.apiId,
+          Stage: props.stageName,
+          Method: route.method,
+          Resource: route.path,
+        },
+        statistic,
+        period: Duration.minutes(1),
+        label,
+      });
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown:
+          '# Commerce API\nPer route: requests, latency p50/p99, 4xx and 5xx. Alarms notify the alarm topic.',
+        width: 24,
+        height: 2,
+      }),
+    );
+    for (const route of props.routes) {
+      const title = `${route.method} ${route.path}`;
+      this.dashboard.addWidgets(
+        new GraphWidget({
+          title: `${title}: requests`,
+          left: [routeMetric(route, 'Count', 'Sum', 'requests')],
+          width: 8,
+        }),
+        new GraphWidget({
+          title: `${title}: latency (ms)`,
+          left: [routeMetric(route, 'Latency', 'p50', 'p50'), routeMetric(route, 'Latency', 'p99', 'p99')],
+          width: 8,
+        }),
+        new GraphWidget({
+          title: `${title}: errors`,
+          left: [routeMetric(route, '4xx', 'Sum', '4xx'), routeMetric(route, '5xx', 'Sum', '5xx')],
+          width: 8,
+        }),
+      );
+    }
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Rate limiting and authentication',
+        left: [ownMetric(METRIC.rateLimitedRequests), ownMetric(METRIC.authenticationFailures)],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Catalog cache hit ratio (%)',
+        left: [
+          new MathExpression({
+            expression: '100 * hits / MAX([hits + misses, 1])',
+            usingMetrics: {
+              hits: ownMetric(METRIC.catalogCacheHits),
+              misses: ownMetric(METRIC.catalogCacheMisses),
+            },
+            label: 'hit ratio (%)',
+            period: PERIOD,
+          }),
+        ],
+        width: 12,
+      }),
+    );
+  }
+}
+
+export function pascal(name: string): string {
+  return name
+    .split('-')
+    .map((part) => `${part[0]?.toUpperCase() ?? ''}${part.slice(1)}`)
+    .join('');
+}

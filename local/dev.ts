@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync, watch } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BuildContext, context, formatMessages, type Message } from 'esbuild';
+import type { FunctionName } from '../functions/routes';
+import { BUNDLING } from '../infra/bundling';
+import { getConfig } from '../lib/config/index';
+import { redact, requestSecrets } from '../lib/http/log';
+import { localDocsResponse } from './docs';
+import { PROJECT_ROOT, runtimeEnvironment } from './from-template';
+import { createGatewayServer, publicUrlFrom } from './gateway';
+import { GATEWAY_ROUTES } from './router';
+import { FunctionRuntime } from './template/runtime';
+
+/** Folders whose changes are served by the next request. */
+const WATCHED = ['functions', 'lib'];
+
+/** The 500 a function answers while its code does not build; the compiler's message goes to the log only. */
+class BuildFailedError extends Error {
+  override name = 'BuildFailedError';
+}
+
+interface DevFunction {
+  build: Promise<BuildContext>;
+  runtime: FunctionRuntime | undefined;
+  /** A change since the running build: rebuild before the next request. */
+  stale: boolean;
+}
+
+export interface DevServer {
+  server: Server;
+  /** Stops watching, the functions' workers and the builds. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm run dev`: the local API with reload. Each function is bundled with the deploy's esbuild settings
+ * (infra/bundling.ts, unminified) and run in a worker (local/template/runtime.ts); a change under
+ * functions/ or lib/ marks every function stale, and the next request to one rebuilds it (esbuild,
+ * incremental) and starts a fresh worker. DynamoDB Local and its data are untouched. A build error
+ * answers 500 and prints the compiler's message in this server's log, until the code builds again.
+ * `root`: the project to build and watch (tests use a copy).
+ */
+export function createDevServer(options: { root?: string } = {}): DevServer {
+  const root = options.root ?? PROJECT_ROOT;
+  const outRoot = mkdtempSync(join(tmpdir(), 'commerce-dev-'));
+  const env = {
+    ...(Object.fromEntries(
+      Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ) as Record<string, string>),
+    ...runtimeEnvironment(getConfig()),
+  };
+  const functions = new Map<string, DevFunction>();
+
+  const functionFor = (name: FunctionName): DevFunction => {
+    let fn = functions.get(name);
+    if (!fn) {
+      fn = {
+        build: context({
+          absWorkingDir: root,
+          entryPoints: [join(root, `functions/${name}/handler.ts`)],
+          outfile: join(outRoot, name, 'index.mjs'),
+          bundle: true,
+          platform: 'node',
+          format: BUNDLING.format,
+          target: BUNDLING.target,
+          mainFields: [...BUNDLING.mainFields],
+          banner: { js: BUNDLING.banner },
+          alias: { ...BUNDLING.alias },
+          sourcemap: 'inline',
+          logLevel: 'silent',
+        }),
+        runtime: undefined,
+        stale: true,
+      };
+      functions.set(name, fn);
+    }
+    return fn;
+  };
+
+  const rebuild = async (name: FunctionName, fn: DevFunction): Promise<FunctionRuntime> => {
+    fn.stale = false;
+    try {
+      await (await fn.build).rebuild();
+    } catch (error) {
+      fn.stale = true;
+      const errors = ((error as { errors?: Message[] }).errors ?? []) as Message[];
+      const text = errors.length
+        ? (await formatMessages(errors, { kind: 'error' })).join('')
+        : String((error as Error).message);
+      process.stderr.write(`dev: ${name} does not build; it answers 500 until fixed:\n${text}\n`);
+      throw new BuildFailedError(`${name} does not build (the compiler's message is above)`);
+    }
+    await fn.runtime?.close();
+    fn.runtime = new FunctionRuntime(
+      {
+        name,
+        logicalId: name,
+        codeDir: join(outRoot, name),
+        handler: 'index.handler',
+        environment: env,
+        timeoutSeconds: 10,
+        memoryMb: 256,
+      },
+      {},
+    );
+    return fn.runtime;
+  };
+
+  const watchers = WATCHED.map((folder) =>
+    watch(join(root, folder), { recursive: true }, () => {
+      for (const fn of functions.values()) fn.stale = true;
+    }),
+  );
+
+  const server = createGatewayServer({
+    routes: GATEWAY_ROUTES,
+    publicUrl: publicUrlFrom(process.env),
+    localRoutes: localDocsResponse,
+    async invoke(route, event, requestId) {
+      const fn = functionFor(route.function);
+      const runtime = fn.stale || !fn.runtime ? await rebuild(route.function, fn) : fn.runtime;
+      return runtime.invoke(event, requestId);
+    },
+    describeError: (error, req) =>
+      error instanceof BuildFailedError
+        ? error.message
+        : redact((error as Error).stack ?? String(error), requestSecrets(req.headers)),
+  });
+  return {
+    server,
+    async stop() {
+      for (const watcher of watchers) watcher.close();
+      for (const fn of functions.values()) {
+        await fn.runtime?.close();
+        await (await fn.build).dispose();
+      }
+      rmSync(outRoot, { recursive: true, force: true });
+    },
+  };
+}

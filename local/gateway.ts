@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { createHttpEvent } from './http-event';
+
+/*
+ * API Gateway's side of the local API (HTTP API, payload 2.0): route matching, the event, the
+ * gateway's own answers (404, 413, 500 on a function error). It knows nothing of our functions or
+ * lib/: the in-process server (local/server.ts) and the template-driven one (local/template/) each
+ * give it their routes and a way to invoke a function.
+ */
+
+/** API Gateway's own payload limit; function-level limits (64 KiB) apply inside the handlers. */
+const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i;
+
+export interface GatewayRoute<T> {
+  method: string;
+  /** Route path with `{param}` placeholders, as in an API Gateway route key. */
+  path: string;
+  /** What serves it (a route of the route table, a function of the template, ...). */
+  target: T;
+}
+
+export interface GatewayMatch<T> {
+  target: T;
+  /** `METHOD /path/{param}`, as API Gateway names the matched route. */
+  routeKey: string;
+  pathParameters: Record<string, string>;
+}
+
+/** A route matcher: method and raw path to the route, like API Gateway (path parameters decoded). */
+export function compileRoutes<T>(
+  routes: readonly GatewayRoute<T>[],
+): (method: string, rawPath: string) => GatewayMatch<T> | undefined {
+  const compiled = routes.map((route) => {
+    const params: string[] = [];
+    const source = route.path
+      .split('/')
+      .map((segment) => {
+        const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
+        if (param?.[1]) {
+          params.push(param[1]);
+          return '([^/]+)';
+        }
+        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      })
+      .join('/');
+    return { route, pattern: new RegExp(`^${source}$`), params };
+  });
+  return (method, rawPath) => {
+    for (const { route, pattern, params } of compiled) {
+      if (route.method !== method.toUpperCase()) continue;
+      const match = pattern.exec(rawPath);
+      if (!match) continue;
+      const pathParameters: Record<string, string> = {};
+      params.forEach((name, index) => {
+        const raw = match[index + 1] ?? '';
+        try {
+          pathParameters[name] = decodeURIComponent(raw);
+        } catch {
+          pathParameters[name] = raw;
+        }
+      });
+      return { target: route.target, routeKey: `${route.method} ${route.path}`, pathParameters };
+    }
+    return undefined;
+  };
+}
+
+export interface LocalResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+export interface GatewayOptions<T> {
+  routes: readonly GatewayRoute<T>[];
+  /** Runs the route's function with the event; a rejection is a function error (500, as API Gateway). */
+  invoke(
+    target: T,
+    event: APIGatewayProxyEventV2,
+    requestId: string,
+  ): Promise<APIGatewayProxyStructuredResultV2>;
+  /** Routes of the local server only (e.g. /docs), tried before the API's. */
+  localRoutes?(req: IncomingMessage, rawPath: string): Promise<LocalResponse | undefined>;
+  /** The server's log line for a failed request: must not show the request's credentials. */
+  describeError(error: unknown, req: IncomingMessage): string;
+  /** PUBLIC_URL: the origin links are built from (see `localOrigin`). */
+  publicUrl?: string | undefined;
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string | Buffer,
+): void {
+  res.writeHead(status, { 'Content-Length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > GATEWAY_MAX_BODY_BYTES) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Host names that can only mean this machine: a request naming one of them (with our port) is for us. */
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\]):(\d{1,5})$/;
+
+/**
+ * The origin the API's `links` and `Location` are built from: `publicUrl` when configured (e.g. behind
+ * a tunnel), else `http://` and the request's Host if it names this server (a loopback name with the
+ * port it listens on), else `http://127.0.0.1:<port>`. Never other header text: API Gateway sets Host
+ * and X-Forwarded-Proto itself in AWS; locally any client could send `javascript://evil.example`.
+ */
+export function localOrigin(host: string | undefined, port: number, publicUrl?: string): string {
+  if (publicUrl !== undefined) return publicUrl;
+  const match = host === undefined ? null : LOOPBACK_HOST.exec(host);
+  return match && Number(match[1]) === port ? `http://${host}` : `http://127.0.0.1:${port}`;
+}
+
+/** `PUBLIC_URL`, checked once: an http(s) origin with nothing after the host and port. */
+export function publicUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, ''))
+    throw new Error(`PUBLIC_URL must be an http(s) origin such as https://demo.example.com, got "${raw}"`);
+  return url.origin;
+}
+
+/** An HTTP server in front of the functions: each request becomes a payload 2.0 event for its route. */
+export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
+  const match = compileRoutes(options.routes);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const gatewayHeaders = { 'apigw-requestid': requestId };
+    const url = req.url ?? '/';
+    const rawPath = url.split('?')[0] ?? '/';
+    const local = await options.localRoutes?.(req, rawPath);
+    if (local) {
+      send(res, local.status, local.headers, local.body);
+      return;
+    }
+    const route = match(req.method ?? 'GET', rawPath);
+    if (!route) {
+      send(res, 404, { 'Content-Type': 'application/json', ...gatewayHeaders }, '{"message":"Not Found"}');
+      return;
+    }
+    const body = await readBody(req);
+    if (body === 'too-large') {
+      send(
+        res,
+        413,
+        { 'Content-Type': 'application/json', ...gatewayHeaders },
+        '{"message":"Request Entity Too Large"}',
+      );
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+    }
+    // As API Gateway does: Host and X-Forwarded-Proto are the server's own, not what the client sent.
+    const origin = new URL(localOrigin(headers.host, req.socket.localPort ?? 0, options.publicUrl));
+    headers.host = origin.host;
+    headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
+    const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
+    const event = createHttpEvent({
+      method: req.method ?? 'GET',
+      path: url,
+      headers,
+      body: body.length === 0 ? undefined : isText ? body.toString('utf8') : body.toString('base64'),
+      isBase64Encoded: !isText,
+      routeKey: route.routeKey,
+      pathParameters: route.pathParameters,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      requestId,
+    });
+    const result = await options.invoke(route.target, event, requestId);
+    const responseHeaders: Record<string, string> = { ...gatewayHeaders };
+    for (const [name, value] of Object.entries(result.headers ?? {})) responseHeaders[name] = String(value);
+    const payload =
+      result.body === undefined
+        ? ''
+        : result.isBase64Encoded
+          ? Buffer.from(result.body, 'base64')
+          : result.body;
+    send(res, result.statusCode ?? 200, responseHeaders, payload);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      process.stderr.write(`local server: ${options.describeError(error, req)}\n`);
+      if (!res.headersSent)
+        send(res, 500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  return server;
+}
+
+/** Starts a server on a port (0 = any free port) and resolves with the bound port. */
+export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<number> {
+  await new Promise<void>((done, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => done());
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
+
+/** Stops accepting connections, closes the open ones and resolves once the server is closed. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((done) => {
+    server.closeAllConnections();
+    server.close(() => done());
+  });
+}

@@ -1,0 +1,48 @@
+// One Lambda execution environment of the template-driven local API (local/template/runtime.ts): a
+// worker thread with the function's own environment variables, which imports the function's bundled
+// code from cdk.out once (the cold start) and then answers one message per invocation. Plain JavaScript:
+// it runs on Node alone, as the bundle does in Lambda, whatever loader (tsx, jest) started the parent.
+import { pathToFileURL } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { file, exportName, functionName, memoryMb, timeoutMs } = workerData;
+
+// Log lines travel on the same channel as the results, so the parent writes an invocation's logs before
+// it answers the request (a worker's own stdout stream could deliver them after).
+for (const stream of ['stdout', 'stderr']) {
+  process[stream].write = (chunk, encoding, callback) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    parentPort.postMessage({ stream, text });
+    (typeof encoding === 'function' ? encoding : callback)?.();
+    return true;
+  };
+}
+const module = await import(pathToFileURL(file).href);
+const handler = module[exportName];
+if (typeof handler !== 'function') {
+  throw new Error(`${file} does not export a function named "${exportName}"`);
+}
+
+parentPort.on('message', async ({ id, event, requestId }) => {
+  const deadline = Date.now() + timeoutMs;
+  const context = {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:123456789012:function:${functionName}`,
+    memoryLimitInMB: String(memoryMb),
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+  try {
+    parentPort.postMessage({ id, result: await handler(event, context) });
+  } catch (error) {
+    parentPort.postMessage({
+      id,
+      error: { name: error?.name ?? 'Error', message: error?.message ?? String(error), stack: error?.stack },
+    });
+  }
+});
+parentPort.postMessage({ ready: true });

@@ -1,0 +1,146 @@
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handlerEntry, type TemplateFunction } from './template';
+
+const WORKER_FILE = fileURLToPath(new URL('./lambda-worker.mjs', import.meta.url));
+
+/** What the harness adds to a function's own environment, as the Lambda runtime does (region, credentials...). */
+export type RuntimeEnvironment = Record<string, string>;
+
+interface Pending {
+  resolve(result: APIGatewayProxyStructuredResultV2): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/** What a worker posts: its ready signal, a log chunk, or an invocation's result or error. */
+interface WorkerMessage {
+  ready?: true;
+  stream?: 'stdout' | 'stderr';
+  text?: string;
+  id?: number;
+  result?: unknown;
+  error?: Error;
+}
+
+/** A function's failure as Lambda reports it (an unhandled error, a timeout, an init failure). */
+export class FunctionError extends Error {
+  override name = 'FunctionError';
+}
+
+/**
+ * One function's execution environment: a worker thread started on the first invocation (the cold
+ * start: it imports the bundle), then kept warm. Its `process.env` is the template's variables plus the
+ * runtime's, nothing of this process's. A timeout or an init failure discards it; the next invocation
+ * starts a fresh one, as Lambda does.
+ */
+export class FunctionRuntime {
+  private worker: Worker | undefined;
+  private ready: Promise<void> | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  /** Cold starts so far. */
+  coldStarts = 0;
+
+  /** `logsTo`: where the function's stdout goes (`npm run invoke` keeps stdout for the result). */
+  constructor(
+    readonly fn: TemplateFunction,
+    private readonly runtimeEnv: RuntimeEnvironment,
+    private readonly logsTo: 'stdout' | 'stderr' = 'stdout',
+  ) {}
+
+  private start(): Promise<void> {
+    const { file, exportName } = handlerEntry(this.fn);
+    const worker = new Worker(WORKER_FILE, {
+      env: {
+        ...this.fn.environment,
+        AWS_LAMBDA_FUNCTION_NAME: this.fn.name,
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(this.fn.memoryMb),
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        ...this.runtimeEnv,
+      },
+      workerData: {
+        file,
+        exportName,
+        functionName: this.fn.name,
+        memoryMb: this.fn.memoryMb,
+        timeoutMs: this.fn.timeoutSeconds * 1000,
+      },
+    });
+    this.worker = worker;
+    this.coldStarts += 1;
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: WorkerMessage) => {
+        if (message.stream) {
+          // Through this process's streams, looked up per line (a test that captures output sees them).
+          process[message.stream === 'stdout' ? this.logsTo : 'stderr'].write(message.text ?? '');
+          return;
+        }
+        if (message.ready) {
+          resolve();
+          return;
+        }
+        const pending = this.pending.get(message.id ?? -1);
+        if (!pending) return;
+        this.pending.delete(message.id ?? -1);
+        clearTimeout(pending.timer);
+        if (message.error) {
+          const error = new FunctionError(`${this.fn.name}: ${message.error.name}: ${message.error.message}`);
+          error.stack = `${error.message}\n${message.error.stack ?? ''}`;
+          pending.reject(error);
+        } else pending.resolve(message.result as APIGatewayProxyStructuredResultV2);
+      });
+      worker.on('error', (error) => {
+        const failure = new FunctionError(`${this.fn.name}: ${error.stack ?? error.message}`);
+        reject(failure);
+        this.discard(failure);
+      });
+      worker.on('exit', (code) => {
+        if (this.worker === worker) this.discard(new FunctionError(`${this.fn.name}: exited with ${code}`));
+      });
+    });
+    this.ready = ready;
+    return ready;
+  }
+
+  /** Fails what is in flight and forgets the worker: the next invocation is a cold start. */
+  private discard(error: Error): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.ready = undefined;
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.pending.clear();
+    void worker?.terminate();
+  }
+
+  /** Invokes the function with an event; rejects with a FunctionError as Lambda would fail it. */
+  async invoke(event: APIGatewayProxyEventV2, requestId: string): Promise<APIGatewayProxyStructuredResultV2> {
+    await (this.ready ?? this.start());
+    const worker = this.worker;
+    if (!worker) throw new FunctionError(`${this.fn.name}: the execution environment is gone`);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.discard(
+          new FunctionError(
+            `${this.fn.name}: Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`,
+          ),
+        );
+      }, this.fn.timeoutSeconds * 1000);
+      this.pending.set(id, { resolve, reject, timer });
+      worker.postMessage({ id, event, requestId });
+    });
+  }
+
+  /** Stops the worker (waits for it, so its last output has been written). */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.ready = undefined;
+    if (worker) await worker.terminate();
+  }
+}

@@ -1,0 +1,186 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/*
+ * Reads what `cdk deploy` would deploy from a synthesized cloud assembly (cdk.out): the HTTP API's
+ * routes, the function each route integrates, and each function's bundled code, handler, environment
+ * and timeout. Only the template and the assembly's manifests are read: nothing of functions/ or lib/.
+ */
+
+type Json = Record<string, unknown>;
+
+interface Resource {
+  Type: string;
+  Properties?: Json;
+  Metadata?: Json;
+}
+
+export interface TemplateFunction {
+  /** `create-access-token`: the construct id (`CreateAccessToken`) in kebab case. */
+  name: string;
+  logicalId: string;
+  /** Absolute path of the function's bundled asset directory in the assembly. */
+  codeDir: string;
+  /** The template's `Handler`, e.g. `index.handler`. */
+  handler: string;
+  /** `Environment.Variables`, with table references resolved to the local table names. */
+  environment: Record<string, string>;
+  timeoutSeconds: number;
+  memoryMb: number;
+}
+
+export interface TemplateRoute {
+  method: string;
+  path: string;
+  /** The `name` of the function its integration invokes. */
+  function: string;
+}
+
+export interface TemplateApi {
+  stackName: string;
+  templateFile: string;
+  functions: Map<string, TemplateFunction>;
+  routes: TemplateRoute[];
+}
+
+export class TemplateError extends Error {
+  override name = 'TemplateError';
+}
+
+/** The template of the assembly's stack: the only one, or the one named `stackName`. */
+function findStack(outdir: string, stackName: string | undefined): { name: string; file: string } {
+  const manifestFile = join(outdir, 'manifest.json');
+  if (!existsSync(manifestFile)) throw new TemplateError(`${manifestFile} not found: run cdk synth`);
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+    artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const stacks = Object.entries(manifest.artifacts ?? {})
+    .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
+    .map(([name, artifact]) => ({ name, file: join(outdir, artifact.properties?.templateFile ?? '') }));
+  const chosen = stackName ? stacks.filter((stack) => stack.name === stackName) : stacks;
+  if (chosen.length !== 1 || !chosen[0]) {
+    throw new TemplateError(
+      `expected ${stackName ? `a stack named ${stackName}` : 'one stack'} in ${outdir}, found: ${
+        stacks.map((stack) => stack.name).join(', ') || 'none'
+      }`,
+    );
+  }
+  return chosen[0];
+}
+
+/** `CommerceApi/CreateAccessToken/Resource` -> `CreateAccessToken`. */
+function constructId(resource: Resource, logicalId: string): string {
+  const path = resource.Metadata?.['aws:cdk:path'];
+  const parts = typeof path === 'string' ? path.split('/') : [];
+  const id = parts.length >= 3 ? parts[parts.length - 2] : undefined;
+  if (!id) throw new TemplateError(`${logicalId} has no aws:cdk:path metadata`);
+  return id;
+}
+
+function kebab(id: string): string {
+  return id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+function refOf(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null && Object.keys(value).length === 1) {
+    const ref = (value as { Ref?: unknown }).Ref;
+    if (typeof ref === 'string') return ref;
+  }
+  return undefined;
+}
+
+/**
+ * Parses the assembly. `tables` gives the local name of each table by its construct id (`KeysTable`):
+ * a function's environment variable that references a table gets that name.
+ */
+export function readTemplateApi(
+  outdir: string,
+  tables: Record<string, string>,
+  stackName?: string,
+): TemplateApi {
+  const root = resolve(outdir);
+  const stack = findStack(root, stackName);
+  const template = JSON.parse(readFileSync(stack.file, 'utf8')) as { Resources?: Record<string, Resource> };
+  const resources = template.Resources ?? {};
+  const byType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+  const resolveValue = (value: unknown, where: string): string => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    const ref = refOf(value);
+    const target = ref === undefined ? undefined : resources[ref];
+    if (ref && target?.Type === 'AWS::DynamoDB::Table') {
+      const id = constructId(target, ref);
+      const local = tables[id];
+      if (local === undefined)
+        throw new TemplateError(`${where} references table ${id}, which has no local table`);
+      return local;
+    }
+    throw new TemplateError(`${where} has a value the local API cannot resolve: ${JSON.stringify(value)}`);
+  };
+
+  const functions = new Map<string, TemplateFunction>();
+  const byLogicalId = new Map<string, TemplateFunction>();
+  for (const [logicalId, resource] of byType('AWS::Lambda::Function')) {
+    const props = resource.Properties ?? {};
+    const name = kebab(constructId(resource, logicalId));
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    if (typeof assetPath !== 'string')
+      throw new TemplateError(`${logicalId} has no bundled asset (aws:asset:path)`);
+    if (typeof props.Handler !== 'string') throw new TemplateError(`${logicalId} has no Handler`);
+    const variables = ((props.Environment as Json | undefined)?.Variables ?? {}) as Json;
+    const environment: Record<string, string> = {};
+    for (const [key, value] of Object.entries(variables)) {
+      environment[key] = resolveValue(value, `${name}: environment variable ${key}`);
+    }
+    const fn: TemplateFunction = {
+      name,
+      logicalId,
+      codeDir: join(root, assetPath),
+      handler: props.Handler,
+      environment,
+      timeoutSeconds: typeof props.Timeout === 'number' ? props.Timeout : 3,
+      memoryMb: typeof props.MemorySize === 'number' ? props.MemorySize : 128,
+    };
+    functions.set(name, fn);
+    byLogicalId.set(logicalId, fn);
+  }
+
+  const routes: TemplateRoute[] = [];
+  for (const [logicalId, resource] of byType('AWS::ApiGatewayV2::Route')) {
+    const props = resource.Properties ?? {};
+    const routeKey = String(props.RouteKey ?? '');
+    const [method, path, ...rest] = routeKey.split(' ');
+    if (!method || !path?.startsWith('/') || rest.length > 0)
+      throw new TemplateError(`${logicalId}: route key "${routeKey}" is not "METHOD /path"`);
+    // Target: {"Fn::Join": ["", ["integrations/", {"Ref": "<integration>"}]]}
+    const join_ = (props.Target as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join'];
+    const integrationId = join_?.[1]?.[0] === 'integrations/' ? refOf(join_[1][1]) : undefined;
+    const integration = integrationId === undefined ? undefined : resources[integrationId];
+    if (integration?.Type !== 'AWS::ApiGatewayV2::Integration')
+      throw new TemplateError(`${logicalId} (${routeKey}) has no integration`);
+    const integrationProps = integration.Properties ?? {};
+    if (integrationProps.IntegrationType !== 'AWS_PROXY' || integrationProps.PayloadFormatVersion !== '2.0')
+      throw new TemplateError(`${integrationId} is not a Lambda proxy integration with payload 2.0`);
+    const uri = (integrationProps.IntegrationUri as { 'Fn::GetAtt'?: [string, string] } | undefined)?.[
+      'Fn::GetAtt'
+    ];
+    const fn = uri?.[1] === 'Arn' ? byLogicalId.get(uri[0]) : undefined;
+    if (!fn) throw new TemplateError(`${integrationId} does not invoke a function of the template`);
+    routes.push({ method, path, function: fn.name });
+  }
+  if (routes.length === 0) throw new TemplateError(`${stack.file} has no HTTP API routes`);
+  return { stackName: stack.name, templateFile: stack.file, functions, routes };
+}
+
+/** The module file and export a `Handler` like `index.handler` names in a code directory. */
+export function handlerEntry(fn: TemplateFunction): { file: string; exportName: string } {
+  const dot = fn.handler.lastIndexOf('.');
+  const modulePath = fn.handler.slice(0, dot);
+  const exportName = fn.handler.slice(dot + 1);
+  for (const extension of ['.mjs', '.js', '.cjs']) {
+    const file = join(fn.codeDir, `${modulePath}${extension}`);
+    if (dot > 0 && existsSync(file)) return { file, exportName };
+  }
+  throw new TemplateError(`${fn.name}: handler ${fn.handler} not found in ${fn.codeDir}`);
+}
