@@ -2,7 +2,9 @@ import type { CurrencySettings } from '../store/store-repository';
 import { breadcrumbsFor, resolveNodePaths } from './breadcrumbs';
 import { applyModifiers, applyModifiersToPricing, displayPrice, renderPricing } from './prices';
 import type {
+  CatalogFile,
   ChildIndexEntry,
+  FileResource,
   PriceModifier,
   ProductInput,
   ProductPricing,
@@ -32,6 +34,8 @@ export interface PreparedRelease {
   products: StoredProduct[];
   /** Live children of each parent, in publish (document) order, with their filterable attributes. */
   childIndex: Map<string, ChildIndexEntry[]>;
+  /** The document's files, rendered in the platform's file shape. */
+  files: FileResource[];
   counts: ReleaseCounts;
 }
 
@@ -46,6 +50,19 @@ export interface PrepareContext {
 /** The list route of a parent's children (relative, like the list's own links). */
 export function childrenPath(productId: string): string {
   return `/catalog/products/${productId}/relationships/children`;
+}
+
+/** A release file in the platform's file shape (`type: "file"`), as `included` shows it. */
+export function renderFile(file: CatalogFile): FileResource {
+  return {
+    type: 'file',
+    id: file.id,
+    file_name: file.file_name,
+    mime_type: file.mime_type,
+    file_size: file.file_size,
+    link: { href: file.link.href },
+    meta: file.meta ?? {},
+  };
 }
 
 /** The default slug: the name without accents, in lower case, each run of characters other than a-z 0-9 . _ turned into one `-`. */
@@ -282,7 +299,7 @@ export function prepareRelease(document: ReleaseDocument, context: PrepareContex
     if (types.includes('standard')) counts.standard += 1;
     if (types.includes('bundle')) counts.bundles += 1;
   }
-  return { products, childIndex, counts };
+  return { products, childIndex, files: document.files.map(renderFile), counts };
 }
 
 /** `meta.price_modifiers`: the named modifiers of the release, keyed by name. */

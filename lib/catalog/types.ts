@@ -146,6 +146,34 @@ export interface ProductInput {
   sale?: Sale;
 }
 
+/**
+ * A file of a release document's top-level `files[]` (the platform's file object): products name it by id
+ * in `main_image` and `files[].id`.
+ */
+export interface CatalogFile {
+  id: string;
+  file_name: string;
+  mime_type: string;
+  /** Bytes. */
+  file_size: number;
+  link: { href: string };
+  meta?: {
+    dimensions?: { width: number; height: number };
+    timestamps?: { created_at: string };
+  };
+}
+
+/** A file as `included.main_images[]` and `included.files[]` render it (the platform's file shape). */
+export interface FileResource {
+  type: 'file';
+  id: string;
+  file_name: string;
+  mime_type: string;
+  file_size: number;
+  link: { href: string };
+  meta: NonNullable<CatalogFile['meta']>;
+}
+
 /** A release document after validation and normalisation (defaults filled, timestamps normalised). */
 export interface ReleaseDocument {
   catalog: { id?: string; name: string; description: string; pricebook_id: string | null };
@@ -153,6 +181,8 @@ export interface ReleaseDocument {
   rules: ReleaseRuleInput[];
   nodes: CatalogNode[];
   price_modifiers: Record<string, PriceModifier>;
+  /** The files products refer to (empty when the document has none). */
+  files: CatalogFile[];
   products: ProductInput[];
 }
 

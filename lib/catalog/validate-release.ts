@@ -2,6 +2,7 @@ import { isUuid } from '../ids';
 import type { CurrencySettings } from '../store/store-repository';
 import { resolveNodePaths } from './breadcrumbs';
 import type {
+  CatalogFile,
   CatalogNode,
   Component,
   ComponentOption,
@@ -65,7 +66,15 @@ const PRODUCT_TYPES = ['standard', 'parent', 'child', 'bundle'] as const;
 const MODIFIER_TYPES = ['price_increment', 'price_decrement', 'price_equals'] as const;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const TOP_LEVEL = new Set(['catalog', 'currencies', 'rules', 'nodes', 'price_modifiers', 'products']);
+const TOP_LEVEL = new Set([
+  'catalog',
+  'currencies',
+  'rules',
+  'nodes',
+  'price_modifiers',
+  'files',
+  'products',
+]);
 const PRODUCT_FIELDS = new Set([
   'id',
   'attributes',
@@ -968,6 +977,81 @@ function validateSale(value: unknown, path: string, issues: Issues): Sale | unde
   return { id, expires, price };
 }
 
+const FILE_FIELDS = new Set(['id', 'file_name', 'mime_type', 'file_size', 'link', 'meta']);
+
+/**
+ * The top-level `files[]`: file objects of the platform's shape, which products name by id. Only what the
+ * publisher needs to store and render them is checked here (types, UUID ids, each id once).
+ */
+function validateFiles(value: unknown, issues: Issues): CatalogFile[] {
+  const files: CatalogFile[] = [];
+  const seen = new Set<string>();
+  issues.array(value, 'files')?.forEach((entry, index) => {
+    const path = `files[${index}]`;
+    const raw = issues.object(entry, path);
+    if (!raw) return;
+    issues.unknownFields(raw, FILE_FIELDS, path);
+    const id = issues.uuid(raw.id, `${path}.id`);
+    const fileName = issues.text(raw.file_name, `${path}.file_name`, MAX_DESCRIPTION);
+    const mimeType = issues.text(raw.mime_type, `${path}.mime_type`);
+    const fileSize = issues.integer(raw.file_size, `${path}.file_size`, 0);
+    const link = issues.object(raw.link, `${path}.link`);
+    if (link) issues.unknownFields(link, new Set(['href']), `${path}.link`);
+    const href = link ? issues.text(link.href, `${path}.link.href`, MAX_DESCRIPTION) : undefined;
+    const meta = raw.meta === undefined ? undefined : validateFileMeta(raw.meta, `${path}.meta`, issues);
+    if (
+      id === undefined ||
+      fileName === undefined ||
+      mimeType === undefined ||
+      fileSize === undefined ||
+      href === undefined ||
+      (raw.meta !== undefined && meta === undefined)
+    ) {
+      return;
+    }
+    if (seen.has(id)) {
+      issues.add(`${path}.id`, 'unique', `file id ${id} is listed twice`);
+      return;
+    }
+    seen.add(id);
+    files.push({
+      id,
+      file_name: fileName,
+      mime_type: mimeType,
+      file_size: fileSize,
+      link: { href },
+      ...(meta === undefined ? {} : { meta }),
+    });
+  });
+  return files;
+}
+
+function validateFileMeta(value: unknown, path: string, issues: Issues): CatalogFile['meta'] | undefined {
+  const raw = issues.object(value, path);
+  if (!raw) return undefined;
+  issues.unknownFields(raw, new Set(['dimensions', 'timestamps']), path);
+  const meta: NonNullable<CatalogFile['meta']> = {};
+  let ok = true;
+  if (raw.dimensions !== undefined) {
+    const dimensions = issues.object(raw.dimensions, `${path}.dimensions`);
+    if (dimensions) issues.unknownFields(dimensions, new Set(['width', 'height']), `${path}.dimensions`);
+    const width = dimensions ? issues.integer(dimensions.width, `${path}.dimensions.width`, 0) : undefined;
+    const height = dimensions ? issues.integer(dimensions.height, `${path}.dimensions.height`, 0) : undefined;
+    if (width === undefined || height === undefined) ok = false;
+    else meta.dimensions = { width, height };
+  }
+  if (raw.timestamps !== undefined) {
+    const timestamps = issues.object(raw.timestamps, `${path}.timestamps`);
+    if (timestamps) issues.unknownFields(timestamps, new Set(['created_at']), `${path}.timestamps`);
+    const createdAt = timestamps
+      ? issues.dateTime(timestamps.created_at, `${path}.timestamps.created_at`)
+      : undefined;
+    if (createdAt === undefined) ok = false;
+    else meta.timestamps = { created_at: createdAt };
+  }
+  return ok ? meta : undefined;
+}
+
 interface ProductDraft {
   index: number;
   product: ProductInput;
@@ -1039,6 +1123,7 @@ function crossCheck(
   declaredIds: ReadonlySet<string>,
   nodes: CatalogNode[],
   modifiers: Record<string, PriceModifier>,
+  fileIds: ReadonlySet<string>,
   issues: Issues,
 ): void {
   const byId = new Map<string, ProductDraft>();
@@ -1085,6 +1170,22 @@ function crossCheck(
     product.node_ids.forEach((nodeId, nodeIndex) => {
       if (!nodeIds.has(nodeId)) {
         issues.add(`${path}.node_ids[${nodeIndex}]`, 'reference', `${nodeId} is not a node of this release`);
+      }
+    });
+    if (product.main_image !== undefined && !fileIds.has(product.main_image)) {
+      issues.add(
+        `${path}.main_image`,
+        'reference',
+        `${product.main_image} is not one of the release's files`,
+      );
+    }
+    product.files.forEach((file, fileIndex) => {
+      if (!fileIds.has(file.id)) {
+        issues.add(
+          `${path}.files[${fileIndex}].id`,
+          'reference',
+          `${file.id} is not one of the release's files`,
+        );
       }
     });
     attributes.price_modifiers?.forEach((name, modifierIndex) => {
@@ -1238,6 +1339,15 @@ export function validateReleaseDocument(input: unknown): ValidationResult {
   const rules = validateRules(root.rules, issues);
   const nodes = validateNodes(root.nodes, issues);
   const priceModifiers = validatePriceModifiers(root.price_modifiers, issues);
+  const files = root.files === undefined ? [] : validateFiles(root.files, issues);
+  // Ids of every well-formed file entry, so a file with another error is not reported again by products.
+  const fileIds = new Set<string>(
+    Array.isArray(root.files)
+      ? root.files.flatMap((entry) =>
+          isObject(entry) && typeof entry.id === 'string' && isUuid(entry.id) ? [entry.id.toLowerCase()] : [],
+        )
+      : [],
+  );
   const drafts: ProductDraft[] = [];
   const declaredIds = new Set<string>();
   if (root.products === undefined) issues.add('products', 'required', 'is required: an array of products');
@@ -1249,7 +1359,7 @@ export function validateReleaseDocument(input: unknown): ValidationResult {
       if (product) drafts.push({ index, product });
     });
   }
-  crossCheck(drafts, declaredIds, nodes, priceModifiers, issues);
+  crossCheck(drafts, declaredIds, nodes, priceModifiers, fileIds, issues);
   if (issues.total > 0 || catalog === undefined) {
     return { ok: false, issues: issues.list, total: issues.total };
   }
@@ -1261,6 +1371,7 @@ export function validateReleaseDocument(input: unknown): ValidationResult {
       rules,
       nodes,
       price_modifiers: priceModifiers,
+      files,
       products: drafts.map((draft) => draft.product),
     },
   };

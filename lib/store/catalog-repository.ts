@@ -1,6 +1,6 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { CatalogRule } from '../catalog/rules';
-import type { ReleaseLayout, StoredProduct } from '../catalog/types';
+import type { FileResource, ReleaseLayout, StoredProduct } from '../catalog/types';
 import { ServiceUnavailableError } from '../http/errors';
 import { getDocumentClient } from './client';
 import {
@@ -29,6 +29,8 @@ import { cancellationCodes } from './transactions';
  *   so abandoned and old releases can be found and deleted.
  * - `REL#<release>#<shard>` / `P#<product>`: a product, prepared for rendering (JSON in `d`). Products hash
  *   to `shards` partitions so a publish spreads its writes.
+ * - `REL#<release>#<shard>` / `F#<file>`: a file of the release's `files[]`, rendered (JSON in `d`); products
+ *   name files by id, and the child list's `include` reads them.
  * - `REL#<release>#<shard of parent>` / `C#<parent>#<n>`: chunk n of a parent's index of live children in
  *   publish order: ids and filterable attributes only, CHILD_CHUNK_SIZE per item, deflated (`z`).
  *   Offset k lives in chunk floor(k / chunk_size), so skipping to offset 9,975 reads one small item.
@@ -44,6 +46,10 @@ export const catalogKeys = {
   product: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, productId: string) => ({
     pk: `REL#${layout.id}#${shardOf(productId, layout.shards)}`,
     sk: `P#${productId}`,
+  }),
+  file: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, fileId: string) => ({
+    pk: `REL#${layout.id}#${shardOf(fileId, layout.shards)}`,
+    sk: `F#${fileId}`,
   }),
   childChunk: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, parentId: string, chunk: number) => ({
     pk: `REL#${layout.id}#${shardOf(parentId, layout.shards)}`,
@@ -169,6 +175,8 @@ async function readReleaseItems(keys: Key[], recheck: (key: Key) => boolean): Pr
 
 export interface ReleaseReadRequest {
   products: string[];
+  /** File ids (absent ones are re-read strongly, like products). */
+  files?: string[];
   chunks: { parentId: string; chunk: number }[];
   /**
    * The chunks may lie past the end of the index (fetched ahead, before the count is known): a missing one
@@ -179,6 +187,8 @@ export interface ReleaseReadRequest {
 
 export interface ReleaseReadResult {
   products: Map<string, { stored: StoredProduct; bytes: number }>;
+  /** Found files: the rendered file resource as JSON text. */
+  files: Map<string, string>;
   chunks: Map<string, Uint8Array>;
 }
 
@@ -211,10 +221,12 @@ export const catalogRepository = {
     const chunkKeys = request.chunks.map(({ parentId, chunk }) =>
       catalogKeys.childChunk(layout, parentId, chunk),
     );
+    const fileIds = request.files ?? [];
+    const fileKeys = fileIds.map((id) => catalogKeys.file(layout, id));
     const speculative = request.speculativeChunks === true;
     const found = await readReleaseItems(
-      [...productKeys, ...chunkKeys],
-      (key) => !speculative || key.sk.startsWith('P#'),
+      [...productKeys, ...fileKeys, ...chunkKeys],
+      (key) => !speculative || !key.sk.startsWith('C#'),
     );
     const products: ReleaseReadResult['products'] = new Map();
     request.products.forEach((id, index) => {
@@ -225,17 +237,27 @@ export const catalogRepository = {
           bytes: (item.d as string).length,
         });
     });
+    const files: ReleaseReadResult['files'] = new Map();
+    fileIds.forEach((id, index) => {
+      const item = found.get(keyOf(fileKeys[index] as Key));
+      if (item) files.set(id, item.d as string);
+    });
     const chunks: ReleaseReadResult['chunks'] = new Map();
     request.chunks.forEach(({ parentId, chunk }, index) => {
       const item = found.get(keyOf(chunkKeys[index] as Key));
       if (item) chunks.set(chunkId(parentId, chunk), item.z as Uint8Array);
     });
-    return { products, chunks };
+    return { products, files, chunks };
   },
 
   /** The item that stores a product of a release. */
   productItem(layout: ReleaseLayout, stored: StoredProduct): Item {
     return { ...catalogKeys.product(layout, stored.resource.id), d: JSON.stringify(stored) };
+  },
+
+  /** The item that stores a file of a release (rendered, as products are). */
+  fileItem(layout: ReleaseLayout, file: FileResource): Item {
+    return { ...catalogKeys.file(layout, file.id), d: JSON.stringify(file) };
   },
 
   /** The item that stores chunk `chunk` of a parent's child index. */

@@ -7,6 +7,7 @@ import {
   RELEASE_SHARDS,
   StoreNotFoundError,
 } from '../../lib/catalog/publisher';
+import type { ReleaseLayout } from '../../lib/catalog/types';
 import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { resetConfig } from '../../lib/config/index';
 import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
@@ -105,7 +106,8 @@ describe('publishRelease: success', () => {
       standard: 2,
       bundles: 1,
     });
-    expect(result.items).toBe(14 + 2);
+    // 14 products, 8 files, 2 child-index chunks.
+    expect(result.items).toBe(14 + 8 + 2);
     const registry = await catalogRepository.getRegistry(store.store.id);
     const catalog = registry?.catalogs[sample.catalog.id];
     expect(catalog?.release.id).toBe(result.release_id);
@@ -113,7 +115,22 @@ describe('publishRelease: success', () => {
       sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
     );
     expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
-    expect(await itemsOfRelease(result.release_id)).toBe(16);
+    expect(await itemsOfRelease(result.release_id)).toBe(24);
+    const tee = sample.files[0] as (typeof sample.files)[number];
+    const read = await catalogRepository.readRelease(catalog?.release as ReleaseLayout, {
+      products: [],
+      files: [tee.id, '00000000-0000-4000-8000-000000000000'],
+      chunks: [],
+    });
+    expect([...read.files.keys()]).toEqual([tee.id]);
+    expect(JSON.parse(read.files.get(tee.id) as string)).toEqual({
+      type: 'file',
+      ...tee,
+      meta: {
+        ...tee.meta,
+        timestamps: { created_at: '2024-03-01T09:00:00.000Z' },
+      },
+    });
     const markers = await catalogRepository.listReleases(store.store.id);
     expect(markers.map((marker) => [marker.release_id, marker.status])).toEqual([
       [result.release_id, 'complete'],
