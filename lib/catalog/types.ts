@@ -201,11 +201,33 @@ export interface ProductResource {
  */
 export interface StoredProduct {
   resource: ProductResource;
+  /** The currency of the display prices in `resource.meta` (the default currency at publish time). */
+  currency?: string;
+  /** The display prices in each other currency of the release's currency settings (see `DisplayPrices`). */
+  display?: Record<string, DisplayPrices>;
   locales: Record<string, LocaleText>;
   live: boolean;
   base_product: boolean;
   /** Live children in publish order (parents only; 0 otherwise). */
   live_children: number;
+}
+
+/**
+ * Everything of a product's `meta` that depends on the display currency: `display_price`,
+ * `original_display_price`, and per bundle component those two plus its tiers' `display_price`. Absent
+ * fields mean no price in that currency.
+ */
+export interface DisplayPrices {
+  display_price?: DisplayPrice;
+  original_display_price?: DisplayPrice;
+  component_products?: Record<
+    string,
+    {
+      display_price?: DisplayPrice;
+      original_display_price?: DisplayPrice;
+      tiers: Record<string, { display_price?: DisplayPrice }>;
+    }
+  >;
 }
 
 /** A live child's entry in its parent's index: the filterable attributes plus `updated_at`. */
