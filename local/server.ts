@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { apiCorsConfiguration } from '../functions/routes';
+import {
+  type CorsConfiguration,
+  corsResponseHeaders,
+  isPreflight,
+  parseCorsOrigins,
+  preflightHeaders,
+} from '../lib/http/cors';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
@@ -31,12 +39,28 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
-/** Turns one HTTP request into an API Gateway HTTP API 2.0 event and runs the route's handler in-process. */
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Response headers of the function (or of the gateway) without CORS headers, which the gateway owns. */
+function withoutCorsHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !name.toLowerCase().startsWith('access-control-')),
+  );
+}
+
+/**
+ * Turns one HTTP request into an API Gateway HTTP API 2.0 event and runs the route's handler in-process.
+ * CORS as API Gateway does it with `corsPreflight`: preflights are answered 204 before any routing, and
+ * every other response to an allowed Origin gets the configured headers (the function's own are dropped).
+ */
+async function handle(req: IncomingMessage, res: ServerResponse, cors: CorsConfiguration): Promise<void> {
   const requestId = randomUUID();
-  const gatewayHeaders = { 'apigw-requestid': requestId };
   const url = req.url ?? '/';
   const rawPath = url.split('?')[0] ?? '/';
+  const requestHeaders = req.headers as Record<string, string | undefined>;
+  if (isPreflight(req.method ?? '', requestHeaders)) {
+    send(res, 204, { 'apigw-requestid': requestId, ...preflightHeaders(cors, requestHeaders) }, '');
+    return;
+  }
+  const gatewayHeaders = { 'apigw-requestid': requestId, ...corsResponseHeaders(cors, requestHeaders) };
   // Local only, before the route table: GET /openapi.json, GET /docs and its assets (local/docs.ts).
   const docs = await localDocsResponse(req, rawPath);
   if (docs) {
@@ -80,8 +104,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     event,
     createLambdaContext(match.route.function, requestId),
   )) as APIGatewayProxyStructuredResultV2;
-  const responseHeaders: Record<string, string> = { ...gatewayHeaders };
-  for (const [name, value] of Object.entries(result.headers ?? {})) responseHeaders[name] = String(value);
+  const functionHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) functionHeaders[name] = String(value);
+  const responseHeaders = { ...withoutCorsHeaders(functionHeaders), ...gatewayHeaders };
   const payload =
     result.body === undefined
       ? ''
@@ -91,10 +116,19 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   send(res, result.statusCode ?? 200, responseHeaders, payload);
 }
 
-/** The local API server: API Gateway-style routing over the shared route table, handlers run in-process. */
-export function createLocalServer(): Server {
+export interface LocalServerOptions {
+  /** Origins browsers may call from (default: `CORS_ORIGINS`, comma-separated, else `*`). */
+  corsOrigins?: string[];
+}
+
+/**
+ * The local API server: API Gateway-style routing over the shared route table, handlers run in-process,
+ * CORS from the same configuration as the stack's. A bad `CORS_ORIGINS` fails here, at start.
+ */
+export function createLocalServer(options: LocalServerOptions = {}): Server {
+  const cors = apiCorsConfiguration(options.corsOrigins ?? parseCorsOrigins(process.env.CORS_ORIGINS));
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res, cors).catch((error: unknown) => {
       // The stack only, with the request's credentials redacted: never its headers or body.
       const detail = redact((error as Error).stack ?? String(error), requestSecrets(req.headers));
       process.stderr.write(`local server: ${detail}\n`);

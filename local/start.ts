@@ -1,6 +1,7 @@
 import './quiet-sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { getConfig, resetConfig } from '../lib/config/index';
+import { parseCorsOrigins } from '../lib/http/cors';
 import { ensureTables } from '../lib/store/tables';
 import {
   type DynamoDbLocal,
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       '',
       `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint})`,
       `API docs: ${base}/docs (OpenAPI document: ${base}/openapi.json)`,
+      `Browsers may call it from: ${parseCorsOrigins(process.env.CORS_ORIGINS).join(', ')} (CORS_ORIGINS)`,
       `Demo store ${demo.created ? 'created' : 'already present'}:`,
       `  store_id:      ${demo.storeId}`,
       `  mapping_id:    ${demo.mappingId}`,
