@@ -103,9 +103,19 @@ const OPERATIONS: Record<string, OperationSpec> = {
   'GET /v2/application-keys': {
     operationId: 'listApplicationKeys',
     summary: "List the store's application keys",
-    description: 'Oldest first, with the number of keys and the sum of their reserved rate limits.',
+    description:
+      "Oldest first, with the number of keys (of the filtered list, with `filter`) and the sum of the reserved rate limits of all the store's keys.",
     tag: 'Application keys',
-    parameters: pageParameters(APPLICATION_KEYS_DEFAULT_LIMIT),
+    parameters: [
+      {
+        name: 'filter',
+        in: 'query',
+        description:
+          "e.g. `eq(name,Storefront)` or `in(client_id,abc,def)`: `eq`/`in` over name and client_id, joined by `:` (AND); the catalog's grammar (docs/filtering.md). A `client_id` filter reads only those keys; a `name`-only filter reads all the store's keys (docs/application-keys.md).",
+        schema: { type: 'string', description: `At most ${MAX_FILTER_BYTES} bytes (UTF-8).` },
+      },
+      ...pageParameters(APPLICATION_KEYS_DEFAULT_LIMIT),
+    ],
     responses: { 200: ['A page of keys.', APPLICATION_KEY_LIST_SCHEMA] },
   },
   'POST /v2/application-keys': {

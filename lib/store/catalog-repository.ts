@@ -1,11 +1,8 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { CatalogRule } from '../catalog/rules';
 import type { FileResource, ReleaseLayout, StoredProduct } from '../catalog/types';
-import { ServiceUnavailableError } from '../http/errors';
 import { getDocumentClient } from './client';
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -14,6 +11,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from './dynamodb';
+import { backoff, batchGetItems } from './items';
 import { tableName } from './schema';
 import type { CurrencySettings } from './store-repository';
 import { storeRepository } from './store-repository';
@@ -117,47 +115,18 @@ function meter(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): voi
   }
 }
 
-const BATCH_GET_MAX = 100;
 const BATCH_WRITE_MAX = 25;
 const MAX_BATCH_ATTEMPTS = 10;
-
-/** Exponential backoff with full jitter: up to 25 ms, 50 ms, ... capped at 2 s. */
-function backoff(attempt: number): Promise<void> {
-  const ceiling = Math.min(2000, 25 * 2 ** attempt);
-  return new Promise((done) => setTimeout(done, Math.random() * ceiling));
-}
 
 type Key = { pk: string; sk: string };
 type Item = Record<string, unknown> & Key;
 
 const keyOf = (key: Key) => `${key.pk}\u0000${key.sk}`;
 
-/** BatchGetItem for any number of keys: 100 per call in parallel, unprocessed keys retried with backoff. */
+/** The products table's BatchGetItem, metered (benchmarks count its read units). */
 async function batchGet(keys: Key[], consistent: boolean): Promise<Map<string, Item>> {
-  const table = tableName('products');
   const found = new Map<string, Item>();
-  const batches: Key[][] = [];
-  for (let start = 0; start < keys.length; start += BATCH_GET_MAX) {
-    batches.push(keys.slice(start, start + BATCH_GET_MAX));
-  }
-  await Promise.all(
-    batches.map(async (batch) => {
-      let pending: Key[] = batch;
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt >= MAX_BATCH_ATTEMPTS) throw new ServiceUnavailableError();
-        if (attempt > 0) await backoff(attempt);
-        const result: BatchGetCommandOutput = await getDocumentClient().send(
-          new BatchGetCommand({
-            RequestItems: { [table]: { Keys: pending, ConsistentRead: consistent } },
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-        );
-        meter(result.ConsumedCapacity);
-        for (const item of result.Responses?.[table] ?? []) found.set(keyOf(item as Key), item as Item);
-        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
-      }
-    }),
-  );
+  for (const item of await batchGetItems('products', keys, consistent, meter)) found.set(keyOf(item), item);
   return found;
 }
 
