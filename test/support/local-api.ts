@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { gateway } from '@elasticpath/js-sdk';
-import { createLocalServer, listen } from '../../local/server';
+import { createLocalServer, type LocalServerOptions, listen } from '../../local/server';
 import { tapServer } from './log-scan';
 import { checkServerResponses } from './openapi';
 
@@ -14,12 +14,14 @@ export interface LocalApi {
   baseUrl: string;
   /** `127.0.0.1:PORT`, as the official SDK's `host` option wants it. */
   host: string;
+  /** The HTTP server, to observe what reaches it. */
+  server: Server;
   close(): Promise<void>;
 }
 
 /** Starts the local API server (the real HTTP harness) on a free port, against the run's DynamoDB Local. */
-export async function startLocalApi(): Promise<LocalApi> {
-  const server: Server = createLocalServer();
+export async function startLocalApi(options: LocalServerOptions = {}): Promise<LocalApi> {
+  const server: Server = createLocalServer(options);
   // Every Authorization value and every client_secret/access_token that crosses it is registered for the
   // e2e log scan (test/support/e2e-setup.ts), whatever client the test uses.
   tapServer(server);
@@ -29,6 +31,7 @@ export async function startLocalApi(): Promise<LocalApi> {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
+    server,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
