@@ -363,7 +363,8 @@ function displayPricesIn(
   currencies: Record<string, CurrencySettings>,
   components: ProductInput['attributes']['components'],
 ): DisplayPrices {
-  const { tiers: _, ...prices }: DisplayPrices & { tiers?: unknown } = componentDisplay(
+  // The product's own display prices are those of a component, without the tiers.
+  const { tiers: _tiers, ...prices }: DisplayPrices & { tiers?: unknown } = componentDisplay(
     facts,
     currencies,
     code,
