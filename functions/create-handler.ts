@@ -11,17 +11,18 @@ import { requestLogging } from '../lib/http/log';
 import {
   type BodyKind,
   bodyParser,
+  bodySizeLimit,
   errorHandler,
   type ParsedEvent,
   securityHeaders,
 } from '../lib/http/middleware';
 import type { HttpResponse } from '../lib/http/response';
 import { getDocumentClient } from '../lib/store/client';
-import { FUNCTIONS, type FunctionName } from './routes';
+import { FUNCTIONS, type FunctionDefinition, type FunctionName, writesTables } from './routes';
 
 /**
  * The request path of every function: API Gateway event -> security headers, logs and the error
- * middleware (outermost) -> header normalisation -> body parser -> authorizer -> the operation's handler.
+ * middleware (outermost) -> header normalisation -> body size limit -> body parser -> authorizer -> the operation's handler.
  */
 
 export interface HandlerOptions {
@@ -38,7 +39,7 @@ type Middleware = MiddlewareObj<ApiEvent, HttpResponse>;
 /** Wraps an operation in the middy stack every function uses, with auth and body parsing as `definition` says. */
 export function buildHandler<A extends AuthRequirement>(
   functionName: string,
-  definition: { auth: A; body?: BodyKind },
+  definition: { auth: A; body?: BodyKind; tables?: FunctionDefinition['tables'] },
   options: HandlerOptions,
   handler: Handler<A>,
 ) {
@@ -52,8 +53,9 @@ export function buildHandler<A extends AuthRequirement>(
     .use(requestLogging(functionName) as Middleware[])
     .use(errorHandler() as Middleware)
     .use(httpHeaderNormalizer() as Middleware)
+    .use(bodySizeLimit(definition.body ?? 'none') as Middleware)
     .use(bodyParser(definition.body ?? 'none') as Middleware)
-    .use(authorizer(definition.auth, options.prefetch) as Middleware)
+    .use(authorizer(definition.auth, options.prefetch, writesTables(definition)) as Middleware)
     .handler(handler as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>);
 }
 
@@ -66,6 +68,10 @@ export function createHandler<N extends FunctionName>(
   options: HandlerOptions,
   handler: Handler<(typeof FUNCTIONS)[N]['auth']>,
 ) {
-  const definition: { auth: (typeof FUNCTIONS)[N]['auth']; body?: BodyKind } = FUNCTIONS[functionName];
+  const definition: {
+    auth: (typeof FUNCTIONS)[N]['auth'];
+    body?: BodyKind;
+    tables: FunctionDefinition['tables'];
+  } = FUNCTIONS[functionName];
   return buildHandler(functionName, definition, options, handler);
 }

@@ -25,6 +25,14 @@ export interface FunctionDefinition {
 }
 
 /**
+ * True when the function writes a table: its callers' tokens are then checked against the table on
+ * every request (never the container's token cache), so a deleted key's token cannot write at all.
+ */
+export function writesTables(definition: { tables?: FunctionDefinition['tables'] }): boolean {
+  return Object.values(definition.tables ?? {}).includes('readwrite');
+}
+
+/**
  * The single route table: the CDK stack creates one Lambda per function and one API route per entry,
  * and the local server routes requests with the same entries, so local routes equal deployed ones.
  */

@@ -39,6 +39,36 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
+/** Host names that can only mean this machine: a request naming one of them (with our port) is for us. */
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\]):(\d{1,5})$/;
+
+/**
+ * The origin the API's `links` and `Location` are built from: `publicUrl` when configured (e.g. behind
+ * a tunnel), else `http://` and the request's Host if it names this server (a loopback name with the
+ * port it listens on), else `http://127.0.0.1:<port>`. Never other header text: API Gateway sets Host
+ * and X-Forwarded-Proto itself in AWS; locally any client could send `javascript://evil.example`.
+ */
+export function localOrigin(host: string | undefined, port: number, publicUrl?: string): string {
+  if (publicUrl !== undefined) return publicUrl;
+  const match = host === undefined ? null : LOOPBACK_HOST.exec(host);
+  return match && Number(match[1]) === port ? `http://${host}` : `http://127.0.0.1:${port}`;
+}
+
+/** `PUBLIC_URL`, checked once: an http(s) origin with nothing after the host and port. */
+function publicUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, ''))
+    throw new Error(`PUBLIC_URL must be an http(s) origin such as https://demo.example.com, got "${raw}"`);
+  return url.origin;
+}
+
 /** Response headers of the function (or of the gateway) without CORS headers, which the gateway owns. */
 function withoutCorsHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(
@@ -51,7 +81,12 @@ function withoutCorsHeaders(headers: Record<string, string>): Record<string, str
  * CORS as API Gateway does it with `corsPreflight`: preflights are answered 204 before any routing, and
  * every other response to an allowed Origin gets the configured headers (the function's own are dropped).
  */
-async function handle(req: IncomingMessage, res: ServerResponse, cors: CorsConfiguration): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: CorsConfiguration,
+  publicUrl?: string,
+): Promise<void> {
   const requestId = randomUUID();
   const url = req.url ?? '/';
   const rawPath = url.split('?')[0] ?? '/';
@@ -86,7 +121,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, cors: CorsConfi
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  headers['x-forwarded-proto'] ??= 'http';
+  // As API Gateway does: Host and X-Forwarded-Proto are the server's own, not what the client sent.
+  const origin = new URL(localOrigin(headers.host, req.socket.localPort ?? 0, publicUrl));
+  headers.host = origin.host;
+  headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
   const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
   const event = createHttpEvent({
     method: req.method ?? 'GET',
@@ -117,18 +155,22 @@ async function handle(req: IncomingMessage, res: ServerResponse, cors: CorsConfi
 }
 
 export interface LocalServerOptions {
-  /** Origins browsers may call from (default: `CORS_ORIGINS`, comma-separated, else `*`). */
+  /** Origins browsers may call from (default: `CORS_ORIGINS` of `env`, comma-separated, else `*`). */
   corsOrigins?: string[];
+  /** Where `PUBLIC_URL` and `CORS_ORIGINS` are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
  * The local API server: API Gateway-style routing over the shared route table, handlers run in-process,
- * CORS from the same configuration as the stack's. A bad `CORS_ORIGINS` fails here, at start.
+ * CORS from the same configuration as the stack's. A bad `CORS_ORIGINS` or `PUBLIC_URL` fails here, at start.
  */
 export function createLocalServer(options: LocalServerOptions = {}): Server {
-  const cors = apiCorsConfiguration(options.corsOrigins ?? parseCorsOrigins(process.env.CORS_ORIGINS));
+  const env = options.env ?? process.env;
+  const publicUrl = publicUrlFrom(env);
+  const cors = apiCorsConfiguration(options.corsOrigins ?? parseCorsOrigins(env.CORS_ORIGINS));
   const server = createServer((req, res) => {
-    handle(req, res, cors).catch((error: unknown) => {
+    handle(req, res, cors, publicUrl).catch((error: unknown) => {
       // The stack only, with the request's credentials redacted: never its headers or body.
       const detail = redact((error as Error).stack ?? String(error), requestSecrets(req.headers));
       process.stderr.write(`local server: ${detail}\n`);

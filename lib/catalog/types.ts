@@ -123,7 +123,7 @@ export interface ProductAttributesInput {
   external_ref?: string | null;
   product_types?: ProductType[];
   price?: ProductPricing;
-  extensions?: Record<string, Record<string, unknown>>;
+  extensions?: Record<string, Record<string, string | number | boolean | null>>;
   components?: Record<string, Component>;
   custom_inputs?: Record<string, CustomInput>;
   published_at?: string | null;

@@ -25,19 +25,19 @@ function document() {
       { id: ROOT, name: 'Apparel', parent_id: null },
       { id: LEAF, name: 'Tees', parent_id: ROOT },
     ],
+    price_modifiers: {
+      xl: { modifier_type: 'price_increment', currencies: { USD: { amount: 300, includes_tax: false } } },
+      cheap: { modifier_type: 'price_decrement', currencies: { USD: { amount: 5000, includes_tax: false } } },
+    },
     files: [
       {
         id: id(30),
         file_name: 'tee.png',
         mime_type: 'image/png',
         file_size: 1024,
-        link: { href: 'https://img.example.com/tee.png' },
+        link: { href: 'https://files.example/tee.png' },
       },
     ],
-    price_modifiers: {
-      xl: { modifier_type: 'price_increment', currencies: { USD: { amount: 300, includes_tax: false } } },
-      cheap: { modifier_type: 'price_decrement', currencies: { USD: { amount: 5000, includes_tax: false } } },
-    },
     products: [
       {
         id: PARENT,

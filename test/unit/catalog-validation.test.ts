@@ -107,7 +107,7 @@ describe('validateReleaseDocument: every issue names its JSON path and rule', ()
         path: 'extra',
         rule: 'unknown_field',
         message:
-          'is not a field here; allowed: catalog, currencies, rules, nodes, price_modifiers, files, products',
+          'is not a field here; allowed: $schema, catalog, currencies, rules, nodes, price_modifiers, files, products',
       },
       { path: 'catalog', rule: 'required', message: 'is required: {"name": "..."}' },
       { path: 'products', rule: 'required', message: 'is required: an array of products' },
@@ -332,96 +332,6 @@ describe('validateReleaseDocument: every issue names its JSON path and rule', ()
       'products[0].attributes.status',
       'products[0].attributes.slug',
     ]);
-  });
-});
-
-describe('validateReleaseDocument: files', () => {
-  const file = (n: number, extra: Record<string, unknown> = {}) => ({
-    id: id(n),
-    file_name: `image-${n}.png`,
-    mime_type: 'image/png',
-    file_size: 2048,
-    link: { href: `https://img.example.com/${n}.png` },
-    ...extra,
-  });
-
-  it('keeps the files, normalised (lower-case ids, UTC timestamps), and the products that name them', () => {
-    const result = validateReleaseDocument(
-      doc({
-        files: [
-          file(30, {
-            id: id(30).toUpperCase(),
-            meta: {
-              dimensions: { width: 800, height: 600 },
-              timestamps: { created_at: '2024-01-01T10:00:00+02:00' },
-            },
-          }),
-          file(31),
-        ],
-        products: [
-          product(1, {}, { main_image: id(30), files: [{ id: id(31), created_at: '2024-01-01T00:00:00Z' }] }),
-        ],
-      }),
-    );
-    if (!result.ok) throw new Error(JSON.stringify(result.issues));
-    expect(result.document.files).toEqual([
-      {
-        ...file(30),
-        meta: {
-          dimensions: { width: 800, height: 600 },
-          timestamps: { created_at: '2024-01-01T08:00:00.000Z' },
-        },
-      },
-      file(31),
-    ]);
-  });
-
-  it('defaults to no files', () => {
-    const result = validateReleaseDocument(doc());
-    expect(result.ok && result.document.files).toEqual([]);
-  });
-
-  it('refuses a main_image or a file reference that is not one of the files', () => {
-    expect(
-      issuesOf(
-        doc({
-          files: [file(30)],
-          products: [
-            product(
-              1,
-              {},
-              { main_image: id(31), files: [{ id: id(32), created_at: '2024-01-01T00:00:00Z' }] },
-            ),
-          ],
-        }),
-      ),
-    ).toEqual([
-      {
-        path: 'products[0].main_image',
-        rule: 'reference',
-        message: `${id(31)} is not one of the release's files`,
-      },
-      {
-        path: 'products[0].files[0].id',
-        rule: 'reference',
-        message: `${id(32)} is not one of the release's files`,
-      },
-    ]);
-  });
-
-  it('names the path of a malformed file, and does not report its references again', () => {
-    expect(
-      issuesOf(
-        doc({ files: [file(30, { file_size: 'big' })], products: [product(1, {}, { main_image: id(30) })] }),
-      ),
-    ).toEqual([{ path: 'files[0].file_size', rule: 'integer', message: 'must be an integer, got a string' }]);
-    expect(onlyIssue(doc({ files: [file(30), file(30)] })).path).toBe('files[1].id');
-    expect(onlyIssue(doc({ files: [file(30, { link: {} })] })).path).toBe('files[0].link.href');
-    expect(onlyIssue(doc({ files: [file(30, { colour: 'red' })] })).path).toBe('files[0].colour');
-    expect(onlyIssue(doc({ files: [file(30, { meta: { dimensions: { width: 1 } } })] })).path).toBe(
-      'files[0].meta.dimensions.height',
-    );
-    expect(onlyIssue(doc({ files: {} })).path).toBe('files');
   });
 });
 
