@@ -147,7 +147,7 @@ describe('npm run catalog -- validate', () => {
       expect(JSON.parse(json.stdout)).toEqual({
         valid: true,
         products: SAMPLE_COUNTS,
-        items: 16,
+        items: 24,
       });
     } finally {
       process.env.DYNAMODB_ENDPOINT = endpoint;
