@@ -27,6 +27,8 @@ export interface DeepOffsetFigures {
   rcu_offset9975: number;
   naive_full_read_ms: number;
   naive_rcu: number;
+  /** First page with `include=main_image,files` against the same page without (see IncludeFigures). */
+  include: ChildListFigures['include'];
 }
 
 export interface Publish10kFigures {
@@ -114,6 +116,7 @@ export async function setUpCatalogBench(): Promise<CatalogBench> {
         rcu_offset9975: coldDeep.read_units,
         naive_full_read_ms: f.naive.timing.p50_ms,
         naive_rcu: f.naive.read_units,
+        include: f.include,
       };
     },
     async publish10k() {

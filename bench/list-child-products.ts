@@ -35,10 +35,24 @@ export interface PublishFigures {
   ratio: number;
 }
 
+/** `include=main_image,files` against the same page without it, in the same run. */
+export interface IncludeFigures {
+  include: string;
+  cold: {
+    without_p50_ms: number;
+    with_p50_ms: number;
+    ratio: number;
+    read_units_without: number;
+    read_units_with: number;
+  };
+  warm: { without_p50_ms: number; with_p50_ms: number; ratio: number };
+}
+
 export interface ChildListFigures {
   children: number;
   cold: ChildListRequestFigures[];
   warm: ChildListRequestFigures[];
+  include: IncludeFigures;
   naive: { timing: Timing; read_units: number; items_read: number };
   publish: PublishFigures;
   ratios: { cold_deep_over_first: number; warm_deep_over_first: number; warm_first_over_deep: number };
@@ -56,12 +70,15 @@ export interface ChildListSetup {
   document: Record<string, unknown>;
 }
 
-/** A store, an implicit token and a generated release (not yet published) with one parent of `children`. */
+/**
+ * A store, an implicit token and a generated release (not yet published) with one parent of `children`,
+ * every child with a main image of its own.
+ */
 export async function setUpChildList(children: number): Promise<ChildListSetup> {
   const store = await storeRepository.create({ name: 'bench catalog' });
   const { key } = await applicationKeyRepository.create(store.id, { name: 'bench', reserved_rate_limit: 0 });
   const token = await issueAccessToken({ grant_type: 'implicit', client_id: key.client_id });
-  const document = generateRelease({ children, drafts: 50 });
+  const document = generateRelease({ children, drafts: 50, images: true });
   const products = document.products as {
     id: string;
     attributes: { status: string; base_product_id?: string; tags?: string[] };
@@ -82,10 +99,19 @@ export async function setUpChildList(children: number): Promise<ChildListSetup> 
   };
 }
 
-/** One in-process request through the whole handler (middy, auth, catalog), checked for the expected page. */
-function request(setup: ChildListSetup, offset: number, filter?: string, expectedFirst?: string) {
+/**
+ * One in-process request through the whole handler (middy, auth, catalog), checked for the expected page
+ * (and, with `include`, for a main image per product).
+ */
+function request(
+  setup: ChildListSetup,
+  offset: number,
+  filter?: string,
+  expectedFirst?: string,
+  include?: string,
+) {
   const context = createLambdaContext('list-child-products');
-  const query = `${filter === undefined ? '' : `filter=${encodeURIComponent(filter)}&`}page[offset]=${offset}&page[limit]=${LIMIT}`;
+  const query = `${filter === undefined ? '' : `filter=${encodeURIComponent(filter)}&`}${include === undefined ? '' : `include=${include}&`}page[offset]=${offset}&page[limit]=${LIMIT}`;
   return async () => {
     const event = createHttpEvent({
       method: 'GET',
@@ -97,9 +123,14 @@ function request(setup: ChildListSetup, offset: number, filter?: string, expecte
     const response = await handler(event as never, context);
     if (response.statusCode !== 200)
       throw new Error(`list answered ${response.statusCode}: ${response.body}`);
-    const body = JSON.parse(response.body ?? '') as { data: { id: string }[] };
+    const body = JSON.parse(response.body ?? '') as {
+      data: { id: string }[];
+      included?: { main_images?: unknown[] };
+    };
     const expected = expectedFirst ?? setup.liveChildIds[offset];
     if (body.data[0]?.id !== expected) throw new Error(`offset ${offset} returned the wrong page`);
+    if (include !== undefined && body.included?.main_images?.length !== body.data.length)
+      throw new Error(`include=${include} did not return a main image per product`);
   };
 }
 
@@ -237,6 +268,40 @@ async function benchPublish(setup: ChildListSetup, runs: number): Promise<Publis
 }
 
 /**
+ * The same first page with and without `include=main_image,files` (every child has its own main image, so
+ * the page names 25 images and the parent's file), cold and warm, timed in alternation in the same run.
+ */
+async function benchInclude(
+  setup: ChildListSetup,
+  without: () => Promise<void>,
+  coldIterations: number,
+  warmIterations: number,
+): Promise<IncludeFigures> {
+  const include = 'main_image,files';
+  const withInclude = request(setup, 0, undefined, undefined, include);
+  progress(
+    `timing ${coldIterations} cold and ${warmIterations} warm requests with and without include=${include}`,
+  );
+  const [coldWithout, coldWith] = await measurePair(cold(without), cold(withInclude), coldIterations, 2);
+  const [warmWithout, warmWith] = await measurePair(without, withInclude, warmIterations, 20);
+  return {
+    include,
+    cold: {
+      without_p50_ms: coldWithout.p50_ms,
+      with_p50_ms: coldWith.p50_ms,
+      ratio: round(coldWith.p50_ms / coldWithout.p50_ms),
+      read_units_without: await readUnits(cold(without)),
+      read_units_with: await readUnits(cold(withInclude)),
+    },
+    warm: {
+      without_p50_ms: warmWithout.p50_ms,
+      with_p50_ms: warmWith.p50_ms,
+      ratio: round(warmWith.p50_ms / warmWithout.p50_ms),
+    },
+  };
+}
+
+/**
  * Figures for `GET /catalog/products/{id}/relationships/children` on a parent with `children` live children
  * (DESIGN.md section 10): cold (every container cache emptied before each request) and warm requests at
  * offset 0 and at `children - 25`, in-process through the handler, timed in alternation; the products-table
@@ -273,6 +338,8 @@ export async function benchListChildProducts(
   const warmFirstUnits = await readUnits(first);
   const warmDeepUnits = await readUnits(last);
 
+  const include = await benchInclude(setup, first, coldIterations, warmIterations);
+
   progress('timing the naive baseline (read every product of the release)');
   let naive = { units: 0, items: 0 };
   const naiveTiming = await measure(
@@ -303,6 +370,7 @@ export async function benchListChildProducts(
       row(0, coldFiltered, coldFilteredUnits, filter),
     ],
     warm: [row(0, warmFirst, warmFirstUnits), row(deep, warmDeep, warmDeepUnits)],
+    include,
     naive: { timing: naiveTiming, read_units: round(naive.units, 1), items_read: naive.items },
     publish,
     ratios: {
@@ -332,6 +400,7 @@ runAsScript(
       ...figures.cold.map(describe),
       'warm (repeated):',
       ...figures.warm.map(describe),
+      `include=${figures.include.include}, first page, same run: cold p50 ${figures.include.cold.with_p50_ms} ms vs ${figures.include.cold.without_p50_ms} ms without (ratio ${figures.include.cold.ratio}; read units ${figures.include.cold.read_units_with} vs ${figures.include.cold.read_units_without}); warm p50 ${figures.include.warm.with_p50_ms} ms vs ${figures.include.warm.without_p50_ms} ms (ratio ${figures.include.warm.ratio}, target <= 1.3)`,
       `naive baseline (read every product of the release from the base table): p50 ${figures.naive.timing.p50_ms} ms  p99 ${figures.naive.timing.p99_ms} ms  read units ${figures.naive.read_units}  (${figures.naive.items_read} items)`,
       `ratios: cold deep/first ${figures.ratios.cold_deep_over_first} (target <= 3); warm deep/first ${figures.ratios.warm_deep_over_first}, first/deep ${figures.ratios.warm_first_over_deep} (target <= 1.2)`,
       `publish of ${p.items} items: median ${p.publish.median_ms} ms (${p.publish.items_per_s} items/s) vs raw BatchWriteItem ${p.raw_batch_write.median_ms} ms (${p.raw_batch_write.items_per_s} items/s): ratio ${p.ratio} (target <= 1.5), ${p.publish.runs} runs each`,

@@ -15,6 +15,7 @@ export const TARGETS = {
   cold_ratio_max: 3,
   rcu_offset9975_max: 150,
   warm_ratio_max: 1.2,
+  include_warm_ratio_max: 1.3,
   publish_ratio_max: 1.5,
   local_server_ratio_min: 0.25,
   rss_mb_max: 200,

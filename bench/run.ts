@@ -319,6 +319,17 @@ function report(r: Results): number {
     `${d.rcu_offset9975}`,
     d.rcu_offset9975 <= TARGETS.rcu_offset9975_max,
   );
+  check(
+    `warm include=${d.include.include} / without`,
+    `${d.include.warm.with_p50_ms} / ${d.include.warm.without_p50_ms}  ratio ${d.include.warm.ratio}`,
+    d.include.warm.ratio <= TARGETS.include_warm_ratio_max,
+  );
+  out.push(
+    line(
+      `cold include=${d.include.include} / without`,
+      `${d.include.cold.with_p50_ms} / ${d.include.cold.without_p50_ms}  ratio ${d.include.cold.ratio}, ${d.include.cold.read_units_with} / ${d.include.cold.read_units_without} RU`,
+    ),
+  );
   out.push(
     line('naive: read every child from the base table', `${d.naive_full_read_ms} ms, ${d.naive_rcu} RCU`),
   );

@@ -1,4 +1,5 @@
 import type { AuthRequirement } from '../lib/auth/middleware';
+import { type CorsConfiguration, corsConfiguration } from '../lib/http/cors';
 import type { BodyKind } from '../lib/http/middleware';
 import type { TableRole } from '../lib/store/schema';
 
@@ -119,3 +120,15 @@ export const ROUTES: RouteDefinition[] = [
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */
 export const ROUTE_TABLE = { routes: ROUTES, functions: FUNCTIONS } as const;
+
+/**
+ * The CORS configuration of the API for a set of allowed origins: the methods of the route table, the
+ * headers of lib/http/cors.ts. The CDK stack's `corsPreflight` and the local server both take it from
+ * here, so the two cannot disagree.
+ */
+export function apiCorsConfiguration(origins: readonly string[]): CorsConfiguration {
+  return corsConfiguration(
+    origins,
+    ROUTES.map((route) => route.method),
+  );
+}

@@ -397,10 +397,12 @@ export const mutatedFilter: fc.Arbitrary<string> = fc
   });
 
 /** `filter=` parts: valid, mutated, random, very long; percent-encoded, raw, or repeated. */
-export function filterQuery(): Part<string[]> {
-  const valid = grammarFilter.map((filter) => [`filter=${percentEncode(filter)}`]);
+export function filterQuery(
+  valid: fc.Arbitrary<string[]> = grammarFilter.map(encodedFilter),
+): Part<string[]> {
   const text = fc.oneof(
     { weight: 3, arbitrary: grammarFilter },
+    { weight: 2, arbitrary: keyFilter },
     { weight: 4, arbitrary: mutatedFilter },
     { weight: 1, arbitrary: unicodeString(0, 40) },
     { weight: 1, arbitrary: hugeString },
@@ -418,6 +420,77 @@ export function filterQuery(): Part<string[]> {
             ([filter, raw]) => `filter=${raw ? filter.replace(/[&#]/g, '') : percentEncode(filter)}`,
           ),
         ),
+    },
+  );
+  return { valid, any };
+}
+
+/** A filter as a query part, placeholders (client ids) left for the world to fill in. */
+function encodedFilter(filter: string): string[] {
+  return [`filter=${encodeKeepingPlaceholders(filter)}`];
+}
+
+/** Key-list filters: `eq`/`in` on name (names of the world's keys, or others) and client_id. */
+export const keyFilter: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      fc
+        .array(fc.constantFrom('First key', 'Fuzz key', 'Extra 1', 'Doomed', 'Nobody', 'Extra 1"x'), {
+          minLength: 1,
+          maxLength: 3,
+        })
+        .map((names) =>
+          names.length === 1
+            ? `eq(name,${JSON.stringify(names[0])})`
+            : `in(name,${names.map((name) => JSON.stringify(name)).join(',')})`,
+        ),
+      fc
+        .array(fc.constantFrom(ref('clientId'), ref('deletedClientId'), 'nobody', 'x'.repeat(300)), {
+          minLength: 1,
+          maxLength: 3,
+        })
+        .map((ids) => `in(client_id,${ids.join(',')})`),
+    ),
+    { minLength: 1, maxLength: 3 },
+  )
+  .map((expressions) => expressions.join(':'));
+
+/** `filter=` of the key list: valid key filters, else anything `filterQuery` sends (catalog filters are 400). */
+export function keyFilterQuery(): Part<string[]> {
+  return filterQuery(keyFilter.map(encodedFilter));
+}
+
+/** `include=` of the child list: subsets of the three names, repeated or comma-joined; and wrong ones. */
+export function includeQuery(): Part<string[]> {
+  const names = ['main_image', 'files', 'component_products'];
+  const valid = fc
+    .tuple(fc.subarray(names, { minLength: 1 }), fc.boolean())
+    .map(([picked, repeat]) =>
+      repeat ? picked.map((name) => `include=${name}`) : [`include=${picked.join(',')}`],
+    );
+  const wrong = fc.oneof(
+    fc.constantFrom(
+      '',
+      ',',
+      'main_images',
+      'MAIN_IMAGE',
+      'main_image,,files',
+      ' files ',
+      'children',
+      'main_image,x',
+    ),
+    unicodeString(0, 20),
+    hugeString,
+  );
+  const any = fc.oneof(
+    CROSS_SHRINK,
+    { weight: 3, arbitrary: valid },
+    { weight: 1, arbitrary: fc.constant<string[]>([]) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .array(wrong, { minLength: 1, maxLength: 2 })
+        .map((values) => values.map((v) => `include=${percentEncode(v)}`)),
     },
   );
   return { valid, any };
@@ -474,18 +547,31 @@ const contextValue: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(255, 256, 1000).map((n) => 'w'.repeat(n)),
 );
 
-/** The catalog's shopper headers: `SVC-Channel` (or `EP-Channel`), `SVC-Context-Tag`, `accept-language`. */
+const currencyValue: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('EUR', 'USD', 'eur', ' EUR ', 'GBP', 'XXX', 'EURO', 'E', '', 'constructor', '__proto__'),
+  unicodeString(0, 10),
+  fc.constantFrom(255, 5000).map((n) => 'E'.repeat(n)),
+);
+
+/**
+ * The catalog's shopper headers: `SVC-Channel` (or `EP-Channel`), `SVC-Context-Tag`, `accept-language`
+ * (or the SDK's `x-moltin-language`), and the display currency (`EP-Currency` / `X-Moltin-Currency`).
+ */
 export function shopperHeaders(): Part<Record<string, string>> {
   const valid = fc
     .record({
       channel: fc.constantFrom('web', 'mobile', 'WEB'),
       tag: fc.option(fc.constantFrom('summer', 'winter'), { nil: undefined }),
       language: fc.option(fc.constantFrom('fr-FR', 'fr', 'en-US,fr;q=0.5', 'de'), { nil: undefined }),
+      languageHeader: fc.constantFrom('accept-language', 'x-moltin-language'),
+      currency: fc.option(fc.constantFrom('EUR', 'USD', 'eur'), { nil: undefined }),
+      currencyHeader: fc.constantFrom('ep-currency', 'x-moltin-currency'),
     })
-    .map(({ channel, tag, language }) => ({
+    .map(({ channel, tag, language, languageHeader, currency, currencyHeader }) => ({
       'svc-channel': channel,
       ...(tag === undefined ? {} : { 'svc-context-tag': tag }),
-      ...(language === undefined ? {} : { 'accept-language': language }),
+      ...(language === undefined ? {} : { [languageHeader]: language }),
+      ...(currency === undefined ? {} : { [currencyHeader]: currency }),
     }));
   const any = fc.oneof(
     CROSS_SHRINK,
@@ -494,10 +580,12 @@ export function shopperHeaders(): Part<Record<string, string>> {
       weight: 4,
       arbitrary: fc.dictionary(
         fc.constantFrom(
-          ...words('svc-channel SVC-Channel ep-channel svc-context-tag EP-Context-Tag accept-language'),
+          ...words(
+            'svc-channel SVC-Channel ep-channel svc-context-tag EP-Context-Tag accept-language x-moltin-language ep-currency x-moltin-currency EP-Currency',
+          ),
         ),
-        fc.oneof(contextValue, languageValue),
-        { maxKeys: 4 },
+        fc.oneof(contextValue, languageValue, currencyValue),
+        { maxKeys: 5 },
       ),
     },
   );

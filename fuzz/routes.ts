@@ -10,9 +10,11 @@ import {
   filterQuery,
   formBody,
   ignoredBody,
+  includeQuery,
   joinQuery,
   jsonBody,
   junkQueryParts,
+  keyFilterQuery,
   miscHeaders,
   type Part,
   pageQuery,
@@ -208,7 +210,7 @@ const KEY_ID_OTHERS = [ref('otherKeyId'), ref('deletedKeyId')];
  */
 const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   'POST /oauth/access_token': () => requests({ auth: PUBLIC, body: tokenBody() }),
-  'GET /v2/application-keys': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+  'GET /v2/application-keys': () => requests({ auth: ADMIN, query: [pageQuery(), keyFilterQuery()] }),
   'POST /v2/application-keys': () => requests({ auth: ADMIN, body: jsonBody(newKeyBody) }),
   'GET /v2/application-keys/{id}': () =>
     requests({
@@ -245,7 +247,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
           [CATALOG.standalone, CATALOG.liveChild, CATALOG.draftProduct, CATALOG.draftChild],
         ),
       },
-      query: [pageQuery(), filterQuery()],
+      query: [pageQuery(), filterQuery(), includeQuery()],
       headers: shopperHeaders(),
     }),
 };

@@ -1,10 +1,17 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, type ITable, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, ROUTES } from '../functions/routes';
+import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../functions/routes';
+import { parseCorsOrigins } from '../lib/http/cors';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
@@ -19,6 +26,11 @@ export interface CommerceStackProps extends StackProps {
   alarmThresholds?: Partial<AlarmThresholds>;
   /** An e-mail address subscribed to the alarm topic (it must confirm the subscription). */
   alarmEmail?: string;
+  /**
+   * Origins browsers may call the API from (default: the `corsOrigins` context value, a comma-separated
+   * list or an array, else `*`).
+   */
+  corsOrigins?: string[];
 }
 
 /** The whole service: three tables, one Lambda per operation, and the HTTP API routing to them. */
@@ -44,10 +56,26 @@ export class CommerceStack extends Stack {
     }
     this.tables = tables;
 
+    const cors = apiCorsConfiguration(
+      parseCorsOrigins(
+        props.corsOrigins ?? (this.node.tryGetContext('corsOrigins') as string | string[] | undefined),
+        'corsOrigins',
+      ),
+    );
     const api = new HttpApi(this, 'HttpApi', {
       apiName: `${id}-api`,
       description: 'Commerce API: application keys, merchant realm mappings, catalog',
       createDefaultStage: false,
+      // API Gateway answers preflights itself and adds these headers to every response.
+      corsPreflight: {
+        allowOrigins: [...cors.allowOrigins],
+        allowMethods: cors.allowMethods.map(
+          (method) => CorsHttpMethod[method as keyof typeof CorsHttpMethod],
+        ),
+        allowHeaders: [...cors.allowHeaders],
+        exposeHeaders: [...cors.exposeHeaders],
+        maxAge: Duration.seconds(cors.maxAgeSeconds),
+      },
     });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: RetentionDays.ONE_MONTH,

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuildContext, context, formatMessages, type Message } from 'esbuild';
 import type { FunctionName } from '../functions/routes';
+import { apiCorsConfiguration } from '../functions/routes';
 import { BUNDLING } from '../infra/bundling';
 import { getConfig } from '../lib/config/index';
+import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
 import { PROJECT_ROOT, runtimeEnvironment } from './from-template';
@@ -117,6 +119,7 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
   const server = createGatewayServer({
     routes: GATEWAY_ROUTES,
     publicUrl: publicUrlFrom(process.env),
+    cors: apiCorsConfiguration(parseCorsOrigins(process.env.CORS_ORIGINS)),
     localRoutes: localDocsResponse,
     async invoke(route, event, requestId) {
       const fn = functionFor(route.function);

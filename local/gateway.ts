@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import {
+  corsResponseHeaders,
+  type GatewayCors,
+  isPreflight,
+  preflightHeaders,
+  withoutCorsHeaders,
+} from './gateway-cors';
 import { createHttpEvent } from './http-event';
 
 /*
  * API Gateway's side of the local API (HTTP API, payload 2.0): route matching, the event, the
- * gateway's own answers (404, 413, 500 on a function error). It knows nothing of our functions or
+ * gateway's own answers (404, 413, 500 on a function error), CORS as `corsPreflight` configures it. It knows nothing of our functions or
  * lib/: the in-process server (local/server.ts) and the template-driven one (local/template/) each
  * give it their routes and a way to invoke a function.
  */
@@ -88,6 +95,8 @@ export interface GatewayOptions<T> {
   describeError(error: unknown, req: IncomingMessage): string;
   /** PUBLIC_URL: the origin links are built from (see `localOrigin`). */
   publicUrl?: string | undefined;
+  /** The API's CORS configuration (local/gateway-cors.ts); none: no CORS headers, preflights are routed. */
+  cors?: GatewayCors | undefined;
 }
 
 function send(
@@ -147,7 +156,15 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
-    const gatewayHeaders = { 'apigw-requestid': requestId };
+    const cors = options.cors;
+    if (cors && isPreflight(req.method ?? '', req.headers)) {
+      send(res, 204, { 'apigw-requestid': requestId, ...preflightHeaders(cors, req.headers) }, '');
+      return;
+    }
+    const gatewayHeaders = {
+      'apigw-requestid': requestId,
+      ...(cors ? corsResponseHeaders(cors, req.headers) : {}),
+    };
     const url = req.url ?? '/';
     const rawPath = url.split('?')[0] ?? '/';
     const local = await options.localRoutes?.(req, rawPath);
@@ -191,8 +208,12 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
       requestId,
     });
     const result = await options.invoke(route.target, event, requestId);
-    const responseHeaders: Record<string, string> = { ...gatewayHeaders };
-    for (const [name, value] of Object.entries(result.headers ?? {})) responseHeaders[name] = String(value);
+    const functionHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(result.headers ?? {})) functionHeaders[name] = String(value);
+    const responseHeaders = {
+      ...(cors ? withoutCorsHeaders(functionHeaders) : functionHeaders),
+      ...gatewayHeaders,
+    };
     const payload =
       result.body === undefined
         ? ''

@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { apiCorsConfiguration } from '../functions/routes';
+import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
 import { createGatewayServer, publicUrlFrom } from './gateway';
@@ -8,11 +10,23 @@ import { GATEWAY_ROUTES, loadHandler } from './router';
 
 export { listen, localOrigin } from './gateway';
 
-/** The local API server: API Gateway-style routing over the shared route table, handlers run in-process. */
-export function createLocalServer(env: NodeJS.ProcessEnv = process.env): Server {
+export interface LocalServerOptions {
+  /** Origins browsers may call from (default: `CORS_ORIGINS` of `env`, comma-separated, else `*`). */
+  corsOrigins?: string[];
+  /** Where `PUBLIC_URL` and `CORS_ORIGINS` are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The local API server: API Gateway-style routing over the shared route table, handlers run in-process,
+ * CORS from the same configuration as the stack's. A bad `CORS_ORIGINS` or `PUBLIC_URL` fails here, at start.
+ */
+export function createLocalServer(options: LocalServerOptions = {}): Server {
+  const env = options.env ?? process.env;
   return createGatewayServer({
     routes: GATEWAY_ROUTES,
     publicUrl: publicUrlFrom(env),
+    cors: apiCorsConfiguration(options.corsOrigins ?? parseCorsOrigins(env.CORS_ORIGINS)),
     // Local only, before the route table: GET /openapi.json, GET /docs and its assets (local/docs.ts).
     localRoutes: localDocsResponse,
     async invoke(route, event, requestId) {

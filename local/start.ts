@@ -3,6 +3,7 @@ import './lambda-env';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { getConfig, resetConfig } from '../lib/config/index';
+import { parseCorsOrigins } from '../lib/http/cors';
 import { ensureTables } from '../lib/store/tables';
 import { DATABASE_HELP, parseCli, usageError } from './cli';
 import { createDevServer } from './dev';
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
     ? undefined
     : await prepareLocalDatabase(config.dynamodbEndpoint as string, config.region);
 
+  // Checked at start: a bad CORS_ORIGINS stops here with a message naming it.
+  const corsOrigins = parseCorsOrigins(process.env.CORS_ORIGINS);
   let server: Server;
   let stopFunctions = async () => {};
   let mode = 'handlers run in-process from functions/';
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
       tables: localTables(config),
       runtimeEnv: runtimeEnvironment(config),
       publicUrl: publicUrlFrom(process.env),
+      corsOrigins: process.env.CORS_ORIGINS ? corsOrigins : undefined,
     });
     server = template.server;
     stopFunctions = async () =>
@@ -108,6 +112,7 @@ async function main(): Promise<void> {
     '',
     `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint ?? `AWS, ${config.region}`})`,
     `Serving: ${mode}`,
+    `Browsers may call it from: ${corsOrigins.join(', ')} (CORS_ORIGINS)`,
     assembly
       ? 'API docs: not served with --from-template (only the template routes, as in API Gateway)'
       : `API docs: ${base}/docs (OpenAPI document: ${base}/openapi.json)`,

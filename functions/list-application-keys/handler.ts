@@ -1,15 +1,24 @@
+import { parseKeyFilter, planKeyFilter } from '../../lib/application-keys/filter';
 import { APPLICATION_KEYS_DEFAULT_LIMIT, renderApplicationKeyList } from '../../lib/application-keys/render';
-import { requestOrigin } from '../../lib/http/request';
+import { queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { createHandler } from '../create-handler';
 
-/** GET /v2/application-keys (seed 4.1): a page of the token's store's keys with the store's totals. */
+/**
+ * GET /v2/application-keys (seed 4.1): a page of the token's store's keys with the store's totals;
+ * `filter` (`eq`/`in` on name and client_id) narrows the list and its count.
+ */
 export const handler = createHandler('list-application-keys', {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, {
     defaultLimit: APPLICATION_KEYS_DEFAULT_LIMIT,
   });
-  const keys = await applicationKeyRepository.list(event.auth.storeId, page);
-  return ok(renderApplicationKeyList(keys, page, requestOrigin(event)));
+  const filter = queryParameter(event, 'filter');
+  const plan = filter === undefined ? undefined : planKeyFilter(parseKeyFilter(filter));
+  const keys =
+    plan === undefined
+      ? await applicationKeyRepository.list(event.auth.storeId, page)
+      : await applicationKeyRepository.listMatching(event.auth.storeId, plan, page);
+  return ok(renderApplicationKeyList(keys, page, requestOrigin(event), filter));
 });

@@ -1,5 +1,11 @@
 import { prefetchRegistry } from '../../lib/catalog/cache';
-import { childListJson, shopperHeaders } from '../../lib/catalog/child-list-response';
+import {
+  acceptLanguage,
+  childListJson,
+  displayCurrency,
+  parseInclude,
+  shopperHeaders,
+} from '../../lib/catalog/child-list-response';
 import { listChildProducts } from '../../lib/catalog/list-children';
 import { parseFilter } from '../../lib/filter/index';
 import { pathParameter, queryParameter } from '../../lib/http/request';
@@ -17,6 +23,9 @@ export const handler = createHandler('list-child-products', { prefetch: prefetch
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
   const filterText = queryParameter(event, 'filter');
   const filter = filterText === undefined ? [] : parseFilter(filterText);
+  const includeText = queryParameter(event, 'include');
+  const include = parseInclude(includeText);
+  const currency = displayCurrency(event.headers, store.currencies);
   const productId = pathParameter(event, 'product_id');
   const result = await listChildProducts({
     storeId: store.id,
@@ -24,9 +33,11 @@ export const handler = createHandler('list-child-products', { prefetch: prefetch
     productId,
     channel,
     tag,
-    acceptLanguage: event.headers['accept-language'],
+    acceptLanguage: acceptLanguage(event.headers),
     filter,
     page,
+    ...(include === undefined ? {} : { include }),
+    ...(currency === undefined ? {} : { currency }),
   });
-  return jsonText(200, childListJson(productId, filterText, page, result));
+  return jsonText(200, childListJson(productId, { filter: filterText, include: includeText }, page, result));
 });

@@ -62,14 +62,19 @@ export function renderCreatedApplicationKey(key: ApplicationKeyRecord, clientSec
   };
 }
 
-/** The list response: the page of keys, absolute page links and totals from the store's counters. */
+/**
+ * The list response: the page of keys, absolute page links (keeping the `filter`, URL-encoded) and totals:
+ * `results.total` counts the (filtered) list, `total_reserved_rate_limit` is always the store's.
+ */
 export function renderApplicationKeyList(
   page: ApplicationKeyPage,
   request: PageRequest,
   origin: string,
+  filter?: string,
 ): ApplicationKeyListResponse {
   const base = `${origin}${APPLICATION_KEYS_PATH}`;
-  const links = pageLinks(request, page.total, (offset, limit) => pageUrl(base, offset, limit));
+  const extra: Record<string, string> = filter === undefined ? {} : { filter };
+  const links = pageLinks(request, page.total, (offset, limit) => pageUrl(base, offset, limit, extra));
   return {
     data: page.keys.map(renderApplicationKey),
     links: {

@@ -15,11 +15,14 @@ export const CACHE_BUDGETS = {
   products: 48 * 1024 * 1024,
   chunks: 16 * 1024 * 1024,
   results: 16 * 1024 * 1024,
+  files: 8 * 1024 * 1024,
   registries: 1000,
 } as const;
 
 /** Stored products by `release|product`; `null` records a product that is not in the release. */
 export const productCache = new LruCache<StoredProduct | null>(CACHE_BUDGETS.products);
+/** Files as rendered JSON text by `release|file`; `null` records a file that is not in the release. */
+export const fileCache = new LruCache<string | null>(CACHE_BUDGETS.files);
 /** Decoded child-index chunks by `release|parent#n`. */
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
@@ -58,6 +61,7 @@ export function prefetchRegistry(storeId: string | undefined): void {
 /** Empties every catalog cache: a cold container (tests and benchmarks). */
 export function clearCatalogCaches(): void {
   productCache.clear();
+  fileCache.clear();
   chunkCache.clear();
   resultCache.clear();
   registryCache.clear();

@@ -1,8 +1,17 @@
 import type { CurrencySettings } from '../store/store-repository';
 import { breadcrumbsFor, resolveNodePaths } from './breadcrumbs';
-import { applyModifiers, applyModifiersToPricing, displayPrice, renderPricing } from './prices';
+import {
+  applyModifiers,
+  applyModifiersToPricing,
+  defaultCurrency,
+  displayPrice,
+  renderPricing,
+} from './prices';
 import type {
+  CatalogFile,
   ChildIndexEntry,
+  DisplayPrices,
+  FileResource,
   PriceModifier,
   ProductInput,
   ProductPricing,
@@ -32,6 +41,8 @@ export interface PreparedRelease {
   products: StoredProduct[];
   /** Live children of each parent, in publish (document) order, with their filterable attributes. */
   childIndex: Map<string, ChildIndexEntry[]>;
+  /** The document's files, rendered in the platform's file shape. */
+  files: FileResource[];
   counts: ReleaseCounts;
 }
 
@@ -46,6 +57,19 @@ export interface PrepareContext {
 /** The list route of a parent's children (relative, like the list's own links). */
 export function childrenPath(productId: string): string {
   return `/catalog/products/${productId}/relationships/children`;
+}
+
+/** A release file in the platform's file shape (`type: "file"`), as `included` shows it. */
+export function renderFile(file: CatalogFile): FileResource {
+  return {
+    type: 'file',
+    id: file.id,
+    file_name: file.file_name,
+    mime_type: file.mime_type,
+    file_size: file.file_size,
+    link: { href: file.link.href },
+    meta: file.meta ?? {},
+  };
 }
 
 /** The default slug: the name without accents, in lower case, each run of characters other than a-z 0-9 . _ turned into one `-`. */
@@ -257,8 +281,16 @@ export function prepareRelease(document: ReleaseDocument, context: PrepareContex
 
     const resource: ProductResource = { id: input.id, type: 'product', attributes, relationships, meta };
     const live = a.status === 'live';
+    const shownIn = defaultCurrency(context.currencies);
+    const display: Record<string, DisplayPrices> = {};
+    for (const code of Object.keys(context.currencies)) {
+      if (code === shownIn) continue;
+      display[code] = displayPricesIn(code, facts, componentIds, effective, context.currencies, a.components);
+    }
     products.push({
       resource,
+      ...(shownIn === undefined ? {} : { currency: shownIn }),
+      ...(Object.keys(display).length > 0 ? { display } : {}),
       locales: a.locales ?? {},
       live,
       base_product: isBase,
@@ -282,7 +314,7 @@ export function prepareRelease(document: ReleaseDocument, context: PrepareContex
     if (types.includes('standard')) counts.standard += 1;
     if (types.includes('bundle')) counts.bundles += 1;
   }
-  return { products, childIndex, counts };
+  return { products, childIndex, files: document.files.map(renderFile), counts };
 }
 
 /** `meta.price_modifiers`: the named modifiers of the release, keyed by name. */
@@ -299,15 +331,16 @@ function priceMeta(
   facts: Effective,
   currencies: Record<string, CurrencySettings>,
   sale: ProductInput['sale'],
+  code?: string,
 ): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   const list = facts.pricing?.currencies;
   if (sale && facts.salePrice) {
-    const shown = displayPrice(facts.salePrice, currencies);
+    const shown = displayPrice(facts.salePrice, currencies, code);
     if (shown) meta.display_price = shown;
     if (list) {
       meta.original_price = list;
-      const original = displayPrice(list, currencies);
+      const original = displayPrice(list, currencies, code);
       if (original) meta.original_display_price = original;
     }
     meta.sale_id = sale.id;
@@ -315,10 +348,37 @@ function priceMeta(
     return meta;
   }
   if (list) {
-    const shown = displayPrice(list, currencies);
+    const shown = displayPrice(list, currencies, code);
     if (shown) meta.display_price = shown;
   }
   return meta;
+}
+
+/** The currency-dependent part of `meta` (see `DisplayPrices`) in `code`. */
+function displayPricesIn(
+  code: string,
+  facts: Effective,
+  componentIds: string[],
+  effective: Map<string, Effective>,
+  currencies: Record<string, CurrencySettings>,
+  components: ProductInput['attributes']['components'],
+): DisplayPrices {
+  // The product's own display prices are those of a component, without the tiers.
+  const { tiers: _tiers, ...prices }: DisplayPrices & { tiers?: unknown } = componentDisplay(
+    facts,
+    currencies,
+    code,
+  );
+  if (componentIds.length > 0 && components) {
+    const componentPrices: NonNullable<DisplayPrices['component_products']> = {};
+    for (const id of componentIds) {
+      const component = effective.get(id);
+      if (!component) continue;
+      componentPrices[id] = componentDisplay(component, currencies, code);
+    }
+    prices.component_products = componentPrices;
+  }
+  return prices;
 }
 
 /** A bundle's `meta.component_products` entry for one component product. */
@@ -335,19 +395,38 @@ function componentMeta(
     pricebook_id: document.catalog.pricebook_id,
     price_modifiers: modifierMap(facts.modifiers, document),
   };
+  const shown = componentDisplay(facts, currencies);
   const tiers: Record<string, unknown> = {};
-  for (const [name, tier] of Object.entries(facts.pricing?.tiers ?? {})) {
-    const shown = displayPrice(tier.price, currencies);
+  for (const [name, tier] of Object.entries(shown.tiers)) {
     Object.defineProperty(tiers, name, {
-      value: {
-        ...(sale ? { sale_id: sale.id, sale_expires: sale.expires } : {}),
-        ...(shown ? { display_price: shown } : {}),
-      },
+      value: { ...(sale ? { sale_id: sale.id, sale_expires: sale.expires } : {}), ...tier },
       enumerable: true,
     });
   }
   entry.tiers = tiers;
   return entry;
+}
+
+type ComponentDisplay = NonNullable<DisplayPrices['component_products']>[string];
+
+/** A bundle component's display prices in `code` (default: the default currency), tiers included. */
+function componentDisplay(
+  facts: Effective,
+  currencies: Record<string, CurrencySettings>,
+  code?: string,
+): ComponentDisplay {
+  const sale = facts.input.sale ?? facts.parent?.sale;
+  const { display_price, original_display_price } = priceMeta(facts, currencies, sale, code) as DisplayPrices;
+  const tiers: ComponentDisplay['tiers'] = {};
+  for (const [name, tier] of Object.entries(facts.pricing?.tiers ?? {})) {
+    const shown = displayPrice(tier.price, currencies, code);
+    Object.defineProperty(tiers, name, { value: shown ? { display_price: shown } : {}, enumerable: true });
+  }
+  return {
+    ...(display_price ? { display_price } : {}),
+    ...(original_display_price ? { original_display_price } : {}),
+    tiers,
+  };
 }
 
 function indexEntry(child: ProductInput, publishedAt: string): ChildIndexEntry {

@@ -8,6 +8,8 @@ export interface GenerateOptions {
   /** Same seed, same document (ids included). */
   seed?: number;
   catalogName?: string;
+  /** Give every child its own main image and the parent a file (a top-level `files[]` entry each). */
+  images?: boolean;
 }
 
 /** mulberry32: a small seeded PRNG, uniform in [0, 1), so generated documents (and test faults) are reproducible. */
@@ -45,7 +47,24 @@ export function generateRelease(options: GenerateOptions): Record<string, unknow
   const rootNode = uuidFrom(next);
   const leafNode = uuidFrom(next);
   const products: Record<string, unknown>[] = [];
+  const files: Record<string, unknown>[] = [];
   const base = Date.UTC(2024, 0, 1);
+  /** A file of the document (when `images`), named by the returned id. */
+  const file = (name: string, mime: string): string => {
+    const fileId = uuidFrom(next);
+    files.push({
+      id: fileId,
+      file_name: name,
+      mime_type: mime,
+      file_size: 20000 + files.length,
+      link: { href: `https://img.example.com/generated/${name}` },
+      meta: {
+        dimensions: { width: 800, height: 800 },
+        timestamps: { created_at: new Date(base).toISOString() },
+      },
+    });
+    return fileId;
+  };
   for (let p = 0; p < parents; p += 1) {
     const parentId = uuidFrom(next);
     products.push({
@@ -65,6 +84,16 @@ export function generateRelease(options: GenerateOptions): Record<string, unknow
         locales: { 'fr-FR': { name: `T-shirt généré ${p + 1}` } },
       },
       node_ids: [leafNode],
+      ...(options.images
+        ? {
+            files: [
+              {
+                id: file(`size-chart-${p + 1}.pdf`, 'application/pdf'),
+                created_at: new Date(base).toISOString(),
+              },
+            ],
+          }
+        : {}),
     });
     const total = options.children + drafts;
     const draftEvery = drafts > 0 ? Math.floor(total / drafts) : 0;
@@ -92,6 +121,7 @@ export function generateRelease(options: GenerateOptions): Record<string, unknow
           created_at: new Date(base).toISOString(),
           updated_at: new Date(base + order * 1000).toISOString(),
         },
+        ...(options.images ? { main_image: file(`tee-${p + 1}-${number}.png`, 'image/png') } : {}),
       });
     }
   }
@@ -120,6 +150,7 @@ export function generateRelease(options: GenerateOptions): Record<string, unknow
         currencies: { USD: { amount: 250, includes_tax: false } },
       },
     },
+    ...(files.length > 0 ? { files } : {}),
     products,
   };
 }

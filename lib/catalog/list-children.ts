@@ -10,7 +10,7 @@ import { isUuid } from '../ids';
 import { countMetric, METRIC } from '../metrics/index';
 import type { PageRequest } from '../pagination/index';
 import { type CatalogRegistry, catalogRepository, chunkId } from '../store/catalog-repository';
-import { chunkCache, currentRegistry, productCache, resultCache } from './cache';
+import { chunkCache, currentRegistry, fileCache, productCache, resultCache } from './cache';
 import { chunkCount, chunksForPage, decodeChunkMeasured, HEAP_PER_SERIALIZED_CHAR } from './child-index';
 import { productLocale, renderProductJson } from './render';
 import { type CatalogRule, resolveCatalog } from './rules';
@@ -30,6 +30,10 @@ export interface ListChildrenRequest {
   acceptLanguage: string | undefined;
   filter: FilterExpression[];
   page: PageRequest;
+  /** What `included` holds (none: no `included`). */
+  include?: ReadonlySet<Include>;
+  /** The display currency (a currency of the store); default: the one the release was published in. */
+  currency?: string;
   now?: Date;
 }
 
@@ -38,7 +42,13 @@ export interface ListChildrenResult {
   data: string[];
   /** Live children matching the filter, over all pages. */
   total: number;
+  /** `included` as JSON text, when anything was asked for. */
+  included?: string;
 }
+
+/** What `include` may ask for on the child list. */
+export const INCLUDES = ['main_image', 'files', 'component_products'] as const;
+export type Include = (typeof INCLUDES)[number];
 
 /** The release serving a shopper's context (catalog rules, DESIGN.md section 8); 404 when none applies. */
 export function releaseFor(
@@ -65,12 +75,14 @@ const ID_WEIGHT = 64;
 
 interface Loaded {
   products: Map<string, StoredProduct | null>;
+  /** Files as rendered JSON text (null when not in the release). */
+  files: Map<string, string | null>;
   chunks: Map<number, ChildIndexEntry[]>;
 }
 
 /**
- * Products (null when not in the release) and child-index chunks of one parent (absent ones left out), from
- * the caches, reading whatever is missing in one round trip and caching it.
+ * Products and files (null when not in the release) and child-index chunks of one parent (absent ones left
+ * out), from the caches, reading whatever is missing in one round trip and caching it.
  */
 async function load(
   layout: ReleaseLayout,
@@ -78,13 +90,20 @@ async function load(
   parentId: string,
   chunks: number[],
   speculativeChunks = false,
+  fileIds: string[] = [],
 ): Promise<Loaded> {
-  const loaded: Loaded = { products: new Map(), chunks: new Map() };
+  const loaded: Loaded = { products: new Map(), files: new Map(), chunks: new Map() };
   const missingProducts: string[] = [];
   for (const id of productIds) {
     const cached = productCache.get(productKey(layout, id));
     if (cached === undefined) missingProducts.push(id);
     else loaded.products.set(id, cached);
+  }
+  const missingFiles: string[] = [];
+  for (const id of fileIds) {
+    const cached = fileCache.get(productKey(layout, id));
+    if (cached === undefined) missingFiles.push(id);
+    else loaded.files.set(id, cached);
   }
   const missingChunks: number[] = [];
   for (const n of chunks) {
@@ -92,15 +111,25 @@ async function load(
     if (cached === undefined) missingChunks.push(n);
     else loaded.chunks.set(n, cached);
   }
-  const missing = missingProducts.length + missingChunks.length;
-  countMetric(METRIC.catalogCacheHits, productIds.length + chunks.length - missing);
+  const missing = missingProducts.length + missingFiles.length + missingChunks.length;
+  countMetric(METRIC.catalogCacheHits, productIds.length + fileIds.length + chunks.length - missing);
   countMetric(METRIC.catalogCacheMisses, missing);
   if (missing === 0) return loaded;
   const read = await catalogRepository.readRelease(layout, {
     products: missingProducts,
+    files: missingFiles,
     chunks: missingChunks.map((chunk) => ({ parentId, chunk })),
     speculativeChunks,
   });
+  for (const id of missingFiles) {
+    const json = read.files.get(id) ?? null;
+    loaded.files.set(id, json);
+    fileCache.set(
+      productKey(layout, id),
+      json,
+      Math.ceil((json?.length ?? 0) * HEAP_PER_SERIALIZED_CHAR) + 100,
+    );
+  }
   for (const id of missingProducts) {
     const found = read.products.get(id);
     loaded.products.set(id, found?.stored ?? null);
@@ -222,6 +251,7 @@ export async function listChildProducts(request: ListChildrenRequest): Promise<L
   }
   const { products } = await load(layout, ids, parentId, []);
   const data: string[] = [];
+  const shown: StoredProduct[] = [];
   for (const id of ids) {
     const stored = products.get(id);
     if (stored === undefined || stored === null) {
@@ -229,9 +259,60 @@ export async function listChildProducts(request: ListChildrenRequest): Promise<L
     }
     // The index holds live children only; this check keeps a draft out even if an index were wrong.
     if (!stored.live) continue;
-    data.push(
-      renderProductJson(stored, productLocale(stored, request.acceptLanguage, request.defaultLocale)),
-    );
+    shown.push(stored);
+    data.push(render(stored, request));
   }
-  return { data, total };
+  if (request.include === undefined || request.include.size === 0) return { data, total };
+  return { data, total, included: await includedJson(layout, shown, request.include, request) };
+}
+
+function render(stored: StoredProduct, request: ListChildrenRequest): string {
+  const locale = productLocale(stored, request.acceptLanguage, request.defaultLocale);
+  return renderProductJson(stored, locale, request.currency);
+}
+
+/** Ids named by a relationship of the products (`data` an object or an array), each once, in page order. */
+function relatedIds(products: StoredProduct[], relationship: string): string[] {
+  const ids = new Set<string>();
+  for (const product of products) {
+    const data = (product.resource.relationships[relationship] as { data?: unknown } | undefined)?.data;
+    if (Array.isArray(data)) for (const entry of data) ids.add((entry as { id: string }).id);
+    else if (data !== undefined) ids.add((data as { id: string }).id);
+  }
+  return [...ids];
+}
+
+/**
+ * `included` of a page as JSON text (DESIGN.md section 14): the main images and files the page's products
+ * name, and the live component products of its bundles (rendered like `data`), each once. Everything comes
+ * from the release, through the same caches: at most one extra batched read when something is not cached.
+ * A file the release does not hold is left out.
+ */
+async function includedJson(
+  layout: ReleaseLayout,
+  products: StoredProduct[],
+  include: ReadonlySet<Include>,
+  request: ListChildrenRequest,
+): Promise<string> {
+  const mainImages = include.has('main_image') ? relatedIds(products, 'main_image') : [];
+  const files = include.has('files') ? relatedIds(products, 'files') : [];
+  const components = include.has('component_products') ? relatedIds(products, 'component_products') : [];
+  const fileIds = files.length === 0 ? mainImages : [...new Set([...mainImages, ...files])];
+  const loaded = await load(layout, components, '', [], false, fileIds);
+  const fileJson = (ids: string[]) =>
+    ids.flatMap((id) => {
+      const json = loaded.files.get(id);
+      return json ? [json] : [];
+    });
+  const parts: string[] = [];
+  if (include.has('main_image')) parts.push(`"main_images":[${fileJson(mainImages).join(',')}]`);
+  if (include.has('files')) parts.push(`"files":[${fileJson(files).join(',')}]`);
+  if (include.has('component_products')) {
+    const rendered = components.flatMap((id) => {
+      const stored = loaded.products.get(id);
+      return stored?.live ? [render(stored, request)] : [];
+    });
+    parts.push(`"component_products":[${rendered.join(',')}]`);
+  }
+  return `{${parts.join(',')}}`;
 }

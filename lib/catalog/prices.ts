@@ -67,14 +67,14 @@ export function formatPrice(amount: number, settings: CurrencySettings): string 
 }
 
 /**
- * `meta.display_price` for a price map in the store's default currency; undefined when the map has no
- * price in that currency. No tax rates are modelled, so both sides carry the list amount.
+ * `meta.display_price` for a price map in `code` (default: the store's default currency); undefined when
+ * the map has no price in that currency. No tax rates are modelled, so both sides carry the list amount.
  */
 export function displayPrice(
   prices: PriceMap,
   currencies: Record<string, CurrencySettings>,
+  code: string | undefined = defaultCurrency(currencies),
 ): DisplayPrice | undefined {
-  const code = defaultCurrency(currencies);
   if (code === undefined) return undefined;
   const entry = prices[code];
   const settings = currencies[code];

@@ -95,6 +95,7 @@ export function buildReleaseItems(
     currencies: context.currencies,
   });
   const items = prepared.products.map((stored) => catalogRepository.productItem(layout, stored));
+  for (const file of prepared.files) items.push(catalogRepository.fileItem(layout, file));
   for (const [parentId, entries] of prepared.childIndex) {
     chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
       items.push(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)));
@@ -107,10 +108,12 @@ export function buildReleaseItems(
     const bytes = typeof item.d === 'string' ? Buffer.byteLength(item.d) : (item.z as Uint8Array).byteLength;
     if (bytes > MAX_ITEM_BYTES) {
       const product = index < prepared.products.length;
+      const fileIndex = index - prepared.products.length;
+      const file = !product && fileIndex < prepared.files.length;
       oversized.push({
-        path: product ? `products[${index}]` : 'products',
+        path: product ? `products[${index}]` : file ? `files[${fileIndex}]` : 'products',
         rule: 'item_size',
-        message: `${product ? 'the product' : 'a child index chunk'} takes ${bytes} bytes as stored; at most ${MAX_ITEM_BYTES} fit in one item`,
+        message: `${product ? 'the product' : file ? 'the file' : 'a child index chunk'} takes ${bytes} bytes as stored; at most ${MAX_ITEM_BYTES} fit in one item`,
       });
     }
   });

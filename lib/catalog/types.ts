@@ -146,17 +146,32 @@ export interface ProductInput {
   sale?: Sale;
 }
 
-/** A file resource of the release (the platform's file object); products name files by id. */
+/**
+ * A file of a release document's top-level `files[]` (the platform's file object): products name it by id
+ * in `main_image` and `files[].id`.
+ */
 export interface CatalogFile {
   id: string;
   file_name: string;
   mime_type: string;
+  /** Bytes. */
   file_size: number;
   link: { href: string };
   meta?: {
     dimensions?: { width: number; height: number };
     timestamps?: { created_at: string };
   };
+}
+
+/** A file as `included.main_images[]` and `included.files[]` render it (the platform's file shape). */
+export interface FileResource {
+  type: 'file';
+  id: string;
+  file_name: string;
+  mime_type: string;
+  file_size: number;
+  link: { href: string };
+  meta: NonNullable<CatalogFile['meta']>;
 }
 
 /** A release document after validation and normalisation (defaults filled, timestamps normalised). */
@@ -166,6 +181,7 @@ export interface ReleaseDocument {
   rules: ReleaseRuleInput[];
   nodes: CatalogNode[];
   price_modifiers: Record<string, PriceModifier>;
+  /** The files products refer to (empty when the document has none). */
   files: CatalogFile[];
   products: ProductInput[];
 }
@@ -185,11 +201,33 @@ export interface ProductResource {
  */
 export interface StoredProduct {
   resource: ProductResource;
+  /** The currency of the display prices in `resource.meta` (the default currency at publish time). */
+  currency?: string;
+  /** The display prices in each other currency of the release's currency settings (see `DisplayPrices`). */
+  display?: Record<string, DisplayPrices>;
   locales: Record<string, LocaleText>;
   live: boolean;
   base_product: boolean;
   /** Live children in publish order (parents only; 0 otherwise). */
   live_children: number;
+}
+
+/**
+ * Everything of a product's `meta` that depends on the display currency: `display_price`,
+ * `original_display_price`, and per bundle component those two plus its tiers' `display_price`. Absent
+ * fields mean no price in that currency.
+ */
+export interface DisplayPrices {
+  display_price?: DisplayPrice;
+  original_display_price?: DisplayPrice;
+  component_products?: Record<
+    string,
+    {
+      display_price?: DisplayPrice;
+      original_display_price?: DisplayPrice;
+      tiers: Record<string, { display_price?: DisplayPrice }>;
+    }
+  >;
 }
 
 /** A live child's entry in its parent's index: the filterable attributes plus `updated_at`. */

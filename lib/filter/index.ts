@@ -4,5 +4,11 @@
  */
 export { canonicalFilter, NO_MATCH_FILTER } from './canonical';
 export { compileFilter, isIdLookup, matchesFilter } from './evaluate';
-export { MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS, parseFilter } from './parse';
-export type { FilterAttribute, FilterableProduct, FilterExpression, FilterOperator } from './types';
+export { CATALOG_FILTER, MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS, parseFilter } from './parse';
+export type {
+  FilterAttribute,
+  FilterableProduct,
+  FilterExpression,
+  FilterGrammar,
+  FilterOperator,
+} from './types';

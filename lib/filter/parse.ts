@@ -1,5 +1,5 @@
 import { BadRequestError } from '../http/errors';
-import type { FilterAttribute, FilterExpression, FilterOperator } from './types';
+import type { FilterAttribute, FilterExpression, FilterGrammar, FilterOperator } from './types';
 
 /** At most this many `:`-joined expressions in one filter. */
 export const MAX_FILTER_EXPRESSIONS = 10;
@@ -8,19 +8,24 @@ export const MAX_FILTER_BYTES = 8192;
 
 const SOURCE = 'filter';
 const OPERATORS = new Set<string>(['eq', 'in']);
-// A Map, not an object literal: a name such as `constructor` must not find a prototype property.
-const ATTRIBUTES = new Map<string, FilterAttribute>([
-  ['id', 'id'],
-  ['name', 'name'],
-  ['sku', 'sku'],
-  ['slug', 'slug'],
-  ['manufacturer_part_num', 'manufacturer_part_num'],
-  ['mpn', 'manufacturer_part_num'],
-  ['upc_ean', 'upc_ean'],
-  ['product_types', 'product_types'],
-  ['tags', 'tags'],
-]);
-const ATTRIBUTE_LIST = 'id, name, sku, slug, manufacturer_part_num (or mpn), upc_ean, product_types, tags';
+/** The catalog's filter: product attributes (DESIGN.md section 7). */
+export const CATALOG_FILTER: FilterGrammar<FilterAttribute> = {
+  // A Map, not an object literal: a name such as `constructor` must not find a prototype property.
+  attributes: new Map<string, FilterAttribute>([
+    ['id', 'id'],
+    ['name', 'name'],
+    ['sku', 'sku'],
+    ['slug', 'slug'],
+    ['manufacturer_part_num', 'manufacturer_part_num'],
+    ['mpn', 'manufacturer_part_num'],
+    ['upc_ean', 'upc_ean'],
+    ['product_types', 'product_types'],
+    ['tags', 'tags'],
+  ]),
+  description: 'id, name, sku, slug, manufacturer_part_num (or mpn), upc_ean, product_types, tags',
+  inOnly: new Set(['id']),
+  lowerCase: new Set(['tags']),
+};
 const ESCAPABLE = new Set(['\\', '"', "'"]);
 const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
 const WORD = /[A-Za-z0-9_]/;
@@ -31,10 +36,19 @@ const INVISIBLE = /^(?! )[\p{C}\p{Z}]$/u;
 const UNPAIRED_SURROGATE = /^\p{Cs}$/u;
 
 /**
- * Parses a `filter` query value (DESIGN.md section 7) into expressions.
- * Throws only BadRequestError, with source `filter` and a detail naming the problem and its character position.
+ * Parses a `filter` query value (DESIGN.md section 7) into expressions over the grammar's attributes (default:
+ * the catalog's). Throws only BadRequestError, with source `filter` and a detail naming the problem and its
+ * character position.
  */
-export function parseFilter(input: string): FilterExpression[] {
+export function parseFilter(input: string): FilterExpression[];
+export function parseFilter<A extends string>(
+  input: string,
+  grammar: FilterGrammar<A>,
+): FilterExpression<A>[];
+export function parseFilter(
+  input: string,
+  grammar: FilterGrammar<string> = CATALOG_FILTER,
+): FilterExpression<string>[] {
   const bytes = Buffer.byteLength(input, 'utf8');
   if (bytes > MAX_FILTER_BYTES) {
     throw new BadRequestError(
@@ -42,15 +56,18 @@ export function parseFilter(input: string): FilterExpression[] {
       SOURCE,
     );
   }
-  return new FilterParser(input).parse();
+  return new FilterParser(input, grammar).parse();
 }
 
 class FilterParser {
   private index = 0;
 
-  constructor(private readonly input: string) {}
+  constructor(
+    private readonly input: string,
+    private readonly grammar: FilterGrammar<string>,
+  ) {}
 
-  parse(): FilterExpression[] {
+  parse(): FilterExpression<string>[] {
     this.skipWhitespace();
     if (this.atEnd()) throw this.error('filter is empty; expected an expression such as eq(sku,ABC-1)');
     const expressions = [this.expression()];
@@ -74,7 +91,7 @@ class FilterParser {
   }
 
   /** `op "(" attribute "," value ("," value)* ")"`, starting at a non-whitespace character. */
-  private expression(): FilterExpression {
+  private expression(): FilterExpression<string> {
     const op = this.operator();
     this.skipWhitespace();
     if (this.peek() !== '(') {
@@ -106,7 +123,7 @@ class FilterParser {
       this.index += 1;
       this.skipWhitespace();
       const value = this.value();
-      values.push(attribute === 'tags' ? value.toLowerCase() : value);
+      values.push(this.grammar.lowerCase.has(attribute) ? value.toLowerCase() : value);
       this.skipWhitespace();
       if (this.peek() === ')') {
         this.index += 1;
@@ -135,21 +152,21 @@ class FilterParser {
   }
 
   /** The attribute and the name as written (so `mpn` errors say `mpn`). */
-  private attribute(op: FilterOperator): [FilterAttribute, string] {
+  private attribute(op: FilterOperator): [string, string] {
     const start = this.index;
     const word = this.word();
     if (word === '') {
       throw this.error(`expected an attribute at character ${this.position()}, found ${this.found()}`);
     }
-    const attribute = ATTRIBUTES.get(word);
+    const attribute = this.grammar.attributes.get(word);
     if (attribute === undefined) {
       throw this.error(
-        `unknown attribute ${echo(word)} at character ${this.position(start)}; expected one of ${ATTRIBUTE_LIST}`,
+        `unknown attribute ${echo(word)} at character ${this.position(start)}; expected one of ${this.grammar.description}`,
       );
     }
-    if (op === 'eq' && attribute === 'id') {
+    if (op === 'eq' && this.grammar.inOnly.has(attribute)) {
       throw this.error(
-        `eq cannot be used with attribute 'id' at character ${this.position(start)}; use in(id,...)`,
+        `eq cannot be used with attribute '${word}' at character ${this.position(start)}; use in(${word},...)`,
       );
     }
     return [attribute, word];

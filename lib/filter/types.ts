@@ -12,10 +12,22 @@ export type FilterAttribute =
   | 'tags';
 
 /** One `op(attribute,value,...)` term; a filter is the AND of its expressions. Tag values are lower-case. */
-export interface FilterExpression {
+export interface FilterExpression<A extends string = FilterAttribute> {
   op: FilterOperator;
-  attribute: FilterAttribute;
+  attribute: A;
   values: string[];
+}
+
+/** What a filter may name: one grammar (DESIGN.md section 7) over different attribute sets. */
+export interface FilterGrammar<A extends string> {
+  /** Attribute names as written (aliases included) to the attribute they mean. */
+  attributes: ReadonlyMap<string, A>;
+  /** The attribute list an unknown-attribute error shows. */
+  description: string;
+  /** Attributes only `in` may test. */
+  inOnly: ReadonlySet<A>;
+  /** Attributes whose values compare in lower case. */
+  lowerCase: ReadonlySet<A>;
 }
 
 /** The product fields a filter can test (absent optional strings are ''). */

@@ -1,6 +1,11 @@
 import { APPLICATION_KEYS_DEFAULT_LIMIT } from '../application-keys/render';
 import type { AuthRequirement } from '../auth/middleware';
-import { SVC_CHANNEL_SCHEMA, SVC_CONTEXT_TAG_SCHEMA } from '../catalog/child-list-response';
+import {
+  CURRENCY_HEADER_SCHEMA,
+  INCLUDE_SCHEMA,
+  SVC_CHANNEL_SCHEMA,
+  SVC_CONTEXT_TAG_SCHEMA,
+} from '../catalog/child-list-response';
 import { MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS } from '../filter/index';
 import { type BodyKind, MAX_BODY_BYTES } from '../http/middleware';
 import { pageParameterSchemas } from '../pagination/index';
@@ -98,9 +103,19 @@ const OPERATIONS: Record<string, OperationSpec> = {
   'GET /v2/application-keys': {
     operationId: 'listApplicationKeys',
     summary: "List the store's application keys",
-    description: 'Oldest first, with the number of keys and the sum of their reserved rate limits.',
+    description:
+      "Oldest first, with the number of keys (of the filtered list, with `filter`) and the sum of the reserved rate limits of all the store's keys.",
     tag: 'Application keys',
-    parameters: pageParameters(APPLICATION_KEYS_DEFAULT_LIMIT),
+    parameters: [
+      {
+        name: 'filter',
+        in: 'query',
+        description:
+          "e.g. `eq(name,Storefront)` or `in(client_id,abc,def)`: `eq`/`in` over name and client_id, joined by `:` (AND); the catalog's grammar (docs/filtering.md). A `client_id` filter reads only those keys; a `name`-only filter reads all the store's keys (docs/application-keys.md).",
+        schema: { type: 'string', description: `At most ${MAX_FILTER_BYTES} bytes (UTF-8).` },
+      },
+      ...pageParameters(APPLICATION_KEYS_DEFAULT_LIMIT),
+    ],
     responses: { 200: ['A page of keys.', APPLICATION_KEY_LIST_SCHEMA] },
   },
   'POST /v2/application-keys': {
@@ -200,12 +215,29 @@ const OPERATIONS: Record<string, OperationSpec> = {
         schema: { type: 'string', description: `At most ${MAX_FILTER_BYTES} bytes (UTF-8).` },
       },
       ...pageParameters("the store's page length"),
+      { name: 'include', in: 'query', schema: INCLUDE_SCHEMA },
       { name: 'SVC-Channel', in: 'header', required: true, schema: SVC_CHANNEL_SCHEMA },
       { name: 'SVC-Context-Tag', in: 'header', schema: SVC_CONTEXT_TAG_SCHEMA },
       {
         name: 'Accept-Language',
         in: 'header',
-        description: "Picks the text locale among the store's; otherwise its default locale.",
+        description:
+          "Picks the text locale among the product's; otherwise the store's default locale. `X-Moltin-Language` is read when this header is absent.",
+        schema: { type: 'string' },
+      },
+      {
+        name: 'X-Moltin-Language',
+        in: 'header',
+        description:
+          "What the official SDK's `language` option sends: used when `Accept-Language` is absent.",
+        schema: { type: 'string' },
+      },
+      { name: 'EP-Currency', in: 'header', schema: CURRENCY_HEADER_SCHEMA },
+      {
+        name: 'X-Moltin-Currency',
+        in: 'header',
+        description:
+          "What the official SDK's `currency` option sends; `EP-Currency` wins when both are sent.",
         schema: { type: 'string' },
       },
     ],

@@ -199,11 +199,61 @@ export const PRODUCT_SCHEMA: Schema = {
   },
 };
 
+/** A file in `included.main_images[]` / `included.files[]` (the platform's file object). */
+export const FILE_SCHEMA: Schema = {
+  type: 'object',
+  required: ['type', 'id', 'file_name', 'mime_type', 'file_size', 'link', 'meta'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'file' },
+    id: UUID,
+    file_name: { type: 'string' },
+    mime_type: { type: 'string' },
+    file_size: { type: 'integer', minimum: 0, description: 'Bytes.' },
+    link: {
+      type: 'object',
+      required: ['href'],
+      additionalProperties: false,
+      properties: { href: { type: 'string', description: 'Where the file is served.' } },
+    },
+    meta: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        dimensions: {
+          type: 'object',
+          required: ['width', 'height'],
+          properties: { width: { type: 'integer' }, height: { type: 'integer' } },
+        },
+        timestamps: {
+          type: 'object',
+          required: ['created_at'],
+          properties: { created_at: { type: 'string', format: 'date-time' } },
+        },
+      },
+    },
+  },
+};
+
+/** `included` of the child list: only the members `include` asked for, each entity once. */
+export const INCLUDED_SCHEMA: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'Present only with `include`; holds only what it names. Main images and files of the products in `data`; live component products of its bundles.',
+  properties: {
+    main_images: { type: 'array', items: FILE_SCHEMA },
+    files: { type: 'array', items: FILE_SCHEMA },
+    component_products: { type: 'array', items: PRODUCT_SCHEMA },
+  },
+};
+
 export const CHILD_PRODUCT_LIST_SCHEMA: Schema = {
   type: 'object',
   required: ['data', 'meta', 'links'],
   properties: {
     data: { type: 'array', items: PRODUCT_SCHEMA },
+    included: INCLUDED_SCHEMA,
     meta: {
       type: 'object',
       required: ['results', 'page'],
@@ -213,7 +263,7 @@ export const CHILD_PRODUCT_LIST_SCHEMA: Schema = {
       type: 'object',
       required: ['self', 'first', 'last', 'prev', 'next'],
       description:
-        'Relative URIs keeping the `filter`; `prev`/`next` null at the edges, `last` null on a single page.',
+        'Relative URIs keeping `filter` and `include`; `prev`/`next` null at the edges, `last` null on a single page.',
       properties: {
         self: { type: 'string' },
         first: { type: 'string' },
@@ -247,5 +297,7 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   MerchantRealmMappingDocument: MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA,
   Product: PRODUCT_SCHEMA,
   ChildProductList: CHILD_PRODUCT_LIST_SCHEMA,
+  File: FILE_SCHEMA,
+  Included: INCLUDED_SCHEMA,
   PageMeta: PAGE_META,
 };

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { getDocumentClient } from './client';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
-import { getRecord, withoutKeys } from './items';
+import { batchGetItems, getRecord, withoutKeys } from './items';
 import { keysTable, tableName } from './schema';
 import { type StoreRecord, storeRepository } from './store-repository';
 import { cancellationCodes, throttledCancellation } from './transactions';
@@ -302,6 +302,29 @@ export const applicationKeyRepository = {
   },
 
   /**
+   * A page of the store's keys that pass `matches`, in creation order, with the number of them as `total`
+   * (the reserved total stays the store's). With `clientIds` only those clients' keys are read (two batched
+   * reads, whatever the store's size); without, every key of the store is read (one query per 1 MB).
+   */
+  async listMatching(
+    storeId: string,
+    lookup: { clientIds?: string[]; matches: (key: ApplicationKeyRecord) => boolean },
+    page: { limit: number; offset: number },
+  ): Promise<ApplicationKeyPage> {
+    const [store, keys] = await Promise.all([
+      storeRepository.get(storeId, true),
+      lookup.clientIds === undefined ? allKeys(storeId) : keysOfClients(storeId, lookup.clientIds),
+    ]);
+    if (!store) throw new NotFoundError();
+    const matching = keys.filter(lookup.matches).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return {
+      keys: matching.slice(page.offset, page.offset + page.limit),
+      total: matching.length,
+      reservedRateLimitTotal: store.reserved_rate_limit_total,
+    };
+  },
+
+  /**
    * Changes only the fields `changes` names, each with its own `SET` (never a rewrite of the whole key
    * from an earlier read), so concurrent updates of different fields all land. A changed reserved rate
    * limit moves the store's total by the difference in the same transaction, conditioned on the key
@@ -405,13 +428,25 @@ export const applicationKeyRepository = {
   },
 };
 
-/** Largest page DynamoDB is asked for while skipping: bounds each response (1 MiB applies too). */
-const SKIP_BATCH = 1000;
+/** The store's keys of these clients (other stores' clients and unknown ids are left out). */
+async function keysOfClients(storeId: string, clientIds: string[]): Promise<ApplicationKeyRecord[]> {
+  if (clientIds.length === 0) return [];
+  const clients = await batchGetItems('keys', [...new Set(clientIds)].map(keysTable.client), true);
+  const keyIds = clients
+    .filter((client) => client.store_id === storeId)
+    .map((client) => client.key_id as string);
+  if (keyIds.length === 0) return [];
+  const items = await batchGetItems(
+    'keys',
+    keyIds.map((keyId) => keysTable.applicationKey(storeId, keyId)),
+    true,
+  );
+  return items.map((item) => withoutKeys(item) as unknown as ApplicationKeyRecord);
+}
 
-/** The keys of a store from position `offset` on, at most `limit`, in sort-key (creation) order. */
-async function listKeys(storeId: string, limit: number, offset: number): Promise<ApplicationKeyRecord[]> {
-  const client = getDocumentClient();
-  const base = {
+/** The query of a store's keys in creation order (strongly consistent). */
+function keysQuery(storeId: string) {
+  return {
     TableName: tableName('keys'),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: {
@@ -420,6 +455,29 @@ async function listKeys(storeId: string, limit: number, offset: number): Promise
     },
     ConsistentRead: true,
   };
+}
+
+/** Every key of the store, in creation order. */
+async function allKeys(storeId: string): Promise<ApplicationKeyRecord[]> {
+  const keys: ApplicationKeyRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await getDocumentClient().send(
+      new QueryCommand({ ...keysQuery(storeId), ExclusiveStartKey: startKey }),
+    );
+    for (const item of result.Items ?? []) keys.push(withoutKeys(item) as ApplicationKeyRecord);
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return keys;
+}
+
+/** Largest page DynamoDB is asked for while skipping: bounds each response (1 MiB applies too). */
+const SKIP_BATCH = 1000;
+
+/** The keys of a store from position `offset` on, at most `limit`, in sort-key (creation) order. */
+async function listKeys(storeId: string, limit: number, offset: number): Promise<ApplicationKeyRecord[]> {
+  const client = getDocumentClient();
+  const base = keysQuery(storeId);
   let startKey: Record<string, unknown> | undefined;
   let skipped = 0;
   while (skipped < offset) {

@@ -1,11 +1,8 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { CatalogRule } from '../catalog/rules';
-import type { ReleaseLayout, StoredProduct } from '../catalog/types';
-import { ServiceUnavailableError } from '../http/errors';
+import type { FileResource, ReleaseLayout, StoredProduct } from '../catalog/types';
 import { getDocumentClient } from './client';
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -14,6 +11,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from './dynamodb';
+import { backoff, batchGetItems } from './items';
 import { tableName } from './schema';
 import type { CurrencySettings } from './store-repository';
 import { storeRepository } from './store-repository';
@@ -29,6 +27,8 @@ import { cancellationCodes } from './transactions';
  *   so abandoned and old releases can be found and deleted.
  * - `REL#<release>#<shard>` / `P#<product>`: a product, prepared for rendering (JSON in `d`). Products hash
  *   to `shards` partitions so a publish spreads its writes.
+ * - `REL#<release>#<shard>` / `F#<file>`: a file of the release's `files[]`, rendered (JSON in `d`); products
+ *   name files by id, and the child list's `include` reads them.
  * - `REL#<release>#<shard of parent>` / `C#<parent>#<n>`: chunk n of a parent's index of live children in
  *   publish order: ids and filterable attributes only, CHILD_CHUNK_SIZE per item, deflated (`z`).
  *   Offset k lives in chunk floor(k / chunk_size), so skipping to offset 9,975 reads one small item.
@@ -44,6 +44,10 @@ export const catalogKeys = {
   product: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, productId: string) => ({
     pk: `REL#${layout.id}#${shardOf(productId, layout.shards)}`,
     sk: `P#${productId}`,
+  }),
+  file: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, fileId: string) => ({
+    pk: `REL#${layout.id}#${shardOf(fileId, layout.shards)}`,
+    sk: `F#${fileId}`,
   }),
   childChunk: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, parentId: string, chunk: number) => ({
     pk: `REL#${layout.id}#${shardOf(parentId, layout.shards)}`,
@@ -111,47 +115,18 @@ function meter(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): voi
   }
 }
 
-const BATCH_GET_MAX = 100;
 const BATCH_WRITE_MAX = 25;
 const MAX_BATCH_ATTEMPTS = 10;
-
-/** Exponential backoff with full jitter: up to 25 ms, 50 ms, ... capped at 2 s. */
-function backoff(attempt: number): Promise<void> {
-  const ceiling = Math.min(2000, 25 * 2 ** attempt);
-  return new Promise((done) => setTimeout(done, Math.random() * ceiling));
-}
 
 type Key = { pk: string; sk: string };
 type Item = Record<string, unknown> & Key;
 
 const keyOf = (key: Key) => `${key.pk}\u0000${key.sk}`;
 
-/** BatchGetItem for any number of keys: 100 per call in parallel, unprocessed keys retried with backoff. */
+/** The products table's BatchGetItem, metered (benchmarks count its read units). */
 async function batchGet(keys: Key[], consistent: boolean): Promise<Map<string, Item>> {
-  const table = tableName('products');
   const found = new Map<string, Item>();
-  const batches: Key[][] = [];
-  for (let start = 0; start < keys.length; start += BATCH_GET_MAX) {
-    batches.push(keys.slice(start, start + BATCH_GET_MAX));
-  }
-  await Promise.all(
-    batches.map(async (batch) => {
-      let pending: Key[] = batch;
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt >= MAX_BATCH_ATTEMPTS) throw new ServiceUnavailableError();
-        if (attempt > 0) await backoff(attempt);
-        const result: BatchGetCommandOutput = await getDocumentClient().send(
-          new BatchGetCommand({
-            RequestItems: { [table]: { Keys: pending, ConsistentRead: consistent } },
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-        );
-        meter(result.ConsumedCapacity);
-        for (const item of result.Responses?.[table] ?? []) found.set(keyOf(item as Key), item as Item);
-        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
-      }
-    }),
-  );
+  for (const item of await batchGetItems('products', keys, consistent, meter)) found.set(keyOf(item), item);
   return found;
 }
 
@@ -169,6 +144,8 @@ async function readReleaseItems(keys: Key[], recheck: (key: Key) => boolean): Pr
 
 export interface ReleaseReadRequest {
   products: string[];
+  /** File ids (absent ones are re-read strongly, like products). */
+  files?: string[];
   chunks: { parentId: string; chunk: number }[];
   /**
    * The chunks may lie past the end of the index (fetched ahead, before the count is known): a missing one
@@ -179,6 +156,8 @@ export interface ReleaseReadRequest {
 
 export interface ReleaseReadResult {
   products: Map<string, { stored: StoredProduct; bytes: number }>;
+  /** Found files: the rendered file resource as JSON text. */
+  files: Map<string, string>;
   chunks: Map<string, Uint8Array>;
 }
 
@@ -211,10 +190,12 @@ export const catalogRepository = {
     const chunkKeys = request.chunks.map(({ parentId, chunk }) =>
       catalogKeys.childChunk(layout, parentId, chunk),
     );
+    const fileIds = request.files ?? [];
+    const fileKeys = fileIds.map((id) => catalogKeys.file(layout, id));
     const speculative = request.speculativeChunks === true;
     const found = await readReleaseItems(
-      [...productKeys, ...chunkKeys],
-      (key) => !speculative || key.sk.startsWith('P#'),
+      [...productKeys, ...fileKeys, ...chunkKeys],
+      (key) => !speculative || !key.sk.startsWith('C#'),
     );
     const products: ReleaseReadResult['products'] = new Map();
     request.products.forEach((id, index) => {
@@ -225,17 +206,27 @@ export const catalogRepository = {
           bytes: (item.d as string).length,
         });
     });
+    const files: ReleaseReadResult['files'] = new Map();
+    fileIds.forEach((id, index) => {
+      const item = found.get(keyOf(fileKeys[index] as Key));
+      if (item) files.set(id, item.d as string);
+    });
     const chunks: ReleaseReadResult['chunks'] = new Map();
     request.chunks.forEach(({ parentId, chunk }, index) => {
       const item = found.get(keyOf(chunkKeys[index] as Key));
       if (item) chunks.set(chunkId(parentId, chunk), item.z as Uint8Array);
     });
-    return { products, chunks };
+    return { products, files, chunks };
   },
 
   /** The item that stores a product of a release. */
   productItem(layout: ReleaseLayout, stored: StoredProduct): Item {
     return { ...catalogKeys.product(layout, stored.resource.id), d: JSON.stringify(stored) };
+  },
+
+  /** The item that stores a file of a release (rendered, as products are). */
+  fileItem(layout: ReleaseLayout, file: FileResource): Item {
+    return { ...catalogKeys.file(layout, file.id), d: JSON.stringify(file) };
   },
 
   /** The item that stores chunk `chunk` of a parent's child index. */

@@ -1,6 +1,56 @@
+import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { ServiceUnavailableError } from '../http/errors';
 import { getDocumentClient } from './client';
-import { GetCommand } from './dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand } from './dynamodb';
 import { type TableRole, tableName } from './schema';
+
+type Key = { pk: string; sk: string };
+
+const BATCH_GET_MAX = 100;
+const MAX_BATCH_ATTEMPTS = 10;
+
+/** Exponential backoff with full jitter: up to 25 ms, 50 ms, ... capped at 2 s. */
+export function backoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(2000, 25 * 2 ** attempt);
+  return new Promise((done) => setTimeout(done, Math.random() * ceiling));
+}
+
+/**
+ * BatchGetItem for any number of keys of one table: 100 per call in parallel, unprocessed keys retried
+ * with backoff (503 when they never go through). Items come back with their keys, in no particular order.
+ */
+export async function batchGetItems(
+  role: TableRole,
+  keys: Key[],
+  consistent: boolean,
+  onCapacity?: (consumed: ConsumedCapacity[] | undefined) => void,
+): Promise<(Record<string, unknown> & Key)[]> {
+  const table = tableName(role);
+  const found: (Record<string, unknown> & Key)[] = [];
+  const batches: Key[][] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_MAX) {
+    batches.push(keys.slice(start, start + BATCH_GET_MAX));
+  }
+  await Promise.all(
+    batches.map(async (batch) => {
+      let pending: Key[] = batch;
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt >= MAX_BATCH_ATTEMPTS) throw new ServiceUnavailableError();
+        if (attempt > 0) await backoff(attempt);
+        const result: BatchGetCommandOutput = await getDocumentClient().send(
+          new BatchGetCommand({
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: consistent } },
+            ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+          }),
+        );
+        onCapacity?.(result.ConsumedCapacity);
+        for (const item of result.Responses?.[table] ?? []) found.push(item as Record<string, unknown> & Key);
+        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
+      }
+    }),
+  );
+  return found;
+}
 
 /** Strips the table's key attributes from an item. */
 export function withoutKeys<T extends Record<string, unknown>>(item: T): Omit<T, 'pk' | 'sk'> {

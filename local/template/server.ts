@@ -20,6 +20,11 @@ export interface TemplateServerOptions {
   stackName?: string;
   /** PUBLIC_URL: the origin links are built from (local/gateway.ts `localOrigin`). */
   publicUrl?: string | undefined;
+  /**
+   * Origins that replace the template's CORS origins (`CORS_ORIGINS` in the shell, like `LOG_LEVEL`
+   * overrides a function's); the rest of the CORS configuration is the template's.
+   */
+  corsOrigins?: readonly string[] | undefined;
 }
 
 export interface TemplateServer {
@@ -45,6 +50,7 @@ export function createTemplateServer(options: TemplateServerOptions): TemplateSe
   const runtimes = createRuntimes(api.functions, options.runtimeEnv);
   const server = createGatewayServer({
     publicUrl: options.publicUrl,
+    cors: api.cors && options.corsOrigins ? { ...api.cors, allowOrigins: options.corsOrigins } : api.cors,
     routes: api.routes.map((route) => ({ method: route.method, path: route.path, target: route.function })),
     invoke(name, event, requestId) {
       const runtime = runtimes.get(name);

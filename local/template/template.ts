@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { GatewayCors } from '../gateway-cors';
 
 /*
  * Reads what `cdk deploy` would deploy from a synthesized cloud assembly (cdk.out): the HTTP API's
@@ -41,6 +42,8 @@ export interface TemplateApi {
   templateFile: string;
   functions: Map<string, TemplateFunction>;
   routes: TemplateRoute[];
+  /** The HTTP API's `CorsConfiguration` (what `corsPreflight` synthesized), if it has one. */
+  cors?: GatewayCors;
 }
 
 export class TemplateError extends Error {
@@ -170,7 +173,23 @@ export function readTemplateApi(
     routes.push({ method, path, function: fn.name });
   }
   if (routes.length === 0) throw new TemplateError(`${stack.file} has no HTTP API routes`);
-  return { stackName: stack.name, templateFile: stack.file, functions, routes };
+  const apis = byType('AWS::ApiGatewayV2::Api');
+  if (apis.length !== 1) throw new TemplateError(`${stack.file} has ${apis.length} HTTP APIs, expected one`);
+  const cors = corsOf(apis[0]?.[1].Properties?.CorsConfiguration as Json | undefined);
+  return { stackName: stack.name, templateFile: stack.file, functions, routes, ...(cors ? { cors } : {}) };
+}
+
+/** An `AWS::ApiGatewayV2::Api` CorsConfiguration as the gateway applies it. */
+function corsOf(config: Json | undefined): GatewayCors | undefined {
+  if (config === undefined) return undefined;
+  const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+  return {
+    allowOrigins: list(config.AllowOrigins),
+    allowMethods: list(config.AllowMethods),
+    allowHeaders: list(config.AllowHeaders),
+    exposeHeaders: list(config.ExposeHeaders),
+    maxAgeSeconds: typeof config.MaxAge === 'number' ? config.MaxAge : 0,
+  };
 }
 
 /** The module file and export a `Handler` like `index.handler` names in a code directory. */

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { ROUTES } from '../../functions/routes';
+import { CHROMIUM_ARGS, chromiumPath, warnWithoutChromium } from '../support/chromium';
 import { type LocalApi, startLocalApi } from '../support/local-api';
 
 /**
@@ -9,28 +9,8 @@ import { type LocalApi, startLocalApi } from '../support/local-api';
  * Without a Chromium the test is skipped, with a message saying how to install one.
  */
 
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium'].find(
-  (path): path is string => !!path && existsSync(path),
-);
-if (!executablePath) {
-  console.warn(
-    'test/e2e/docs-page.test.ts SKIPPED: no Chromium found at $CHROMIUM_PATH or /usr/bin/chromium. ' +
-      "Install Debian's: sudo apt-get install -y --no-install-recommends chromium (or set CHROMIUM_PATH).",
-  );
-}
-
-/** The flags Chromium needs on a closed network (no background connections to Google's hosts). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-// playwright-core starts every browser with a fresh temporary --user-data-dir of its own.
+const executablePath = chromiumPath;
+warnWithoutChromium('test/e2e/docs-page.test.ts');
 
 const RENDER_TIMEOUT = 90_000;
 

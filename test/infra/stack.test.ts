@@ -1,7 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { FUNCTIONS, ROUTES } from '../../functions/routes';
+import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../../functions/routes';
 import { CommerceStack } from '../../infra/commerce-stack';
 import { stackPropsFromContext } from '../../infra/context';
 import { applyNagSuppressions, NAG_ACKNOWLEDGEMENTS } from '../../infra/nag-suppressions';
@@ -133,6 +133,76 @@ describe('HTTP API', () => {
       AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
     });
     template.hasOutput('ApiUrl', Match.anyValue());
+  });
+});
+
+describe('CORS (corsPreflight)', () => {
+  const corsOf = (t: Template) =>
+    Object.values(t.findResources('AWS::ApiGatewayV2::Api'))[0]?.Properties.CorsConfiguration;
+
+  it('lets browsers on any origin call it, with the headers listed explicitly and none of credentials', () => {
+    expect(corsOf(template)).toEqual({
+      AllowOrigins: ['*'],
+      AllowMethods: ['POST', 'GET', 'PUT', 'DELETE'],
+      AllowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Accept-Language',
+        'X-Moltin-SDK-Language',
+        'X-Moltin-SDK-Version',
+        'X-Moltin-Application',
+        'X-Moltin-Currency',
+        'X-Moltin-Language',
+        'X-Moltin-Auth-Store',
+        'X-Moltin-Customer-Token',
+        'SVC-Channel',
+        'SVC-Context-Tag',
+        'EP-Channel',
+        'EP-Context-Tag',
+        'EP-Currency',
+      ],
+      ExposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      MaxAge: 3600,
+    });
+  });
+
+  it('is exactly the configuration the local server uses (one source)', () => {
+    const cors = apiCorsConfiguration(['*']);
+    expect(corsOf(template)).toEqual({
+      AllowOrigins: cors.allowOrigins,
+      AllowMethods: cors.allowMethods,
+      AllowHeaders: cors.allowHeaders,
+      ExposeHeaders: cors.exposeHeaders,
+      MaxAge: cors.maxAgeSeconds,
+    });
+  });
+
+  it('takes the origins from the corsOrigins context value or the stack property', () => {
+    const fromContext = new App({
+      context: {
+        'aws:cdk:bundling-stacks': [],
+        corsOrigins: 'https://shop.example.com, http://localhost:5173',
+      },
+    });
+    const contextTemplate = Template.fromStack(new CommerceStack(fromContext, 'Ctx'));
+    expect(corsOf(contextTemplate).AllowOrigins).toEqual([
+      'https://shop.example.com',
+      'http://localhost:5173',
+    ]);
+    const fromProps = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const propsTemplate = Template.fromStack(
+      new CommerceStack(fromProps, 'Props', { corsOrigins: ['https://*'] }),
+    );
+    expect(corsOf(propsTemplate).AllowOrigins).toEqual(['https://*']);
+  });
+
+  it('refuses a corsOrigins entry that is not an origin', () => {
+    const app = new App({
+      context: { 'aws:cdk:bundling-stacks': [], corsOrigins: 'https://shop.example.com/path' },
+    });
+    expect(() => new CommerceStack(app, 'Bad')).toThrow(
+      /corsOrigins: "https:\/\/shop.example.com\/path" is not an origin/,
+    );
   });
 });
 

@@ -8,6 +8,7 @@ import {
   RELEASE_SHARDS,
   StoreNotFoundError,
 } from '../../lib/catalog/publisher';
+import type { ReleaseLayout } from '../../lib/catalog/types';
 import { ReleaseValidationError, validateReleaseDocument } from '../../lib/catalog/validate-release';
 import { resetConfig } from '../../lib/config/index';
 import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
@@ -29,6 +30,12 @@ afterAll(() => {
   resetConfig();
 });
 afterEach(() => jest.restoreAllMocks());
+
+/**
+ * The tests that publish a whole release (the sample with its files and EUR prices, 260 generated products)
+ * take 2-5 s on a 2-core machine shared with other test runs: past jest's 5 s default there.
+ */
+const PUBLISH_TIMEOUT_MS = 30_000;
 
 /** Items of `childrenRelease()`: 21 products plus one index chunk for each parent with live children (2). */
 const RELEASE_ITEMS = 23;
@@ -93,25 +100,45 @@ describe('publishRelease: validation', () => {
 });
 
 describe('publishRelease: success', () => {
-  it('publishes the sample release, keeps given ids and sets the store currencies in the same switch', async () => {
-    const store = await createTestStore();
-    const result = await publishRelease(store.store.id, sample);
-    expect(result.catalog_id).toBe(sample.catalog.id);
-    expect(result.products).toEqual(SAMPLE_COUNTS);
-    expect(result.items).toBe(14 + 2);
-    const registry = await catalogRepository.getRegistry(store.store.id);
-    const catalog = registry?.catalogs[sample.catalog.id];
-    expect(catalog?.release.id).toBe(result.release_id);
-    expect(catalog?.rules.map((rule) => [rule.id, rule.name, rule.catalog_id])).toEqual(
-      sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
-    );
-    expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
-    expect(await itemsOfRelease(result.release_id)).toBe(16);
-    const markers = await catalogRepository.listReleases(store.store.id);
-    expect(markers.map((marker) => [marker.release_id, marker.status])).toEqual([
-      [result.release_id, 'complete'],
-    ]);
-  });
+  it(
+    'publishes the sample release, keeps given ids and sets the store currencies in the same switch',
+    async () => {
+      const store = await createTestStore();
+      const result = await publishRelease(store.store.id, sample);
+      expect(result.catalog_id).toBe(sample.catalog.id);
+      expect(result.products).toEqual(SAMPLE_COUNTS);
+      // 14 products, 8 files, 2 child-index chunks.
+      expect(result.items).toBe(14 + 8 + 2);
+      const registry = await catalogRepository.getRegistry(store.store.id);
+      const catalog = registry?.catalogs[sample.catalog.id];
+      expect(catalog?.release.id).toBe(result.release_id);
+      expect(catalog?.rules.map((rule) => [rule.id, rule.name, rule.catalog_id])).toEqual(
+        sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
+      );
+      expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
+      expect(await itemsOfRelease(result.release_id)).toBe(24);
+      const tee = sample.files[0] as (typeof sample.files)[number];
+      const read = await catalogRepository.readRelease(catalog?.release as ReleaseLayout, {
+        products: [],
+        files: [tee.id, '00000000-0000-4000-8000-000000000000'],
+        chunks: [],
+      });
+      expect([...read.files.keys()]).toEqual([tee.id]);
+      expect(JSON.parse(read.files.get(tee.id) as string)).toEqual({
+        type: 'file',
+        ...tee,
+        meta: {
+          ...tee.meta,
+          timestamps: { created_at: '2024-03-01T09:00:00.000Z' },
+        },
+      });
+      const markers = await catalogRepository.listReleases(store.store.id);
+      expect(markers.map((marker) => [marker.release_id, marker.status])).toEqual([
+        [result.release_id, 'complete'],
+      ]);
+    },
+    PUBLISH_TIMEOUT_MS,
+  );
 
   it('leaves the store currencies alone when the document has none, and reuses a catalog by name', async () => {
     const store = await createTestStore();
@@ -125,31 +152,35 @@ describe('publishRelease: success', () => {
     expect(registry?.version).toBe(2);
   });
 
-  it('pages a parent whose index spans several chunks in publish order, filtered or not', async () => {
-    const store = await createTestStore();
-    const document = generateRelease({ children: 250, drafts: 10, seed: 7 });
-    await publishRelease(store.store.id, document);
-    const token = await tokenFor(store, 'implicit');
-    const products = document.products as { id: string; attributes: Record<string, any> }[];
-    const parentId = products[0]?.id as string;
-    const live = products.filter(
-      (p) => p.attributes.base_product_id === parentId && p.attributes.status === 'live',
-    );
-    const seen: string[] = [];
-    for (const offset of [0, 50, 150]) {
-      const limit = offset === 0 ? 50 : 100;
+  it(
+    'pages a parent whose index spans several chunks in publish order, filtered or not',
+    async () => {
+      const store = await createTestStore();
+      const document = generateRelease({ children: 250, drafts: 10, seed: 7 });
+      await publishRelease(store.store.id, document);
+      const token = await tokenFor(store, 'implicit');
+      const products = document.products as { id: string; attributes: Record<string, any> }[];
+      const parentId = products[0]?.id as string;
+      const live = products.filter(
+        (p) => p.attributes.base_product_id === parentId && p.attributes.status === 'live',
+      );
+      const seen: string[] = [];
+      for (const offset of [0, 50, 150]) {
+        const limit = offset === 0 ? 50 : 100;
+        clearCatalogCaches();
+        const response = await listChildren(token, parentId, `page[offset]=${offset}&page[limit]=${limit}`);
+        expect(response.body.meta.results.total).toBe(250);
+        seen.push(...response.body.data.map((p: { id: string }) => p.id));
+      }
+      expect(seen).toEqual(live.map((p) => p.id));
+      const red = live.filter((p) => p.attributes.tags.includes('red')).map((p) => p.id);
       clearCatalogCaches();
-      const response = await listChildren(token, parentId, `page[offset]=${offset}&page[limit]=${limit}`);
-      expect(response.body.meta.results.total).toBe(250);
-      seen.push(...response.body.data.map((p: { id: string }) => p.id));
-    }
-    expect(seen).toEqual(live.map((p) => p.id));
-    const red = live.filter((p) => p.attributes.tags.includes('red')).map((p) => p.id);
-    clearCatalogCaches();
-    const filtered = await listChildren(token, parentId, 'filter=eq(tags,red)&page[limit]=100');
-    expect(filtered.body.meta.results.total).toBe(red.length);
-    expect(filtered.body.data.map((p: { id: string }) => p.id)).toEqual(red.slice(0, 100));
-  });
+      const filtered = await listChildren(token, parentId, 'filter=eq(tags,red)&page[limit]=100');
+      expect(filtered.body.meta.results.total).toBe(red.length);
+      expect(filtered.body.data.map((p: { id: string }) => p.id)).toEqual(red.slice(0, 100));
+    },
+    PUBLISH_TIMEOUT_MS,
+  );
 });
 
 describe('switching releases', () => {

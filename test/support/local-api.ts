@@ -3,7 +3,7 @@ import { gateway } from '@elasticpath/js-sdk';
 import { getConfig } from '../../lib/config/index';
 import { CDK_OUT, localTables, runtimeEnvironment } from '../../local/from-template';
 import { closeServer, listen } from '../../local/gateway';
-import { createLocalServer } from '../../local/server';
+import { createLocalServer, type LocalServerOptions } from '../../local/server';
 import { createTemplateServer } from '../../local/template/server';
 import { tapServer } from './log-scan';
 import { checkServerResponses } from './openapi';
@@ -18,6 +18,7 @@ export interface LocalApi {
   baseUrl: string;
   /** `127.0.0.1:PORT`, as the official SDK's `host` option wants it. */
   host: string;
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -28,7 +29,7 @@ export const FROM_TEMPLATE = process.env.LOCAL_API === 'template';
  * Starts the local API server (the real HTTP harness) on a free port, against the run's DynamoDB Local:
  * the in-process one, or in the e2e-template project the template-driven one serving cdk.out's bundles.
  */
-export async function startLocalApi(): Promise<LocalApi> {
+export async function startLocalApi(options: LocalServerOptions = {}): Promise<LocalApi> {
   let server: Server;
   let close = () => closeServer(server);
   if (FROM_TEMPLATE) {
@@ -37,10 +38,11 @@ export async function startLocalApi(): Promise<LocalApi> {
       outdir: CDK_OUT,
       tables: localTables(config),
       runtimeEnv: runtimeEnvironment(config),
+      corsOrigins: options.corsOrigins,
     });
     server = template.server;
     close = template.close;
-  } else server = createLocalServer();
+  } else server = createLocalServer(options);
   // Every Authorization value and every client_secret/access_token that crosses it is registered for the
   // e2e log scan (test/support/e2e-setup.ts), whatever client the test uses.
   tapServer(server);
@@ -50,6 +52,7 @@ export async function startLocalApi(): Promise<LocalApi> {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
+    server,
     close,
   };
 }

@@ -326,6 +326,42 @@ describe('prepareRelease + renderProduct', () => {
     expect(tote?.resource.attributes.price).toEqual({ USD: { amount: 1800, includes_tax: false } });
   });
 
+  it('renders display prices in another currency of the release, and none where the price lacks it', () => {
+    const result = validateReleaseDocument(document());
+    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    const GBP = {
+      format: '£{price}',
+      decimal_point: '.',
+      thousand_separator: ',',
+      decimal_places: 2,
+      default: false,
+    };
+    const products = prepareRelease(result.document, {
+      catalogId: id(99),
+      publishedAt: PUBLISHED,
+      currencies: { ...DEFAULT_CURRENCIES, GBP },
+    }).products;
+    const parent = products.find((product) => product.resource.id === PARENT) as StoredProduct;
+    expect(parent.currency).toBe('USD');
+    expect(Object.keys(parent.display ?? {})).toEqual(['GBP']);
+    // The document has USD prices only: in GBP, no display price; in USD (or no currency), the stored one.
+    const inGbp = renderProduct(parent, 'en-US', 'GBP');
+    expect(inGbp.meta.display_price).toBeUndefined();
+    expect(inGbp.meta.catalog_id).toBe(id(99));
+    expect(renderProduct(parent, 'en-US', 'USD').meta).toBe(parent.resource.meta);
+    expect(renderProduct(parent, 'en-US').meta).toBe(parent.resource.meta);
+    const bundle = products.find((product) => product.resource.id === BUNDLE) as StoredProduct;
+    const components = renderProduct(bundle, 'en-US', 'GBP').meta.component_products as Record<
+      string,
+      Record<string, unknown>
+    >;
+    for (const entry of Object.values(components)) {
+      expect(entry.display_price).toBeUndefined();
+      expect(entry.price).toBeDefined();
+    }
+    expect(renderProductJson(parent, 'en-US', 'GBP')).toBe(JSON.stringify(inGbp));
+  });
+
   it('switches name and description to the chosen locale, keeping the base text where the locale has none', () => {
     const child = stored(CHILD_FR);
     const locale = productLocale(child, 'fr-CH, en;q=0.5', 'en-US');
