@@ -1,9 +1,13 @@
 import { issueAccessToken } from '../../lib/auth/issue-token';
 import { json } from '../../lib/http/response';
+import { tokenRequestGuard } from '../../lib/rate-limit/token-attempts';
 import { createHandler } from '../create-handler';
 
-/** POST /oauth/access_token: exchanges application-key credentials for a bearer token. */
+/**
+ * POST /oauth/access_token: exchanges application-key credentials for a bearer token. Counted against the
+ * key's store by client id; failed secrets are limited per client id (docs/rate-limits.md).
+ */
 export const handler = createHandler('create-access-token', {}, async (event) => {
-  const token = await issueAccessToken(event.parsedBody);
+  const token = await issueAccessToken(event.parsedBody, tokenRequestGuard(event));
   return json(200, token);
 });

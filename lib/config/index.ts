@@ -6,6 +6,8 @@ export interface Config {
   keysTable: string;
   mappingsTable: string;
   productsTable: string;
+  /** Rate-limit windows and failed-credential counters (items expire through TTL). */
+  limitsTable: string;
   /** Lifetime of an issued access token, in seconds. */
   tokenTtlSeconds: number;
   /** How long a container may reuse a validated token before reading it again (<= 60 s). */
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keysTable: tableName(env, 'KEYS_TABLE', 'commerce-keys'),
     mappingsTable: tableName(env, 'MAPPINGS_TABLE', 'commerce-mappings'),
     productsTable: tableName(env, 'PRODUCTS_TABLE', 'commerce-products'),
+    limitsTable: tableName(env, 'LIMITS_TABLE', 'commerce-limits'),
     tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),
     authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 30, 0, 60),
     releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),

@@ -3,6 +3,7 @@ export const TEST_ENV = {
   KEYS_TABLE: 'test-keys',
   MAPPINGS_TABLE: 'test-mappings',
   PRODUCTS_TABLE: 'test-products',
+  LIMITS_TABLE: 'test-limits',
   LOG_LEVEL: 'silent',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
