@@ -55,7 +55,7 @@ export async function keyLimits(
     entry.pending ??= readLimits(storeId, keyId)
       .then((limits) => {
         entry.limits = limits;
-        entry.fetchedAt = Date.now();
+        entry.fetchedAt = now;
         return limits;
       })
       .finally(() => {

@@ -58,6 +58,8 @@ export interface LimiterStats {
   /** UpdateItem calls on windows (each one DynamoDB write). */
   leases: number;
   leaseFailures: number;
+  /** Requests that had to wait for a lease (the rest were served from tokens already held). */
+  waits: number;
   /** Requests admitted without a decision because the limiter's DynamoDB calls failed or were slow. */
   failedOpen: number;
 }
@@ -70,6 +72,8 @@ export interface LimiterDeps {
 interface Demand {
   window: number;
   count: number;
+  /** Requests in the window before `window` (0 when that window saw none). */
+  last: number;
   /** Smoothed requests per second over past windows. */
   rate: number;
   allowance: Allowance;
@@ -81,12 +85,31 @@ interface StoreBucket {
   demand: Map<string, Demand>;
   /** Until then (ms), requests short of tokens are admitted without a lease (after a failed one). */
   failingUntil: number;
+  /** Smoothed time a lease takes (ms): renewals start at least twice that ahead of need. */
+  leaseMs: number;
 }
 
 const WAIT_EXPIRED = Symbol('wait-expired');
 
+/**
+ * A key's demand in `window`, requests per second: the most of its smoothed rate, the previous window's
+ * count and the current window's count so far (so a rising rate is followed within the window).
+ */
+function demandPerSecond(demand: Demand, window: number): number {
+  if (demand.window === window) return Math.max(demand.rate, demand.last, demand.count);
+  const gap = window - demand.window;
+  return Math.max(demand.rate * 0.5 ** gap, gap === 1 ? demand.count : 0);
+}
+
 export class RateLimiter {
-  readonly stats: LimiterStats = { admitted: 0, limited: 0, leases: 0, leaseFailures: 0, failedOpen: 0 };
+  readonly stats: LimiterStats = {
+    admitted: 0,
+    limited: 0,
+    leases: 0,
+    leaseFailures: 0,
+    failedOpen: 0,
+    waits: 0,
+  };
   private readonly buckets = new Map<string, StoreBucket>();
 
   constructor(private readonly deps: LimiterDeps) {}
@@ -109,6 +132,7 @@ export class RateLimiter {
       if (exhaustedFor(state, keyId, allowance) || round >= MAX_LEASE_ROUNDS) {
         return this.decide(false, state, keyId, allowance, false);
       }
+      this.stats.waits += 1;
       let timer: NodeJS.Timeout | undefined;
       const waited = await Promise.race([
         this.lease(bucket, storeId, window, keyId),
@@ -122,6 +146,11 @@ export class RateLimiter {
         return this.decide(true, state, keyId, allowance, true);
       }
     }
+  }
+
+  /** Resolves once every lease in flight has been applied (tests: background work made visible). */
+  async settled(): Promise<void> {
+    for (const bucket of this.buckets.values()) await Promise.all(bucket.inflight.values());
   }
 
   /** Forgets every lease and observation (tests). */
@@ -153,7 +182,7 @@ export class RateLimiter {
   private bucket(storeId: string): StoreBucket {
     let bucket = this.buckets.get(storeId);
     if (!bucket) {
-      bucket = { windows: new Map(), inflight: new Map(), demand: new Map(), failingUntil: 0 };
+      bucket = { windows: new Map(), inflight: new Map(), demand: new Map(), failingUntil: 0, leaseMs: 0 };
       this.buckets.set(storeId, bucket);
     }
     return bucket;
@@ -170,10 +199,11 @@ export class RateLimiter {
 
   /** Counts the request towards the key's demand; past windows fold into a smoothed rate. */
   private observe(bucket: StoreBucket, keyId: string, window: number, allowance: Allowance): void {
-    const demand = bucket.demand.get(keyId) ?? { window, count: 0, rate: 0, allowance };
+    const demand = bucket.demand.get(keyId) ?? { window, count: 0, last: 0, rate: 0, allowance };
     if (demand.window !== window) {
       const gap = Math.max(1, window - demand.window);
       demand.rate = (demand.rate + demand.count) * 0.5 ** gap;
+      demand.last = gap === 1 ? demand.count : 0;
       demand.count = 0;
       demand.window = window;
     }
@@ -186,9 +216,7 @@ export class RateLimiter {
   private demands(bucket: StoreBucket, window: number): KeyDemand[] {
     const out: KeyDemand[] = [];
     for (const [keyId, demand] of bucket.demand) {
-      const current = demand.window === window ? demand.count : 0;
-      const rate = demand.window === window ? demand.rate : demand.rate * 0.5 ** (window - demand.window);
-      const perSecond = Math.max(rate, current);
+      const perSecond = demandPerSecond(demand, window);
       if (perSecond < 0.01 && demand.window < window) {
         bucket.demand.delete(keyId);
         continue;
@@ -210,10 +238,11 @@ export class RateLimiter {
     if (now < bucket.failingUntil) return;
     const state = this.windowState(bucket, window);
     const demand = bucket.demand.get(keyId);
-    const perSecond = demand ? Math.max(demand.rate, demand.count) : 1;
+    const perSecond = demand ? demandPerSecond(demand, window) : 1;
     const held = (state.reserved.get(keyId) ?? 0) + state.pool;
+    const ahead = Math.max(RENEW_AHEAD_SECONDS, (2 * bucket.leaseMs) / 1000);
     if (
-      held <= Math.ceil(perSecond * RENEW_AHEAD_SECONDS) &&
+      held <= Math.ceil(perSecond * ahead) &&
       !exhaustedFor(state, keyId, allowance) &&
       !bucket.inflight.has(window)
     ) {
@@ -253,6 +282,7 @@ export class RateLimiter {
     });
     if (ask.pool === 0 && ask.reserved.size === 0) return Promise.resolve();
     this.stats.leases += 1;
+    const started = this.deps.now();
     const reservedOf = (keyId: string) => demands.find((d) => d.keyId === keyId)?.allowance.reserved ?? 0;
     const lease = this.deps
       .take(storeId, window, ask)
@@ -260,6 +290,7 @@ export class RateLimiter {
         (after) => {
           applyLease(this.windowState(bucket, window), ask, after, { pool, reserved: reservedOf });
           bucket.failingUntil = 0;
+          bucket.leaseMs = 0.8 * bucket.leaseMs + 0.2 * (this.deps.now() - started);
         },
         (error: unknown) => {
           this.stats.leaseFailures += 1;
