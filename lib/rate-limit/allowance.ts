@@ -91,41 +91,38 @@ export interface KeyDemand {
 }
 
 /**
- * How many tokens to ask for in one lease: enough for `seconds` of each key's observed demand, from the
- * key's reservation first (up to all of it) and from the pool for the rest (up to all of it), minus what
- * the container still holds; nothing from a counter known to be used up. `needKey` (a request waiting for
- * a token) gets at least one token asked for from wherever it may still draw.
+ * How many tokens to ask for in one lease: enough for `seconds` of each key's observed demand, and at least
+ * one per request waiting for a token (`waiting`, by key), from the key's reservation first (up to all of
+ * it) and from the pool for the rest (up to all of it), minus what the container still holds; nothing from
+ * a counter known to be used up.
  */
 export function planLease(input: {
   demands: readonly KeyDemand[];
   state: WindowState;
   seconds: number;
-  needKey?: string;
+  waiting?: ReadonlyMap<string, number>;
   pool: number;
 }): Tokens {
   const { state, seconds } = input;
   const ask: Tokens = { pool: 0, reserved: new Map() };
   let poolNeed = 0;
+  let poolWaiting = 0;
   for (const demand of input.demands) {
-    const need = Math.ceil(demand.perSecond * seconds);
+    const waiting = input.waiting?.get(demand.keyId) ?? 0;
+    const need = Math.max(Math.ceil(demand.perSecond * seconds), waiting);
     const held = state.reserved.get(demand.keyId) ?? 0;
     let covered = held;
     if (demand.allowance.reserved > 0 && !state.reservedExhausted.has(demand.keyId)) {
-      let want = Math.min(demand.allowance.reserved, need) - held;
-      if (demand.keyId === input.needKey) want = Math.max(want, 1);
+      const want = Math.min(demand.allowance.reserved, need) - held;
       if (want > 0) ask.reserved.set(demand.keyId, want);
       covered += Math.max(0, want);
     }
     poolNeed += Math.max(0, need - covered);
+    poolWaiting += Math.max(0, waiting - covered);
   }
   if (input.pool > 0 && !state.poolExhausted) {
-    let want = Math.min(input.pool, poolNeed) - state.pool;
-    const needer = input.demands.find((d) => d.keyId === input.needKey);
-    const needsPool =
-      needer !== undefined &&
-      (needer.allowance.reserved === 0 || state.reservedExhausted.has(needer.keyId)) &&
-      state.pool === 0;
-    if (needsPool) want = Math.max(want, 1);
+    // Pool tokens held serve any key; those waiting for the pool get at least one each beyond them.
+    const want = Math.max(Math.min(input.pool, poolNeed) - state.pool, Math.min(input.pool, poolWaiting));
     if (want > 0) ask.pool = want;
   }
   return ask;

@@ -1,3 +1,4 @@
+import { getConfig } from '../config/index';
 import { TooManyRequestsError } from '../http/errors';
 import { errorFields, log } from '../http/log';
 import { applicationKeyRepository } from '../store/application-key-repository';
@@ -92,10 +93,11 @@ export function resetRateLimits(): void {
 
 /**
  * Counts one request of a key against its store's limit. Undefined when there is nothing to limit (the key
- * or store is gone) or the limits cannot be read (failed open: logged and counted). Logs each refusal at
+ * or store is gone, or RATE_LIMITS=off) or the limits cannot be read (failed open: logged and counted). Logs each refusal at
  * `warn`; the caller turns a refusal into a 429 with `tooManyRequests`.
  */
 export async function checkRateLimit(storeId: string, keyId: string): Promise<RateLimitDecision | undefined> {
+  if (!getConfig().rateLimits) return undefined;
   let limits: KeyLimits | undefined;
   try {
     limits = await keyLimits(storeId, keyId);

@@ -35,8 +35,11 @@ export const PREFETCH_MS = 200;
 export const LEASE_WAIT_MS = 2000;
 /** After a failed lease, requests short of tokens are admitted without asking DynamoDB for this long. */
 export const FAIL_OPEN_MS = 5000;
-/** A request asks for a lease at most this many times before it is refused. */
-const MAX_LEASE_ROUNDS = 4;
+/**
+ * A request waits for at most this many leases; every lease grants it something or marks its counters used
+ * up, so this only guards against the unforeseen (then the request is admitted, failed open).
+ */
+const MAX_LEASE_ROUNDS = 20;
 
 /** What the limiter decided for one request, and the allowance headers that go with it. */
 export interface RateLimitDecision {
@@ -49,6 +52,8 @@ export interface RateLimitDecision {
   resetSeconds: number;
   /** Admitted because the limiter could not reach its state (logged and counted). */
   failedOpen: boolean;
+  /** The window (epoch second) the request was counted in. */
+  window: number;
 }
 
 /** Counts since the container started (the lead wires them into metrics; tests and benches read them). */
@@ -87,6 +92,8 @@ interface StoreBucket {
   failingUntil: number;
   /** Smoothed time a lease takes (ms): renewals start at least twice that ahead of need. */
   leaseMs: number;
+  /** Requests waiting for a lease, by key: the next lease asks at least one token for each. */
+  waiting: Map<string, number>;
 }
 
 const WAIT_EXPIRED = Symbol('wait-expired');
@@ -126,24 +133,33 @@ export class RateLimiter {
       const state = this.windowState(bucket, window);
       if (takeToken(state, keyId)) {
         this.renewIfLow(bucket, storeId, window, keyId, allowance);
-        return this.decide(true, state, keyId, allowance, false);
+        return this.decide(true, state, keyId, allowance, false, window);
       }
-      if (this.deps.now() < bucket.failingUntil) return this.decide(true, state, keyId, allowance, true);
-      if (exhaustedFor(state, keyId, allowance) || round >= MAX_LEASE_ROUNDS) {
-        return this.decide(false, state, keyId, allowance, false);
+      if (this.deps.now() < bucket.failingUntil)
+        return this.decide(true, state, keyId, allowance, true, window);
+      if (exhaustedFor(state, keyId, allowance))
+        return this.decide(false, state, keyId, allowance, false, window);
+      if (round >= MAX_LEASE_ROUNDS) {
+        log('warn', 'rate limiter found no token after many leases: request admitted', {
+          store_id: storeId,
+          key_id: keyId,
+        });
+        return this.decide(true, state, keyId, allowance, true, window);
       }
       this.stats.waits += 1;
+      bucket.waiting.set(keyId, (bucket.waiting.get(keyId) ?? 0) + 1);
       let timer: NodeJS.Timeout | undefined;
       const waited = await Promise.race([
-        this.lease(bucket, storeId, window, keyId),
+        this.lease(bucket, storeId, window),
         new Promise<typeof WAIT_EXPIRED>((resolve) => {
           timer = setTimeout(() => resolve(WAIT_EXPIRED), LEASE_WAIT_MS);
         }),
       ]);
       clearTimeout(timer);
+      bucket.waiting.set(keyId, (bucket.waiting.get(keyId) ?? 1) - 1);
       if (waited === WAIT_EXPIRED) {
         log('warn', 'rate limiter lease is slow: request admitted', { store_id: storeId, key_id: keyId });
-        return this.decide(true, state, keyId, allowance, true);
+        return this.decide(true, state, keyId, allowance, true, window);
       }
     }
   }
@@ -164,9 +180,10 @@ export class RateLimiter {
     keyId: string,
     allowance: Allowance,
     failedOpen: boolean,
+    window: number,
   ): RateLimitDecision {
     const now = this.deps.now();
-    const windowEnd = (Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS;
+    const windowEnd = (window + 1) * WINDOW_MS;
     if (admitted) this.stats.admitted += 1;
     else this.stats.limited += 1;
     if (failedOpen) this.stats.failedOpen += 1;
@@ -176,13 +193,21 @@ export class RateLimiter {
       remaining: admitted ? remainingFor(state, keyId, allowance) : 0,
       resetSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
       failedOpen,
+      window,
     };
   }
 
   private bucket(storeId: string): StoreBucket {
     let bucket = this.buckets.get(storeId);
     if (!bucket) {
-      bucket = { windows: new Map(), inflight: new Map(), demand: new Map(), failingUntil: 0, leaseMs: 0 };
+      bucket = {
+        windows: new Map(),
+        inflight: new Map(),
+        demand: new Map(),
+        failingUntil: 0,
+        leaseMs: 0,
+        waiting: new Map(),
+      };
       this.buckets.set(storeId, bucket);
     }
     return bucket;
@@ -246,11 +271,11 @@ export class RateLimiter {
       !exhaustedFor(state, keyId, allowance) &&
       !bucket.inflight.has(window)
     ) {
-      void this.lease(bucket, storeId, window, undefined);
+      void this.lease(bucket, storeId, window);
     }
     const next = window + 1;
     if (next * WINDOW_MS - now <= PREFETCH_MS && !bucket.windows.has(next) && !bucket.inflight.has(next)) {
-      void this.lease(bucket, storeId, next, undefined);
+      void this.lease(bucket, storeId, next);
     }
   }
 
@@ -259,12 +284,7 @@ export class RateLimiter {
    * adds it to the shared counters and applies what was granted. Never rejects: a failure is logged,
    * counted, and opens the store's limiter for FAIL_OPEN_MS.
    */
-  private lease(
-    bucket: StoreBucket,
-    storeId: string,
-    window: number,
-    needKey: string | undefined,
-  ): Promise<void> {
+  private lease(bucket: StoreBucket, storeId: string, window: number): Promise<void> {
     const running = bucket.inflight.get(window);
     if (running) return running;
     const now = this.deps.now();
@@ -277,7 +297,7 @@ export class RateLimiter {
       demands,
       state,
       seconds: Math.min(LEASE_SECONDS, left),
-      ...(needKey === undefined ? {} : { needKey }),
+      ...(window === current ? { waiting: bucket.waiting } : {}),
       pool,
     });
     if (ask.pool === 0 && ask.reserved.size === 0) return Promise.resolve();

@@ -232,6 +232,9 @@ describe('the 429', () => {
 });
 
 describe('failed token attempts', () => {
+  // Each test may first wait up to 8 s to stay inside one minute.
+  jest.setTimeout(30_000);
+
   /** Waits, if needed, so the test does not cross a minute boundary (the counter is per minute). */
   async function awayFromMinuteEnd(): Promise<void> {
     const left = 60_000 - (Date.now() % 60_000);

@@ -156,20 +156,24 @@ describe('planLease', () => {
     );
   });
 
-  it('asks at least one token for a waiting request, from where that key can still draw', () => {
+  it('asks at least one token per waiting request, from where that key can still draw', () => {
     const idle = { ...unreservedKey, perSecond: 0 };
-    expect(
-      planLease({ demands: [idle], state: emptyWindow(), seconds: 0.5, pool: 30, needKey: 'u' }),
-    ).toEqual(tokens(1));
     const idleReserved = { ...reservedKey, perSecond: 0 };
-    expect(
-      planLease({ demands: [idleReserved], state: emptyWindow(), seconds: 0.5, pool: 30, needKey: 'r' }),
-    ).toEqual(tokens(0, { r: 1 }));
-    const state = emptyWindow();
-    state.reservedExhausted.add('r');
-    expect(planLease({ demands: [idleReserved], state, seconds: 0.5, pool: 30, needKey: 'r' })).toEqual(
-      tokens(1),
-    );
+    const plan = (demand: KeyDemand, waiting: number, state = emptyWindow()) =>
+      planLease({
+        demands: [demand],
+        state,
+        seconds: 0.5,
+        pool: 30,
+        waiting: new Map([[demand.keyId, waiting]]),
+      });
+    expect(plan(idle, 3)).toEqual(tokens(3));
+    expect(plan(idleReserved, 1)).toEqual(tokens(0, { r: 1 }));
+    // More waiting than the reservation holds: the rest from the pool.
+    expect(plan(idleReserved, 25)).toEqual(tokens(5, { r: 20 }));
+    const usedUp = emptyWindow();
+    usedUp.reservedExhausted.add('r');
+    expect(plan(idleReserved, 1, usedUp)).toEqual(tokens(1));
   });
 });
 
