@@ -1,5 +1,5 @@
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { timeProcess } from './cold-start';
 import type { WorkerReport } from './rate-limit-worker';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -29,20 +29,19 @@ export async function runContainers(options: {
   durationMs: number;
   env: NodeJS.ProcessEnv;
 }): Promise<ContainersRun> {
-  // Far enough ahead for every process to start (tsx compiles on the way), on a window boundary.
-  const startAt = Math.ceil((Date.now() + 8000) / 1000) * 1000;
-  const reports = await Promise.all(
-    Array.from({ length: options.processes }, () =>
-      runWorker({
-        ...options.env,
-        STORE_ID: options.storeId,
-        KEYS: JSON.stringify(options.keys),
-        RATE_PER_KEY: String(options.ratePerKey),
-        START_AT: String(startAt),
-        DURATION_MS: String(options.durationMs),
-      }),
-    ),
-  );
+  const env = {
+    ...options.env,
+    STORE_ID: options.storeId,
+    KEYS: JSON.stringify(options.keys),
+    RATE_PER_KEY: String(options.ratePerKey),
+    DURATION_MS: String(options.durationMs),
+  };
+  const workers = Array.from({ length: options.processes }, () => startWorker(env));
+  // Every process is up (tsx compiled it) before any starts; all start on the same window boundary.
+  await Promise.all(workers.map((worker) => worker.ready));
+  const startAt = Math.ceil((Date.now() + 1000) / 1000) * 1000;
+  for (const worker of workers) worker.start(startAt);
+  const reports = await Promise.all(workers.map((worker) => worker.report));
   const perWindow = new Map<number, Record<string, number>>();
   for (const report of reports) {
     for (const [key, windows] of Object.entries(report.admitted)) {
@@ -67,7 +66,36 @@ export async function runContainers(options: {
   };
 }
 
-async function runWorker(env: NodeJS.ProcessEnv): Promise<WorkerReport> {
-  const { stdout } = await timeProcess(['--import', 'tsx', resolve(ROOT, 'bench/rate-limit-worker.ts')], env);
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as WorkerReport;
+/** One worker process: `ready` once it printed so, `start` sends the start time, `report` its figures. */
+function startWorker(env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/rate-limit-worker.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let signalReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    signalReady = resolve;
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (stdout.startsWith('ready\n')) signalReady();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const report = new Promise<WorkerReport>((done, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`rate-limit worker exited ${code}: ${stderr.slice(-1000)}`));
+      else done(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as WorkerReport);
+    });
+  });
+  return {
+    ready: Promise.race([ready, report.then(() => undefined)]),
+    report,
+    start: (at: number) => child.stdin.end(`${at}\n`),
+  };
 }

@@ -1,10 +1,10 @@
 import './silent-logs';
-import { checkRateLimit, rateLimiter } from '../lib/rate-limit/index';
+import { checkRateLimit, keyLimits, rateLimiter } from '../lib/rate-limit/index';
 import { getDocumentClient } from '../lib/store/client';
 
 /*
- * One simulated Lambda container for the rate-limit benchmark and the multi-process test: from START_AT
- * (epoch ms) for DURATION_MS it sends RATE_PER_KEY requests per second of every key in KEYS (a JSON list)
+ * One simulated Lambda container for the rate-limit benchmark and the multi-process test: it reads the
+ * keys' limits (a warm container), prints `ready`, reads the start time (epoch ms) from stdin, and from then for DURATION_MS it sends RATE_PER_KEY requests per second of every key in KEYS (a JSON list)
  * through the limiter the functions use, against the shared DynamoDB in the environment, and prints one
  * JSON line: per key, the requests admitted in each window (epoch second), and its limiter's counts.
  */
@@ -28,7 +28,6 @@ async function main(): Promise<void> {
   const storeId = required('STORE_ID');
   const keys = JSON.parse(required('KEYS')) as string[];
   const perKey = Number(required('RATE_PER_KEY'));
-  const startAt = Number(required('START_AT'));
   const duration = Number(required('DURATION_MS'));
   let writes = 0;
   getDocumentClient().use((next) => (operation, body) => {
@@ -38,6 +37,17 @@ async function main(): Promise<void> {
   const admitted: WorkerReport['admitted'] = Object.fromEntries(keys.map((key) => [key, {}]));
   let attempts = 0;
   const pending = new Set<Promise<void>>();
+  // A warm container: the keys' limits are cached and the connection to DynamoDB is open.
+  await Promise.all(keys.map((key) => keyLimits(storeId, key)));
+  process.stdout.write('ready\n');
+  const startAt = await new Promise<number>((resolve) => {
+    let input = '';
+    process.stdin.on('data', (chunk: Buffer) => {
+      input += chunk.toString();
+      if (input.includes('\n')) resolve(Number(input.trim()));
+    });
+  });
+  process.stdin.pause();
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
   const end = startAt + duration;
   let sent = 0;

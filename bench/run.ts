@@ -1,6 +1,6 @@
 import '../local/quiet-sdk';
 import './silent-logs';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/routes';
@@ -20,10 +20,19 @@ import { rawListCalls } from './list-application-keys';
 import { benchLocalServer } from './local-server';
 import { measureRssAfter } from './memory';
 import { benchOperation, type OperationBench, type OperationFigures } from './operations';
+import { benchRateLimit, describeRateLimit, type RateLimitFigures } from './rate-limit';
 import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
 const JSON_OUTPUT = process.argv.includes('--json');
+/** `--stage rate_limit`: only that stage (its figures alone in results.json); all stages without it. */
+const STAGE = (() => {
+  const index = process.argv.indexOf('--stage');
+  if (index === -1) return undefined;
+  const stage = process.argv[index + 1];
+  if (stage !== 'rate_limit') throw new Error(`--stage must be rate_limit, got ${stage ?? 'nothing'}`);
+  return stage;
+})();
 const COLD_RUNS = 25;
 const OPERATION_ITERATIONS = 300;
 
@@ -213,6 +222,20 @@ async function main(): Promise<void> {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {
+    if (STAGE === 'rate_limit') {
+      const rate_limit = await benchRateLimit(childEnv, {
+        bundle: bundles['list-child-products'],
+        coldRuns: COLD_RUNS,
+      });
+      // The other stages' figures in results.json stay as the last full run left them.
+      const file = join(import.meta.dirname, 'results.json');
+      const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as object) : {};
+      writeFileSync(file, `${JSON.stringify({ ...previous, rate_limit }, null, 2)}\n`);
+      const missed = reportStage((check, note) => describeRateLimit(rate_limit, check, note));
+      if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ rate_limit })}\n`);
+      process.exitCode = missed > 0 ? 1 : 0;
+      return;
+    }
     const fixtures = await setUp();
 
     const cold_start: Record<string, ColdStart> = {};
@@ -249,7 +272,13 @@ async function main(): Promise<void> {
       workDir,
     );
 
+    const rate_limit = await benchRateLimit(childEnv, {
+      bundle: bundles['list-child-products'],
+      coldRuns: COLD_RUNS,
+    });
+
     const results = {
+      rate_limit,
       bundle_kb,
       cold_start,
       operations,
@@ -275,7 +304,26 @@ type Results = {
   publish_10k: Awaited<ReturnType<CatalogBench['publish10k']>>;
   local_server: Awaited<ReturnType<typeof benchLocalServer>>;
   memory: { list_child_products_rss_mb: number };
+  rate_limit: RateLimitFigures;
 };
+
+type Check = (label: string, value: string, ok: boolean) => void;
+
+/** Prints one stage's lines (stderr with --json, stdout otherwise); returns how many targets were missed. */
+function reportStage(write: (check: Check, note: (text: string) => void) => void): number {
+  const out: string[] = [];
+  let missed = 0;
+  write(
+    (label, value, ok) => {
+      if (!ok) missed += 1;
+      out.push(line(label, value, ok));
+    },
+    (text) => out.push(text),
+  );
+  out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, '');
+  (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
+  return missed;
+}
 
 /** Prints the readable table (stderr with --json, stdout otherwise) and returns how many targets were missed. */
 function report(r: Results): number {
@@ -344,6 +392,8 @@ function report(r: Results): number {
     `${r.memory.list_child_products_rss_mb}`,
     r.memory.list_child_products_rss_mb <= TARGETS.rss_mb_max,
   );
+  out.push('');
+  describeRateLimit(r.rate_limit, check, (text) => out.push(text));
   out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, '');
   (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
   return missed;

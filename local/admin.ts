@@ -2,10 +2,12 @@ import './quiet-sdk';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { fail, option, parseArgs } from './args';
+import { setRateLimitCommand } from './set-rate-limit';
 
 const USAGE = `Usage:
   npm run admin -- create-store --name NAME [--rate-limit N] [--page-length N] [--json]
   npm run admin -- create-key --store STORE_ID [--name NAME] [--json]
+  npm run admin -- set-rate-limit --store STORE_ID N [--json]
 
 Talks to DynamoDB at DYNAMODB_ENDPOINT (default http://127.0.0.1:8000; the tables of \`npm start\`),
 or to AWS when DYNAMODB_ENDPOINT is empty and KEYS_TABLE/MAPPINGS_TABLE name the deployed tables.`;
@@ -30,6 +32,10 @@ function print(values: Record<string, string>, asJson: boolean, note: string): v
 
 async function main(): Promise<void> {
   process.env.DYNAMODB_ENDPOINT ??= 'http://127.0.0.1:8000';
+  if (process.argv[2] === 'set-rate-limit') {
+    process.exitCode = await setRateLimitCommand(process.argv.slice(3));
+    return;
+  }
   const args = parseArgs(process.argv.slice(2), ['name', 'store', 'rate-limit', 'page-length']);
   const command = args.positionals[0];
   const asJson = args.flags.has('json');

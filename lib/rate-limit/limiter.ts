@@ -25,7 +25,10 @@ import {
 
 /** Length of a window: the limit is requests per second. */
 export const WINDOW_MS = 1000;
-/** A lease covers this much of the key's observed demand (bounded by what is left of the window). */
+/**
+ * A lease covers this much of the key's observed demand beyond the renewal point (bounded by what is left
+ * of the window): at 50 requests/s, about two leases a window.
+ */
 export const LEASE_SECONDS = 0.5;
 /** Renew when what is held would last less than this at the observed rate. */
 export const RENEW_AHEAD_SECONDS = 0.1;
@@ -97,6 +100,11 @@ interface StoreBucket {
 }
 
 const WAIT_EXPIRED = Symbol('wait-expired');
+
+/** How far ahead of running out a renewal starts: at least RENEW_AHEAD_SECONDS, else twice a lease's time. */
+function aheadSeconds(bucket: StoreBucket): number {
+  return Math.max(RENEW_AHEAD_SECONDS, (2 * bucket.leaseMs) / 1000);
+}
 
 /**
  * A key's demand in `window`, requests per second: the most of its smoothed rate, the previous window's
@@ -265,9 +273,8 @@ export class RateLimiter {
     const demand = bucket.demand.get(keyId);
     const perSecond = demand ? demandPerSecond(demand, window) : 1;
     const held = (state.reserved.get(keyId) ?? 0) + state.pool;
-    const ahead = Math.max(RENEW_AHEAD_SECONDS, (2 * bucket.leaseMs) / 1000);
     if (
-      held <= Math.ceil(perSecond * ahead) &&
+      held <= Math.ceil(perSecond * aheadSeconds(bucket)) &&
       !exhaustedFor(state, keyId, allowance) &&
       !bucket.inflight.has(window)
     ) {
@@ -290,13 +297,14 @@ export class RateLimiter {
     const now = this.deps.now();
     const state = this.windowState(bucket, window);
     const current = Math.floor(now / WINDOW_MS);
-    const left = window === current ? ((window + 1) * WINDOW_MS - now) / 1000 : 1;
+    const left = window === current ? ((window + 1) * WINDOW_MS - now) / 1000 : WINDOW_MS / 1000;
     const demands = this.demands(bucket, window === current ? window : current);
     const pool = Math.max(0, ...demands.map((d) => d.allowance.pool));
     const ask = planLease({
       demands,
       state,
-      seconds: Math.min(LEASE_SECONDS, left),
+      // Enough to last LEASE_SECONDS past the point where the next renewal starts (within this window).
+      seconds: Math.min(LEASE_SECONDS + aheadSeconds(bucket), left),
       ...(window === current ? { waiting: bucket.waiting } : {}),
       pool,
     });
