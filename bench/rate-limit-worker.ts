@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     for (; sent < due; sent += 1) {
       for (const key of keys) {
         attempts += 1;
-        const request = checkRateLimit(storeId, key).then((decision) => {
+        const request = Promise.resolve(checkRateLimit(storeId, key)).then((decision) => {
           if (decision?.admitted) {
             const counts = admitted[key] as Record<string, number>;
             counts[decision.window] = (counts[decision.window] ?? 0) + 1;

@@ -221,7 +221,9 @@ export async function benchRateLimit(
   options: { bundle?: BundleInfo; coldRuns?: number; iterations?: number; seconds?: number } = {},
 ): Promise<RateLimitFigures> {
   const figures: RateLimitFigures = {
-    accuracy: await accuracy(env, options.seconds ?? 10),
+    accuracy: (options as { onlyOverhead?: boolean }).onlyOverhead
+      ? ({} as RateLimitFigures['accuracy'])
+      : await accuracy(env, options.seconds ?? 10),
     overhead: await overhead(options.iterations ?? 500),
   };
   if (options.bundle) {

@@ -44,12 +44,15 @@ async function readLimits(storeId: string, keyId: string): Promise<KeyLimits | u
   };
 }
 
-/** A key's limits from the container's cache: refreshed in the background after 20 s, re-read after 50 s. */
-export async function keyLimits(
+/**
+ * A key's limits from the container's cache, without waiting when they are cached and younger than 50 s
+ * (from 20 s on, they are read again in the background); otherwise read first.
+ */
+export function keyLimits(
   storeId: string,
   keyId: string,
   now = Date.now(),
-): Promise<KeyLimits | undefined> {
+): KeyLimits | undefined | Promise<KeyLimits | undefined> {
   const id = `${storeId}/${keyId}`;
   const cached = limitsCache.get(id);
   const refresh = (entry: CachedLimits): Promise<KeyLimits | undefined> => {
@@ -65,7 +68,7 @@ export async function keyLimits(
     return entry.pending;
   };
   if (cached && now - cached.fetchedAt < LIMITS_MAX_AGE_MS) {
-    if (now - cached.fetchedAt >= LIMITS_REFRESH_MS) {
+    if (now - cached.fetchedAt >= LIMITS_REFRESH_MS && !cached.pending) {
       refresh(cached).catch((error: unknown) =>
         log('warn', 'rate limiter could not refresh limits', {
           store_id: storeId,
@@ -96,26 +99,47 @@ export function resetRateLimits(): void {
  * or store is gone, or RATE_LIMITS=off) or the limits cannot be read (failed open: logged and counted). Logs each refusal at
  * `warn`; the caller turns a refusal into a 429 with `tooManyRequests`.
  */
-export async function checkRateLimit(storeId: string, keyId: string): Promise<RateLimitDecision | undefined> {
+export function checkRateLimit(
+  storeId: string,
+  keyId: string,
+): RateLimitDecision | undefined | Promise<RateLimitDecision | undefined> {
   if (!getConfig().rateLimits) return undefined;
-  let limits: KeyLimits | undefined;
+  let limits: ReturnType<typeof keyLimits>;
   try {
-    limits = await keyLimits(storeId, keyId);
+    limits = keyLimits(storeId, keyId);
   } catch (error) {
-    rateLimiter.stats.failedOpen += 1;
-    log('warn', 'rate limiter could not read limits: request admitted', {
-      store_id: storeId,
-      key_id: keyId,
-      error: errorFields(error),
-    });
-    return undefined;
+    return limitsUnavailable(storeId, keyId, error);
   }
-  if (!limits) return undefined;
-  const decision = await rateLimiter.admit(storeId, keyId, limits);
-  if (!decision.admitted) {
-    log('warn', 'rate limited', { store_id: storeId, key_id: keyId, limit: decision.limit });
+  if (limits instanceof Promise) {
+    return limits.then(
+      (read) => (read ? logged(storeId, keyId, rateLimiter.admit(storeId, keyId, read)) : undefined),
+      (error: unknown) => limitsUnavailable(storeId, keyId, error),
+    );
   }
-  return decision;
+  return limits ? logged(storeId, keyId, rateLimiter.admit(storeId, keyId, limits)) : undefined;
+}
+
+function limitsUnavailable(storeId: string, keyId: string, error: unknown): undefined {
+  rateLimiter.stats.failedOpen += 1;
+  log('warn', 'rate limiter could not read limits: request admitted', {
+    store_id: storeId,
+    key_id: keyId,
+    error: errorFields(error),
+  });
+  return undefined;
+}
+
+/** Logs a refusal at `warn` (the caller answers 429). */
+function logged(
+  storeId: string,
+  keyId: string,
+  decision: RateLimitDecision | Promise<RateLimitDecision>,
+): RateLimitDecision | Promise<RateLimitDecision> {
+  const check = (d: RateLimitDecision) => {
+    if (!d.admitted) log('warn', 'rate limited', { store_id: storeId, key_id: keyId, limit: d.limit });
+    return d;
+  };
+  return decision instanceof Promise ? decision.then(check) : check(decision);
 }
 
 /** The allowance headers of a response (docs/rate-limits.md). */

@@ -34,6 +34,8 @@ export const LEASE_SECONDS = 0.5;
 export const RENEW_AHEAD_SECONDS = 0.1;
 /** Take the next window's lease in this last part of the current one. */
 export const PREFETCH_MS = 200;
+/** After a renewal plan that asked for nothing, the next plan waits this long. */
+const QUIET_MS = 20;
 /** A request waits at most this long for a lease, then it is admitted (failed open) and the lease goes on. */
 export const LEASE_WAIT_MS = 2000;
 /** After a failed lease, requests short of tokens are admitted without asking DynamoDB for this long. */
@@ -97,6 +99,10 @@ interface StoreBucket {
   leaseMs: number;
   /** Requests waiting for a lease, by key: the next lease asks at least one token for each. */
   waiting: Map<string, number>;
+  /** The window of the last decision (older windows are dropped when it changes). */
+  current: number;
+  /** A renewal plan found nothing to ask for: no new plan before this time (ms). */
+  quietUntil: number;
 }
 
 const WAIT_EXPIRED = Symbol('wait-expired');
@@ -129,25 +135,55 @@ export class RateLimiter {
 
   constructor(private readonly deps: LimiterDeps) {}
 
-  /** Decides whether a request of `keyId` in `storeId` is admitted; never throws (fails open). */
-  async admit(storeId: string, keyId: string, limits: KeyLimits): Promise<RateLimitDecision> {
+  /**
+   * Decides whether a request of `keyId` in `storeId` is admitted; never throws (fails open). Answers at
+   * once (no promise) when the container holds a token or knows the window is used up: the common case.
+   */
+  admit(storeId: string, keyId: string, limits: KeyLimits): RateLimitDecision | Promise<RateLimitDecision> {
     const allowance = allowanceOf(limits);
     const bucket = this.bucket(storeId);
     this.observe(bucket, keyId, Math.floor(this.deps.now() / WINDOW_MS), allowance);
-    for (let round = 0; ; round += 1) {
+    return (
+      this.decideNow(bucket, storeId, keyId, allowance) ??
+      this.admitAfterLeases(bucket, storeId, keyId, allowance)
+    );
+  }
+
+  /** A decision from what the container holds, or undefined when a lease must be waited for. */
+  private decideNow(
+    bucket: StoreBucket,
+    storeId: string,
+    keyId: string,
+    allowance: Allowance,
+  ): RateLimitDecision | undefined {
+    const window = Math.floor(this.deps.now() / WINDOW_MS);
+    if (window !== bucket.current) {
+      for (const old of bucket.windows.keys()) if (old < window) bucket.windows.delete(old);
+      bucket.current = window;
+    }
+    const state = this.windowState(bucket, window);
+    if (takeToken(state, keyId)) {
+      this.renewIfLow(bucket, storeId, window, keyId, allowance);
+      return this.decide(true, state, keyId, allowance, false, window);
+    }
+    if (this.deps.now() < bucket.failingUntil)
+      return this.decide(true, state, keyId, allowance, true, window);
+    if (exhaustedFor(state, keyId, allowance))
+      return this.decide(false, state, keyId, allowance, false, window);
+    return undefined;
+  }
+
+  private async admitAfterLeases(
+    bucket: StoreBucket,
+    storeId: string,
+    keyId: string,
+    allowance: Allowance,
+  ): Promise<RateLimitDecision> {
+    for (let round = 1; ; round += 1) {
       // Read the clock every round: a request that waited for a lease may have crossed into a new window.
       const window = Math.floor(this.deps.now() / WINDOW_MS);
-      for (const old of bucket.windows.keys()) if (old < window) bucket.windows.delete(old);
       const state = this.windowState(bucket, window);
-      if (takeToken(state, keyId)) {
-        this.renewIfLow(bucket, storeId, window, keyId, allowance);
-        return this.decide(true, state, keyId, allowance, false, window);
-      }
-      if (this.deps.now() < bucket.failingUntil)
-        return this.decide(true, state, keyId, allowance, true, window);
-      if (exhaustedFor(state, keyId, allowance))
-        return this.decide(false, state, keyId, allowance, false, window);
-      if (round >= MAX_LEASE_ROUNDS) {
+      if (round > MAX_LEASE_ROUNDS) {
         log('warn', 'rate limiter found no token after many leases: request admitted', {
           store_id: storeId,
           key_id: keyId,
@@ -169,6 +205,8 @@ export class RateLimiter {
         log('warn', 'rate limiter lease is slow: request admitted', { store_id: storeId, key_id: keyId });
         return this.decide(true, state, keyId, allowance, true, window);
       }
+      const decision = this.decideNow(bucket, storeId, keyId, allowance);
+      if (decision) return decision;
     }
   }
 
@@ -215,6 +253,8 @@ export class RateLimiter {
         failingUntil: 0,
         leaseMs: 0,
         waiting: new Map(),
+        current: 0,
+        quietUntil: 0,
       };
       this.buckets.set(storeId, bucket);
     }
@@ -268,7 +308,9 @@ export class RateLimiter {
     allowance: Allowance,
   ): void {
     const now = this.deps.now();
-    if (now < bucket.failingUntil) return;
+    // After a failure, or shortly after a plan that found nothing worth asking for: no planning now (this
+    // runs on every admitted request, and planning allocates).
+    if (now < bucket.failingUntil || now < bucket.quietUntil) return;
     const state = this.windowState(bucket, window);
     const demand = bucket.demand.get(keyId);
     const perSecond = demand ? demandPerSecond(demand, window) : 1;
@@ -308,7 +350,10 @@ export class RateLimiter {
       ...(window === current ? { waiting: bucket.waiting } : {}),
       pool,
     });
-    if (ask.pool === 0 && ask.reserved.size === 0) return Promise.resolve();
+    if (ask.pool === 0 && ask.reserved.size === 0) {
+      bucket.quietUntil = now + QUIET_MS;
+      return Promise.resolve();
+    }
     this.stats.leases += 1;
     const started = this.deps.now();
     const reservedOf = (keyId: string) => demands.find((d) => d.keyId === keyId)?.allowance.reserved ?? 0;

@@ -15,12 +15,16 @@ export type RateLimitedEvent = APIGatewayProxyEventV2 & {
  */
 export function rateLimit(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
   return {
-    before: async (request) => {
+    before: (request) => {
       const auth = request.event.auth;
       if (!auth) return;
-      const decision = await checkRateLimit(auth.storeId, auth.keyId);
-      request.event.rateLimit = decision;
-      if (decision && !decision.admitted) throw tooManyRequests(decision);
+      const apply = (decision: RateLimitDecision | undefined) => {
+        request.event.rateLimit = decision;
+        if (decision && !decision.admitted) throw tooManyRequests(decision);
+      };
+      // Most requests are decided at once, from tokens the container holds: no promise on that path.
+      const decision = checkRateLimit(auth.storeId, auth.keyId);
+      return decision instanceof Promise ? decision.then(apply) : apply(decision);
     },
   };
 }
@@ -32,9 +36,10 @@ export function rateLimit(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
 export function rateLimitResponseHeaders(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
   const apply = (request: { event: RateLimitedEvent; response: HttpResponse | null }) => {
     const decision = request.event.rateLimit;
-    if (decision && request.response) {
-      request.response.headers = { ...rateLimitHeaders(decision), ...request.response.headers };
-    }
+    const headers = request.response?.headers;
+    // A 429 carries them already; set in place, as this runs on every counted response.
+    if (decision && headers && headers['X-RateLimit-Limit'] === undefined)
+      Object.assign(headers, rateLimitHeaders(decision));
   };
   return { after: apply, onError: apply };
 }
