@@ -7,7 +7,11 @@ import { createHandler } from '../create-handler';
  * POST /oauth/access_token: exchanges application-key credentials for a bearer token. Counted against the
  * key's store by client id; failed secrets are limited per client id (docs/rate-limits.md).
  */
-export const handler = createHandler('create-access-token', {}, async (event) => {
-  const token = await issueAccessToken(event.parsedBody, tokenRequestGuard(event));
+export const handler = createHandler('create-access-token', {}, async (event, context) => {
+  const guard = tokenRequestGuard(event, {
+    route: event.routeKey,
+    function_request_id: context.awsRequestId,
+  });
+  const token = await issueAccessToken(event.parsedBody, guard);
   return json(200, token);
 });

@@ -96,8 +96,8 @@ export function resetRateLimits(): void {
 
 /**
  * Counts one request of a key against its store's limit. Undefined when there is nothing to limit (the key
- * or store is gone, or RATE_LIMITS=off) or the limits cannot be read (failed open: logged and counted). Logs each refusal at
- * `warn`; the caller turns a refusal into a 429 with `tooManyRequests`.
+ * or store is gone, or RATE_LIMITS=off) or the limits cannot be read (failed open: logged and counted). The
+ * caller turns a refusal into a 429 with `refuse` (which logs it).
  */
 export function checkRateLimit(
   storeId: string,
@@ -112,11 +112,11 @@ export function checkRateLimit(
   }
   if (limits instanceof Promise) {
     return limits.then(
-      (read) => (read ? logged(storeId, keyId, rateLimiter.admit(storeId, keyId, read)) : undefined),
+      (read) => (read ? rateLimiter.admit(storeId, keyId, read) : undefined),
       (error: unknown) => limitsUnavailable(storeId, keyId, error),
     );
   }
-  return limits ? logged(storeId, keyId, rateLimiter.admit(storeId, keyId, limits)) : undefined;
+  return limits ? rateLimiter.admit(storeId, keyId, limits) : undefined;
 }
 
 function limitsUnavailable(storeId: string, keyId: string, error: unknown): undefined {
@@ -129,17 +129,32 @@ function limitsUnavailable(storeId: string, keyId: string, error: unknown): unde
   return undefined;
 }
 
-/** Logs a refusal at `warn` (the caller answers 429). */
-function logged(
-  storeId: string,
-  keyId: string,
-  decision: RateLimitDecision | Promise<RateLimitDecision>,
-): RateLimitDecision | Promise<RateLimitDecision> {
-  const check = (d: RateLimitDecision) => {
-    if (!d.admitted) log('warn', 'rate limited', { store_id: storeId, key_id: keyId, limit: d.limit });
-    return d;
-  };
-  return decision instanceof Promise ? decision.then(check) : check(decision);
+/** The keys that tie a log line to its request (overlapping requests share one logger locally). */
+export interface RequestLogKeys {
+  route: string;
+  function_request_id: string;
+}
+
+/**
+ * The 429 of a refused request, logged at `warn` with the store and key: DESIGN section 4's body,
+ * `Retry-After` and the allowance headers.
+ */
+export function refuse(
+  decision: RateLimitDecision,
+  ids: { storeId: string; keyId: string },
+  request: RequestLogKeys,
+): TooManyRequestsError {
+  log('warn', 'rate limited', {
+    ...request,
+    store_id: ids.storeId,
+    key_id: ids.keyId,
+    limit: decision.limit,
+  });
+  return new TooManyRequestsError(
+    `Rate limit of ${decision.limit} requests per second exceeded for this application key`,
+    decision.resetSeconds,
+    rateLimitHeaders(decision),
+  );
 }
 
 /** The allowance headers of a response (docs/rate-limits.md). */
@@ -149,15 +164,6 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
     'X-RateLimit-Remaining': String(decision.remaining),
     'X-RateLimit-Reset': String(decision.resetSeconds),
   };
-}
-
-/** The 429 of a refused request: DESIGN section 4's body, `Retry-After` and the allowance headers. */
-export function tooManyRequests(decision: RateLimitDecision): TooManyRequestsError {
-  return new TooManyRequestsError(
-    `Rate limit of ${decision.limit} requests per second exceeded for this application key`,
-    decision.resetSeconds,
-    rateLimitHeaders(decision),
-  );
 }
 
 export type { RateLimitDecision } from './limiter';

@@ -183,13 +183,8 @@ export class RateLimiter {
       // Read the clock every round: a request that waited for a lease may have crossed into a new window.
       const window = Math.floor(this.deps.now() / WINDOW_MS);
       const state = this.windowState(bucket, window);
-      if (round > MAX_LEASE_ROUNDS) {
-        log('warn', 'rate limiter found no token after many leases: request admitted', {
-          store_id: storeId,
-          key_id: keyId,
-        });
-        return this.decide(true, state, keyId, allowance, true, window);
-      }
+      // Counted (stats.failedOpen), not logged per request: the lines would lack the request's keys.
+      if (round > MAX_LEASE_ROUNDS) return this.decide(true, state, keyId, allowance, true, window);
       this.stats.waits += 1;
       bucket.waiting.set(keyId, (bucket.waiting.get(keyId) ?? 0) + 1);
       let timer: NodeJS.Timeout | undefined;
@@ -201,10 +196,7 @@ export class RateLimiter {
       ]);
       clearTimeout(timer);
       bucket.waiting.set(keyId, (bucket.waiting.get(keyId) ?? 1) - 1);
-      if (waited === WAIT_EXPIRED) {
-        log('warn', 'rate limiter lease is slow: request admitted', { store_id: storeId, key_id: keyId });
-        return this.decide(true, state, keyId, allowance, true, window);
-      }
+      if (waited === WAIT_EXPIRED) return this.decide(true, state, keyId, allowance, true, window);
       const decision = this.decideNow(bucket, storeId, keyId, allowance);
       if (decision) return decision;
     }

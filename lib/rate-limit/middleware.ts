@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { HttpResponse } from '../http/response';
-import { checkRateLimit, type RateLimitDecision, rateLimitHeaders, tooManyRequests } from './index';
+import { checkRateLimit, type RateLimitDecision, rateLimitHeaders, refuse } from './index';
 
 /** An event the limiter has seen: who called (from the authorizer) and what was decided. */
 export type RateLimitedEvent = APIGatewayProxyEventV2 & {
@@ -20,7 +20,12 @@ export function rateLimit(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
       if (!auth) return;
       const apply = (decision: RateLimitDecision | undefined) => {
         request.event.rateLimit = decision;
-        if (decision && !decision.admitted) throw tooManyRequests(decision);
+        if (decision && !decision.admitted) {
+          throw refuse(decision, auth, {
+            route: request.event.routeKey,
+            function_request_id: request.context.awsRequestId,
+          });
+        }
       };
       // Most requests are decided at once, from tokens the container holds: no promise on that path.
       const decision = checkRateLimit(auth.storeId, auth.keyId);

@@ -2,7 +2,7 @@ import type { TokenRequestGuard } from '../auth/issue-token';
 import { TooManyRequestsError } from '../http/errors';
 import { errorFields, log } from '../http/log';
 import { rateLimitRepository } from '../store/rate-limit-repository';
-import { checkRateLimit, tooManyRequests } from './index';
+import { checkRateLimit, type RequestLogKeys, refuse } from './index';
 import type { RateLimitedEvent } from './middleware';
 
 /** Failed credential checks a client id may have per minute (docs/rate-limits.md). */
@@ -15,7 +15,11 @@ const MINUTE_MS = 60_000;
  * parallel guesses cannot slip past the count); a request of a known client id is then counted against its
  * key's store like any other request. DynamoDB failures fail open (logged).
  */
-export function tokenRequestGuard(event: RateLimitedEvent, now: () => number = Date.now): TokenRequestGuard {
+export function tokenRequestGuard(
+  event: RateLimitedEvent,
+  request: RequestLogKeys,
+  now: () => number = Date.now,
+): TokenRequestGuard {
   return {
     async reserveAttempt(clientId, client) {
       const at = now();
@@ -32,6 +36,7 @@ export function tokenRequestGuard(event: RateLimitedEvent, now: () => number = D
       if (!reserved) {
         const known = await client.catch(() => undefined);
         log('warn', 'rate limited: too many failed credential checks', {
+          ...request,
           ...(known ? { store_id: known.store_id, key_id: known.key_id } : {}),
           limit_per_minute: FAILED_ATTEMPTS_PER_MINUTE,
         });
@@ -42,14 +47,19 @@ export function tokenRequestGuard(event: RateLimitedEvent, now: () => number = D
       }
       return () =>
         rateLimitRepository.releaseAttempt(clientId, minute).catch((error: unknown) => {
-          log('warn', 'failed-attempt limiter could not release a check', { error: errorFields(error) });
+          log('warn', 'failed-attempt limiter could not release a check', {
+            ...request,
+            error: errorFields(error),
+          });
         });
     },
 
     async admit(client) {
       const decision = await checkRateLimit(client.store_id, client.key_id);
       event.rateLimit = decision;
-      if (decision && !decision.admitted) throw tooManyRequests(decision);
+      if (decision && !decision.admitted) {
+        throw refuse(decision, { storeId: client.store_id, keyId: client.key_id }, request);
+      }
     },
   };
 }
