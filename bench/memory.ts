@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { WorstCaseFigures } from './cache-worst-case';
 import { timeProcess } from './cold-start';
 import { round } from './support';
 
@@ -32,4 +33,28 @@ export async function measureRssAfter(
     BENCH_EVENTS: file,
   });
   return round(JSON.parse(output).rss / (1024 * 1024), 1);
+}
+
+/**
+ * The worst-case catalog caches (bench/cache-worst-case.ts) in a fresh process with the Lambda's heap
+ * (`--max-old-space-size=256`), against the bench's DynamoDB Local: 6 stores of 300 worst-case children.
+ */
+export async function measureWorstCaseInProcess(env: NodeJS.ProcessEnv): Promise<WorstCaseFigures> {
+  const script = join(import.meta.dirname, 'cache-worst-case.ts');
+  const { stdout } = await timeProcess(
+    [
+      '--expose-gc',
+      '--max-old-space-size=256',
+      '--import',
+      'tsx',
+      script,
+      '--stores',
+      '6',
+      '--children',
+      '300',
+      '--json',
+    ],
+    env,
+  );
+  return JSON.parse(stdout) as WorstCaseFigures;
 }

@@ -14,11 +14,12 @@ import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib
 import { mappingsTable, tableName } from '../lib/store/schema';
 import { tokenRepository } from '../lib/store/token-repository';
 import { bundleFunctions } from './bundle';
+import type { WorstCaseFigures } from './cache-worst-case';
 import { type CatalogBench, setUpCatalogBench } from './catalog';
 import { type ColdStart, measureColdStart } from './cold-start';
 import { rawListCalls } from './list-application-keys';
 import { benchLocalServer } from './local-server';
-import { measureRssAfter } from './memory';
+import { measureRssAfter, measureWorstCaseInProcess } from './memory';
 import { benchOperation, type OperationBench, type OperationFigures } from './operations';
 import { benchRateLimit, describeRateLimit, type RateLimitFigures } from './rate-limit';
 import { createScenario, type Scenario } from './scenario';
@@ -272,6 +273,9 @@ async function main(): Promise<void> {
       workDir,
     );
 
+    progress('memory: worst-case catalogs (100 tags of 250 characters) on 6 stores, in a 256 MB heap');
+    const worst_case_cache = await measureWorstCaseInProcess(childEnv);
+
     const rate_limit = await benchRateLimit(childEnv, {
       bundle: bundles['list-child-products'],
       coldRuns: COLD_RUNS,
@@ -285,7 +289,7 @@ async function main(): Promise<void> {
       child_products_deep_offset,
       publish_10k,
       local_server,
-      memory: { list_child_products_rss_mb },
+      memory: { list_child_products_rss_mb, worst_case_cache },
     };
     writeFileSync(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
     const missed = report(results);
@@ -303,7 +307,7 @@ type Results = {
   child_products_deep_offset: Awaited<ReturnType<CatalogBench['deepOffset']>>;
   publish_10k: Awaited<ReturnType<CatalogBench['publish10k']>>;
   local_server: Awaited<ReturnType<typeof benchLocalServer>>;
-  memory: { list_child_products_rss_mb: number };
+  memory: { list_child_products_rss_mb: number; worst_case_cache: WorstCaseFigures };
   rate_limit: RateLimitFigures;
 };
 
@@ -391,6 +395,12 @@ function report(r: Results): number {
     'list-child-products RSS after every page (MB)',
     `${r.memory.list_child_products_rss_mb}`,
     r.memory.list_child_products_rss_mb <= TARGETS.rss_mb_max,
+  );
+  const w = r.memory.worst_case_cache;
+  check(
+    `worst-case catalogs, ${w.stores} stores: heap growth / held / charged (MB)`,
+    `${w.heap_growth_mb} / ${w.held_mb} / ${w.charged_mb} (budget ${w.budget_mb})`,
+    w.heap_growth_mb <= w.budget_mb && w.held_mb <= w.charged_mb + 1,
   );
   out.push('');
   describeRateLimit(r.rate_limit, check, (text) => out.push(text));

@@ -11,6 +11,7 @@ import { requestLogging } from '../lib/http/log';
 import {
   type BodyKind,
   bodyParser,
+  bodySizeLimit,
   errorHandler,
   type ParsedEvent,
   securityHeaders,
@@ -18,12 +19,13 @@ import {
 import type { HttpResponse } from '../lib/http/response';
 import { rateLimit, rateLimitResponseHeaders } from '../lib/rate-limit/middleware';
 import { getDocumentClient } from '../lib/store/client';
-import { FUNCTIONS, type FunctionName } from './routes';
+import { FUNCTIONS, type FunctionDefinition, type FunctionName, writesTables } from './routes';
 
 /**
  * The request path of every function: API Gateway event -> security headers, logs, the rate-limit headers
- * and the error middleware (outermost) -> header normalisation -> body parser -> authorizer -> rate limit
- * -> the operation's handler. The token endpoint (no bearer token) is counted by its handler, by client id.
+ * and the error middleware (outermost) -> header normalisation -> body size limit -> body parser ->
+ * authorizer -> rate limit -> the operation's handler. The token endpoint (no bearer token) is counted by
+ * its handler, by client id.
  */
 
 export interface HandlerOptions {
@@ -40,7 +42,7 @@ type Middleware = MiddlewareObj<ApiEvent, HttpResponse>;
 /** Wraps an operation in the middy stack every function uses, with auth and body parsing as `definition` says. */
 export function buildHandler<A extends AuthRequirement>(
   functionName: string,
-  definition: { auth: A; body?: BodyKind },
+  definition: { auth: A; body?: BodyKind; tables?: FunctionDefinition['tables'] },
   options: HandlerOptions,
   handler: Handler<A>,
 ) {
@@ -55,8 +57,9 @@ export function buildHandler<A extends AuthRequirement>(
     .use(rateLimitResponseHeaders() as Middleware)
     .use(errorHandler() as Middleware)
     .use(httpHeaderNormalizer() as Middleware)
+    .use(bodySizeLimit(definition.body ?? 'none') as Middleware)
     .use(bodyParser(definition.body ?? 'none') as Middleware)
-    .use(authorizer(definition.auth, options.prefetch) as Middleware)
+    .use(authorizer(definition.auth, options.prefetch, writesTables(definition)) as Middleware)
     .use(rateLimit() as Middleware)
     .handler(handler as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>);
 }
@@ -70,6 +73,10 @@ export function createHandler<N extends FunctionName>(
   options: HandlerOptions,
   handler: Handler<(typeof FUNCTIONS)[N]['auth']>,
 ) {
-  const definition: { auth: (typeof FUNCTIONS)[N]['auth']; body?: BodyKind } = FUNCTIONS[functionName];
+  const definition: {
+    auth: (typeof FUNCTIONS)[N]['auth'];
+    body?: BodyKind;
+    tables: FunctionDefinition['tables'];
+  } = FUNCTIONS[functionName];
   return buildHandler(functionName, definition, options, handler);
 }

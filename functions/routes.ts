@@ -28,6 +28,18 @@ export interface FunctionDefinition {
 }
 
 /**
+ * True when the function writes a data table: its callers' tokens are then checked against the table on
+ * every request (never the container's token cache), so a deleted key's token cannot write at all. The
+ * rate limiter's `limits` table, which every function writes, does not count: it holds no data a
+ * revoked key could change.
+ */
+export function writesTables(definition: { tables?: FunctionDefinition['tables'] }): boolean {
+  return Object.entries(definition.tables ?? {}).some(
+    ([role, access]) => role !== 'limits' && access === 'readwrite',
+  );
+}
+
+/**
  * The single route table: the CDK stack creates one Lambda per function and one API route per entry,
  * and the local server routes requests with the same entries, so local routes equal deployed ones.
  */

@@ -98,6 +98,23 @@ export const hugeString: fc.Arbitrary<string> = fc
   )
   .map(([char, count]) => char.repeat(count));
 
+/**
+ * Text at and around the byte limits of values that become DynamoDB keys: characters of 1 to 4 UTF-8
+ * bytes (4-byte ones included, where character counts and byte counts differ most) filling exactly
+ * 512, 1,024 or 2,048 bytes, or one character more or fewer, and 512-character runs of each width.
+ */
+export const byteLimitString: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom('a', '\u00e9', '\u4e2d', '\u{1F600}', '\u{10FFFF}'),
+    fc.constantFrom(512, 1024, 2048),
+    fc.constantFrom(-1, 0, 1, 'chars' as const),
+  )
+  .map(([char, limit, delta]) => {
+    const width = Buffer.byteLength(char, 'utf8');
+    const count = delta === 'chars' ? 512 : Math.max(1, Math.floor(limit / width) + delta);
+    return char.repeat(count);
+  });
+
 /** Percent-encodes text, lone surrogates included (as the bytes a careless encoder would send). */
 export function percentEncode(text: string): string {
   let out = '';
@@ -212,6 +229,8 @@ export function segment(valid: string[], others: string[]): Part<string> {
   const alternatives = [
     { weight: 6, arbitrary: validArb },
     { weight: 3, arbitrary: junkSegment },
+    // Ids become DynamoDB keys: text at the key byte limits, percent-encoded as a client would send it.
+    { weight: 1, arbitrary: byteLimitString.map(encodeURIComponent) },
   ];
   if (others.length > 0) alternatives.push({ weight: 3, arbitrary: fc.constantFrom(...others) });
   return { valid: validArb, any: fc.oneof(CROSS_SHRINK, ...alternatives) };
@@ -519,6 +538,7 @@ const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.double(),
   unicodeString(0, 40),
   hugeString,
+  byteLimitString,
   fc.array(fc.oneof(fc.integer(), fc.string()), { maxLength: 4 }),
   fc.dictionary(
     fc.constantFrom('__proto__', 'constructor', 'prototype', 'type', 'name', 'toString', 'valueOf'),

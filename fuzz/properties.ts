@@ -123,6 +123,7 @@ export async function runCase(
   const event = await realise(target, request, world);
   const handler = await load(target.route.function);
   let result: { statusCode?: unknown; headers?: Record<string, unknown>; body?: unknown };
+  const shopper = world.shopper();
   try {
     result = (await withTimeout(
       handler(event, createLambdaContext(target.route.function, event.requestContext.requestId)),
@@ -130,6 +131,15 @@ export async function runCase(
     )) as typeof result;
   } catch (error) {
     return { status: undefined, headers: {}, body: undefined, failure: 'uncaught', error };
+  }
+  const shopperStatus = await shopper;
+  if (shopperStatus >= 500) {
+    return {
+      status: shopperStatus,
+      headers: {},
+      body: `the storefront's token grant beside this case answered ${shopperStatus}`,
+      failure: 'five_xx',
+    };
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result?.headers ?? {})) headers[name] = String(value);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
 import {
   authorization,
+  byteLimitString,
   CROSS_SHRINK,
   encodeKeepingPlaceholders,
   type FuzzBody,
@@ -138,6 +139,7 @@ function tokenFields(validOnly: boolean): fc.Arbitrary<[string, string][]> {
       { weight: 1, arbitrary: fc.constantFrom('', ' ', 'null', '\ud800', 'a'.repeat(512), 'a'.repeat(513)) },
       { weight: 2, arbitrary: unicodeString(0, 30) },
       { weight: 1, arbitrary: fc.integer({ min: 256, max: 3000 }).map((n) => '中'.repeat(n)) },
+      { weight: 2, arbitrary: byteLimitString },
     );
   const broken = fc
     .record({

@@ -96,6 +96,10 @@ async function fuzz(args: string[]): Promise<FuzzReport> {
       if (stats.counterexample)
         log(`minimal failing case of ${target.key} (seed ${stats.seed}):\n${stats.counterexample}`);
     }
+    log(
+      `DynamoDB conflicts emulated: ${world.conflicts.transactions} transactions cancelled, ` +
+        `${world.conflicts.singleWrites} single-item writes refused (a storefront token grant ran beside every case)`,
+    );
     const report = new FuzzReport(seed, routes, Date.now() - started);
     if (report.failed) process.exitCode = 1;
     return report;

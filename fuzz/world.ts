@@ -1,12 +1,15 @@
 import sampleRelease from '../catalog/sample-release.json';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { publishRelease } from '../lib/catalog/publisher';
+import { toApiError } from '../lib/http/errors';
 import { createHttpEvent, createLambdaContext } from '../lib/http/event';
 import { uuidv4 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { getDocumentClient } from '../lib/store/client';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { loadHandler } from '../local/router';
+import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
 
 /**
  * What the fuzzed requests refer to. Arbitraries never hold real ids, credentials or tokens: they write
@@ -18,6 +21,13 @@ export interface FuzzWorld {
   resolve(name: string): Promise<string | undefined>;
   /** Tokens and client secrets: never printed. */
   secrets: string[];
+  /**
+   * Storefront traffic sent alongside every case: an implicit grant for store A's client id, as every
+   * shopper of a storefront sends. Resolves to its HTTP status (a 5xx fails the case).
+   */
+  shopper(): Promise<number>;
+  /** DynamoDB's transaction conflicts as emulated on the client while the cases run. */
+  conflicts: ConflictCounts;
 }
 
 /** Placeholder names the arbitraries may use, with what they stand for. */
@@ -214,7 +224,16 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
   const prefixOf = async (mappingId: string) =>
     (await mappingRepository.get(mappingId, true))?.prefix ?? 'none';
+  // From here on the client behaves as DynamoDB does under concurrency (DynamoDB Local never reports
+  // a conflict): with the shopper's grant beside every case, each write path meets real contention.
+  const { conflicts } = emulateConflicts(getDocumentClient());
   return {
+    conflicts,
+    shopper: () =>
+      issueAccessToken({ grant_type: 'implicit', client_id: a.key.client_id }).then(
+        () => 200,
+        (error: unknown) => toApiError(error).status,
+      ),
     secrets: [
       adminToken,
       implicitToken,

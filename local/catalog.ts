@@ -1,8 +1,11 @@
 import './quiet-sdk';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs as parseOptions } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ReleaseCounts } from '../lib/catalog/derive';
 import { generateRelease } from '../lib/catalog/generator';
 import {
+  checkRelease,
   cleanupReleases,
   type PublishProgress,
   publishRelease,
@@ -14,6 +17,10 @@ import { resetDocumentClient } from '../lib/store/client';
 import { ensureTables } from '../lib/store/tables';
 
 const USAGE = `Usage:
+  npm run catalog -- validate --file release.json [--json]
+      Checks a release document as publish does (catalog/release.schema.json, then references, uniqueness,
+      the node tree, parents and children, item sizes), without a database: for your own CI. Exit 0 when
+      valid, 1 with every error (the first 100), 2 for a usage error. --json: one JSON object on stdout.
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Validates the release document (all errors at once, nothing written on error), writes the release,
       then makes it the catalog's current release. --json: one JSON object on stdout.
@@ -25,6 +32,8 @@ const USAGE = `Usage:
 DynamoDB: DYNAMODB_ENDPOINT (default http://127.0.0.1:8000); unset it with DYNAMODB_ENDPOINT=aws to use AWS.`;
 
 class UsageError extends Error {}
+/** A usage error of a subcommand parsed with util.parseArgs: one line on stderr, exit 2 (no usage text). */
+class OptionError extends Error {}
 
 function parseArgs(argv: string[]): { command: string | undefined; flags: Map<string, string | true> } {
   const [command, ...rest] = argv;
@@ -98,18 +107,47 @@ function progressBar(): (progress: PublishProgress) => void {
   };
 }
 
-async function publish(flags: Map<string, string | true>): Promise<number> {
-  const storeId = stringFlag(flags, 'store') as string;
-  const file = stringFlag(flags, 'file') as string;
-  const json = flags.get('json') === true;
-  let document: unknown;
+/** The JSON document in `file`; a file that is missing or not JSON is a usage error. */
+function readDocument(file: string): unknown {
   try {
-    document = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new UsageError(`cannot read ${file}: ${reason}`);
   }
+}
+
+/** Every validation error: one JSON object on stdout with --json, else a summary and one line each on stderr. */
+function printValidationErrors(
+  file: string,
+  error: ReleaseValidationError,
+  output: { json: boolean; fields?: Record<string, unknown> },
+  summary: string,
+): void {
+  if (output.json) {
+    process.stdout.write(
+      `${JSON.stringify({ ...output.fields, errors: error.issues, total: error.total })}\n`,
+    );
+    return;
+  }
+  process.stderr.write(`${file}: ${error.message}${summary}\n`);
+  for (const issue of error.issues)
+    process.stderr.write(`  ${issue.path}: ${issue.message} (${issue.rule})\n`);
+  if (error.total > error.issues.length) {
+    process.stderr.write(`  ... and ${error.total - error.issues.length} more\n`);
+  }
+}
+
+function describeCounts(c: ReleaseCounts): string {
+  return `${c.total} (${c.live} live, ${c.draft} draft): ${c.parents} parents, ${c.children} children (${c.live_children} live), ${c.standard} standard, ${c.bundles} bundles`;
+}
+
+async function publish(flags: Map<string, string | true>): Promise<number> {
+  const storeId = stringFlag(flags, 'store') as string;
+  const file = stringFlag(flags, 'file') as string;
+  const json = flags.get('json') === true;
+  const document = readDocument(file);
   await connect();
   try {
     const result = await publishRelease(storeId, document, {
@@ -120,11 +158,10 @@ async function publish(flags: Map<string, string | true>): Promise<number> {
         `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products })}\n`,
       );
     } else {
-      const c = result.products;
       process.stdout.write(
         [
           `published release ${result.release_id} of catalog ${result.catalog_id}`,
-          `  products: ${c.total} (${c.live} live, ${c.draft} draft): ${c.parents} parents, ${c.children} children (${c.live_children} live), ${c.standard} standard, ${c.bundles} bundles`,
+          `  products: ${describeCounts(result.products)}`,
           `  items written: ${result.items}; old releases removed: ${result.cleaned_up.length}`,
           '',
         ].join('\n'),
@@ -133,16 +170,7 @@ async function publish(flags: Map<string, string | true>): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof ReleaseValidationError) {
-      if (json) {
-        process.stdout.write(`${JSON.stringify({ errors: error.issues, total: error.total })}\n`);
-      } else {
-        process.stderr.write(`${file}: ${error.message}; nothing was written\n`);
-        for (const issue of error.issues)
-          process.stderr.write(`  ${issue.path}: ${issue.message} (${issue.rule})\n`);
-        if (error.total > error.issues.length) {
-          process.stderr.write(`  ... and ${error.total - error.issues.length} more\n`);
-        }
-      }
+      printValidationErrors(file, error, { json }, '; nothing was written');
       return 1;
     }
     if (error instanceof StoreNotFoundError) {
@@ -179,7 +207,48 @@ function generate(flags: Map<string, string | true>): number {
   return 0;
 }
 
+/** `validate --file F [--json]`: publish's checks without a database (options parsed strictly). */
+function validate(args: string[]): number {
+  const { values } = parseOptions({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      file: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (values.file === undefined || values.file === '') throw new OptionError('--file is required');
+  const file = values.file;
+  let checked: ReturnType<typeof checkRelease>;
+  try {
+    checked = checkRelease(readDocument(file));
+  } catch (error) {
+    if (error instanceof UsageError) throw new OptionError(error.message);
+    if (!(error instanceof ReleaseValidationError)) throw error;
+    printValidationErrors(file, error, { json: values.json, fields: { valid: false } }, '');
+    return 1;
+  }
+  if (values.json) {
+    process.stdout.write(
+      `${JSON.stringify({ valid: true, products: checked.counts, items: checked.items })}\n`,
+    );
+  } else {
+    process.stdout.write(
+      `${file}: valid; products: ${describeCounts(checked.counts)}; ${checked.items} items to write\n`,
+    );
+  }
+  return 0;
+}
+
 async function main(): Promise<number> {
+  const [first, ...rest] = process.argv.slice(2);
+  if (first === 'validate') return validate(rest);
   const { command, flags } = parseArgs(process.argv.slice(2));
   if (command === 'publish') return publish(flags);
   if (command === 'generate') return generate(flags);
@@ -198,6 +267,12 @@ main()
       process.exitCode = code;
     },
     (error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (error instanceof OptionError || code.startsWith('ERR_PARSE_ARGS_')) {
+        process.stderr.write(`catalog validate: ${(error as Error).message}\n`);
+        process.exitCode = 2;
+        return;
+      }
       if (error instanceof UsageError) {
         process.stderr.write(`${error.message}\n\n${USAGE}\n`);
         process.exitCode = 2;

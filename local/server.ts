@@ -31,8 +31,38 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
+/** Host names that can only mean this machine: a request naming one of them (with our port) is for us. */
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\]):(\d{1,5})$/;
+
+/**
+ * The origin the API's `links` and `Location` are built from: `publicUrl` when configured (e.g. behind
+ * a tunnel), else `http://` and the request's Host if it names this server (a loopback name with the
+ * port it listens on), else `http://127.0.0.1:<port>`. Never other header text: API Gateway sets Host
+ * and X-Forwarded-Proto itself in AWS; locally any client could send `javascript://evil.example`.
+ */
+export function localOrigin(host: string | undefined, port: number, publicUrl?: string): string {
+  if (publicUrl !== undefined) return publicUrl;
+  const match = host === undefined ? null : LOOPBACK_HOST.exec(host);
+  return match && Number(match[1]) === port ? `http://${host}` : `http://127.0.0.1:${port}`;
+}
+
+/** `PUBLIC_URL`, checked once: an http(s) origin with nothing after the host and port. */
+function publicUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, ''))
+    throw new Error(`PUBLIC_URL must be an http(s) origin such as https://demo.example.com, got "${raw}"`);
+  return url.origin;
+}
+
 /** Turns one HTTP request into an API Gateway HTTP API 2.0 event and runs the route's handler in-process. */
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, publicUrl?: string): Promise<void> {
   const requestId = randomUUID();
   const gatewayHeaders = { 'apigw-requestid': requestId };
   const url = req.url ?? '/';
@@ -62,7 +92,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  headers['x-forwarded-proto'] ??= 'http';
+  // As API Gateway does: Host and X-Forwarded-Proto are the server's own, not what the client sent.
+  const origin = new URL(localOrigin(headers.host, req.socket.localPort ?? 0, publicUrl));
+  headers.host = origin.host;
+  headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
   const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
   const event = createHttpEvent({
     method: req.method ?? 'GET',
@@ -92,9 +125,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 }
 
 /** The local API server: API Gateway-style routing over the shared route table, handlers run in-process. */
-export function createLocalServer(): Server {
+export function createLocalServer(env: NodeJS.ProcessEnv = process.env): Server {
+  const publicUrl = publicUrlFrom(env);
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res, publicUrl).catch((error: unknown) => {
       // The stack only, with the request's credentials redacted: never its headers or body.
       const detail = redact((error as Error).stack ?? String(error), requestSecrets(req.headers));
       process.stderr.write(`local server: ${detail}\n`);

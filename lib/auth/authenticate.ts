@@ -34,15 +34,23 @@ export function claimedStoreId(header: string | undefined): string | undefined {
   return match?.[1] ? parseAccessToken(match[1])?.storeId : undefined;
 }
 
-/** Resolves an `Authorization` header into an AuthContext; 401 for anything missing, unknown or expired. */
-export async function authenticate(header: string | undefined): Promise<AuthContext> {
+/**
+ * Resolves an `Authorization` header into an AuthContext; 401 for anything missing, unknown or expired.
+ * `fresh`: read the token, its key and its store from the table even when this container cached them
+ * (write routes: a deleted key's token must not write for another AUTH_CACHE_SECONDS); a refused fresh
+ * check also drops the cached entry, so the container's reads stop accepting it too.
+ */
+export async function authenticate(
+  header: string | undefined,
+  options: { fresh?: boolean } = {},
+): Promise<AuthContext> {
   const match = header === undefined ? null : BEARER.exec(header);
   const ids = match?.[1] ? parseAccessToken(match[1]) : undefined;
   if (!match?.[1] || !ids) throw new UnauthorizedError();
   const tokenHash = hashSecret(match[1]);
   const nowMs = Date.now();
   const cached = cache.get(tokenHash);
-  if (cached && cached.cachedUntil > nowMs) {
+  if (cached && cached.cachedUntil > nowMs && !options.fresh) {
     if (cached.expiresAt * 1000 <= nowMs) throw new UnauthorizedError();
     return cached.auth;
   }

@@ -59,11 +59,10 @@ export async function issueAccessToken(
   const now = Date.now();
   const expires = Math.floor(now / 1000) + ttl;
   const accessToken = generateAccessToken(client.store_id, client.key_id);
-  const issued = await tokenRepository.issue(
+  await tokenRepository.issue(
     hashSecret(accessToken),
     { store_id: client.store_id, key_id: client.key_id, kind: grantType, expires_at: expires },
     new Date(now).toISOString(),
   );
-  if (!issued) throw new UnauthorizedError(INVALID_CLIENT);
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ttl, expires, identifier: grantType };
 }

@@ -19,17 +19,22 @@ export type AuthorizedEvent<A extends AuthRequirement = AuthRequirement> = APIGa
  */
 export type Prefetch = (claimedStoreId: string | undefined) => void;
 
-/** Resolves the bearer token into the store and token kind; 401 when invalid, 403 when not allowed here. */
+/**
+ * Resolves the bearer token into the store and token kind; 401 when invalid, 403 when not allowed here.
+ * `fresh` (routes that write): the token and its key are read from the table on every request, never
+ * from the container's cache, so deleting a leaked key stops its tokens' writes at once.
+ */
 export function authorizer(
   requirement: AuthRequirement,
   prefetch?: Prefetch,
+  fresh = false,
 ): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> {
   return {
     before: async (request) => {
       if (requirement === 'none') return;
       const header = request.event.headers.authorization;
       prefetch?.(claimedStoreId(header));
-      const auth = await authenticate(header);
+      const auth = await authenticate(header, { fresh });
       if (requirement === 'admin' && auth.kind !== 'client_credentials') throw new ForbiddenError();
       (request.event as AuthorizedEvent<'any'>).auth = auth;
       log('debug', 'authenticated', { token_kind: auth.kind, store_id: auth.storeId });

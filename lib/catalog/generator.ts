@@ -107,6 +107,7 @@ export function generateRelease(options: GenerateOptions): Record<string, unknow
     node_ids: [rootNode],
   });
   return {
+    $schema: './release.schema.json',
     catalog: { name: options.catalogName ?? 'Generated catalog' },
     rules: [],
     nodes: [

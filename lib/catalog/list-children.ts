@@ -10,7 +10,7 @@ import { isUuid } from '../ids';
 import type { PageRequest } from '../pagination/index';
 import { type CatalogRegistry, catalogRepository, chunkId } from '../store/catalog-repository';
 import { chunkCache, currentRegistry, productCache, resultCache } from './cache';
-import { chunkCount, chunksForPage, decodeChunk } from './child-index';
+import { chunkCount, chunksForPage, decodeChunkMeasured, HEAP_PER_SERIALIZED_CHAR } from './child-index';
 import { productLocale, renderProductJson } from './render';
 import { type CatalogRule, resolveCatalog } from './rules';
 import type { ChildIndexEntry, ReleaseLayout, StoredProduct } from './types';
@@ -59,8 +59,8 @@ export function releaseFor(
 const productKey = (layout: ReleaseLayout, id: string) => `${layout.id}|${id}`;
 const chunkKey = (layout: ReleaseLayout, parentId: string, n: number) =>
   `${layout.id}|${chunkId(parentId, n)}`;
-/** In-memory size of a decoded index entry (measured: ~470 bytes on V8), for the cache budget. */
-const ENTRY_WEIGHT = 480;
+/** Heap of a cached id list: a 36-character UUID string and its array slot (measured ~60 bytes). */
+const ID_WEIGHT = 64;
 
 interface Loaded {
   products: Map<string, StoredProduct | null>;
@@ -100,15 +100,20 @@ async function load(
   for (const id of missingProducts) {
     const found = read.products.get(id);
     loaded.products.set(id, found?.stored ?? null);
-    // Weight: twice the JSON length (measured heap use is ~1.3x), so the budget holds.
-    productCache.set(productKey(layout, id), found?.stored ?? null, (found?.bytes ?? 0) * 2 + 100);
+    // Weight: the stored JSON's length times the measured heap ratio (see HEAP_PER_SERIALIZED_CHAR).
+    productCache.set(
+      productKey(layout, id),
+      found?.stored ?? null,
+      Math.ceil((found?.bytes ?? 0) * HEAP_PER_SERIALIZED_CHAR) + 100,
+    );
   }
   for (const n of missingChunks) {
     const bytes = read.chunks.get(chunkId(parentId, n));
     if (!bytes) continue;
-    const entries = decodeChunk(bytes);
+    // Charged by what the entries really take: their size varies 50-fold between valid catalogs.
+    const { entries, heapBytes } = decodeChunkMeasured(bytes);
     loaded.chunks.set(n, entries);
-    chunkCache.set(chunkKey(layout, parentId, n), entries, entries.length * ENTRY_WEIGHT);
+    chunkCache.set(chunkKey(layout, parentId, n), entries, heapBytes);
   }
   return loaded;
 }
@@ -167,7 +172,7 @@ async function filteredIds(
     for (const entry of chunkOf(loaded, layout, parentId, n)) if (matches(entry)) found.push(entry);
   if (isIdLookup(filter)) found.sort(oldestUpdateFirst);
   const ids = found.map((entry) => entry.id);
-  resultCache.set(key, ids, ids.length * 48 + key.length + 64);
+  resultCache.set(key, ids, ids.length * ID_WEIGHT + key.length * 2 + 64);
   return ids;
 }
 

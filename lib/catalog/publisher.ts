@@ -5,7 +5,7 @@ import {
   type RegisteredCatalog,
   type ReleaseMarker,
 } from '../store/catalog-repository';
-import { type CurrencySettings, storeRepository } from '../store/store-repository';
+import { type CurrencySettings, DEFAULT_CURRENCIES, storeRepository } from '../store/store-repository';
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
 import type { CatalogRule } from './rules';
@@ -114,6 +114,33 @@ export function buildReleaseItems(
   });
   if (oversized.length > 0) throw new ReleaseValidationError(oversized, oversized.length);
   return { items, counts: prepared.counts };
+}
+
+/**
+ * Everything a publish checks before it writes, without a database (`npm run catalog -- validate`): the
+ * document (schema and code checks) and that every item fits in DynamoDB, sized with the document's
+ * currencies (else the defaults; the store's would only change display strings). Throws
+ * ReleaseValidationError with every issue.
+ */
+export function checkRelease(input: unknown): {
+  document: ReleaseDocument;
+  counts: ReleaseCounts;
+  items: number;
+} {
+  const validation = validateReleaseDocument(input);
+  if (!validation.ok) throw new ReleaseValidationError(validation.issues, validation.total);
+  const document = validation.document;
+  const { items, counts } = buildReleaseItems(document, {
+    catalogId: document.catalog.id ?? uuidv7(),
+    layout: {
+      id: uuidv7(),
+      shards: RELEASE_SHARDS,
+      chunk_size: CHILD_CHUNK_SIZE,
+      published_at: new Date().toISOString(),
+    },
+    currencies: document.currencies ?? DEFAULT_CURRENCIES,
+  });
+  return { document, counts, items: items.length };
 }
 
 /** The catalog id: the document's, else the store's only catalog of the same name, else a new one. */

@@ -123,7 +123,7 @@ export interface ProductAttributesInput {
   external_ref?: string | null;
   product_types?: ProductType[];
   price?: ProductPricing;
-  extensions?: Record<string, Record<string, unknown>>;
+  extensions?: Record<string, Record<string, string | number | boolean | null>>;
   components?: Record<string, Component>;
   custom_inputs?: Record<string, CustomInput>;
   published_at?: string | null;
@@ -146,6 +146,19 @@ export interface ProductInput {
   sale?: Sale;
 }
 
+/** A file resource of the release (the platform's file object); products name files by id. */
+export interface CatalogFile {
+  id: string;
+  file_name: string;
+  mime_type: string;
+  file_size: number;
+  link: { href: string };
+  meta?: {
+    dimensions?: { width: number; height: number };
+    timestamps?: { created_at: string };
+  };
+}
+
 /** A release document after validation and normalisation (defaults filled, timestamps normalised). */
 export interface ReleaseDocument {
   catalog: { id?: string; name: string; description: string; pricebook_id: string | null };
@@ -153,6 +166,7 @@ export interface ReleaseDocument {
   rules: ReleaseRuleInput[];
   nodes: CatalogNode[];
   price_modifiers: Record<string, PriceModifier>;
+  files: CatalogFile[];
   products: ProductInput[];
 }
 

@@ -1,25 +1,21 @@
-import { isUuid } from '../ids';
 import type { CurrencySettings } from '../store/store-repository';
 import { resolveNodePaths } from './breadcrumbs';
+import type * as Input from './release-input.generated';
+import { checkShape, type PathSegments, type ShapeIssue } from './release-schema';
 import type {
+  CatalogFile,
   CatalogNode,
   Component,
-  ComponentOption,
   CustomInput,
   LocaleText,
-  ModifierType,
   PriceMap,
   PriceModifier,
-  PriceTier,
   ProductAttributesInput,
   ProductInput,
   ProductPricing,
-  ProductType,
   ReleaseDocument,
   ReleaseRuleInput,
-  Sale,
   Variation,
-  VariationOption,
 } from './types';
 
 /** One problem in a release document: where (a JSON path such as `products[12].attributes.slug`), which rule, why. */
@@ -31,11 +27,6 @@ export interface ValidationIssue {
 
 /** At most this many issues are reported; `total` still counts all of them. */
 export const MAX_VALIDATION_ISSUES = 100;
-export const MAX_CUSTOM_INPUT_LENGTH = 255;
-export const MAX_RULES = 100;
-export const MAX_TAGS = 100;
-const MAX_TEXT = 255;
-const MAX_DESCRIPTION = 65536;
 
 /** A release document that failed validation: every issue found (capped), nothing was written. */
 export class ReleaseValidationError extends Error {
@@ -52,55 +43,7 @@ export type ValidationResult =
   | { ok: true; document: ReleaseDocument }
   | { ok: false; issues: ValidationIssue[]; total: number };
 
-type Json = Record<string, unknown>;
-
-const SLUG = /^[A-Za-z0-9._-]+$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
-const LOCALE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
-const CURRENCY_CODE = /^[A-Z]{3}$/;
-const ISO_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
-const STATUSES = ['live', 'draft'] as const;
-const COMMODITY_TYPES = ['physical', 'digital'] as const;
-const PRODUCT_TYPES = ['standard', 'parent', 'child', 'bundle'] as const;
-const MODIFIER_TYPES = ['price_increment', 'price_decrement', 'price_equals'] as const;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-const TOP_LEVEL = new Set(['catalog', 'currencies', 'rules', 'nodes', 'price_modifiers', 'products']);
-const PRODUCT_FIELDS = new Set([
-  'id',
-  'attributes',
-  'node_ids',
-  'files',
-  'main_image',
-  'variations',
-  'variation_options',
-  'sale',
-]);
-const ATTRIBUTE_FIELDS = new Set([
-  'name',
-  'description',
-  'sku',
-  'slug',
-  'status',
-  'commodity_type',
-  'base_product',
-  'base_product_id',
-  'curated_product',
-  'upc_ean',
-  'manufacturer_part_num',
-  'tags',
-  'price_modifiers',
-  'external_ref',
-  'product_types',
-  'price',
-  'extensions',
-  'components',
-  'custom_inputs',
-  'published_at',
-  'created_at',
-  'updated_at',
-  'locales',
-]);
 
 /** `path.key`, or `path["odd key"]` for keys that are not plain names. */
 export function childPath(path: string, key: string): string {
@@ -108,259 +51,420 @@ export function childPath(path: string, key: string): string {
   return `${path}[${JSON.stringify(key)}]`;
 }
 
-/** Sets an own property even for keys such as `__proto__` (documents are untrusted). */
-function setKey<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+/** The printable JSON path of segments: `products[12].attributes.slug`, or `$` for the document itself. */
+function formatPath(segments: PathSegments): string {
+  if (segments.length === 0) return '$';
+  let path = '';
+  for (const segment of segments)
+    path = typeof segment === 'number' ? `${path}[${segment}]` : childPath(path, segment);
+  return path;
 }
+
+type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
+/**
+ * The position of a path in the document, for listing issues in document order: per segment, the array
+ * index or the key's position among the object's keys (a missing key sorts after the present ones).
+ */
+function documentOrder(
+  root: unknown,
+  segments: PathSegments,
+  keyOrder: WeakMap<object, Map<string, number>>,
+) {
+  const order: number[] = [];
+  let current: unknown = root;
+  for (const segment of segments) {
+    if (Array.isArray(current)) {
+      order.push(Number(segment));
+      current = current[Number(segment)];
+    } else if (isObject(current)) {
+      let keys = keyOrder.get(current);
+      if (!keys) {
+        keys = new Map(Object.keys(current).map((key, index) => [key, index]));
+        keyOrder.set(current, keys);
+      }
+      order.push(keys.get(String(segment)) ?? keys.size);
+      current = Object.hasOwn(current, segment) ? current[segment] : undefined;
+    } else {
+      order.push(0);
+      current = undefined;
+    }
+  }
+  return order;
 }
 
-/** Collects issues up to the cap while counting all of them. */
+function compareOrder(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+    const difference = (a[i] as number) - (b[i] as number);
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
+}
+
+/** The checks the schema cannot express, collected with their paths. */
 class Issues {
-  readonly list: ValidationIssue[] = [];
-  total = 0;
+  readonly list: ShapeIssue[] = [];
+  /** Date-times already normalised in this document. */
+  readonly times = new Map<string, string | undefined>();
 
-  add(path: string, rule: string, message: string): void {
-    this.total += 1;
-    if (this.list.length < MAX_VALIDATION_ISSUES) this.list.push({ path, rule, message });
+  add(segments: PathSegments, rule: string, message: string): void {
+    this.list.push({ segments, rule, message });
   }
 
-  /** Reports fields of `value` that are not in `allowed`. */
-  unknownFields(value: Json, allowed: ReadonlySet<string>, path: string): void {
-    for (const key of Object.keys(value)) {
-      if (!allowed.has(key)) {
-        this.add(
-          childPath(path, key),
-          'unknown_field',
-          `is not a field here; allowed: ${[...allowed].join(', ')}`,
-        );
-      }
-    }
-  }
-
-  object(value: unknown, path: string): Json | undefined {
-    if (isObject(value)) return value;
-    this.add(path, 'type', `must be an object, got ${describe(value)}`);
-    return undefined;
-  }
-
-  array(value: unknown, path: string): unknown[] | undefined {
-    if (Array.isArray(value)) return value;
-    this.add(path, 'type', `must be an array, got ${describe(value)}`);
-    return undefined;
-  }
-
-  /** A string of 1..max characters (0..max when `allowEmpty`). */
-  text(value: unknown, path: string, max = MAX_TEXT, allowEmpty = false): string | undefined {
-    if (typeof value !== 'string') {
-      this.add(path, 'type', `must be a string, got ${describe(value)}`);
-      return undefined;
-    }
-    if (!allowEmpty && value.trim() === '') {
-      this.add(path, 'required', 'must not be empty');
-      return undefined;
-    }
-    if (value.length > max) {
-      this.add(path, 'max_length', `must be at most ${max} characters, got ${value.length}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  uuid(value: unknown, path: string): string | undefined {
-    if (typeof value === 'string' && isUuid(value)) return value.toLowerCase();
-    this.add(
-      path,
-      'uuid',
-      `must be a UUID, got ${typeof value === 'string' ? JSON.stringify(value.slice(0, 64)) : describe(value)}`,
-    );
-    return undefined;
-  }
-
-  integer(value: unknown, path: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-      this.add(
-        path,
-        'integer',
-        `must be an integer, got ${typeof value === 'number' ? value : describe(value)}`,
-      );
-      return undefined;
-    }
-    if (value < min || value > max) {
-      this.add(path, 'range', `must be from ${min} to ${max}, got ${value}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  nullableInteger(value: unknown, path: string, min: number): number | null | undefined {
-    if (value === undefined || value === null) return null;
-    return this.integer(value, path, min);
-  }
-
-  boolean(value: unknown, path: string): boolean | undefined {
-    if (typeof value === 'boolean') return value;
-    this.add(path, 'type', `must be a boolean, got ${describe(value)}`);
-    return undefined;
-  }
-
-  nullableBoolean(value: unknown, path: string): boolean | null | undefined {
-    if (value === undefined || value === null) return null;
-    return this.boolean(value, path);
-  }
-
-  oneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T | undefined {
-    if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-    this.add(path, 'enum', `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value) ?? 'nothing'}`);
-    return undefined;
-  }
-
-  /** An ISO 8601 date-time with a zone, normalised to UTC with milliseconds. */
-  dateTime(value: unknown, path: string): string | undefined {
-    if (typeof value === 'string' && DATE_TIME.test(value)) {
-      const time = Date.parse(value);
-      if (!Number.isNaN(time)) return new Date(time).toISOString();
-    }
-    this.add(path, 'date-time', 'must be an ISO 8601 date-time with a time zone, e.g. 2024-05-01T12:00:00Z');
-    return undefined;
-  }
-
-  /** An array of strings checked by `item`; duplicates are an issue. */
-  stringList(
-    value: unknown,
-    path: string,
-    item: (entry: unknown, entryPath: string) => string | undefined,
-  ): string[] | undefined {
-    if (value === undefined) return [];
-    const list = this.array(value, path);
-    if (!list) return undefined;
-    const result: string[] = [];
+  /** Reports each repeat of an entry in `values` (compared after `key`). */
+  repeats(values: readonly string[], segments: PathSegments, key: (value: string) => string): void {
     const seen = new Set<string>();
-    list.forEach((entry, index) => {
-      const checked = item(entry, `${path}[${index}]`);
-      if (checked === undefined) return;
-      if (seen.has(checked)) {
-        this.add(`${path}[${index}]`, 'unique', `${JSON.stringify(checked)} is listed twice`);
-        return;
-      }
-      seen.add(checked);
-      result.push(checked);
+    values.forEach((value, index) => {
+      const normal = key(value);
+      if (seen.has(normal))
+        this.add([...segments, index], 'unique', `${JSON.stringify(normal)} is listed twice`);
+      seen.add(normal);
     });
-    return result;
-  }
-
-  /** A price map: ISO 4217 codes to `{amount, includes_tax}`. `extra` keys (e.g. `tiers`) are skipped. */
-  priceMap(value: unknown, path: string, extra: ReadonlySet<string> = new Set()): PriceMap | undefined {
-    const map = this.object(value, path);
-    if (!map) return undefined;
-    const result: PriceMap = {};
-    let ok = true;
-    for (const [code, entry] of Object.entries(map)) {
-      if (extra.has(code)) continue;
-      const entryPath = childPath(path, code);
-      if (!CURRENCY_CODE.test(code) || !ISO_CURRENCIES.has(code)) {
-        this.add(entryPath, 'currency', `${JSON.stringify(code)} is not an ISO 4217 currency code`);
-        ok = false;
-        continue;
-      }
-      const price = this.object(entry, entryPath);
-      if (!price) {
-        ok = false;
-        continue;
-      }
-      this.unknownFields(price, new Set(['amount', 'includes_tax']), entryPath);
-      const amount = this.integer(price.amount, `${entryPath}.amount`, 0);
-      const includesTax =
-        price.includes_tax === undefined
-          ? false
-          : this.boolean(price.includes_tax, `${entryPath}.includes_tax`);
-      if (amount === undefined || includesTax === undefined) {
-        ok = false;
-        continue;
-      }
-      setKey(result, code, { amount, includes_tax: includesTax });
-    }
-    return ok ? result : undefined;
   }
 }
 
-function validateCatalog(value: unknown, issues: Issues): ReleaseDocument['catalog'] | undefined {
-  if (value === undefined) {
-    issues.add('catalog', 'required', 'is required: {"name": "..."}');
-    return undefined;
-  }
-  const catalog = issues.object(value, 'catalog');
-  if (!catalog) return undefined;
-  issues.unknownFields(catalog, new Set(['id', 'name', 'description', 'pricebook_id']), 'catalog');
-  const id = catalog.id === undefined ? undefined : issues.uuid(catalog.id, 'catalog.id');
-  const name = issues.text(catalog.name, 'catalog.name');
-  const description =
-    catalog.description === undefined
-      ? ''
-      : issues.text(catalog.description, 'catalog.description', MAX_DESCRIPTION, true);
-  const pricebookId =
-    catalog.pricebook_id === undefined || catalog.pricebook_id === null
-      ? null
-      : issues.text(catalog.pricebook_id, 'catalog.pricebook_id');
-  if (name === undefined || description === undefined || pricebookId === undefined) return undefined;
-  if (catalog.id !== undefined && id === undefined) return undefined;
-  return { ...(id === undefined ? {} : { id }), name, description, pricebook_id: pricebookId };
+const lower = (value: string) => value.toLowerCase();
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether the date part of a date-time (the schema checked its form) is a day the calendar has: not 2024-02-30. */
+function onCalendar(value: string): boolean {
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
 }
 
-function validateCurrencies(value: unknown, issues: Issues): Record<string, CurrencySettings> | undefined {
-  const map = issues.object(value, 'currencies');
-  if (!map) return undefined;
-  const result: Record<string, CurrencySettings> = {};
-  const fields = new Set(['format', 'decimal_point', 'thousand_separator', 'decimal_places', 'default']);
-  let defaults = 0;
-  for (const [code, entry] of Object.entries(map)) {
-    const path = childPath('currencies', code);
-    if (!CURRENCY_CODE.test(code) || !ISO_CURRENCIES.has(code)) {
-      issues.add(path, 'currency', `${JSON.stringify(code)} is not an ISO 4217 currency code`);
-      continue;
-    }
-    const settings = issues.object(entry, path);
-    if (!settings) continue;
-    issues.unknownFields(settings, fields, path);
-    const format = issues.text(settings.format, `${path}.format`, 64);
-    if (format !== undefined && !format.includes('{price}')) {
-      issues.add(`${path}.format`, 'format', 'must contain {price}, e.g. "${price}"');
-    }
-    const decimalPoint = issues.text(settings.decimal_point, `${path}.decimal_point`, 8, true);
-    const thousandSeparator = issues.text(settings.thousand_separator, `${path}.thousand_separator`, 8, true);
-    const decimalPlaces = issues.integer(settings.decimal_places, `${path}.decimal_places`, 0, 6);
-    const isDefault =
-      settings.default === undefined ? false : issues.boolean(settings.default, `${path}.default`);
-    if (isDefault) defaults += 1;
-    if (
-      format === undefined ||
-      decimalPoint === undefined ||
-      thousandSeparator === undefined ||
-      decimalPlaces === undefined ||
-      isDefault === undefined
-    ) {
-      continue;
-    }
-    setKey(result, code, {
-      format,
-      decimal_point: decimalPoint,
-      thousand_separator: thousandSeparator,
-      decimal_places: decimalPlaces,
-      default: isDefault,
-    });
+/**
+ * A date-time in UTC with milliseconds, or undefined for a day the calendar does not have, which
+ * `Date.parse` would silently move into the next month. Documents repeat timestamps: each is worked out once.
+ */
+function utc(value: string, cache: Map<string, string | undefined>): string | undefined {
+  if (cache.has(value)) return cache.get(value);
+  const normal = onCalendar(value) ? new Date(Date.parse(value)).toISOString() : undefined;
+  cache.set(value, normal);
+  return normal;
+}
+
+/** Normalises a date-time in place of the issue the calendar raises; `fallback` stands in for a bad one. */
+function dateTime(value: string, segments: PathSegments, issues: Issues): string {
+  const normal = utc(value, issues.times);
+  if (normal !== undefined) return normal;
+  issues.add(segments, 'date-time', `${JSON.stringify(value)} is not a day of the calendar`);
+  return value;
+}
+
+function nullableDateTime(value: string | null | undefined, segments: PathSegments, issues: Issues) {
+  return value === undefined || value === null ? null : dateTime(value, segments, issues);
+}
+
+/** Builds a record from entries, defining even keys such as `__proto__` as own properties (documents are untrusted). */
+function mapValues<T, U>(
+  record: Record<string, T>,
+  convert: (value: T, key: string) => U,
+): Record<string, U> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, convert(value, key)]));
+}
+
+function priceMap(map: Input.PriceMap): PriceMap {
+  return mapValues(map, (entry) => ({ amount: entry.amount, includes_tax: entry.includes_tax ?? false }));
+}
+
+function pricing(price: Input.ProductPrice, segments: PathSegments, issues: Issues): ProductPricing {
+  const { tiers = {}, ...currencies } = price;
+  const starts = new Map<number, string>();
+  for (const [name, tier] of Object.entries(tiers)) {
+    const clash = starts.get(tier.minimum_quantity);
+    if (clash !== undefined) {
+      issues.add(
+        [...segments, 'tiers', name, 'minimum_quantity'],
+        'tier_conflict',
+        `conflicts with tier ${JSON.stringify(clash)}: both start at ${tier.minimum_quantity}`,
+      );
+    } else starts.set(tier.minimum_quantity, name);
   }
-  if (Object.keys(map).length === 0) issues.add('currencies', 'required', 'must hold at least one currency');
-  else if (defaults !== 1) {
+  return {
+    currencies: priceMap(currencies as Input.PriceMap),
+    tiers: mapValues(tiers, (tier) => ({
+      minimum_quantity: tier.minimum_quantity,
+      price: priceMap(tier.price),
+    })),
+  };
+}
+
+function components(map: Record<string, Input.Component>, segments: PathSegments, issues: Issues) {
+  return mapValues(map, (component, key): Component => {
+    const min = component.min ?? null;
+    const max = component.max ?? null;
+    if (min !== null && max !== null && min > max) {
+      issues.add([...segments, key, 'max'], 'range', `must be at least min (${min})`);
+    }
+    return {
+      name: component.name,
+      min,
+      max,
+      sort_order: component.sort_order ?? null,
+      options: component.options.map((option) => ({
+        id: lower(option.id),
+        type: option.type ?? 'product',
+        quantity: option.quantity,
+        sort_order: option.sort_order ?? null,
+        default: option.default ?? null,
+      })),
+    };
+  });
+}
+
+function customInputs(map: Record<string, Input.CustomInput>): Record<string, CustomInput> {
+  return mapValues(map, (input) => ({
+    name: input.name,
+    validation_rules: (input.validation_rules ?? []).map((rule) => ({
+      type: rule.type ?? 'string',
+      options: { max_length: rule.options.max_length },
+    })),
+    required: input.required ?? null,
+  }));
+}
+
+function locales(map: Record<string, Input.LocaleText>): Record<string, LocaleText> {
+  return mapValues(map, (text) => ({
+    ...(text.name === undefined ? {} : { name: text.name }),
+    ...(text.description === undefined ? {} : { description: text.description }),
+  }));
+}
+
+function attributes(raw: Input.Attributes, segments: PathSegments, issues: Issues): ProductAttributesInput {
+  const at = (field: string): PathSegments => [...segments, field];
+  const tags = raw.tags ?? [];
+  issues.repeats(tags, at('tags'), lower);
+  const createdAt =
+    raw.created_at === undefined ? undefined : dateTime(raw.created_at, at('created_at'), issues);
+  const updatedAt =
+    raw.updated_at === undefined ? undefined : dateTime(raw.updated_at, at('updated_at'), issues);
+  if (createdAt !== undefined && updatedAt !== undefined && updatedAt < createdAt) {
+    issues.add(at('updated_at'), 'range', 'must not be earlier than created_at');
+  }
+  const result: ProductAttributesInput = {
+    name: raw.name,
+    sku: raw.sku,
+    status: raw.status,
+    tags: tags.map(lower),
+    price_modifiers: raw.price_modifiers ?? [],
+    external_ref: raw.external_ref ?? null,
+  };
+  if (raw.description !== undefined) result.description = raw.description;
+  if (raw.slug !== undefined) result.slug = raw.slug;
+  if (raw.commodity_type !== undefined) result.commodity_type = raw.commodity_type;
+  if (raw.base_product !== undefined) result.base_product = raw.base_product;
+  if (raw.base_product_id !== undefined) result.base_product_id = lower(raw.base_product_id);
+  if (raw.curated_product !== undefined) result.curated_product = raw.curated_product;
+  if (raw.upc_ean !== undefined) result.upc_ean = raw.upc_ean;
+  if (raw.manufacturer_part_num !== undefined) result.manufacturer_part_num = raw.manufacturer_part_num;
+  if (raw.product_types !== undefined) result.product_types = raw.product_types;
+  if (raw.price !== undefined) result.price = pricing(raw.price, at('price'), issues);
+  if (raw.extensions !== undefined)
+    result.extensions = mapValues(raw.extensions, (values) => ({ ...values }));
+  if (raw.components !== undefined) result.components = components(raw.components, at('components'), issues);
+  if (raw.custom_inputs !== undefined) result.custom_inputs = customInputs(raw.custom_inputs);
+  if (raw.published_at !== undefined) {
+    result.published_at = nullableDateTime(raw.published_at, at('published_at'), issues);
+  }
+  if (createdAt !== undefined) result.created_at = createdAt;
+  if (updatedAt !== undefined) result.updated_at = updatedAt;
+  if (raw.locales !== undefined) result.locales = locales(raw.locales);
+  return result;
+}
+
+function variations(list: Input.Variation[], segments: PathSegments, issues: Issues): Variation[] {
+  const ids = new Set<string>();
+  return list.map((variation, index) => {
+    const id = lower(variation.id);
+    if (ids.has(id)) issues.add([...segments, index, 'id'], 'unique', `variation id ${id} is used twice`);
+    ids.add(id);
+    const optionIds = new Set<string>();
+    return {
+      id,
+      name: variation.name,
+      sort_order: variation.sort_order ?? null,
+      options: variation.options.map((option, optionIndex) => {
+        const optionId = lower(option.id);
+        if (optionIds.has(optionId)) {
+          issues.add(
+            [...segments, index, 'options', optionIndex, 'id'],
+            'unique',
+            `option id ${optionId} is used twice in this variation`,
+          );
+        }
+        optionIds.add(optionId);
+        return {
+          id: optionId,
+          name: option.name,
+          sort_order: option.sort_order ?? null,
+          description: option.description ?? '',
+        };
+      }),
+    };
+  });
+}
+
+function product(raw: Input.Product, index: number, issues: Issues): ProductInput {
+  const path: PathSegments = ['products', index];
+  const nodeIds = raw.node_ids ?? [];
+  issues.repeats(nodeIds, [...path, 'node_ids'], lower);
+  return {
+    id: lower(raw.id),
+    attributes: attributes(raw.attributes, [...path, 'attributes'], issues),
+    node_ids: nodeIds.map(lower),
+    files: (raw.files ?? []).map((file, fileIndex) => ({
+      id: lower(file.id),
+      created_at: dateTime(file.created_at, [...path, 'files', fileIndex, 'created_at'], issues),
+    })),
+    ...(raw.main_image === undefined ? {} : { main_image: lower(raw.main_image) }),
+    variations: variations(raw.variations ?? [], [...path, 'variations'], issues),
+    variation_options: Object.fromEntries(
+      Object.entries(raw.variation_options ?? {}).map(([variation, option]) => [
+        lower(variation),
+        lower(option),
+      ]),
+    ),
+    ...(raw.sale === undefined
+      ? {}
+      : {
+          sale: {
+            id: raw.sale.id,
+            expires: nullableDateTime(raw.sale.expires, [...path, 'sale', 'expires'], issues),
+            price: priceMap(raw.sale.price),
+          },
+        }),
+  };
+}
+
+function rules(list: Input.Rule[], valid: (index: number) => boolean, issues: Issues): ReleaseRuleInput[] {
+  const ids = new Set<string>();
+  const result: ReleaseRuleInput[] = [];
+  list.forEach((rule, index) => {
+    if (!valid(index)) return;
+    const path: PathSegments = ['rules', index];
+    const id = rule.id === undefined ? undefined : lower(rule.id);
+    if (id !== undefined) {
+      if (ids.has(id)) issues.add([...path, 'id'], 'unique', `rule id ${id} is used twice`);
+      ids.add(id);
+    }
+    const tags = rule.tags ?? [];
+    issues.repeats(tags, [...path, 'tags'], lower);
+    const schedules = (rule.schedules ?? []).map((schedule, scheduleIndex) => {
+      const at = [...path, 'schedules', scheduleIndex];
+      const from = nullableDateTime(schedule.valid_from, [...at, 'valid_from'], issues);
+      const to = nullableDateTime(schedule.valid_to, [...at, 'valid_to'], issues);
+      if (from !== null && to !== null && from >= to) {
+        issues.add([...at, 'valid_to'], 'range', 'must be later than valid_from');
+      }
+      return { valid_from: from, valid_to: to };
+    });
+    result.push({
+      ...(id === undefined ? {} : { id }),
+      name: rule.name,
+      channels: rule.channels ?? [],
+      tags: tags.map(lower),
+      schedules,
+    });
+  });
+  return result;
+}
+
+function nodes(list: Input.Node[], valid: (index: number) => boolean, issues: Issues): CatalogNode[] {
+  const result: CatalogNode[] = [];
+  const indexes: number[] = [];
+  const ids = new Set<string>();
+  list.forEach((node, index) => {
+    if (!valid(index)) return;
+    const id = lower(node.id);
+    if (ids.has(id)) {
+      issues.add(['nodes', index, 'id'], 'unique', `node id ${id} is used twice`);
+      return;
+    }
+    ids.add(id);
+    result.push({ id, name: node.name, parent_id: node.parent_id ? lower(node.parent_id) : null });
+    indexes.push(index);
+  });
+  for (const problem of resolveNodePaths(result).problems) {
+    const index = indexes[problem.index] ?? problem.index;
     issues.add(
-      'currencies',
+      problem.rule === 'reference' ? ['nodes', index, 'parent_id'] : ['nodes', index],
+      problem.rule,
+      problem.message,
+    );
+  }
+  return result;
+}
+
+/** The document's files, normalised: ids unique, and each `href` a URL (the schema checked its scheme and host). */
+function files(list: Input.File[], valid: (index: number) => boolean, issues: Issues): CatalogFile[] {
+  const result: CatalogFile[] = [];
+  const ids = new Map<string, number>();
+  list.forEach((file, index) => {
+    if (!valid(index)) return;
+    const id = lower(file.id);
+    const earlier = ids.get(id);
+    if (earlier !== undefined) {
+      issues.add(['files', index, 'id'], 'unique', `file id ${id} is also used by files[${earlier}]`);
+    } else ids.set(id, index);
+    if (!URL.canParse(file.link.href)) {
+      issues.add(['files', index, 'link', 'href'], 'href', 'is not a URL');
+    }
+    const meta = file.meta;
+    const createdAt = meta?.timestamps?.created_at;
+    result.push({
+      id,
+      file_name: file.file_name,
+      mime_type: file.mime_type,
+      file_size: file.file_size,
+      link: { href: file.link.href },
+      ...(meta === undefined
+        ? {}
+        : {
+            meta: {
+              ...(meta.dimensions === undefined
+                ? {}
+                : { dimensions: { width: meta.dimensions.width, height: meta.dimensions.height } }),
+              ...(createdAt === undefined
+                ? {}
+                : {
+                    timestamps: {
+                      created_at: dateTime(
+                        createdAt,
+                        ['files', index, 'meta', 'timestamps', 'created_at'],
+                        issues,
+                      ),
+                    },
+                  }),
+            },
+          }),
+    });
+  });
+  return result;
+}
+
+function currencies(
+  map: Record<string, Input.CurrencySettings>,
+  issues: Issues,
+): Record<string, CurrencySettings> {
+  const result = mapValues(map, (settings) => ({
+    format: settings.format,
+    decimal_point: settings.decimal_point,
+    thousand_separator: settings.thousand_separator,
+    decimal_places: settings.decimal_places,
+    default: settings.default ?? false,
+  }));
+  const defaults = Object.values(result).filter((settings) => settings.default).length;
+  if (defaults !== 1) {
+    issues.add(
+      ['currencies'],
       'default_currency',
       `exactly one currency must have "default": true, found ${defaults}`,
     );
@@ -368,729 +472,89 @@ function validateCurrencies(value: unknown, issues: Issues): Record<string, Curr
   return result;
 }
 
-function validateRules(value: unknown, issues: Issues): ReleaseRuleInput[] {
-  if (value === undefined) return [];
-  const list = issues.array(value, 'rules');
-  if (!list) return [];
-  if (list.length > MAX_RULES)
-    issues.add('rules', 'max_items', `at most ${MAX_RULES} rules, got ${list.length}`);
-  const ids = new Set<string>();
-  const rules: ReleaseRuleInput[] = [];
-  list.slice(0, MAX_RULES).forEach((entry, index) => {
-    const path = `rules[${index}]`;
-    const rule = issues.object(entry, path);
-    if (!rule) return;
-    issues.unknownFields(rule, new Set(['id', 'name', 'channels', 'tags', 'schedules']), path);
-    const id = rule.id === undefined ? undefined : issues.uuid(rule.id, `${path}.id`);
-    if (id !== undefined) {
-      if (ids.has(id)) issues.add(`${path}.id`, 'unique', `rule id ${id} is used twice`);
-      ids.add(id);
-    }
-    const name = issues.text(rule.name, `${path}.name`);
-    const channels = issues.stringList(rule.channels, `${path}.channels`, (item, itemPath) =>
-      issues.text(item, itemPath),
-    );
-    const tags = issues.stringList(rule.tags, `${path}.tags`, (item, itemPath) =>
-      issues.text(item, itemPath)?.toLowerCase(),
-    );
-    const schedules: ReleaseRuleInput['schedules'] = [];
-    const rawSchedules =
-      rule.schedules === undefined ? [] : issues.array(rule.schedules, `${path}.schedules`);
-    rawSchedules?.forEach((rawSchedule, scheduleIndex) => {
-      const schedulePath = `${path}.schedules[${scheduleIndex}]`;
-      const schedule = issues.object(rawSchedule, schedulePath);
-      if (!schedule) return;
-      issues.unknownFields(schedule, new Set(['valid_from', 'valid_to']), schedulePath);
-      const from =
-        schedule.valid_from === undefined || schedule.valid_from === null
-          ? null
-          : issues.dateTime(schedule.valid_from, `${schedulePath}.valid_from`);
-      const to =
-        schedule.valid_to === undefined || schedule.valid_to === null
-          ? null
-          : issues.dateTime(schedule.valid_to, `${schedulePath}.valid_to`);
-      if (from === undefined || to === undefined) return;
-      if (from !== null && to !== null && from >= to) {
-        issues.add(`${schedulePath}.valid_to`, 'range', 'must be later than valid_from');
-        return;
-      }
-      schedules.push({ valid_from: from, valid_to: to });
-    });
-    if (name === undefined || channels === undefined || tags === undefined) return;
-    rules.push({ ...(id === undefined ? {} : { id }), name, channels, tags, schedules });
-  });
-  return rules;
-}
-
-function validateNodes(value: unknown, issues: Issues): CatalogNode[] {
-  if (value === undefined) return [];
-  const list = issues.array(value, 'nodes');
-  if (!list) return [];
-  const nodes: CatalogNode[] = [];
-  const indexes: number[] = [];
-  const ids = new Set<string>();
-  list.forEach((entry, index) => {
-    const path = `nodes[${index}]`;
-    const node = issues.object(entry, path);
-    if (!node) return;
-    issues.unknownFields(node, new Set(['id', 'name', 'parent_id']), path);
-    const id = issues.uuid(node.id, `${path}.id`);
-    const name = issues.text(node.name, `${path}.name`);
-    const parentId =
-      node.parent_id === undefined || node.parent_id === null
-        ? null
-        : issues.uuid(node.parent_id, `${path}.parent_id`);
-    if (id === undefined || name === undefined || parentId === undefined) return;
-    if (ids.has(id)) {
-      issues.add(`${path}.id`, 'unique', `node id ${id} is used twice`);
-      return;
-    }
-    ids.add(id);
-    nodes.push({ id, name, parent_id: parentId });
-    indexes.push(index);
-  });
-  const { problems } = resolveNodePaths(nodes);
-  for (const problem of problems) {
-    const index = indexes[problem.index] ?? problem.index;
-    issues.add(
-      problem.rule === 'reference' ? `nodes[${index}].parent_id` : `nodes[${index}]`,
-      problem.rule,
-      problem.message,
-    );
-  }
-  return nodes;
-}
-
-function validatePriceModifiers(value: unknown, issues: Issues): Record<string, PriceModifier> {
-  const result: Record<string, PriceModifier> = {};
-  if (value === undefined) return result;
-  const map = issues.object(value, 'price_modifiers');
-  if (!map) return result;
-  for (const [name, entry] of Object.entries(map)) {
-    const path = childPath('price_modifiers', name);
-    if (name.trim() === '' || name.length > MAX_TEXT) {
-      issues.add(path, 'name', `modifier names must be 1 to ${MAX_TEXT} characters`);
-      continue;
-    }
-    const modifier = issues.object(entry, path);
-    if (!modifier) continue;
-    issues.unknownFields(modifier, new Set(['modifier_type', 'currencies']), path);
-    const type = issues.oneOf<ModifierType>(modifier.modifier_type, `${path}.modifier_type`, MODIFIER_TYPES);
-    const currencies = issues.priceMap(modifier.currencies, `${path}.currencies`);
-    if (currencies !== undefined && Object.keys(currencies).length === 0) {
-      issues.add(`${path}.currencies`, 'required', 'must hold at least one currency');
-      continue;
-    }
-    if (type === undefined || currencies === undefined) continue;
-    setKey(result, name, { modifier_type: type, currencies });
-  }
-  return result;
-}
-
-function validatePricing(value: unknown, path: string, issues: Issues): ProductPricing | undefined {
-  const currencies = issues.priceMap(value, path, new Set(['tiers']));
-  if (currencies === undefined) return undefined;
-  const tiers: Record<string, PriceTier> = {};
-  const raw = (value as Json).tiers;
-  if (raw === undefined) return { currencies, tiers };
-  const map = issues.object(raw, `${path}.tiers`);
-  if (!map) return undefined;
-  const minimums = new Map<number, string>();
-  let ok = true;
-  for (const [name, entry] of Object.entries(map)) {
-    const tierPath = childPath(`${path}.tiers`, name);
-    const tier = issues.object(entry, tierPath);
-    if (!tier) {
-      ok = false;
-      continue;
-    }
-    issues.unknownFields(tier, new Set(['minimum_quantity', 'price']), tierPath);
-    if (tier.minimum_quantity === undefined) {
-      issues.add(`${tierPath}.minimum_quantity`, 'required', 'is required (an integer, 1 or more)');
-      ok = false;
-      continue;
-    }
-    const minimum = issues.integer(tier.minimum_quantity, `${tierPath}.minimum_quantity`, 1);
-    const price = issues.priceMap(tier.price, `${tierPath}.price`);
-    if (minimum === undefined || price === undefined) {
-      ok = false;
-      continue;
-    }
-    const clash = minimums.get(minimum);
-    if (clash !== undefined) {
-      issues.add(
-        `${tierPath}.minimum_quantity`,
-        'tier_conflict',
-        `conflicts with tier ${JSON.stringify(clash)}: both start at ${minimum}`,
-      );
-      ok = false;
-      continue;
-    }
-    minimums.set(minimum, name);
-    setKey(tiers, name, { minimum_quantity: minimum, price });
-  }
-  return ok ? { currencies, tiers } : undefined;
-}
-
-function validateComponents(
-  value: unknown,
-  path: string,
-  issues: Issues,
-): Record<string, Component> | undefined {
-  const map = issues.object(value, path);
-  if (!map) return undefined;
-  const result: Record<string, Component> = {};
-  for (const [key, entry] of Object.entries(map)) {
-    const componentPath = childPath(path, key);
-    const component = issues.object(entry, componentPath);
-    if (!component) continue;
-    issues.unknownFields(component, new Set(['name', 'min', 'max', 'sort_order', 'options']), componentPath);
-    const name = issues.text(component.name, `${componentPath}.name`);
-    const min = issues.nullableInteger(component.min, `${componentPath}.min`, 0);
-    const max = issues.nullableInteger(component.max, `${componentPath}.max`, 0);
-    if (typeof min === 'number' && typeof max === 'number' && min > max) {
-      issues.add(`${componentPath}.max`, 'range', `must be at least min (${min})`);
-    }
-    const sortOrder = issues.nullableInteger(
-      component.sort_order,
-      `${componentPath}.sort_order`,
-      Number.MIN_SAFE_INTEGER,
-    );
-    const rawOptions = issues.array(component.options, `${componentPath}.options`);
-    const options: ComponentOption[] = [];
-    if (rawOptions?.length === 0)
-      issues.add(`${componentPath}.options`, 'required', 'must list at least one option');
-    rawOptions?.forEach((rawOption, index) => {
-      const optionPath = `${componentPath}.options[${index}]`;
-      const option = issues.object(rawOption, optionPath);
-      if (!option) return;
-      issues.unknownFields(option, new Set(['id', 'type', 'quantity', 'sort_order', 'default']), optionPath);
-      const id = issues.uuid(option.id, `${optionPath}.id`);
-      const type =
-        option.type === undefined ? 'product' : issues.oneOf(option.type, `${optionPath}.type`, ['product']);
-      const quantity = issues.integer(option.quantity, `${optionPath}.quantity`, 1);
-      const optionSort = issues.nullableInteger(
-        option.sort_order,
-        `${optionPath}.sort_order`,
-        Number.MIN_SAFE_INTEGER,
-      );
-      const isDefault = issues.nullableBoolean(option.default, `${optionPath}.default`);
-      if (
-        id === undefined ||
-        type === undefined ||
-        quantity === undefined ||
-        optionSort === undefined ||
-        isDefault === undefined
-      ) {
-        return;
-      }
-      options.push({ id, type, quantity, sort_order: optionSort, default: isDefault });
-    });
-    if (name === undefined || min === undefined || max === undefined || sortOrder === undefined) continue;
-    setKey(result, key, { name, min, max, sort_order: sortOrder, options });
-  }
-  return result;
-}
-
-function validateCustomInputs(
-  value: unknown,
-  path: string,
-  issues: Issues,
-): Record<string, CustomInput> | undefined {
-  const map = issues.object(value, path);
-  if (!map) return undefined;
-  const result: Record<string, CustomInput> = {};
-  for (const [key, entry] of Object.entries(map)) {
-    const inputPath = childPath(path, key);
-    const input = issues.object(entry, inputPath);
-    if (!input) continue;
-    issues.unknownFields(input, new Set(['name', 'validation_rules', 'required']), inputPath);
-    const name = issues.text(input.name, `${inputPath}.name`);
-    const required = issues.nullableBoolean(input.required, `${inputPath}.required`);
-    const rules: CustomInput['validation_rules'] = [];
-    const rawRules =
-      input.validation_rules === undefined
-        ? []
-        : issues.array(input.validation_rules, `${inputPath}.validation_rules`);
-    rawRules?.forEach((rawRule, index) => {
-      const rulePath = `${inputPath}.validation_rules[${index}]`;
-      const rule = issues.object(rawRule, rulePath);
-      if (!rule) return;
-      issues.unknownFields(rule, new Set(['type', 'options']), rulePath);
-      const type =
-        rule.type === undefined ? 'string' : issues.oneOf(rule.type, `${rulePath}.type`, ['string']);
-      const options = issues.object(rule.options, `${rulePath}.options`);
-      if (!options) return;
-      issues.unknownFields(options, new Set(['max_length']), `${rulePath}.options`);
-      let maxLength = issues.integer(options.max_length, `${rulePath}.options.max_length`, 1);
-      if (maxLength !== undefined && maxLength > MAX_CUSTOM_INPUT_LENGTH) {
-        issues.add(
-          `${rulePath}.options.max_length`,
-          'max_length',
-          `must be at most ${MAX_CUSTOM_INPUT_LENGTH}, got ${maxLength}`,
-        );
-        maxLength = undefined;
-      }
-      if (type === undefined || maxLength === undefined) return;
-      rules.push({ type, options: { max_length: maxLength } });
-    });
-    if (name === undefined || required === undefined) continue;
-    setKey(result, key, { name, validation_rules: rules, required });
-  }
-  return result;
-}
-
-function validateExtensions(
-  value: unknown,
-  path: string,
-  issues: Issues,
-): Record<string, Record<string, unknown>> | undefined {
-  const map = issues.object(value, path);
-  if (!map) return undefined;
-  const result: Record<string, Record<string, unknown>> = {};
-  for (const [template, entry] of Object.entries(map)) {
-    const templatePath = childPath(path, template);
-    const attributes = issues.object(entry, templatePath);
-    if (!attributes) continue;
-    const copy: Record<string, unknown> = {};
-    for (const [name, attribute] of Object.entries(attributes)) {
-      const scalar = attribute === null || ['string', 'number', 'boolean'].includes(typeof attribute);
-      if (!scalar || (typeof attribute === 'number' && !Number.isFinite(attribute))) {
-        issues.add(childPath(templatePath, name), 'type', 'must be a string, number, boolean or null');
-        continue;
-      }
-      setKey(copy, name, attribute);
-    }
-    setKey(result, template, copy);
-  }
-  return result;
-}
-
-function validateLocales(
-  value: unknown,
-  path: string,
-  issues: Issues,
-): Record<string, LocaleText> | undefined {
-  const map = issues.object(value, path);
-  if (!map) return undefined;
-  const result: Record<string, LocaleText> = {};
-  for (const [tag, entry] of Object.entries(map)) {
-    const localePath = childPath(path, tag);
-    if (!LOCALE_TAG.test(tag)) {
-      issues.add(localePath, 'locale', `${JSON.stringify(tag)} is not a language tag such as fr or fr-FR`);
-      continue;
-    }
-    const text = issues.object(entry, localePath);
-    if (!text) continue;
-    issues.unknownFields(text, new Set(['name', 'description']), localePath);
-    const localized: LocaleText = {};
-    if (text.name !== undefined) {
-      const name = issues.text(text.name, `${localePath}.name`);
-      if (name !== undefined) localized.name = name;
-    }
-    if (text.description !== undefined) {
-      const description = issues.text(text.description, `${localePath}.description`, MAX_DESCRIPTION, true);
-      if (description !== undefined) localized.description = description;
-    }
-    setKey(result, tag, localized);
-  }
-  return result;
-}
-
-function validateTag(value: unknown, path: string, issues: Issues): string | undefined {
-  const tag = issues.text(value, path);
-  if (tag === undefined) return undefined;
-  if (tag.includes(',')) {
-    issues.add(path, 'tags', 'tags must not contain commas');
-    return undefined;
-  }
-  if (/[<>\p{Cc}]/u.test(tag)) {
-    issues.add(path, 'tags', 'tags must not contain <, > or control characters');
-    return undefined;
-  }
-  return tag.toLowerCase();
-}
-
-function validateAttributes(
-  value: unknown,
-  path: string,
-  issues: Issues,
-): ProductAttributesInput | undefined {
-  const raw = issues.object(value, path);
-  if (!raw) return undefined;
-  issues.unknownFields(raw, ATTRIBUTE_FIELDS, path);
-  const at = (field: string) => `${path}.${field}`;
-  const optional = <T>(field: string, check: (entry: unknown, entryPath: string) => T | undefined) =>
-    raw[field] === undefined ? undefined : check(raw[field], at(field));
-  let ok = true;
-  const need = <T>(checked: T | undefined, present: boolean): T | undefined => {
-    if (present && checked === undefined) ok = false;
-    return checked;
-  };
-
-  const name = need(issues.text(raw.name, at('name')), true);
-  const sku = need(issues.text(raw.sku, at('sku')), true);
-  const status = need(issues.oneOf(raw.status, at('status'), STATUSES), true);
-  const description = need(
-    optional('description', (entry, entryPath) => issues.text(entry, entryPath, MAX_DESCRIPTION, true)),
-    raw.description !== undefined,
-  );
-  const slug = need(
-    optional('slug', (entry, entryPath) => {
-      const text = issues.text(entry, entryPath);
-      if (text !== undefined && !SLUG.test(text)) {
-        issues.add(entryPath, 'slug', 'may only contain A-Z, a-z, 0-9, hyphen, underscore and period');
-        return undefined;
-      }
-      return text;
-    }),
-    raw.slug !== undefined,
-  );
-  const commodityType = need(
-    optional('commodity_type', (entry, entryPath) => issues.oneOf(entry, entryPath, COMMODITY_TYPES)),
-    raw.commodity_type !== undefined,
-  );
-  const baseProduct = need(
-    optional('base_product', (entry, p) => issues.boolean(entry, p)),
-    raw.base_product !== undefined,
-  );
-  const baseProductId = need(
-    optional('base_product_id', (entry, p) => issues.uuid(entry, p)),
-    raw.base_product_id !== undefined,
-  );
-  const curated = need(
-    optional('curated_product', (entry, p) => issues.boolean(entry, p)),
-    raw.curated_product !== undefined,
-  );
-  const upcEan = need(
-    optional('upc_ean', (entry, p) => issues.text(entry, p)),
-    raw.upc_ean !== undefined,
-  );
-  const mpn = need(
-    optional('manufacturer_part_num', (entry, p) => issues.text(entry, p)),
-    raw.manufacturer_part_num !== undefined,
-  );
-  const tags = need(
-    issues.stringList(raw.tags, at('tags'), (entry, entryPath) => validateTag(entry, entryPath, issues)),
-    true,
-  );
-  if (Array.isArray(raw.tags) && raw.tags.length > MAX_TAGS) {
-    issues.add(at('tags'), 'max_items', `at most ${MAX_TAGS} tags, got ${raw.tags.length}`);
-    ok = false;
-  }
-  const modifiers = need(
-    issues.stringList(raw.price_modifiers, at('price_modifiers'), (entry, entryPath) =>
-      issues.text(entry, entryPath),
-    ),
-    true,
-  );
-  const externalRef =
-    raw.external_ref === undefined || raw.external_ref === null
-      ? null
-      : need(issues.text(raw.external_ref, at('external_ref')), true);
-  const productTypes = need(
-    raw.product_types === undefined
-      ? undefined
-      : issues.stringList(raw.product_types, at('product_types'), (entry, entryPath) =>
-          issues.oneOf(entry, entryPath, PRODUCT_TYPES),
-        ),
-    raw.product_types !== undefined,
-  );
-  if (productTypes !== undefined && productTypes.length === 0) {
-    issues.add(at('product_types'), 'required', 'must list at least one product type');
-    ok = false;
-  }
-  const price = need(
-    optional('price', (entry, p) => validatePricing(entry, p, issues)),
-    raw.price !== undefined,
-  );
-  const extensions = need(
-    optional('extensions', (entry, p) => validateExtensions(entry, p, issues)),
-    raw.extensions !== undefined,
-  );
-  const components = need(
-    optional('components', (entry, p) => validateComponents(entry, p, issues)),
-    raw.components !== undefined,
-  );
-  const customInputs = need(
-    optional('custom_inputs', (entry, p) => validateCustomInputs(entry, p, issues)),
-    raw.custom_inputs !== undefined,
-  );
-  const publishedAt =
-    raw.published_at === undefined || raw.published_at === null
-      ? raw.published_at
-      : need(issues.dateTime(raw.published_at, at('published_at')), true);
-  const createdAt = need(
-    optional('created_at', (entry, p) => issues.dateTime(entry, p)),
-    raw.created_at !== undefined,
-  );
-  const updatedAt = need(
-    optional('updated_at', (entry, p) => issues.dateTime(entry, p)),
-    raw.updated_at !== undefined,
-  );
-  const locales = need(
-    optional('locales', (entry, p) => validateLocales(entry, p, issues)),
-    raw.locales !== undefined,
-  );
-  if (createdAt !== undefined && updatedAt !== undefined && updatedAt < createdAt) {
-    issues.add(at('updated_at'), 'range', 'must not be earlier than created_at');
-    ok = false;
-  }
-
-  if (
-    !ok ||
-    name === undefined ||
-    sku === undefined ||
-    status === undefined ||
-    tags === undefined ||
-    modifiers === undefined
-  ) {
-    return undefined;
-  }
-  const attributes: ProductAttributesInput = {
-    name,
-    sku,
-    status,
-    tags,
-    price_modifiers: modifiers,
-    external_ref: externalRef,
-  };
-  if (description !== undefined) attributes.description = description;
-  if (slug !== undefined) attributes.slug = slug;
-  if (commodityType !== undefined) attributes.commodity_type = commodityType;
-  if (baseProduct !== undefined) attributes.base_product = baseProduct;
-  if (baseProductId !== undefined) attributes.base_product_id = baseProductId;
-  if (curated !== undefined) attributes.curated_product = curated;
-  if (upcEan !== undefined) attributes.upc_ean = upcEan;
-  if (mpn !== undefined) attributes.manufacturer_part_num = mpn;
-  if (productTypes !== undefined) attributes.product_types = productTypes as ProductType[];
-  if (price !== undefined) attributes.price = price;
-  if (extensions !== undefined) attributes.extensions = extensions;
-  if (components !== undefined) attributes.components = components;
-  if (customInputs !== undefined) attributes.custom_inputs = customInputs;
-  if (publishedAt !== undefined) attributes.published_at = publishedAt as string | null;
-  if (createdAt !== undefined) attributes.created_at = createdAt;
-  if (updatedAt !== undefined) attributes.updated_at = updatedAt;
-  if (locales !== undefined) attributes.locales = locales;
-  return attributes;
-}
-
-function validateVariations(value: unknown, path: string, issues: Issues): Variation[] | undefined {
-  if (value === undefined) return [];
-  const list = issues.array(value, path);
-  if (!list) return undefined;
-  const variations: Variation[] = [];
-  const variationIds = new Set<string>();
-  let ok = true;
-  list.forEach((entry, index) => {
-    const variationPath = `${path}[${index}]`;
-    const variation = issues.object(entry, variationPath);
-    if (!variation) {
-      ok = false;
-      return;
-    }
-    issues.unknownFields(variation, new Set(['id', 'name', 'sort_order', 'options']), variationPath);
-    const id = issues.uuid(variation.id, `${variationPath}.id`);
-    const name = issues.text(variation.name, `${variationPath}.name`);
-    const sortOrder = issues.nullableInteger(
-      variation.sort_order,
-      `${variationPath}.sort_order`,
-      Number.MIN_SAFE_INTEGER,
-    );
-    const rawOptions = issues.array(variation.options, `${variationPath}.options`);
-    if (rawOptions?.length === 0)
-      issues.add(`${variationPath}.options`, 'required', 'must list at least one option');
-    const options: VariationOption[] = [];
-    const optionIds = new Set<string>();
-    rawOptions?.forEach((rawOption, optionIndex) => {
-      const optionPath = `${variationPath}.options[${optionIndex}]`;
-      const option = issues.object(rawOption, optionPath);
-      if (!option) return;
-      issues.unknownFields(option, new Set(['id', 'name', 'sort_order', 'description']), optionPath);
-      const optionId = issues.uuid(option.id, `${optionPath}.id`);
-      const optionName = issues.text(option.name, `${optionPath}.name`);
-      const optionSort = issues.nullableInteger(
-        option.sort_order,
-        `${optionPath}.sort_order`,
-        Number.MIN_SAFE_INTEGER,
-      );
-      const description =
-        option.description === undefined
-          ? ''
-          : issues.text(option.description, `${optionPath}.description`, MAX_DESCRIPTION, true);
-      if (
-        optionId === undefined ||
-        optionName === undefined ||
-        optionSort === undefined ||
-        description === undefined
-      ) {
-        return;
-      }
-      if (optionIds.has(optionId)) {
-        issues.add(`${optionPath}.id`, 'unique', `option id ${optionId} is used twice in this variation`);
-        return;
-      }
-      optionIds.add(optionId);
-      options.push({ id: optionId, name: optionName, sort_order: optionSort, description });
-    });
-    if (
-      id === undefined ||
-      name === undefined ||
-      sortOrder === undefined ||
-      !rawOptions ||
-      rawOptions.length === 0
-    ) {
-      ok = false;
-      return;
-    }
-    if (variationIds.has(id)) {
-      issues.add(`${variationPath}.id`, 'unique', `variation id ${id} is used twice`);
-      ok = false;
-      return;
-    }
-    variationIds.add(id);
-    variations.push({ id, name, sort_order: sortOrder, options });
-  });
-  return ok ? variations : undefined;
-}
-
-function validateSale(value: unknown, path: string, issues: Issues): Sale | undefined {
-  const sale = issues.object(value, path);
-  if (!sale) return undefined;
-  issues.unknownFields(sale, new Set(['id', 'expires', 'price']), path);
-  const id = issues.text(sale.id, `${path}.id`);
-  const expires =
-    sale.expires === undefined || sale.expires === null
-      ? null
-      : issues.dateTime(sale.expires, `${path}.expires`);
-  const price = issues.priceMap(sale.price, `${path}.price`);
-  if (id === undefined || expires === undefined || price === undefined) return undefined;
-  return { id, expires, price };
-}
-
 interface ProductDraft {
   index: number;
   product: ProductInput;
 }
 
-function validateProduct(entry: unknown, index: number, issues: Issues): ProductInput | undefined {
-  const path = `products[${index}]`;
-  const raw = issues.object(entry, path);
-  if (!raw) return undefined;
-  issues.unknownFields(raw, PRODUCT_FIELDS, path);
-  const id = issues.uuid(raw.id, `${path}.id`);
-  const attributes = validateAttributes(raw.attributes, `${path}.attributes`, issues);
-  const nodeIds = issues.stringList(raw.node_ids, `${path}.node_ids`, (item, itemPath) =>
-    issues.uuid(item, itemPath),
-  );
-  const files: ProductInput['files'] = [];
-  const rawFiles = raw.files === undefined ? [] : issues.array(raw.files, `${path}.files`);
-  rawFiles?.forEach((rawFile, fileIndex) => {
-    const filePath = `${path}.files[${fileIndex}]`;
-    const file = issues.object(rawFile, filePath);
-    if (!file) return;
-    issues.unknownFields(file, new Set(['id', 'created_at']), filePath);
-    const fileId = issues.uuid(file.id, `${filePath}.id`);
-    const createdAt = issues.dateTime(file.created_at, `${filePath}.created_at`);
-    if (fileId !== undefined && createdAt !== undefined) files.push({ id: fileId, created_at: createdAt });
-  });
-  const mainImage =
-    raw.main_image === undefined ? undefined : issues.uuid(raw.main_image, `${path}.main_image`);
-  const variations = validateVariations(raw.variations, `${path}.variations`, issues);
-  const variationOptions: Record<string, string> = {};
-  if (raw.variation_options !== undefined) {
-    const map = issues.object(raw.variation_options, `${path}.variation_options`);
-    for (const [variationId, optionId] of Object.entries(map ?? {})) {
-      const optionPath = childPath(`${path}.variation_options`, variationId);
-      if (!isUuid(variationId)) {
-        issues.add(optionPath, 'uuid', 'keys must be variation ids (UUIDs)');
-        continue;
-      }
-      const option = issues.uuid(optionId, optionPath);
-      if (option !== undefined) variationOptions[variationId.toLowerCase()] = option;
-    }
+/** The ids a document declares (any entry with a UUID id), so one bad entry does not break others' references. */
+function declaredIds(list: unknown): Set<string> {
+  const ids = new Set<string>();
+  if (!Array.isArray(list)) return ids;
+  for (const entry of list) {
+    const id = isObject(entry) ? entry.id : undefined;
+    if (typeof id === 'string') ids.add(lower(id));
   }
-  const sale = raw.sale === undefined ? undefined : validateSale(raw.sale, `${path}.sale`, issues);
-  if (
-    id === undefined ||
-    attributes === undefined ||
-    nodeIds === undefined ||
-    variations === undefined ||
-    (raw.main_image !== undefined && mainImage === undefined) ||
-    (raw.sale !== undefined && sale === undefined)
-  ) {
-    return undefined;
-  }
-  return {
-    id,
-    attributes,
-    node_ids: nodeIds,
-    files,
-    ...(mainImage === undefined ? {} : { main_image: mainImage }),
-    variations,
-    variation_options: variationOptions,
-    ...(sale === undefined ? {} : { sale }),
-  };
+  return ids;
 }
 
-/** Checks that need the whole document: uniqueness, references between products, nodes and modifiers. */
-function crossCheck(
+interface Declared {
+  products: ReadonlySet<string>;
+  nodes: ReadonlySet<string>;
+  files: ReadonlySet<string>;
+  modifiers: ReadonlySet<string>;
+}
+
+/** The first product each value of `value(product)` belongs to; later ones are reported as repeats. */
+function uniqueAcross(
   drafts: ProductDraft[],
-  declaredIds: ReadonlySet<string>,
-  nodes: CatalogNode[],
-  modifiers: Record<string, PriceModifier>,
+  field: string,
+  value: (product: ProductInput) => string | null | undefined,
   issues: Issues,
 ): void {
-  const byId = new Map<string, ProductDraft>();
-  const skus = new Map<string, number>();
-  const externalRefs = new Map<string, number>();
-  for (const draft of drafts) {
-    const { product, index } = draft;
-    const path = `products[${index}]`;
-    const earlier = byId.get(product.id);
-    if (earlier)
-      issues.add(
-        `${path}.id`,
-        'unique',
-        `product id ${product.id} is also used by products[${earlier.index}]`,
-      );
-    else byId.set(product.id, draft);
-    const sku = product.attributes.sku;
-    const skuIndex = skus.get(sku);
-    if (skuIndex !== undefined) {
-      issues.add(
-        `${path}.attributes.sku`,
-        'unique',
-        `sku ${JSON.stringify(sku)} is also used by products[${skuIndex}]`,
-      );
-    } else skus.set(sku, index);
-    const ref = product.attributes.external_ref;
-    if (typeof ref === 'string') {
-      const refIndex = externalRefs.get(ref);
-      if (refIndex !== undefined) {
-        issues.add(
-          `${path}.attributes.external_ref`,
-          'unique',
-          `external_ref ${JSON.stringify(ref)} is also used by products[${refIndex}]`,
-        );
-      } else externalRefs.set(ref, index);
+  const owners = new Map<string, number>();
+  for (const { product, index } of drafts) {
+    const key = value(product);
+    if (key === undefined || key === null) continue;
+    const owner = owners.get(key);
+    if (owner === undefined) owners.set(key, index);
+    else {
+      const segments: PathSegments =
+        field === 'id' ? ['products', index, 'id'] : ['products', index, 'attributes', field];
+      const what = field === 'id' ? `product id ${key}` : `${field} ${JSON.stringify(key)}`;
+      issues.add(segments, 'unique', `${what} is also used by products[${owner}]`);
     }
   }
-  const nodeIds = new Set(nodes.map((node) => node.id));
+}
+
+/** Checks that need the whole document: uniqueness, references between products, nodes, files and modifiers. */
+function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues): void {
+  uniqueAcross(drafts, 'id', (product) => product.id, issues);
+  uniqueAcross(drafts, 'sku', (product) => product.attributes.sku, issues);
+  uniqueAcross(drafts, 'slug', (product) => product.attributes.slug, issues);
+  uniqueAcross(drafts, 'external_ref', (product) => product.attributes.external_ref, issues);
+  const byId = new Map<string, ProductDraft>();
+  for (const draft of drafts) if (!byId.has(draft.product.id)) byId.set(draft.product.id, draft);
   const childrenOf = new Map<string, ProductDraft[]>();
   for (const draft of drafts) {
     const { product, index } = draft;
-    const path = `products[${index}]`;
+    const path: PathSegments = ['products', index];
     const attributes = product.attributes;
     product.node_ids.forEach((nodeId, nodeIndex) => {
-      if (!nodeIds.has(nodeId)) {
-        issues.add(`${path}.node_ids[${nodeIndex}]`, 'reference', `${nodeId} is not a node of this release`);
+      if (!declared.nodes.has(nodeId)) {
+        issues.add([...path, 'node_ids', nodeIndex], 'reference', `${nodeId} is not a node of this release`);
+      }
+    });
+    if (product.main_image !== undefined && !declared.files.has(product.main_image)) {
+      issues.add(
+        [...path, 'main_image'],
+        'reference',
+        `${product.main_image} is not one of the release's files`,
+      );
+    }
+    product.files.forEach((file, fileIndex) => {
+      if (!declared.files.has(file.id)) {
+        issues.add(
+          [...path, 'files', fileIndex, 'id'],
+          'reference',
+          `${file.id} is not one of the release's files`,
+        );
       }
     });
     attributes.price_modifiers?.forEach((name, modifierIndex) => {
-      if (!Object.hasOwn(modifiers, name)) {
+      if (!declared.modifiers.has(name)) {
         issues.add(
-          `${path}.attributes.price_modifiers[${modifierIndex}]`,
+          [...path, 'attributes', 'price_modifiers', modifierIndex],
           'reference',
           `${JSON.stringify(name)} is not one of the release's price_modifiers`,
         );
@@ -1098,9 +562,9 @@ function crossCheck(
     });
     for (const [key, component] of Object.entries(attributes.components ?? {})) {
       component.options.forEach((option, optionIndex) => {
-        const optionPath = `${childPath(`${path}.attributes.components`, key)}.options[${optionIndex}].id`;
+        const optionPath = [...path, 'attributes', 'components', key, 'options', optionIndex, 'id'];
         if (option.id === product.id) issues.add(optionPath, 'reference', 'a bundle cannot contain itself');
-        else if (!declaredIds.has(option.id)) {
+        else if (!declared.products.has(option.id)) {
           issues.add(optionPath, 'reference', `${option.id} is not a product of this release`);
         }
       });
@@ -1109,11 +573,11 @@ function crossCheck(
     const parentId = attributes.base_product_id;
     if (parentId !== undefined) {
       const parent = byId.get(parentId);
-      const parentPath = `${path}.attributes.base_product_id`;
+      const parentPath = [...path, 'attributes', 'base_product_id'];
       if (parentId === product.id) issues.add(parentPath, 'reference', 'a product cannot be its own parent');
       else if (!parent) {
         // A declared parent with errors of its own is reported there, not again here.
-        if (!declaredIds.has(parentId))
+        if (!declared.products.has(parentId))
           issues.add(parentPath, 'reference', `${parentId} is not a product of this release`);
       } else if (parent.product.attributes.base_product_id !== undefined) {
         issues.add(
@@ -1128,17 +592,21 @@ function crossCheck(
       }
       if (types !== undefined && !types.includes('child')) {
         issues.add(
-          `${path}.attributes.product_types`,
+          [...path, 'attributes', 'product_types'],
           'product_types',
           'a product with base_product_id must be a child',
         );
       }
       if (attributes.base_product === true) {
-        issues.add(`${path}.attributes.base_product`, 'base_product', 'a child cannot be a base product');
+        issues.add(
+          [...path, 'attributes', 'base_product'],
+          'base_product',
+          'a child cannot be a base product',
+        );
       }
       if (product.variations.length > 0) {
         issues.add(
-          `${path}.variations`,
+          [...path, 'variations'],
           'variations',
           'only parent products have variations; children pick variation_options',
         );
@@ -1146,21 +614,21 @@ function crossCheck(
     } else {
       if (types?.includes('child')) {
         issues.add(
-          `${path}.attributes.product_types`,
+          [...path, 'attributes', 'product_types'],
           'product_types',
           'a child must name its parent in base_product_id',
         );
       }
       if (attributes.commodity_type === undefined) {
         issues.add(
-          `${path}.attributes.commodity_type`,
+          [...path, 'attributes', 'commodity_type'],
           'required',
           'is required: physical or digital (children inherit it)',
         );
       }
       if (Object.keys(product.variation_options).length > 0) {
         issues.add(
-          `${path}.variation_options`,
+          [...path, 'variation_options'],
           'variations',
           'only children (with base_product_id) pick variation options',
         );
@@ -1168,100 +636,169 @@ function crossCheck(
     }
     const bundle = attributes.components !== undefined && Object.keys(attributes.components).length > 0;
     if (types?.includes('bundle') && !bundle) {
-      issues.add(`${path}.attributes.components`, 'required', 'a bundle must have components');
+      issues.add([...path, 'attributes', 'components'], 'required', 'a bundle must have components');
     }
   }
   for (const [parentId, children] of childrenOf) {
     const parent = byId.get(parentId);
-    if (!parent) continue;
-    if (parent.product.attributes.base_product === false) {
-      issues.add(
-        `products[${parent.index}].attributes.base_product`,
-        'base_product',
-        `must not be false: products[${children[0]?.index}] names this product as its base_product_id`,
-      );
-    }
-    const parentTypes = parent.product.attributes.product_types;
-    if (parentTypes !== undefined && !parentTypes.includes('parent')) {
-      issues.add(
-        `products[${parent.index}].attributes.product_types`,
-        'product_types',
-        'a product with children must be a parent',
-      );
-    }
-    const variations = parent.product.variations;
-    const combinations = new Map<string, number>();
-    for (const { product, index } of children) {
-      const path = `products[${index}].variation_options`;
-      let complete = variations.length > 0;
-      for (const [variationId, optionId] of Object.entries(product.variation_options)) {
-        const variation = variations.find((candidate) => candidate.id === variationId);
-        if (!variation) {
-          issues.add(
-            childPath(path, variationId),
-            'reference',
-            `not a variation of the parent products[${parent.index}]`,
-          );
-          complete = false;
-        } else if (!variation.options.some((option) => option.id === optionId)) {
-          issues.add(
-            childPath(path, variationId),
-            'reference',
-            `${optionId} is not an option of variation ${variation.name}`,
-          );
-          complete = false;
-        }
-      }
-      if (!complete || variations.some((variation) => product.variation_options[variation.id] === undefined))
-        continue;
-      const key = variations.map((variation) => product.variation_options[variation.id]).join('/');
-      const other = combinations.get(key);
-      if (other !== undefined) {
-        issues.add(path, 'unique', `products[${other}] already has this combination of variation options`);
-      } else combinations.set(key, index);
-    }
+    if (parent) checkFamily(parent, children, issues);
   }
 }
 
+/** A parent and its children agree: the parent may be one, and each child picks a distinct combination of its options. */
+function checkFamily(parent: ProductDraft, children: ProductDraft[], issues: Issues): void {
+  if (parent.product.attributes.base_product === false) {
+    issues.add(
+      ['products', parent.index, 'attributes', 'base_product'],
+      'base_product',
+      `must not be false: products[${children[0]?.index}] names this product as its base_product_id`,
+    );
+  }
+  const parentTypes = parent.product.attributes.product_types;
+  if (parentTypes !== undefined && !parentTypes.includes('parent')) {
+    issues.add(
+      ['products', parent.index, 'attributes', 'product_types'],
+      'product_types',
+      'a product with children must be a parent',
+    );
+  }
+  const variationsOfParent = parent.product.variations;
+  const combinations = new Map<string, number>();
+  for (const { product, index } of children) {
+    const path: PathSegments = ['products', index, 'variation_options'];
+    let complete = variationsOfParent.length > 0;
+    for (const [variationId, optionId] of Object.entries(product.variation_options)) {
+      const variation = variationsOfParent.find((candidate) => candidate.id === variationId);
+      if (!variation) {
+        issues.add(
+          [...path, variationId],
+          'reference',
+          `not a variation of the parent products[${parent.index}]`,
+        );
+        complete = false;
+      } else if (!variation.options.some((option) => option.id === optionId)) {
+        issues.add(
+          [...path, variationId],
+          'reference',
+          `${optionId} is not an option of variation ${variation.name}`,
+        );
+        complete = false;
+      }
+    }
+    if (
+      !complete ||
+      variationsOfParent.some((variation) => product.variation_options[variation.id] === undefined)
+    )
+      continue;
+    const key = variationsOfParent.map((variation) => product.variation_options[variation.id]).join('/');
+    const other = combinations.get(key);
+    if (other !== undefined) {
+      issues.add(path, 'unique', `products[${other}] already has this combination of variation options`);
+    } else combinations.set(key, index);
+  }
+}
+
+/** The entities (a product, a node, the catalog...) that broke a schema rule: the semantic checks skip them. */
+function brokenEntities(shapeIssues: readonly ShapeIssue[]): Set<string> {
+  const broken = new Set<string>();
+  for (const { segments } of shapeIssues) {
+    const [top, entry] = segments;
+    if (top === undefined) continue;
+    broken.add(
+      entry === undefined || top === 'catalog' || top === 'currencies' ? String(top) : `${top}/${entry}`,
+    );
+  }
+  return broken;
+}
+
 /**
- * Validates a whole release document (DESIGN.md section 9) and returns it normalised (defaults filled,
- * ids lower-case, timestamps in UTC), or every issue found, each naming its JSON path and rule (capped at
- * MAX_VALIDATION_ISSUES; `total` counts them all).
+ * Validates a whole release document (DESIGN.md section 9; the shape by `catalog/release.schema.json`, the
+ * rest here) and returns it normalised (defaults filled, ids lower-case, timestamps in UTC), or every issue
+ * found in document order, each naming its JSON path and rule (capped at MAX_VALIDATION_ISSUES; `total`
+ * counts them all).
  */
 export function validateReleaseDocument(input: unknown): ValidationResult {
+  const shape = checkShape(input);
+  if (!isObject(input)) return result(input, shape, []);
+  const broken = brokenEntities(shape);
+  const whole = (part: string) => input[part] !== undefined && !broken.has(part);
+  const valid = (part: string) => (index: number | string) =>
+    !broken.has(part) && !broken.has(`${part}/${index}`);
+  const raw = input as unknown as Input.ReleaseDocumentInput;
   const issues = new Issues();
-  const root = issues.object(input, '$');
-  if (!root) return { ok: false, issues: issues.list, total: issues.total };
-  issues.unknownFields(root, TOP_LEVEL, '');
-  const catalog = validateCatalog(root.catalog, issues);
-  const currencies = root.currencies === undefined ? undefined : validateCurrencies(root.currencies, issues);
-  const rules = validateRules(root.rules, issues);
-  const nodes = validateNodes(root.nodes, issues);
-  const priceModifiers = validatePriceModifiers(root.price_modifiers, issues);
+  const document = {
+    catalog: whole('catalog')
+      ? {
+          ...(raw.catalog.id === undefined ? {} : { id: lower(raw.catalog.id) }),
+          name: raw.catalog.name,
+          description: raw.catalog.description ?? '',
+          pricebook_id: raw.catalog.pricebook_id ?? null,
+        }
+      : undefined,
+    currencies: whole('currencies') && raw.currencies ? currencies(raw.currencies, issues) : undefined,
+    rules: Array.isArray(raw.rules) ? rules(raw.rules, valid('rules'), issues) : [],
+    nodes: Array.isArray(raw.nodes) ? nodes(raw.nodes, valid('nodes'), issues) : [],
+    files: Array.isArray(raw.files) ? files(raw.files, valid('files'), issues) : [],
+    price_modifiers: Object.fromEntries(
+      Object.entries(isObject(raw.price_modifiers) ? raw.price_modifiers : {})
+        .filter(([name]) => valid('price_modifiers')(name))
+        .map(([name, modifier]): [string, PriceModifier] => [
+          name,
+          { modifier_type: modifier.modifier_type, currencies: priceMap(modifier.currencies) },
+        ]),
+    ),
+  };
   const drafts: ProductDraft[] = [];
-  const declaredIds = new Set<string>();
-  if (root.products === undefined) issues.add('products', 'required', 'is required: an array of products');
-  else {
-    issues.array(root.products, 'products')?.forEach((entry, index) => {
-      const id = isObject(entry) ? entry.id : undefined;
-      if (typeof id === 'string' && isUuid(id)) declaredIds.add(id.toLowerCase());
-      const product = validateProduct(entry, index, issues);
-      if (product) drafts.push({ index, product });
+  if (Array.isArray(raw.products)) {
+    raw.products.forEach((entry, index) => {
+      if (valid('products')(index)) drafts.push({ index, product: product(entry, index, issues) });
     });
   }
-  crossCheck(drafts, declaredIds, nodes, priceModifiers, issues);
-  if (issues.total > 0 || catalog === undefined) {
-    return { ok: false, issues: issues.list, total: issues.total };
+  crossCheck(
+    drafts,
+    {
+      products: declaredIds(raw.products),
+      nodes: declaredIds(raw.nodes),
+      files: declaredIds(raw.files),
+      modifiers: new Set(isObject(raw.price_modifiers) ? Object.keys(raw.price_modifiers) : []),
+    },
+    issues,
+  );
+  if (shape.length > 0 || issues.list.length > 0 || document.catalog === undefined) {
+    return result(input, shape, issues.list);
   }
   return {
     ok: true,
     document: {
-      catalog,
-      ...(currencies === undefined ? {} : { currencies }),
-      rules,
-      nodes,
-      price_modifiers: priceModifiers,
+      catalog: document.catalog,
+      ...(document.currencies === undefined ? {} : { currencies: document.currencies }),
+      rules: document.rules,
+      nodes: document.nodes,
+      price_modifiers: document.price_modifiers,
+      files: document.files,
       products: drafts.map((draft) => draft.product),
     },
   };
+}
+
+/** The failed result: schema and semantic issues in document order, capped. */
+function result(
+  input: unknown,
+  shape: ShapeIssue[],
+  semantic: ShapeIssue[],
+): ValidationResult & { ok: false } {
+  // The schema may word one problem twice (a value breaking two keywords): the first says it.
+  const seen = new Set<string>();
+  const distinct = shape.filter((issue) => {
+    const path = formatPath(issue.segments);
+    if (seen.has(path)) return false;
+    seen.add(path);
+    return true;
+  });
+  const keyOrder = new WeakMap<object, Map<string, number>>();
+  const ordered = [...distinct, ...semantic]
+    .map((issue, position) => ({ issue, position, order: documentOrder(input, issue.segments, keyOrder) }))
+    .sort((a, b) => compareOrder(a.order, b.order) || a.position - b.position)
+    .map(({ issue }) => ({ path: formatPath(issue.segments), rule: issue.rule, message: issue.message }));
+  return { ok: false, issues: ordered.slice(0, MAX_VALIDATION_ISSUES), total: ordered.length };
 }

@@ -107,8 +107,8 @@ export class PayloadTooLargeError extends ApiError {
 /** 415: request body in a media type the route does not accept. */
 export class UnsupportedMediaTypeError extends ApiError {
   override name = 'UnsupportedMediaTypeError';
-  constructor(accepted: string[]) {
-    super(415, `Content-Type must be ${accepted.join(' or ')}`, { source: 'content-type' });
+  constructor(accepted: string[], detail = `Content-Type must be ${accepted.join(' or ')}`) {
+    super(415, detail, { source: 'content-type' });
   }
 }
 
@@ -170,9 +170,30 @@ export function isUnavailableError(error: unknown): boolean {
   return status === 503;
 }
 
-/** Maps any thrown value to the ApiError the caller sees: typed errors pass, throttling is 503, the rest 500. */
+/** Detail of the 409 for a write that kept losing races on the same item: nothing was written. */
+export const WRITE_CONFLICT = 'write conflict, please retry';
+
+/**
+ * True when DynamoDB refused a write because a concurrent transaction held one of its items
+ * (`TransactionConflictException`, or a transaction cancelled only for `TransactionConflict`): nothing
+ * was written, and the client's and the repositories' retries are spent by the time it gets here.
+ */
+export function isConflictError(error: unknown): boolean {
+  if ((error as { name?: string } | undefined)?.name === 'TransactionConflictException') return true;
+  const codes = cancellationCodes(error);
+  return (
+    codes?.includes('TransactionConflict') === true &&
+    codes.every((code) => code === 'None' || code === 'TransactionConflict')
+  );
+}
+
+/**
+ * Maps any thrown value to the ApiError the caller sees: typed errors pass, throttling is 503, a write
+ * that lost every retry to concurrent transactions is 409 (nothing written), the rest 500.
+ */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isUnavailableError(error)) return new ServiceUnavailableError();
+  if (isConflictError(error)) return new ConflictError(WRITE_CONFLICT);
   return new ApiError(500, 'An unexpected error occurred');
 }

@@ -1,4 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import {
   type ApiError,
@@ -29,35 +31,111 @@ export type ParsedEvent = APIGatewayProxyEventV2 & {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded$/i;
+const UTF8 = /^"?utf-?8"?$/i;
 
-/** Parses the body by content type; 413 over 64 KiB, 415 for other media types, 400 for malformed JSON. */
-export function bodyParser(kind: BodyKind): MiddlewareObj<ParsedEvent, HttpResponse> {
+/** The raw body's bytes (API Gateway base64-encodes binary bodies). */
+function rawBody(event: APIGatewayProxyEventV2): Buffer | undefined {
+  if (event.body === undefined || event.body === '') return undefined;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+/**
+ * 413 for a body over 64 KiB, before anything reads it (register it before the body parser). Routes
+ * that take no body (`kind` none) ignore whatever is sent, whatever its size.
+ */
+export function bodySizeLimit(kind: BodyKind): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> {
   return {
     before: (request) => {
+      if (kind === 'none') return;
+      const raw = rawBody(request.event);
+      if (raw !== undefined && raw.byteLength > MAX_BODY_BYTES)
+        throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    },
+  };
+}
+
+/** Media type and declared charset of a `Content-Type` header (lower-cased type; charset as sent). */
+function contentType(header: string | undefined): { mediaType: string; charset: string | undefined } {
+  const [type = '', ...parameters] = (header ?? '').split(';');
+  let charset: string | undefined;
+  for (const parameter of parameters) {
+    const [name, value] = parameter.split('=');
+    if (name?.trim().toLowerCase() === 'charset') charset = value?.trim() ?? '';
+  }
+  return { mediaType: type.trim().toLowerCase(), charset };
+}
+
+type MiddyParser = { before?: (request: never) => unknown };
+const jsonParser = httpJsonBodyParser() as MiddyParser;
+const formParser = httpUrlencodeBodyParser() as MiddyParser;
+
+/**
+ * Runs one of middy's body parsers on a copy of the event that holds only the body and a canonical
+ * content type (it checks the type itself, case-sensitively), and returns what it parsed; the event
+ * keeps its raw body for the logs.
+ */
+async function runMiddyParser(
+  parser: MiddyParser,
+  event: APIGatewayProxyEventV2,
+  mediaType: string,
+): Promise<unknown> {
+  const shadow = {
+    event: {
+      headers: { 'content-type': mediaType },
+      body: event.body,
+      isBase64Encoded: event.isBase64Encoded,
+    },
+  };
+  await parser.before?.(shadow as never);
+  return shadow.event.body;
+}
+
+/**
+ * Parses the body by content type with middy's parsers (`@middy/http-json-body-parser`,
+ * `@middy/http-urlencode-body-parser`), keeping the API's error contract: 415 for other media types or
+ * a declared charset other than UTF-8, 400 `source: body` for malformed JSON or form text, and 400
+ * `invalid_request` for a form parameter sent twice (RFC 6749 section 3.2: the token endpoint's
+ * parameters must not repeat; middy's parser would hand over an array). The 64 KiB limit is
+ * `bodySizeLimit`, registered before this.
+ */
+export function bodyParser(kind: BodyKind): MiddlewareObj<ParsedEvent, HttpResponse> {
+  const accepted =
+    kind === 'json-or-form'
+      ? ['application/json', 'application/x-www-form-urlencoded']
+      : ['application/json'];
+  return {
+    before: async (request) => {
       const event = request.event;
       event.parsedBody = undefined;
-      if (kind === 'none' || event.body === undefined || event.body === '') return;
-      const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-      if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-      const mediaType = (event.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-      const text = raw.toString('utf8');
-      if (JSON_TYPE.test(mediaType)) {
+      if (kind === 'none' || rawBody(event) === undefined) return;
+      const { mediaType, charset } = contentType(event.headers['content-type']);
+      const json = JSON_TYPE.test(mediaType);
+      const form = kind === 'json-or-form' && FORM_TYPE.test(mediaType);
+      if (!json && !form) throw new UnsupportedMediaTypeError(accepted);
+      if (charset !== undefined && !UTF8.test(charset))
+        throw new UnsupportedMediaTypeError(accepted, 'request body must be encoded in UTF-8');
+      if (json) {
         try {
-          event.parsedBody = JSON.parse(text);
+          event.parsedBody = await runMiddyParser(jsonParser, event, 'application/json');
         } catch {
           throw new BadRequestError('request body is not valid JSON', 'body');
         }
         return;
       }
-      if (kind === 'json-or-form' && FORM_TYPE.test(mediaType)) {
-        event.parsedBody = Object.fromEntries(new URLSearchParams(text));
-        return;
+      let fields: Record<string, unknown>;
+      try {
+        fields = (await runMiddyParser(formParser, event, 'application/x-www-form-urlencoded')) as Record<
+          string,
+          unknown
+        >;
+      } catch {
+        throw new BadRequestError('request body is not a valid form', 'body');
       }
-      throw new UnsupportedMediaTypeError(
-        kind === 'json-or-form'
-          ? ['application/json', 'application/x-www-form-urlencoded']
-          : ['application/json'],
-      );
+      for (const [name, value] of Object.entries(fields)) {
+        if (Array.isArray(value))
+          throw new BadRequestError(`invalid_request: parameter ${name} is repeated`, name);
+      }
+      event.parsedBody = fields;
     },
   };
 }

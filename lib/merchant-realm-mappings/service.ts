@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthContext } from '../auth/authenticate';
-import { ConflictError, NotFoundError, ServiceUnavailableError } from '../http/errors';
+import { ConflictError, NotFoundError, ServiceUnavailableError, WRITE_CONFLICT } from '../http/errors';
 import { type MappingRecord, mappingRepository } from '../store/mapping-repository';
 import { type MappingUpdateRequest, MERCHANT_REALM_MAPPING_TYPE } from '../validation/merchant-realm-mapping';
 
 export const PREFIX_IN_USE = 'the prefix is already in use';
-export const WRITE_CONFLICT = 'write conflict, please retry';
+export { WRITE_CONFLICT };
 
 /** Attempts of one prefix change before giving up with 409 "write conflict". */
 const MAX_ATTEMPTS = 5;

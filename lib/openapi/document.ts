@@ -87,7 +87,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'createAccessToken',
     summary: 'Get an access token',
     description:
-      "`client_credentials` (client id and secret) gives an admin token for the key's store; `implicit` (client id only) gives a storefront token that can read the catalog. Form-encoded or JSON.",
+      "`client_credentials` (client id and secret) gives an admin token for the key's store; `implicit` (client id only) gives a storefront token that can read the catalog. Form-encoded or JSON; a repeated form parameter is 400 `invalid_request`.",
     tag: 'Authentication',
     requestBody: ACCESS_TOKEN_REQUEST_SCHEMA,
     responses: {
@@ -111,7 +111,10 @@ const OPERATIONS: Record<string, OperationSpec> = {
     requestBody: NEW_APPLICATION_KEY_SCHEMA,
     responses: {
       201: ['The new key, with its client secret.', CREATED_APPLICATION_KEY_SCHEMA, { Location: LOCATION }],
-      409: ["The reserved rate limits would exceed the store's limit.", ERROR_BODY_SCHEMA],
+      409: [
+        "The reserved rate limits would exceed the store's limit, or a write conflict persisted (nothing written).",
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'GET /v2/application-keys/{id}': {
@@ -131,17 +134,23 @@ const OPERATIONS: Record<string, OperationSpec> = {
     requestBody: APPLICATION_KEY_UPDATE_SCHEMA,
     responses: {
       200: ['The updated key.', APPLICATION_KEY_DOCUMENT_SCHEMA],
-      409: ["The reserved rate limits would exceed the store's limit.", ERROR_BODY_SCHEMA],
+      409: [
+        "The reserved rate limits would exceed the store's limit, or a write conflict persisted (nothing written).",
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'DELETE /v2/application-keys/{id}': {
     operationId: 'deleteApplicationKey',
     summary: 'Delete an application key',
     description:
-      'Revokes its credentials; its tokens stop working (containers may accept them for up to 30 s).',
+      'Revokes its credentials; its tokens can write nothing from now on (containers may accept them for reads for up to 30 s).',
     tag: 'Application keys',
     parameters: [KEY_ID],
-    responses: { 204: ['Deleted.'] },
+    responses: {
+      204: ['Deleted.'],
+      409: ['A write conflict persisted (nothing written).', ERROR_BODY_SCHEMA],
+    },
   },
   'GET /v2/merchant-realm-mappings': {
     operationId: 'getStoreMerchantRealmMapping',
@@ -348,7 +357,10 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
   if (definition.body !== undefined) {
     generic.push(
       [413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`],
-      [415, 'The body is not JSON (or form-encoded, for the token endpoint).'],
+      [
+        415,
+        'The body is not JSON (or form-encoded, for the token endpoint), or declares a charset other than UTF-8.',
+      ],
     );
   }
   generic.push(

@@ -35,6 +35,12 @@ export interface Schema {
   writeOnly?: boolean;
   /** The whole rule in words (type included), the error detail when the value breaks it: `${path} ${x-message}`. */
   'x-message'?: string;
+  /**
+   * Most UTF-8 bytes a string may take (checked): for values that become part of a DynamoDB key, whose
+   * limits are in bytes (2,048 for a partition key, 1,024 for a sort key), where `maxLength` counts
+   * characters of up to 4 bytes each.
+   */
+  'x-max-bytes'?: number;
 }
 
 export type SchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
@@ -65,6 +71,7 @@ const ANNOTATIONS = new Set([
 ]);
 const KEYWORDS = new Set([
   ...ANNOTATIONS,
+  'x-max-bytes',
   'type',
   'properties',
   'required',
@@ -175,6 +182,14 @@ function compileNode(schema: Schema, context: CompileContext): Check {
       allowed.includes(value as never)
         ? undefined
         : { path: named(path), message: `${named(path)} must be ${oneOfWords(allowed)}` },
+    );
+  }
+  const maxBytes = schema['x-max-bytes'];
+  if (maxBytes !== undefined) {
+    checks.push((value, path) =>
+      typeof value === 'string' && Buffer.byteLength(value, 'utf8') > maxBytes
+        ? fail(path, `must be at most ${maxBytes} bytes in UTF-8`)
+        : undefined,
     );
   }
   const { minLength, maxLength, pattern } = schema;

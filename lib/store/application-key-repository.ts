@@ -1,5 +1,5 @@
 import { generateClientId, generateClientSecret, hashSecret } from '../auth/secrets';
-import { ConflictError, NotFoundError } from '../http/errors';
+import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { getDocumentClient } from './client';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
@@ -43,10 +43,17 @@ export interface ApplicationKeyChanges {
 }
 
 export const RESERVED_RATE_LIMIT_EXCEEDED = 'requested reserved rate limit will exceed the maximum';
-const MAX_ATTEMPTS = 10;
+/**
+ * Attempts of one key write. Every key write of a store also updates the store's counter item, so a
+ * burst of admin writes to one store conflicts on it (DynamoDB cancels all but one transaction holding
+ * it); 16 attempts with the backoff below let 20 simultaneous writers through (see the race tests, which
+ * run with DynamoDB's conflicts emulated); past that the caller gets 409 "write conflict" with nothing
+ * written.
+ */
+const MAX_ATTEMPTS = 16;
 /** First retry delay; doubles per attempt (capped), with full jitter so racing writers spread out. */
 const RETRY_BASE_MS = 5;
-const RETRY_CAP_MS = 200;
+const RETRY_CAP_MS = 250;
 
 function backoff(attempt: number): Promise<void> {
   const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
@@ -115,7 +122,7 @@ export async function withStoreCounters(
       if (other) throw other;
       const retryable =
         codes[counterIndex] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict');
-      if (!retryable || attempt >= MAX_ATTEMPTS) throw new ConflictError('write conflict, please retry');
+      if (!retryable || attempt >= MAX_ATTEMPTS) throw new ConflictError(WRITE_CONFLICT);
       await backoff(attempt);
     }
   }
@@ -137,7 +144,7 @@ async function withCurrentKey<T>(
       return await write(key);
     } catch (error) {
       if (!(error instanceof KeyChangedError)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ConflictError('write conflict, please retry');
+      if (attempt >= MAX_ATTEMPTS) throw new ConflictError(WRITE_CONFLICT);
       await backoff(attempt);
     }
   }
@@ -159,6 +166,62 @@ function keyChangedAt(keyIndex: number) {
 
 function isConditionFailure(error: unknown): boolean {
   return (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
+/** `SET` clauses for exactly the fields named in `changes`, plus `updated_at`. */
+function keyFieldUpdate(changes: ApplicationKeyChanges, now: string) {
+  const sets = ['updated_at = :now'];
+  const values: Record<string, unknown> = { ':now': now };
+  let names: Record<string, string> | undefined;
+  if (changes.name !== undefined) {
+    // `name` is a DynamoDB reserved word.
+    sets.push('#name = :name');
+    names = { '#name': 'name' };
+    values[':name'] = changes.name;
+  }
+  if (changes.reserved_rate_limit !== undefined) {
+    sets.push('reserved_rate_limit = :reserved');
+    values[':reserved'] = changes.reserved_rate_limit;
+  }
+  return {
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * One `UpdateItem` of the named fields under `condition`, returning the key as stored after it; 404 when
+ * the condition fails (the caller's condition always includes the key's existence).
+ */
+async function setKeyFields(
+  storeId: string,
+  keyId: string,
+  changes: ApplicationKeyChanges,
+  condition: string,
+  conditionValues: Record<string, unknown>,
+): Promise<ApplicationKeyRecord> {
+  const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
+    changes,
+    new Date().toISOString(),
+  );
+  try {
+    const result = await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: tableName('keys'),
+        Key: keysTable.applicationKey(storeId, keyId),
+        UpdateExpression,
+        ConditionExpression: condition,
+        ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
+        ExpressionAttributeValues: { ...ExpressionAttributeValues, ...conditionValues },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(result.Attributes ?? {}) as ApplicationKeyRecord;
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFoundError();
+    throw error;
+  }
 }
 
 /** Application keys and their client-id lookup items, in the keys table. */
@@ -239,59 +302,71 @@ export const applicationKeyRepository = {
   },
 
   /**
-   * Changes a key's name and/or reserved rate limit. A changed reserved rate limit moves the store's total
-   * by the difference in the same transaction, conditioned on the key still reserving what was read (so
-   * concurrent updates of one key cannot make the counter drift); 409 when the total would exceed the
-   * store's rate limit; 404 when the key does not exist.
+   * Changes only the fields `changes` names, each with its own `SET` (never a rewrite of the whole key
+   * from an earlier read), so concurrent updates of different fields all land. A changed reserved rate
+   * limit moves the store's total by the difference in the same transaction, conditioned on the key
+   * still reserving what was read (re-read and retried otherwise, so the counter stays exact); 409 when
+   * the total would exceed the store's rate limit; 404 when the key does not exist. Returns the key as
+   * stored after the write.
    */
   async update(
     storeId: string,
     keyId: string,
     changes: ApplicationKeyChanges,
   ): Promise<ApplicationKeyRecord> {
+    const reserved = changes.reserved_rate_limit;
+    if (reserved === undefined) return setKeyFields(storeId, keyId, changes, 'attribute_exists(pk)', {});
     return withCurrentKey(storeId, keyId, async (key) => {
-      const now = new Date().toISOString();
-      const updated: ApplicationKeyRecord = {
-        ...key,
-        name: changes.name ?? key.name,
-        reserved_rate_limit: changes.reserved_rate_limit ?? key.reserved_rate_limit,
-        updated_at: now,
-      };
-      const delta = updated.reserved_rate_limit - key.reserved_rate_limit;
+      const delta = reserved - key.reserved_rate_limit;
       const unchanged = keyUnchanged(key);
-      const keyUpdate = {
-        TableName: tableName('keys'),
-        Key: keysTable.applicationKey(storeId, keyId),
-        UpdateExpression: 'SET #name = :name, reserved_rate_limit = :reserved, updated_at = :now',
-        ConditionExpression: unchanged.ConditionExpression,
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: {
-          ...unchanged.ExpressionAttributeValues,
-          ':name': updated.name,
-          ':reserved': updated.reserved_rate_limit,
-          ':now': now,
-        },
-      };
       if (delta === 0) {
-        // Counters stay as they are; the condition still pins the reserved value this update kept.
+        // The counters stay as they are; the condition pins the reservation they were computed from.
         try {
-          await getDocumentClient().send(new UpdateCommand(keyUpdate));
+          return await setKeyFields(
+            storeId,
+            keyId,
+            changes,
+            unchanged.ConditionExpression,
+            unchanged.ExpressionAttributeValues,
+          );
         } catch (error) {
-          if (isConditionFailure(error)) throw new KeyChangedError();
+          if (error instanceof NotFoundError) throw new KeyChangedError();
           throw error;
         }
-        return updated;
       }
+      const now = new Date().toISOString();
+      const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
+        changes,
+        now,
+      );
       await withStoreCounters(
         storeId,
         () => delta,
         (store) => ({
           counterIndex: 0,
-          items: [storeCounterUpdate(store, 0, delta), { Update: keyUpdate }],
+          items: [
+            storeCounterUpdate(store, 0, delta),
+            {
+              Update: {
+                TableName: tableName('keys'),
+                Key: keysTable.applicationKey(storeId, keyId),
+                UpdateExpression,
+                ConditionExpression: unchanged.ConditionExpression,
+                ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
+                ExpressionAttributeValues: {
+                  ...ExpressionAttributeValues,
+                  ...unchanged.ExpressionAttributeValues,
+                },
+              },
+            },
+          ],
         }),
         keyChangedAt(1),
       );
-      return updated;
+      // A transaction returns no item: read what is stored now (fields other writers set included).
+      return (
+        (await applicationKeyRepository.get(storeId, keyId, true)) ?? { ...key, ...changes, updated_at: now }
+      );
     });
   },
 

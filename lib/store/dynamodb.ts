@@ -88,6 +88,9 @@ const RETRYABLE_NAMES = new Set([
   'ServiceUnavailable',
   // A retry of a transaction (same ClientRequestToken) that DynamoDB is still applying: wait and retry.
   'TransactionInProgressException',
+  // A single-item write refused because a transaction holds the item: nothing was applied, so the same
+  // request may be sent again once the transaction is done (the jittered backoff spreads the retries).
+  'TransactionConflictException',
 ]);
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
 

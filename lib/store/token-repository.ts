@@ -1,10 +1,10 @@
 import { ServiceUnavailableError } from '../http/errors';
+import { log } from '../http/log';
 import { getDocumentClient } from './client';
-import { BatchGetCommand, TransactWriteCommand } from './dynamodb';
+import { BatchGetCommand, PutCommand, UpdateCommand } from './dynamodb';
 import { withoutKeys } from './items';
 import { keysTable, TTL_ATTRIBUTE, tableName } from './schema';
 import type { StoreRecord } from './store-repository';
-import { cancellationCodes } from './transactions';
 
 export type TokenKind = 'client_credentials' | 'implicit';
 
@@ -16,41 +16,75 @@ export interface TokenRecord {
   expires_at: number;
 }
 
+/** `last_used_at` is written at most this often per key (see `stampLastUsed`). */
+export const LAST_USED_PRECISION_MS = 60_000;
+/** Keys this container stamped recently, by `store|key`, with when (bounded: oldest dropped first). */
+const recentStamps = new Map<string, number>();
+const MAX_RECENT_STAMPS = 10_000;
+
+/** Forgets which keys this container stamped (tests). */
+export function clearLastUsedStamps(): void {
+  recentStamps.clear();
+}
+
+/**
+ * Sets the key's `last_used_at` to `issuedAt` unless it was set less than a minute before — checked in
+ * this container first (no request at all), then by the write's own condition (other containers) — so
+ * token requests for one key cost at most one write to the key item a minute, outside the token's own
+ * write: the shoppers of a storefront, who all ask with the same client id, never queue on the key
+ * item. Best effort: a lost race, a throttled or conflicting write or a concurrently deleted key only
+ * leaves the older stamp, so `last_used_at` is at most a minute behind the last issue (more only while
+ * DynamoDB refuses the write).
+ */
+async function stampLastUsed(storeId: string, keyId: string, issuedAt: string): Promise<void> {
+  const id = `${storeId}|${keyId}`;
+  const nowMs = Date.parse(issuedAt);
+  const last = recentStamps.get(id);
+  if (last !== undefined && nowMs - last < LAST_USED_PRECISION_MS) return;
+  recentStamps.delete(id);
+  recentStamps.set(id, nowMs);
+  if (recentStamps.size > MAX_RECENT_STAMPS) {
+    const oldest = recentStamps.keys().next().value;
+    if (oldest !== undefined) recentStamps.delete(oldest);
+  }
+  try {
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: tableName('keys'),
+        Key: keysTable.applicationKey(storeId, keyId),
+        UpdateExpression: 'SET last_used_at = :now',
+        // ISO-8601 UTC stamps order as strings; a new key holds null until its first token.
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_type(last_used_at, :null) OR last_used_at <= :cutoff)',
+        ExpressionAttributeValues: {
+          ':now': issuedAt,
+          ':null': 'NULL',
+          ':cutoff': new Date(nowMs - LAST_USED_PRECISION_MS).toISOString(),
+        },
+      }),
+    );
+  } catch (error) {
+    log('debug', 'last_used_at not stamped', { reason: (error as Error).name });
+  }
+}
+
 /** Access tokens, stored only as their SHA-256 hash, removed by DynamoDB TTL after expiry. */
 export const tokenRepository = {
   /**
-   * Stores a token and stamps the key's `last_used_at` in one transaction. Returns false when the key
-   * no longer exists (deleted concurrently), so no token outlives its key.
+   * Stores a token (one single-item write of its own item, so concurrent grants for one key never
+   * conflict) and, alongside, stamps the key's `last_used_at` (best effort, at most once a minute per
+   * key). A token whose key is deleted meanwhile never resolves: `resolve` needs the key item.
    */
-  async issue(tokenHash: string, token: TokenRecord, issuedAt: string): Promise<boolean> {
-    try {
-      await getDocumentClient().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName('keys'),
-                Item: { ...keysTable.token(tokenHash), ...token, [TTL_ATTRIBUTE]: token.expires_at },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName('keys'),
-                Key: keysTable.applicationKey(token.store_id, token.key_id),
-                UpdateExpression: 'SET last_used_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':now': issuedAt },
-              },
-            },
-          ],
+  async issue(tokenHash: string, token: TokenRecord, issuedAt: string): Promise<void> {
+    await Promise.all([
+      getDocumentClient().send(
+        new PutCommand({
+          TableName: tableName('keys'),
+          Item: { ...keysTable.token(tokenHash), ...token, [TTL_ATTRIBUTE]: token.expires_at },
         }),
-      );
-      return true;
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[1] === 'ConditionalCheckFailed') return false;
-      throw error;
-    }
+      ),
+      stampLastUsed(token.store_id, token.key_id, issuedAt),
+    ]);
   },
 
   /**

@@ -1,14 +1,19 @@
 import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
-/** Client ids and secrets are far shorter; the bound keeps hashing and lookups cheap for junk input. */
+/**
+ * Client ids and secrets are far shorter; the bound keeps hashing and lookups cheap for junk input. In
+ * bytes too: the client id is part of a DynamoDB partition key (`CLIENT#<id>`, at most 2,048 bytes),
+ * and 512 characters of 4 bytes each would not fit.
+ */
 const CREDENTIAL_MAX_LENGTH = 512;
 
 const credential = (description: string): Schema => ({
   type: 'string',
   minLength: 1,
   maxLength: CREDENTIAL_MAX_LENGTH,
+  'x-max-bytes': CREDENTIAL_MAX_LENGTH,
   pattern: `^${WELL_FORMED_TEXT}$`,
-  'x-message': `must be a string of 1 to ${CREDENTIAL_MAX_LENGTH} characters`,
+  'x-message': `must be a string of 1 to ${CREDENTIAL_MAX_LENGTH} characters, at most ${CREDENTIAL_MAX_LENGTH} bytes in UTF-8`,
   description,
 });
 

@@ -7,6 +7,10 @@ import { createTestStore } from '../support/fixtures';
 
 const adminCli = (...args: string[]) => runCli('admin', ...args);
 
+// Each case starts the CLI (tsx, then the library) at least once: seconds on a loaded machine, where
+// the default 5 s failed.
+jest.setTimeout(60_000);
+
 describe('npm run admin -- create-store', () => {
   it('prints one JSON object with working credentials and creates the store and its mapping', async () => {
     const run = adminCli('create-store', '--name', 'CLI store', '--json');

@@ -7,7 +7,16 @@ import { getDocumentClient } from '../../lib/store/client';
 import { QueryCommand } from '../../lib/store/dynamodb';
 import { keysTable, tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
+import { type ConflictEmulator, emulateConflicts } from '../support/faults';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';
+
+// DynamoDB's transaction conflicts, which DynamoDB Local never shows: concurrent writes must still end
+// in a success or a clean 4xx.
+let conflicts: ConflictEmulator;
+beforeAll(() => {
+  conflicts = emulateConflicts(getDocumentClient());
+});
+afterAll(() => conflicts.remove());
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -172,5 +181,44 @@ describe('application key counters under concurrent writes', () => {
       }),
       { numRuns: 5 },
     );
+  }, 60_000);
+});
+
+describe('partial updates of one key', () => {
+  it('keep every acknowledged change when a rename races a reservation change (100 trials)', async () => {
+    const { store, token } = await storeWithKeys(100_000, []);
+    const headers = bearer(token, JSON_HEADERS);
+    const put = (id: string, data: Record<string, unknown>) =>
+      invoke(updateKey, {
+        method: 'PUT',
+        path: `/v2/application-keys/${id}`,
+        pathParameters: { id },
+        headers,
+        body: JSON.stringify({ data: { type: 'application_key', ...data } }),
+      });
+    const trial = async (n: number) => {
+      const { key } = await applicationKeyRepository.create(store.store.id, {
+        name: 'old',
+        reserved_rate_limit: 0,
+      });
+      const reserved = n + 1;
+      const [rename, reserve] = await Promise.all([
+        put(key.id, { name: 'NEW' }),
+        put(key.id, { reserved_rate_limit: reserved }),
+      ]);
+      const final = await applicationKeyRepository.get(store.store.id, key.id, true);
+      // A 200 must show in the final state; a 409 must have changed nothing of its field.
+      const nameKept = rename.status === 200 ? final?.name === 'NEW' : final?.name === 'old';
+      const reservedKept =
+        reserve.status === 200 ? final?.reserved_rate_limit === reserved : final?.reserved_rate_limit === 0;
+      return { statuses: [rename.status, reserve.status], lost: !(nameKept && reservedKept) };
+    };
+    const outcomes: { statuses: number[]; lost: boolean }[] = [];
+    for (let batch = 0; batch < 10; batch += 1)
+      outcomes.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => trial(batch * 10 + i)))));
+    for (const outcome of outcomes)
+      for (const status of outcome.statuses) expect([200, 409]).toContain(status);
+    expect(outcomes.filter((outcome) => outcome.lost)).toHaveLength(0);
+    expect(await storedCounters(store.store.id)).toEqual(await realSums(store.store.id));
   }, 60_000);
 });

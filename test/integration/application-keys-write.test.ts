@@ -3,12 +3,14 @@ import { handler as deleteKey } from '../../functions/delete-application-key/han
 import { handler as getKey } from '../../functions/get-application-key/handler';
 import { handler as listKeys } from '../../functions/list-application-keys/handler';
 import { handler as updateKey } from '../../functions/update-application-key/handler';
+import { handler as updateMapping } from '../../functions/update-merchant-realm-mapping/handler';
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { issueAccessToken } from '../../lib/auth/issue-token';
 import { getConfig } from '../../lib/config/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
 import { UpdateCommand } from '../../lib/store/dynamodb';
+import { mappingRepository } from '../../lib/store/mapping-repository';
 import { keysTable, tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';
@@ -455,6 +457,57 @@ describe('DELETE /v2/application-keys/{id}', () => {
     } finally {
       clock.mockRestore();
     }
+  });
+
+  it("refuses a deleted key's cached token for every write at once, though reads may still use the cache", async () => {
+    const own = await createTestStore();
+    const adminToken = await tokenFor(own);
+    const { key, clientSecret } = await applicationKeyRepository.create(own.store.id, {
+      name: 'leaked',
+      reserved_rate_limit: 0,
+    });
+    const { access_token: leaked } = await issueAccessToken({
+      grant_type: 'client_credentials',
+      client_id: key.client_id,
+      client_secret: clientSecret,
+    });
+    // This container validates the leaked token and caches it; then the store deletes its key.
+    expect((await get(leaked, own.keyId)).status).toBe(200);
+    expect((await remove(adminToken, key.id)).status).toBe(204);
+    const headers = bearer(leaked, HEADERS);
+    const created = await invoke(createKey, {
+      method: 'POST',
+      path: '/v2/application-keys',
+      headers,
+      body: JSON.stringify({ data: { type: 'application_key', name: 'planted' } }),
+    });
+    const renamed = await invoke(updateKey, {
+      method: 'PUT',
+      path: `/v2/application-keys/${own.keyId}`,
+      pathParameters: { id: own.keyId },
+      headers,
+      body: JSON.stringify({ data: { type: 'application_key', name: 'taken over' } }),
+    });
+    const deleted = await invoke(deleteKey, {
+      method: 'DELETE',
+      path: `/v2/application-keys/${own.keyId}`,
+      pathParameters: { id: own.keyId },
+      headers,
+    });
+    const mapping = await invoke(updateMapping, {
+      method: 'PUT',
+      path: `/v2/merchant-realm-mappings/${own.store.mapping_id}`,
+      pathParameters: { mapping_id: own.store.mapping_id },
+      headers,
+      body: JSON.stringify({ data: { type: 'merchant-realm-mappings', prefix: 'taken-over' } }),
+    });
+    expect([created.status, renamed.status, deleted.status, mapping.status]).toEqual([401, 401, 401, 401]);
+    // Nothing changed: one key left (the store's own), untouched; the mapping has no prefix.
+    expect(await counters(own.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+    expect((await applicationKeyRepository.get(own.store.id, own.keyId, true))?.name).toBe('First key');
+    expect((await mappingRepository.get(own.store.mapping_id, true))?.prefix).toBeNull();
+    // The refused write also dropped the token from this container's cache: reads stop too.
+    expect((await get(leaked, own.keyId)).status).toBe(401);
   });
 
   it('lets a store delete the key its own token came from, and then that token stops working', async () => {

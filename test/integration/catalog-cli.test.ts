@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateReleaseDocument } from '../../lib/catalog/validate-release';
 import { catalogRepository } from '../../lib/store/catalog-repository';
-import { childrenRelease } from '../support/catalog-fixtures';
+import { childrenRelease, SAMPLE_COUNTS } from '../support/catalog-fixtures';
 import { runCli } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
+
+// Each case starts the CLI (tsx, then the library) at least once: seconds on a loaded machine.
+jest.setTimeout(60_000);
 
 const catalogCli = (...args: string[]) => runCli('catalog', ...args);
 
@@ -121,5 +124,91 @@ describe('npm run catalog -- generate', () => {
     const children = products.filter((p) => p.attributes.base_product_id !== undefined);
     expect(children.filter((p) => p.attributes.status === 'live')).toHaveLength(150);
     expect(children.filter((p) => p.attributes.status === 'draft')).toHaveLength(5);
+  });
+});
+
+describe('npm run catalog -- validate', () => {
+  const sampleFile = join(__dirname, '../../catalog/sample-release.json');
+
+  it('checks a document without a database: exit 0, a summary, or one JSON object with --json', () => {
+    const endpoint = process.env.DYNAMODB_ENDPOINT;
+    // Nothing listens there: validate must not need DynamoDB.
+    process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:9';
+    try {
+      const human = catalogCli('validate', '--file', sampleFile);
+      expect(human.status).toBe(0);
+      expect(human.stderr).toBe('');
+      expect(human.stdout).toBe(
+        `${sampleFile}: valid; products: 14 (11 live, 3 draft): 2 parents, 9 children (7 live), 2 standard, 1 bundles; 16 items to write\n`,
+      );
+      const json = catalogCli('validate', '--file', sampleFile, '--json');
+      expect(json.status).toBe(0);
+      expect(json.stdout.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(json.stdout)).toEqual({
+        valid: true,
+        products: SAMPLE_COUNTS,
+        items: 16,
+      });
+    } finally {
+      process.env.DYNAMODB_ENDPOINT = endpoint;
+    }
+  });
+
+  it('prints every error with its path and rule and exits 1', () => {
+    const bad = childrenRelease();
+    (bad.products[0] as { attributes: Record<string, unknown> }).attributes.slug = 'a b';
+    (bad.products[2] as { attributes: Record<string, unknown> }).attributes.tags = ['x,y'];
+    (bad.products[3] as { attributes: Record<string, unknown> }).attributes.sku = (
+      bad.products[4] as { attributes: { sku: string } }
+    ).attributes.sku;
+    const path = file('invalid.json', bad);
+    const human = catalogCli('validate', '--file', path);
+    expect(human.status).toBe(1);
+    expect(human.stdout).toBe('');
+    const sku = (bad.products[4] as { attributes: { sku: string } }).attributes.sku;
+    expect(human.stderr).toBe(
+      [
+        `${path}: the release document has 3 errors`,
+        '  products[0].attributes.slug: may only contain A-Z, a-z, 0-9, hyphen, underscore and period (slug)',
+        '  products[2].attributes.tags[0]: tags must not contain commas (tags)',
+        `  products[4].attributes.sku: sku ${JSON.stringify(sku)} is also used by products[3] (unique)`,
+        '',
+      ].join('\n'),
+    );
+    const json = catalogCli('validate', '--file', path, '--json');
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, total: 3 });
+    expect(
+      JSON.parse(json.stdout).errors.map((e: { path: string; rule: string }) => [e.path, e.rule]),
+    ).toEqual([
+      ['products[0].attributes.slug', 'slug'],
+      ['products[2].attributes.tags[0]', 'tags'],
+      ['products[4].attributes.sku', 'unique'],
+    ]);
+  });
+
+  it('usage errors are one line on stderr and exit 2; --help prints the usage and exits 0', () => {
+    for (const [args, message] of [
+      [['--file', sampleFile, '--bogus'], "catalog validate: Unknown option '--bogus'"],
+      [[], 'catalog validate: --file is required'],
+      [['--file'], "catalog validate: Option '--file <value>' argument missing"],
+      [
+        ['--file', join(dir, 'none.json')],
+        `catalog validate: cannot read ${join(dir, 'none.json')}: no such file`,
+      ],
+      [['--file', sampleFile, 'extra'], 'catalog validate: '],
+    ] as const) {
+      const run = catalogCli('validate', ...args);
+      expect([args, run.status]).toEqual([args, 2]);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.split('\n')).toHaveLength(2);
+      expect(run.stderr.startsWith(message)).toBe(true);
+    }
+    for (const flag of ['--help', '-h']) {
+      const help = catalogCli('validate', flag);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain('npm run catalog -- validate --file release.json [--json]');
+      expect(help.stderr).toBe('');
+    }
   });
 });

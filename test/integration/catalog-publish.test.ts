@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import sample from '../../catalog/sample-release.json';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { generateRelease } from '../../lib/catalog/generator';
@@ -7,15 +8,16 @@ import {
   RELEASE_SHARDS,
   StoreNotFoundError,
 } from '../../lib/catalog/publisher';
-import { ReleaseValidationError } from '../../lib/catalog/validate-release';
+import { ReleaseValidationError, validateReleaseDocument } from '../../lib/catalog/validate-release';
 import { resetConfig } from '../../lib/config/index';
 import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
 import { getDocumentClient } from '../../lib/store/client';
 import { QueryCommand } from '../../lib/store/dynamodb';
 import { tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
-import { childrenRelease, listChildren, PARENT } from '../support/catalog-fixtures';
+import { childrenRelease, listChildren, PARENT, SAMPLE_COUNTS } from '../support/catalog-fixtures';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
+import { mutate, mutation, pathsOf, schemaValidRelease } from '../support/release-arbitrary';
 
 // Readers here must see a switch at once: no registry caching in this file.
 beforeAll(() => {
@@ -95,16 +97,7 @@ describe('publishRelease: success', () => {
     const store = await createTestStore();
     const result = await publishRelease(store.store.id, sample);
     expect(result.catalog_id).toBe(sample.catalog.id);
-    expect(result.products).toEqual({
-      total: 14,
-      live: 11,
-      draft: 3,
-      parents: 2,
-      children: 9,
-      live_children: 7,
-      standard: 2,
-      bundles: 1,
-    });
+    expect(result.products).toEqual(SAMPLE_COUNTS);
     expect(result.items).toBe(14 + 2);
     const registry = await catalogRepository.getRegistry(store.store.id);
     const catalog = registry?.catalogs[sample.catalog.id];
@@ -294,4 +287,47 @@ describe('switching releases', () => {
       marker.release_id,
     );
   });
+});
+
+describe('publishRelease agrees with the schema and the code checks (property)', () => {
+  it('a document the validator accepts is published; one it rejects is refused with the same issues and nothing is written', async () => {
+    const store = await createTestStore();
+    const documents = fc.oneof(
+      schemaValidRelease(),
+      fc.constant(generateRelease({ children: 3, drafts: 1 }) as Record<string, unknown>),
+    );
+    const cases = documents.chain((document) =>
+      fc.tuple(
+        fc.constant(document),
+        fc.option(fc.tuple(fc.constantFrom([], ...pathsOf(document)), mutation)),
+      ),
+    );
+    let published = 0;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(cases, async ([document, change]) => {
+        const input = change ? mutate(document, change[0], change[1]) : document;
+        const verdict = validateReleaseDocument(input);
+        const releasesBefore = await catalogRepository.listReleases(store.store.id);
+        const registryBefore = await catalogRepository.getRegistry(store.store.id);
+        if (verdict.ok) {
+          const result = await publishRelease(store.store.id, input);
+          const registry = await catalogRepository.getRegistry(store.store.id);
+          expect(registry?.catalogs[result.catalog_id]?.release.id).toBe(result.release_id);
+          expect(result.products.total).toBe(verdict.document.products.length);
+          published += 1;
+        } else {
+          const refusal = await publishRelease(store.store.id, input).catch((error: unknown) => error);
+          expect(refusal).toBeInstanceOf(ReleaseValidationError);
+          expect((refusal as ReleaseValidationError).issues).toEqual(verdict.issues);
+          expect(await catalogRepository.listReleases(store.store.id)).toEqual(releasesBefore);
+          expect(await catalogRepository.getRegistry(store.store.id)).toEqual(registryBefore);
+          refused += 1;
+        }
+      }),
+      { numRuns: 40 },
+    );
+    expect(published).toBeGreaterThan(3);
+    expect(refused).toBeGreaterThan(3);
+  }, 120_000);
 });

@@ -524,7 +524,7 @@ const tokenIssue = (() => {
   return {
     name: 'POST /oauth/access_token',
     success: 200,
-    commit: ['TransactWriteItems'],
+    commit: ['PutItem'],
     atomicCommit: true,
     setup: a.setup,
     async prepare(): Promise<PreparedWrite> {
@@ -545,19 +545,17 @@ const tokenIssue = (() => {
           });
         },
         async verify(response) {
-          // The issue transactions this request sent (a retry sends the same body again).
-          const issued = new Set(
+          // The token puts this request sent (a retry sends the same body again, so one token at most).
+          const puts = new Set(
             sent
               .slice(from)
-              .filter(({ operation, body }) => operation === 'TransactWriteItems' && body.includes('"TOKEN#'))
+              .filter(({ operation, body }) => operation === 'PutItem' && body.includes('"TOKEN#'))
               .map(({ body }) => body),
           );
-          expect(issued.size).toBeLessThanOrEqual(1);
-          const key = await applicationKeyRepository.get(test.store.id, test.keyId, true);
+          expect(puts.size).toBeLessThanOrEqual(1);
           let applied = false;
-          for (const body of issued) {
+          for (const body of puts) {
             const hash = /"TOKEN#([0-9a-f]+)"/.exec(body)?.[1] ?? '';
-            const at = /":now":\{"S":"([^"]+)"\}/.exec(body)?.[1];
             const token = await getDocumentClient().send(
               new GetCommand({
                 TableName: tableName('keys'),
@@ -566,10 +564,12 @@ const tokenIssue = (() => {
               }),
             );
             applied = token.Item !== undefined;
-            // The token and the key's last_used_at stamp are written together or not at all.
-            expect(key?.last_used_at === at).toBe(applied);
             if (response.status === 200) expect(hashSecret(response.body.access_token)).toBe(hash);
           }
+          // last_used_at is best effort (at most once a minute, outside the token's write): never later
+          // than now, whatever failed.
+          const key = await applicationKeyRepository.get(test.store.id, test.keyId, true);
+          if (key?.last_used_at) expect(Date.parse(key.last_used_at)).toBeLessThanOrEqual(Date.now());
           return applied;
         },
         repeatStatus: () => 200,

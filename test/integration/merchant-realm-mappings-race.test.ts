@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { handler as updateHandler } from '../../functions/update-merchant-realm-mapping/handler';
+import { getDocumentClient } from '../../lib/store/client';
 import { type MappingRecord, mappingRepository } from '../../lib/store/mapping-repository';
+import { type ConflictEmulator, emulateConflicts } from '../support/faults';
 import { bearer, createTestStore, type InvokeResult, invoke, tokenFor } from '../support/fixtures';
+
+// DynamoDB's transaction conflicts, which DynamoDB Local never shows: concurrent writes must still end
+// in a success or a clean 4xx.
+let conflicts: ConflictEmulator;
+beforeAll(() => {
+  conflicts = emulateConflicts(getDocumentClient());
+});
+afterAll(() => conflicts.remove());
 
 const STORES = 5;
 const REQUESTS = 50;

@@ -119,7 +119,7 @@ describe('POST /oauth/access_token', () => {
     [{ grant_type: 'client_credentials', client_id: 'abc' }, 'client_secret is required', 'client_secret'],
     [
       { grant_type: 'implicit', client_id: 42 },
-      'client_id must be a string of 1 to 512 characters',
+      'client_id must be a string of 1 to 512 characters, at most 512 bytes in UTF-8',
       'client_id',
     ],
   ])('answers 400 to %p', async (body, detail, source) => {
@@ -150,6 +150,74 @@ describe('POST /oauth/access_token', () => {
     expect(res.body.errors[0].detail).toBe(
       'Content-Type must be application/json or application/x-www-form-urlencoded',
     );
+  });
+
+  it.each([
+    ['grant_type=client_credentials&grant_type=implicit&client_id=abc', 'grant_type'],
+    ['grant_type=implicit&client_id=abc&client_id=def', 'client_id'],
+    ['grant_type=implicit&client_id=abc&client_id=abc', 'client_id'],
+  ])('answers 400 invalid_request to a repeated form parameter (%s), issuing nothing', async (body, name) => {
+    const res = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body.replaceAll('abc', store.clientId),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({
+      detail: `invalid_request: parameter ${name} is repeated`,
+      source: name,
+    });
+  });
+
+  it.each([
+    ['application/json; charset=latin1', JSON.stringify({ grant_type: 'implicit', client_id: 'x' })],
+    ['application/json;charset="ISO-8859-1"', JSON.stringify({ grant_type: 'implicit', client_id: 'x' })],
+    ['application/x-www-form-urlencoded; charset=windows-1252', 'grant_type=implicit&client_id=x'],
+  ])('answers 415 to a body declared in another charset than UTF-8 (%s)', async (contentType, body) => {
+    const res = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': contentType },
+      body: body.replace('"x"', JSON.stringify(store.clientId)).replace('=x', `=${store.clientId}`),
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.errors[0]).toMatchObject({
+      detail: 'request body must be encoded in UTF-8',
+      source: 'content-type',
+    });
+  });
+
+  it.each([
+    'application/json; charset=utf-8',
+    'Application/JSON; Charset="UTF-8"',
+    'application/json;charset=utf8',
+  ])('accepts a JSON body declared as UTF-8 (%s)', async (contentType) => {
+    const res = await invoke(handler, {
+      method: 'POST',
+      path: '/oauth/access_token',
+      headers: { 'content-type': contentType },
+      body: JSON.stringify({ grant_type: 'implicit', client_id: store.clientId }),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['512 four-byte characters (2,048 bytes)', '\u{1F600}'.repeat(512), 400],
+    ['129 four-byte characters (516 bytes)', '\u{1F600}'.repeat(129), 400],
+    ['513 ASCII characters', 'a'.repeat(513), 400],
+    ['128 four-byte characters (512 bytes)', '\u{1F600}'.repeat(128), 401],
+    ['171 three-byte characters (513 bytes)', '\u4E2D'.repeat(171), 400],
+    ['170 three-byte characters (510 bytes)', '\u4E2D'.repeat(170), 401],
+  ])('limits client_id to 512 bytes of UTF-8, not characters: %s', async (_case, clientId, status) => {
+    const res = await invoke(handler, jsonBody({ grant_type: 'implicit', client_id: clientId }));
+    expect(res.status).toBe(status);
+    if (status === 400) {
+      expect(res.body.errors[0]).toMatchObject({
+        source: 'client_id',
+        detail: 'client_id must be a string of 1 to 512 characters, at most 512 bytes in UTF-8',
+      });
+    }
   });
 
   it('answers 400 to malformed JSON and 413 to an oversized body', async () => {

@@ -127,3 +127,15 @@ export function listChildren(
     headers: token === undefined ? headers : bearer(token, headers),
   });
 }
+
+/** What catalog/sample-release.json holds, as the publisher counts it (14 products, 16 items written). */
+export const SAMPLE_COUNTS = {
+  total: 14,
+  live: 11,
+  draft: 3,
+  parents: 2,
+  children: 9,
+  live_children: 7,
+  standard: 2,
+  bundles: 1,
+};

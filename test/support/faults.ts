@@ -70,6 +70,18 @@ function tablesOf(body: string): string[] {
   return [...names];
 }
 
+/** The `TransactionCanceledException` DynamoDB answers with these per-item reasons. */
+function cancelledTransaction(reasons: { Code: string; Message?: string }[]): DynamoDbError {
+  return new DynamoDbError(
+    'TransactionCanceledException',
+    `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons
+      .map((r) => r.Code)
+      .join(', ')}]`,
+    400,
+    reasons,
+  );
+}
+
 /** The error DynamoDB (or the network) would fail this attempt with. */
 export function faultError(kind: FaultKind, operation: string, body: string, random = Math.random): Error {
   const table = tablesOf(body)[0] ?? 'unknown';
@@ -84,14 +96,7 @@ export function faultError(kind: FaultKind, operation: string, body: string, ran
         ? { Code: 'ThrottlingError', Message: `Throughput exceeds the current capacity for table ${arn}.` }
         : { Code: 'None' },
     );
-    return new DynamoDbError(
-      'TransactionCanceledException',
-      `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons
-        .map((r) => r.Code)
-        .join(', ')}]`,
-      400,
-      reasons,
-    );
+    return cancelledTransaction(reasons);
   }
   if (kind === 'throttle' && random() < 0.5) {
     return new DynamoDbError(
@@ -161,4 +166,97 @@ export function injectFaults(client: DynamoDbClient, options: FaultOptions): Fau
       },
   );
   return { injected, attempts, remove };
+}
+
+/**
+ * DynamoDB's documented transaction conflicts, which DynamoDB Local does not show (it runs one request
+ * at a time): while a `TransactWriteItems` is in flight it holds its items, and
+ * - another `TransactWriteItems` touching one of them is cancelled (`TransactionCanceledException`,
+ *   reason `TransactionConflict` on each held item, `None` on the others), nothing applied;
+ * - a `PutItem`, `UpdateItem` or `DeleteItem` of one of them fails with `TransactionConflictException`
+ *   (status 400), nothing applied.
+ * Both are decided before the request reaches DynamoDB Local, so a refused request changes nothing, as
+ * on AWS. `holdMs` keeps each transaction's items held that much longer than DynamoDB Local takes (a real
+ * transaction's two-phase commit spans several milliseconds), which makes races of concurrent requests
+ * in one process reproducible.
+ */
+export interface ConflictOptions {
+  /** Extra time (ms) each transaction holds its items before it is applied; default 5. */
+  holdMs?: number;
+}
+
+export interface ConflictCounts {
+  /** Transactions cancelled with `TransactionConflict`. */
+  transactions: number;
+  /** Single-item writes refused with `TransactionConflictException`. */
+  singleWrites: number;
+}
+
+export interface ConflictEmulator {
+  readonly conflicts: ConflictCounts;
+  /** Removes the middleware. Safe to call twice. */
+  remove(): void;
+}
+
+type WireKey = Record<string, Record<string, unknown>>;
+
+/** `table|pk|sk` of an item in DynamoDB JSON (only the key attributes count). */
+function itemId(table: unknown, item: WireKey | undefined): string {
+  return `${String(table)}|${JSON.stringify(item?.pk ?? null)}|${JSON.stringify(item?.sk ?? null)}`;
+}
+
+/** The item each action of a TransactWriteItems body touches, in order. */
+export function transactionItems(body: string): string[] {
+  const parsed = JSON.parse(body) as { TransactItems?: Record<string, Record<string, unknown>>[] };
+  return (parsed.TransactItems ?? []).map((action) => {
+    const [, spec] = Object.entries(action)[0] ?? [];
+    return itemId(spec?.TableName, (spec?.Key ?? spec?.Item) as WireKey | undefined);
+  });
+}
+
+const SINGLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+const ONGOING = 'Transaction is ongoing for the item';
+
+/** Installs the conflict emulation on `client`; see ConflictOptions. */
+export function emulateConflicts(client: DynamoDbClient, options: ConflictOptions = {}): ConflictEmulator {
+  const holdMs = options.holdMs ?? 5;
+  /** Items held by transactions in flight, with how many hold each (a retry may overlap its original). */
+  const held = new Map<string, number>();
+  const conflicts: ConflictCounts = { transactions: 0, singleWrites: 0 };
+
+  const remove = client.use(
+    (next: AttemptFn): AttemptFn =>
+      async (operation, body) => {
+        if (SINGLE_WRITES.has(operation)) {
+          const parsed = JSON.parse(body) as { TableName?: string; Key?: WireKey; Item?: WireKey };
+          if (held.has(itemId(parsed.TableName, parsed.Key ?? parsed.Item))) {
+            conflicts.singleWrites += 1;
+            throw new DynamoDbError('TransactionConflictException', ONGOING, 400);
+          }
+          return next(operation, body);
+        }
+        if (operation !== 'TransactWriteItems') return next(operation, body);
+        const items = transactionItems(body);
+        if (items.some((id) => held.has(id))) {
+          conflicts.transactions += 1;
+          throw cancelledTransaction(
+            items.map((id) =>
+              held.has(id) ? { Code: 'TransactionConflict', Message: ONGOING } : { Code: 'None' },
+            ),
+          );
+        }
+        for (const id of items) held.set(id, (held.get(id) ?? 0) + 1);
+        try {
+          if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
+          return await next(operation, body);
+        } finally {
+          for (const id of items) {
+            const count = (held.get(id) ?? 1) - 1;
+            if (count <= 0) held.delete(id);
+            else held.set(id, count);
+          }
+        }
+      },
+  );
+  return { conflicts, remove };
 }

@@ -36,6 +36,13 @@ export function createDocumentAjv(): Ajv2020 {
   // properties declared beside them: "name or reserved_rate_limit" is written exactly that way.
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, discriminator: true });
   ajv.addKeyword('x-message');
+  // Checked by lib/schema (byte limits of values that become DynamoDB keys); Ajv checks it the same way.
+  ajv.addKeyword({
+    keyword: 'x-max-bytes',
+    type: 'string',
+    schemaType: 'number',
+    validate: (max: number, value: string) => Buffer.byteLength(value, 'utf8') <= max,
+  });
   ajv.addFormat('uuid', UUID);
   ajv.addFormat(
     'date-time',

@@ -29,6 +29,15 @@ function document() {
       xl: { modifier_type: 'price_increment', currencies: { USD: { amount: 300, includes_tax: false } } },
       cheap: { modifier_type: 'price_decrement', currencies: { USD: { amount: 5000, includes_tax: false } } },
     },
+    files: [
+      {
+        id: id(30),
+        file_name: 'tee.png',
+        mime_type: 'image/png',
+        file_size: 1024,
+        link: { href: 'https://files.example/tee.png' },
+      },
+    ],
     products: [
       {
         id: PARENT,

@@ -106,7 +106,8 @@ describe('validateReleaseDocument: every issue names its JSON path and rule', ()
       {
         path: 'extra',
         rule: 'unknown_field',
-        message: 'is not a field here; allowed: catalog, currencies, rules, nodes, price_modifiers, products',
+        message:
+          'is not a field here; allowed: $schema, catalog, currencies, rules, nodes, price_modifiers, files, products',
       },
       { path: 'catalog', rule: 'required', message: 'is required: {"name": "..."}' },
       { path: 'products', rule: 'required', message: 'is required: an array of products' },

@@ -103,6 +103,19 @@ describe('dependency rules (npm run lint)', () => {
     expect(status).not.toBe(0);
   });
 
+  it('fail when a function reaches Ajv, even through lib (it must stay out of Lambda bundles)', () => {
+    const { status, output } = run({
+      'node_modules/ajv/package.json': '{"name":"ajv","version":"0.0.0","main":"index.js"}',
+      'node_modules/ajv/index.js': 'module.exports = {};\n',
+      'lib/v.ts': "import Ajv from 'ajv';\nexport const v = Ajv;\n",
+      'functions/f.ts': "import { v } from '../lib/v';\nexport const f = v;\n",
+      'local/l.ts': "import Ajv from 'ajv';\nexport const l = Ajv;\n",
+    });
+    expect(output).toContain('error no-ajv-in-functions: functions/f.ts');
+    expect(output).not.toContain('local/l.ts');
+    expect(status).not.toBe(0);
+  });
+
   it('fail on an import cycle, even inside one layer', () => {
     const { status, output } = run({
       'lib/a.ts': "import { b } from './b';\nexport const a = () => b;\n",

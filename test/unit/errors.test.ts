@@ -79,6 +79,29 @@ describe('toApiError', () => {
     ).toBe(503);
   });
 
+  it('turns a write that lost every retry to a concurrent transaction into a 409 (nothing was written)', () => {
+    const single = Object.assign(new Error('Transaction is ongoing for the item'), {
+      name: 'TransactionConflictException',
+    });
+    const cancelled = Object.assign(new Error('Transaction cancelled'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+    });
+    for (const error of [single, cancelled]) {
+      expect(toApiError(error).toErrorObject()).toEqual({
+        status: '409',
+        title: 'Conflict',
+        detail: 'write conflict, please retry',
+      });
+    }
+    // A condition that failed alongside is not a conflict: the caller decides what it means.
+    const mixed = Object.assign(new Error('Transaction cancelled'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'TransactionConflict' }],
+    });
+    expect(toApiError(mixed).status).toBe(500);
+  });
+
   it('turns anything else into a generic 500 that reveals nothing', () => {
     const mapped = toApiError(new TypeError("Cannot read properties of undefined (reading 'secret_hash')"));
     expect(mapped).toBeInstanceOf(ApiError);
