@@ -13,7 +13,6 @@ import { listChildProducts } from '../lib/catalog/list-children';
 import { publishRelease } from '../lib/catalog/publisher';
 import { parseFilter } from '../lib/filter/index';
 import { storeRepository } from '../lib/store/store-repository';
-
 import { progress, round, startBenchDatabase } from './support';
 
 /** Most tags a product may have, as the release schema says. */

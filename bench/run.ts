@@ -1,6 +1,6 @@
 import '../local/quiet-sdk';
 import './silent-logs';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/routes';
@@ -13,7 +13,7 @@ import { GetCommand, TransactWriteCommand } from '../lib/store/dynamodb';
 import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib/store/mapping-repository';
 import { mappingsTable, tableName } from '../lib/store/schema';
 import { tokenRepository } from '../lib/store/token-repository';
-import { parseCli } from '../local/cli';
+import { parseCli, usageError } from '../local/cli';
 import { bundleFunctions } from './bundle';
 import type { WorstCaseFigures } from './cache-worst-case';
 import { type CatalogBench, setUpCatalogBench } from './catalog';
@@ -22,15 +22,22 @@ import { rawListCalls } from './list-application-keys';
 import { benchLocalServer } from './local-server';
 import { measureRssAfter, measureWorstCaseInProcess } from './memory';
 import { benchOperation, type OperationBench, type OperationFigures } from './operations';
+import { benchRateLimit, describeRateLimit, type RateLimitFigures } from './rate-limit';
 import { TARGETS, updateReadmeTable } from './results-table';
 import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
-const USAGE = `Usage: npm run bench [-- --json]
+const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit]
 Runs the benchmark suite against its own in-memory DynamoDB Local (about 8 minutes on 2 cores), writes
 bench/results.json and regenerates README.md's performance table from it. --json also prints one JSON
-object on stdout (run it as \`npm run -s bench -- --json\`). Exit status 1 when a target is missed.`;
-const JSON_OUTPUT = parseCli('bench', USAGE, { json: { type: 'boolean' } }).values.json === true;
+object on stdout (run it as \`npm run -s bench -- --json\`). --stage rate_limit runs only the rate-limit
+stage (its figures alone in results.json). Exit status 1 when a target is missed.`;
+const CLI = parseCli('bench', USAGE, { json: { type: 'boolean' }, stage: { type: 'string' } }).values;
+const JSON_OUTPUT = CLI.json === true;
+/** `--stage rate_limit`: only that stage (its figures alone in results.json); all stages without it. */
+const STAGE = CLI.stage;
+if (STAGE !== undefined && STAGE !== 'rate_limit')
+  usageError('bench', `--stage must be rate_limit, got '${STAGE}'`);
 const COLD_RUNS = 25;
 const OPERATION_ITERATIONS = 300;
 
@@ -207,6 +214,20 @@ async function main(): Promise<void> {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {
+    if (STAGE === 'rate_limit') {
+      const rate_limit = await benchRateLimit(childEnv, {
+        bundle: bundles['list-child-products'],
+        coldRuns: COLD_RUNS,
+      });
+      // The other stages' figures in results.json stay as the last full run left them.
+      const file = join(import.meta.dirname, 'results.json');
+      const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as object) : {};
+      writeFileSync(file, `${JSON.stringify({ ...previous, rate_limit }, null, 2)}\n`);
+      const missed = reportStage((check, note) => describeRateLimit(rate_limit, check, note));
+      if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ rate_limit })}\n`);
+      process.exitCode = missed > 0 ? 1 : 0;
+      return;
+    }
     const fixtures = await setUp();
 
     const cold_start: Record<string, ColdStart> = {};
@@ -246,7 +267,13 @@ async function main(): Promise<void> {
     progress('memory: worst-case catalogs (100 tags of 250 characters) on 6 stores, in a 256 MB heap');
     const worst_case_cache = await measureWorstCaseInProcess(childEnv);
 
+    const rate_limit = await benchRateLimit(childEnv, {
+      bundle: bundles['list-child-products'],
+      coldRuns: COLD_RUNS,
+    });
+
     const results = {
+      rate_limit,
       bundle_kb,
       cold_start,
       operations,
@@ -273,7 +300,26 @@ type Results = {
   publish_10k: Awaited<ReturnType<CatalogBench['publish10k']>>;
   local_server: Awaited<ReturnType<typeof benchLocalServer>>;
   memory: { list_child_products_rss_mb: number; worst_case_cache: WorstCaseFigures };
+  rate_limit: RateLimitFigures;
 };
+
+type Check = (label: string, value: string, ok: boolean) => void;
+
+/** Prints one stage's lines (stderr with --json, stdout otherwise); returns how many targets were missed. */
+function reportStage(write: (check: Check, note: (text: string) => void) => void): number {
+  const out: string[] = [];
+  let missed = 0;
+  write(
+    (label, value, ok) => {
+      if (!ok) missed += 1;
+      out.push(line(label, value, ok));
+    },
+    (text) => out.push(text),
+  );
+  out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, '');
+  (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
+  return missed;
+}
 
 /** Prints the readable table (stderr with --json, stdout otherwise) and returns how many targets were missed. */
 function report(r: Results): number {
@@ -359,6 +405,8 @@ function report(r: Results): number {
     `${w.heap_growth_mb} / ${w.held_mb} / ${w.charged_mb} (budget ${w.budget_mb})`,
     w.heap_growth_mb <= w.budget_mb && w.held_mb <= w.charged_mb + 1,
   );
+  out.push('');
+  describeRateLimit(r.rate_limit, check, (text) => out.push(text));
   out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, '');
   (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
   return missed;

@@ -87,6 +87,7 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
     KEYS_TABLE: 'bench-keys',
     MAPPINGS_TABLE: 'bench-mappings',
     PRODUCTS_TABLE: 'bench-products',
+    LIMITS_TABLE: 'bench-limits',
     LOG_LEVEL: 'silent',
   });
   resetConfig();

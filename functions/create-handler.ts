@@ -18,12 +18,15 @@ import {
 } from '../lib/http/middleware';
 import type { HttpResponse } from '../lib/http/response';
 import { metricsPublisher } from '../lib/metrics/index';
+import { rateLimit, rateLimitResponseHeaders } from '../lib/rate-limit/middleware';
 import { getDocumentClient } from '../lib/store/client';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName, writesTables } from './routes';
 
 /**
- * The request path of every function: API Gateway event -> security headers, logs and the error
- * middleware (outermost) -> header normalisation -> body size limit -> body parser -> authorizer -> the operation's handler.
+ * The request path of every function: API Gateway event -> security headers, logs, the rate-limit headers
+ * and the error middleware (outermost) -> header normalisation -> body size limit -> body parser ->
+ * authorizer -> rate limit -> the operation's handler. The token endpoint (no bearer token) is counted by
+ * its handler, by client id.
  */
 
 export interface HandlerOptions {
@@ -53,11 +56,13 @@ export function buildHandler<A extends AuthRequirement>(
     .use(securityHeaders(definition.auth !== 'any') as Middleware)
     .use(requestLogging(functionName) as Middleware[])
     .use(metricsPublisher() as Middleware)
+    .use(rateLimitResponseHeaders() as Middleware)
     .use(errorHandler() as Middleware)
     .use(httpHeaderNormalizer() as Middleware)
     .use(bodySizeLimit(definition.body ?? 'none') as Middleware)
     .use(bodyParser(definition.body ?? 'none') as Middleware)
     .use(authorizer(definition.auth, options.prefetch, writesTables(definition)) as Middleware)
+    .use(rateLimit() as Middleware)
     .handler(handler as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>);
 }
 

@@ -19,17 +19,25 @@ export interface FunctionDefinition {
   auth: AuthRequirement;
   /** Which request bodies it parses (absent: none). */
   body?: BodyKind;
-  /** Least privilege: the tables the function touches and how. */
+  /**
+   * Least privilege: the tables the function touches and how. Every function writes to `limits`: the rate
+   * limiter's shared windows (docs/rate-limits.md), kept apart so read-only functions stay read-only on the
+   * data tables.
+   */
   tables: Partial<Record<TableRole, TableAccess>>;
   description: string;
 }
 
 /**
- * True when the function writes a table: its callers' tokens are then checked against the table on
- * every request (never the container's token cache), so a deleted key's token cannot write at all.
+ * True when the function writes a data table: its callers' tokens are then checked against the table on
+ * every request (never the container's token cache), so a deleted key's token cannot write at all. The
+ * rate limiter's `limits` table, which every function writes, does not count: it holds no data a
+ * revoked key could change.
  */
 export function writesTables(definition: { tables?: FunctionDefinition['tables'] }): boolean {
-  return Object.values(definition.tables ?? {}).includes('readwrite');
+  return Object.entries(definition.tables ?? {}).some(
+    ([role, access]) => role !== 'limits' && access === 'readwrite',
+  );
 }
 
 /**
@@ -40,52 +48,52 @@ export const FUNCTIONS = {
   'create-access-token': {
     auth: 'none',
     body: 'json-or-form',
-    tables: { keys: 'readwrite' },
+    tables: { keys: 'readwrite', limits: 'readwrite' },
     description: 'POST /oauth/access_token: issues bearer tokens from application keys',
   },
   'list-application-keys': {
     auth: 'admin',
-    tables: { keys: 'read' },
+    tables: { keys: 'read', limits: 'readwrite' },
     description: "GET /v2/application-keys: a page of the store's application keys with totals",
   },
   'create-application-key': {
     auth: 'admin',
     body: 'json',
-    tables: { keys: 'readwrite' },
+    tables: { keys: 'readwrite', limits: 'readwrite' },
     description: 'POST /v2/application-keys: creates an application key (secret shown once)',
   },
   'get-application-key': {
     auth: 'admin',
-    tables: { keys: 'read' },
+    tables: { keys: 'read', limits: 'readwrite' },
     description: 'GET /v2/application-keys/{id}: one application key of the store',
   },
   'update-application-key': {
     auth: 'admin',
     body: 'json',
-    tables: { keys: 'readwrite' },
+    tables: { keys: 'readwrite', limits: 'readwrite' },
     description: 'PUT /v2/application-keys/{id}: renames a key or changes its reserved rate limit',
   },
   'delete-application-key': {
     auth: 'admin',
-    tables: { keys: 'readwrite' },
+    tables: { keys: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /v2/application-keys/{id}: deletes a key, revoking its credentials and tokens',
   },
   'get-merchant-realm-mapping': {
     auth: 'admin',
     // keys: read resolves the bearer token; mappings: read serves the mapping.
-    tables: { keys: 'read', mappings: 'read' },
+    tables: { keys: 'read', mappings: 'read', limits: 'readwrite' },
     description: "GET /v2/merchant-realm-mappings[/{mapping_id}]: the store's merchant realm mapping",
   },
   'update-merchant-realm-mapping': {
     auth: 'admin',
     body: 'json',
-    tables: { keys: 'read', mappings: 'readwrite' },
+    tables: { keys: 'read', mappings: 'readwrite', limits: 'readwrite' },
     description: "PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix",
   },
   'list-child-products': {
     auth: 'any',
     // keys: read resolves the bearer token; products: read serves the catalog.
-    tables: { keys: 'read', products: 'read' },
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /catalog/products/{product_id}/relationships/children: live children of a base product',
   },
 } as const satisfies Record<string, FunctionDefinition>;

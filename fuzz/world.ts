@@ -121,8 +121,15 @@ export const CATALOG = {
   },
 };
 
+/**
+ * The fuzz stores' rate limit, set high on purpose: the fuzzer runs cases in-process far faster than a
+ * store's default 100 requests/s, and a case refused with 429 never reaches the handler it should exercise
+ * (the limiter has its own tests: test/unit/rate-limit*.test.ts, test/integration/rate-limit*.test.ts).
+ */
+const FUZZ_RATE_LIMIT = 100_000;
+
 async function createStore(name: string) {
-  const store: StoreRecord = await storeRepository.create({ name });
+  const store: StoreRecord = await storeRepository.create({ name, rate_limit: FUZZ_RATE_LIMIT });
   const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
     name: 'First key',
     reserved_rate_limit: 0,

@@ -16,6 +16,7 @@ export const TABLE_ENV: Record<TableRole, string> = {
   keys: 'KEYS_TABLE',
   mappings: 'MAPPINGS_TABLE',
   products: 'PRODUCTS_TABLE',
+  limits: 'LIMITS_TABLE',
 };
 
 export interface ApiFunctionProps {

@@ -12,7 +12,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../functions/routes';
 import { parseCorsOrigins } from '../lib/http/cors';
-import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE } from '../lib/store/schema';
+import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
 
@@ -33,7 +33,10 @@ export interface CommerceStackProps extends StackProps {
   corsOrigins?: string[];
 }
 
-/** The whole service: three tables, one Lambda per operation, and the HTTP API routing to them. */
+/**
+ * The whole service: four tables (keys, mappings, products, and limits for the shared rate-limit windows),
+ * one Lambda per operation, and the HTTP API routing to them.
+ */
 export class CommerceStack extends Stack {
   readonly tables: Record<TableRole, ITable>;
   readonly functions: Record<string, ApiFunction> = {};
@@ -51,7 +54,8 @@ export class CommerceStack extends Stack {
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryption.AWS_MANAGED,
         removalPolicy: RemovalPolicy.RETAIN,
-        ...(role === 'keys' ? { timeToLiveAttribute: TTL_ATTRIBUTE } : {}),
+        // Tokens (keys) and rate-limit windows and failure counters (limits) expire through TTL.
+        ...(TTL_ROLES.includes(role) ? { timeToLiveAttribute: TTL_ATTRIBUTE } : {}),
       });
     }
     this.tables = tables;

@@ -2,6 +2,7 @@ import './quiet-sdk';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
+import { setRateLimitCommand } from './set-rate-limit';
 
 const TOOL = 'admin';
 const USAGE = `Usage:
@@ -10,6 +11,8 @@ const USAGE = `Usage:
       prints store_id, client_id, client_secret and mapping_id.
   npm run admin -- create-key --store STORE_ID [--name NAME] [--json]
       Adds an application key to a store (for a store that lost all its keys).
+  npm run admin -- set-rate-limit --store STORE_ID N [--json]
+      Sets the store's rate limit to N requests per second (applies everywhere within 60 s).
 
 --json prints one JSON object on stdout; run it as \`npm run -s admin -- ... --json\` (npm's -s keeps
 its own banner off stdout). Exit status: 0 done, 1 failed, 2 wrong arguments.
@@ -30,6 +33,11 @@ function print(values: Record<string, string>, asJson: boolean, note: string): v
 const SECRET_NOTE = 'The client secret is shown only now: keep it somewhere safe.';
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'set-rate-limit') {
+    useToolDatabase(TOOL);
+    process.exitCode = await setRateLimitCommand(process.argv.slice(3));
+    return;
+  }
   const { values, positionals } = parseCli(
     TOOL,
     USAGE,

@@ -1,9 +1,17 @@
 import { issueAccessToken } from '../../lib/auth/issue-token';
 import { json } from '../../lib/http/response';
+import { tokenRequestGuard } from '../../lib/rate-limit/token-attempts';
 import { createHandler } from '../create-handler';
 
-/** POST /oauth/access_token: exchanges application-key credentials for a bearer token. */
-export const handler = createHandler('create-access-token', {}, async (event) => {
-  const token = await issueAccessToken(event.parsedBody);
+/**
+ * POST /oauth/access_token: exchanges application-key credentials for a bearer token. Counted against the
+ * key's store by client id; failed secrets are limited per client id (docs/rate-limits.md).
+ */
+export const handler = createHandler('create-access-token', {}, async (event, context) => {
+  const guard = tokenRequestGuard(event, {
+    route: event.routeKey,
+    function_request_id: context.awsRequestId,
+  });
+  const token = await issueAccessToken(event.parsedBody, guard);
   return json(200, token);
 });

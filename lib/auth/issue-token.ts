@@ -1,5 +1,5 @@
 import { getConfig } from '../config/index';
-import { applicationKeyRepository } from '../store/application-key-repository';
+import { applicationKeyRepository, type ClientRecord } from '../store/application-key-repository';
 import { type TokenKind, tokenRepository } from '../store/token-repository';
 import { parseAccessTokenRequest } from '../validation/access-token';
 import { authenticationFailure } from './authenticate';
@@ -14,6 +14,17 @@ export interface AccessTokenResponse {
   identifier: TokenKind;
 }
 
+/** The token endpoint's rate limits (lib/rate-limit/token-attempts.ts builds them; absent: none). */
+export interface TokenRequestGuard {
+  /**
+   * Before a secret is checked: reserves one of the client id's attempts (429 when its failures used them
+   * up); resolves to the function that gives the attempt back once the secret matched.
+   */
+  reserveAttempt(clientId: string, client: Promise<ClientRecord | undefined>): Promise<() => Promise<void>>;
+  /** Counts a request with valid credentials against the key's store (429 when over its allowance). */
+  admit(client: ClientRecord): Promise<void>;
+}
+
 const INVALID_CLIENT = 'Invalid client credentials';
 /** Compared against when the client id is unknown, so both failures take the same time. */
 const DUMMY_HASH = hashSecret('no-such-client');
@@ -22,18 +33,27 @@ const DUMMY_HASH = hashSecret('no-such-client');
  * Issues an access token for a grant: `client_credentials` (client id and secret; an admin token) or
  * `implicit` (client id only; a storefront token). 400 for a malformed request, 401 for bad credentials.
  */
-export async function issueAccessToken(body: unknown): Promise<AccessTokenResponse> {
+export async function issueAccessToken(
+  body: unknown,
+  guard?: TokenRequestGuard,
+): Promise<AccessTokenResponse> {
   const request = parseAccessTokenRequest(body);
   const grantType = request.grant_type;
   const clientId = request.client_id;
   const clientSecret = request.grant_type === 'client_credentials' ? request.client_secret : undefined;
 
-  const client = await applicationKeyRepository.findClient(clientId);
+  const clientRead = applicationKeyRepository.findClient(clientId);
+  const [client, releaseAttempt] = await Promise.all([
+    clientRead,
+    clientSecret === undefined ? undefined : guard?.reserveAttempt(clientId, clientRead),
+  ]);
   if (clientSecret !== undefined) {
     const matches = digestsEqual(hashSecret(clientSecret), client?.secret_hash ?? DUMMY_HASH);
     if (!client || !matches) throw authenticationFailure(INVALID_CLIENT);
+    await releaseAttempt?.();
   }
   if (!client) throw authenticationFailure(INVALID_CLIENT);
+  await guard?.admit(client);
 
   const ttl = getConfig().tokenTtlSeconds;
   const now = Date.now();

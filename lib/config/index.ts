@@ -6,12 +6,19 @@ export interface Config {
   keysTable: string;
   mappingsTable: string;
   productsTable: string;
+  /** Rate-limit windows and failed-credential counters (items expire through TTL). */
+  limitsTable: string;
   /** Lifetime of an issued access token, in seconds. */
   tokenTtlSeconds: number;
   /** How long a container may reuse a validated token before reading it again (<= 60 s). */
   authCacheSeconds: number;
   /** How long a container may reuse a catalog's current release id before reading it again. */
   releaseCacheSeconds: number;
+  /**
+   * RATE_LIMITS (`on`, the default, or `off`): `off` admits every request without counting it, an
+   * emergency switch (docs/rate-limits.md) that the benchmark also uses to time the limiter's overhead.
+   */
+  rateLimits: boolean;
   /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
   logLevel: LogLevel;
 }
@@ -71,15 +78,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`DYNAMODB_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
   }
   const logLevel = logLevelFrom(env);
+  const rateLimits = env.RATE_LIMITS || 'on';
+  if (rateLimits !== 'on' && rateLimits !== 'off') {
+    throw new ConfigError(`RATE_LIMITS must be on or off, got "${rateLimits}"`);
+  }
   return {
     dynamodbEndpoint: endpoint,
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     keysTable: tableName(env, 'KEYS_TABLE', 'commerce-keys'),
     mappingsTable: tableName(env, 'MAPPINGS_TABLE', 'commerce-mappings'),
     productsTable: tableName(env, 'PRODUCTS_TABLE', 'commerce-products'),
+    limitsTable: tableName(env, 'LIMITS_TABLE', 'commerce-limits'),
     tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),
     authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 30, 0, 60),
     releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),
+    rateLimits: rateLimits === 'on',
     logLevel,
   };
 }

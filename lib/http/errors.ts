@@ -18,6 +18,7 @@ const TITLES: Record<number, string> = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -116,6 +117,16 @@ export class UnprocessableEntityError extends ApiError {
   override name = 'UnprocessableEntityError';
   constructor(detail: string) {
     super(422, detail);
+  }
+}
+
+/** 429: over the store's rate limit or the key's allowance; retry after `retryAfterSeconds` (>= 1). */
+export class TooManyRequestsError extends ApiError {
+  override name = 'TooManyRequestsError';
+  constructor(detail: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super(429, detail, {
+      headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
   }
 }
 

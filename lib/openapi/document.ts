@@ -266,9 +266,29 @@ const NO_STORE: Record<string, HeaderSpec> = {
 };
 const RETRY_AFTER: Record<string, HeaderSpec> = {
   'Retry-After': {
-    description: 'Seconds to wait before retrying.',
-    schema: { type: 'string', pattern: '^\\d+$' },
+    description: 'Whole seconds to wait before retrying (at least 1).',
+    schema: { type: 'string', pattern: '^[1-9]\\d*$' },
     required: true,
+  },
+};
+const WHOLE_NUMBER = { type: 'string', pattern: '^(0|[1-9]\\d*)$' } as const;
+/**
+ * The caller's allowance (docs/rate-limits.md), on every response to a request that was counted against a
+ * store: absent where no key is known yet (a 401, a malformed token request) or the limiter failed open
+ * before knowing the limits.
+ */
+const RATE_LIMIT_HEADERS: Record<string, HeaderSpec> = {
+  'X-RateLimit-Limit': {
+    description: "Requests per second this key may make: its reservation plus the store's unreserved pool.",
+    schema: WHOLE_NUMBER,
+  },
+  'X-RateLimit-Remaining': {
+    description: 'About how many of them are left in the current one-second window (an estimate).',
+    schema: WHOLE_NUMBER,
+  },
+  'X-RateLimit-Reset': {
+    description: 'Whole seconds until the current window ends and the allowance is whole again (at least 1).',
+    schema: { type: 'string', pattern: '^[1-9]\\d*$' },
   },
 };
 
@@ -313,6 +333,9 @@ const COMPONENT_HEADERS: Record<string, HeaderSpec> = {
   StrictTransportSecurity: SECURITY_RESPONSE_HEADERS['Strict-Transport-Security'] as HeaderSpec,
   CacheControlNoStore: NO_STORE['Cache-Control'] as HeaderSpec,
   RetryAfter: RETRY_AFTER['Retry-After'] as HeaderSpec,
+  XRateLimitLimit: RATE_LIMIT_HEADERS['X-RateLimit-Limit'] as HeaderSpec,
+  XRateLimitRemaining: RATE_LIMIT_HEADERS['X-RateLimit-Remaining'] as HeaderSpec,
+  XRateLimitReset: RATE_LIMIT_HEADERS['X-RateLimit-Reset'] as HeaderSpec,
   Location: LOCATION,
 };
 
@@ -339,6 +362,7 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
   const common = {
     ...SECURITY_RESPONSE_HEADERS,
     ...(definition.auth === 'any' ? {} : NO_STORE),
+    ...RATE_LIMIT_HEADERS,
   };
   const responses: Json = {};
   for (const [status, [description, schema, headers]] of Object.entries(spec.responses)) {
@@ -372,6 +396,13 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
     );
   }
   generic.push(
+    [
+      429,
+      definition.auth === 'none'
+        ? "Over the key's rate limit (counted by `client_id`), or too many failed secrets for this `client_id` (10 a minute); retry after `Retry-After` seconds. Nothing was done."
+        : "Over the key's allowance (its reservation plus the store's shared pool, per second); retry after `Retry-After` seconds. Nothing was done.",
+      RETRY_AFTER,
+    ],
     [500, 'Something unexpected; the detail is generic and the request id is logged.'],
     [503, 'DynamoDB is throttled or unavailable; retry after `Retry-After` seconds.', RETRY_AFTER],
   );

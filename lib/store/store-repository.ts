@@ -1,7 +1,7 @@
 import { uuidv4, uuidv7 } from '../ids';
 import { getDocumentClient } from './client';
-import { TransactWriteCommand } from './dynamodb';
-import { getRecord } from './items';
+import { TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { getRecord, withoutKeys } from './items';
 import { keysTable, mappingsTable, tableName } from './schema';
 
 /** How a currency is shown in `display_price` (DESIGN.md sections 5 and 9). */
@@ -97,6 +97,38 @@ export const storeRepository = {
   /** The store, or undefined when it does not exist. */
   get(storeId: string, consistent = false): Promise<StoreRecord | undefined> {
     return getRecord<StoreRecord>('keys', keysTable.store(storeId), consistent);
+  },
+
+  /**
+   * Sets the store's rate limit, unless its keys reserve more than the new limit together (the
+   * reservation writes condition on the limit they read, so neither side can slip past the other).
+   * `not-found` when there is no such store; `over-reserved` with the reserved total otherwise.
+   */
+  async setRateLimit(
+    storeId: string,
+    rateLimit: number,
+  ): Promise<
+    { ok: true; store: StoreRecord } | { ok: false; reason: 'not-found' | 'over-reserved'; reserved?: number }
+  > {
+    try {
+      const result = await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName('keys'),
+          Key: keysTable.store(storeId),
+          UpdateExpression: 'SET rate_limit = :limit, updated_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND reserved_rate_limit_total <= :limit',
+          ExpressionAttributeValues: { ':limit': rateLimit, ':now': new Date().toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { ok: true, store: withoutKeys(result.Attributes ?? {}) as unknown as StoreRecord };
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const store = await this.get(storeId, true);
+      return store
+        ? { ok: false, reason: 'over-reserved', reserved: store.reserved_rate_limit_total }
+        : { ok: false, reason: 'not-found' };
+    }
   },
 
   /**

@@ -5,13 +5,10 @@ import {
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, tableName } from './schema';
-
-/** Roles whose items expire through DynamoDB TTL. */
-const TTL_ROLES = new Set<TableRole>(['keys']);
+import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES, tableName } from './schema';
 
 /**
- * Creates the three tables when they are missing (local harness and tests; the CDK stack creates them
+ * Creates the tables when they are missing (local harness and tests; the CDK stack creates them
  * in AWS with the same key schema). Safe to run concurrently and repeatedly.
  */
 export async function ensureTables(client: DynamoDBClient): Promise<void> {
@@ -50,7 +47,7 @@ async function ensureTable(client: DynamoDBClient, role: TableRole): Promise<voi
     if ((error as Error).name !== 'ResourceInUseException') throw error;
     return;
   }
-  if (TTL_ROLES.has(role)) {
+  if (TTL_ROLES.includes(role)) {
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: name,

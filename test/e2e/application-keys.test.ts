@@ -31,7 +31,8 @@ describe('application keys through the official SDK', () => {
       });
       ids.push(key.id);
     }
-  });
+    // 30 sequential key writes: seconds on a loaded machine, past the default 5 s (failed before this branch too).
+  }, 60_000);
 
   it('lists the first page with ApplicationKeys.All()', async () => {
     const page = await sdkFor(store).ApplicationKeys.All();

@@ -31,6 +31,7 @@ describe('npm start', () => {
     delete env.KEYS_TABLE;
     delete env.MAPPINGS_TABLE;
     delete env.PRODUCTS_TABLE;
+    delete env.LIMITS_TABLE;
     child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['local/start.ts', '--in-memory'], { cwd: ROOT, env });
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();

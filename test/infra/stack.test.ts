@@ -20,8 +20,8 @@ function logicalId(construct: { node: { defaultChild?: unknown } }): string {
 }
 
 describe('tables', () => {
-  it('creates exactly three on-demand, encrypted, PITR, retained tables keyed by pk/sk', () => {
-    template.resourceCountIs('AWS::DynamoDB::Table', 3);
+  it('creates exactly four on-demand, encrypted, PITR, retained tables keyed by pk/sk', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 4);
     const tables = template.findResources('AWS::DynamoDB::Table');
     for (const table of Object.values(tables)) {
       expect(table.DeletionPolicy).toBe('Retain');
@@ -36,15 +36,16 @@ describe('tables', () => {
     }
   });
 
-  it('enables TTL on the keys table only (tokens expire)', () => {
+  it('enables TTL on the keys table (tokens) and the limits table (rate-limit windows) only', () => {
     const withTtl = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(
       ([, table]) => table.Properties.TimeToLiveSpecification,
     );
-    expect(withTtl.map(([id]) => id)).toEqual([logicalId(stack.tables.keys as never)]);
-    expect(withTtl[0]?.[1].Properties.TimeToLiveSpecification).toEqual({
-      AttributeName: 'ttl',
-      Enabled: true,
-    });
+    expect(withTtl.map(([id]) => id).sort()).toEqual(
+      [logicalId(stack.tables.keys as never), logicalId(stack.tables.limits as never)].sort(),
+    );
+    for (const [, table] of withTtl) {
+      expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    }
   });
 });
 
@@ -94,15 +95,29 @@ describe('functions', () => {
         logicalId(stack.tables[role as keyof typeof stack.tables] as never),
       );
       expect([...tableIds].sort()).toEqual(expected.sort());
-      const actions = new Set(dynamoStatements.flatMap((s) => [s.Action].flat() as string[]));
       const writes = [
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         'dynamodb:DeleteItem',
         'dynamodb:BatchWriteItem',
       ];
-      const readOnly = Object.values(definition.tables).every((access) => access === 'read');
-      for (const write of writes) expect(actions.has(write)).toBe(!readOnly);
+      // Per table: write actions exactly where the route table says readwrite.
+      for (const [role, access] of Object.entries(definition.tables)) {
+        const tableId = logicalId(stack.tables[role as keyof typeof stack.tables] as never);
+        const actions = new Set(
+          dynamoStatements
+            .filter((s) =>
+              [s.Resource]
+                .flat()
+                .some(
+                  (r: any) => (r['Fn::GetAtt'] ?? r['Fn::Join']?.[1]?.[0]?.['Fn::GetAtt'])?.[0] === tableId,
+                ),
+            )
+            .flatMap((s) => [s.Action].flat() as string[]),
+        );
+        expect(actions.has('dynamodb:GetItem')).toBe(true);
+        for (const write of writes) expect(actions.has(write)).toBe(access === 'readwrite');
+      }
       const env = fn.node.defaultChild as never;
       const properties = template.toJSON().Resources[stack.getLogicalId(env)].Properties;
       const envNames = Object.keys(properties.Environment.Variables).filter((v) => v.endsWith('_TABLE'));
@@ -113,6 +128,28 @@ describe('functions', () => {
       );
     },
   );
+});
+
+describe('rate limits', () => {
+  it('lets every function write the limits table (its shared windows) and gives it the table name', () => {
+    for (const [name, definition] of Object.entries(FUNCTIONS)) {
+      expect([name, (definition.tables as Record<string, string>).limits]).toEqual([name, 'readwrite']);
+      const fn = stack.functions[name];
+      const properties = template.toJSON().Resources[logicalId(fn as never)].Properties;
+      expect(properties.Environment.Variables.LIMITS_TABLE).toEqual({
+        Ref: logicalId(stack.tables.limits as never),
+      });
+    }
+  });
+
+  it('keeps read-only functions read-only on the data tables', () => {
+    expect(FUNCTIONS['list-child-products'].tables).toEqual({
+      keys: 'read',
+      products: 'read',
+      limits: 'readwrite',
+    });
+    expect(FUNCTIONS['list-application-keys'].tables).toEqual({ keys: 'read', limits: 'readwrite' });
+  });
 });
 
 describe('HTTP API', () => {

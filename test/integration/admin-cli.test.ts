@@ -1,7 +1,9 @@
 import { issueAccessToken } from '../../lib/auth/issue-token';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { runCli } from '../support/cli';
+import { createTestStore } from '../support/fixtures';
 
 // Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
 jest.setTimeout(60_000);
@@ -75,5 +77,65 @@ describe('npm run admin -- create-key', () => {
     const output = JSON.parse(run.stdout);
     expect(Object.keys(output)).toEqual(['store_id', 'key_id', 'client_id', 'client_secret']);
     expect((await storeRepository.get(created.store_id, true))?.key_count).toBe(2);
+  });
+});
+
+describe('npm run admin -- set-rate-limit', () => {
+  // Each test starts one or two CLI processes (tsx compiles on the way): seconds on a busy machine.
+  jest.setTimeout(30_000);
+
+  it('sets the store limit and prints exactly one JSON object with --json', async () => {
+    const { store } = await createTestStore({ rate_limit: 100 });
+    const run = adminCli('set-rate-limit', '--store', store.id, '250', '--json');
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      store_id: store.id,
+      rate_limit: 250,
+      total_reserved_rate_limit: 0,
+    });
+    expect((await storeRepository.get(store.id, true))?.rate_limit).toBe(250);
+  });
+
+  it('prints name: value lines without --json, and usage on stdout with --help / -h', () => {
+    const help = adminCli('set-rate-limit', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: npm run admin -- set-rate-limit --store STORE_ID N');
+    expect(adminCli('set-rate-limit', '-h').stdout).toBe(help.stdout);
+  });
+
+  it('refuses a limit below what the keys reserve, and changes nothing (exit 1)', async () => {
+    const { store } = await createTestStore({ rate_limit: 100 });
+    await applicationKeyRepository.create(store.id, { name: 'reserving', reserved_rate_limit: 40 });
+    const run = adminCli('set-rate-limit', '--store', store.id, '39');
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('reserve 40 requests/s together, more than 39');
+    expect((await storeRepository.get(store.id, true))?.rate_limit).toBe(100);
+    const exact = adminCli('set-rate-limit', '--store', store.id, '40');
+    expect(exact.status).toBe(0);
+    expect(exact.stdout).toMatch(/^store_id: +\S+\nrate_limit: +40\ntotal_reserved_rate_limit: +40\n$/);
+  });
+
+  it('answers exit 1 for an unknown store', () => {
+    const run = adminCli('set-rate-limit', '--store', '00000000-0000-7000-8000-000000000000', '10');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('no store with id 00000000-0000-7000-8000-000000000000\n');
+  });
+
+  it.each([
+    [['--store', 'S', '10', '--fast'], "Unknown option '--fast'"],
+    [['--store'], "Option '--store <value>' argument missing"],
+    [['10'], 'set-rate-limit needs --store STORE_ID'],
+    [['--store', 'S'], 'set-rate-limit needs exactly one rate limit N'],
+    [['--store', 'S', '10', '20'], 'set-rate-limit needs exactly one rate limit N'],
+    [['--store', 'S', '0'], 'the rate limit must be an integer from 1 to 100000, got "0"'],
+    [['--store', 'S', '2.5'], 'the rate limit must be an integer from 1 to 100000, got "2.5"'],
+  ])('rejects %p with one line on stderr and exit 2', (args, message) => {
+    const run = adminCli('set-rate-limit', ...args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain(message);
   });
 });

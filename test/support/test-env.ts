@@ -3,6 +3,7 @@ export const TEST_ENV = {
   KEYS_TABLE: 'test-keys',
   MAPPINGS_TABLE: 'test-mappings',
   PRODUCTS_TABLE: 'test-products',
+  LIMITS_TABLE: 'test-limits',
   LOG_LEVEL: 'silent',
   // No EMF lines in test output; the e2e projects turn them back on (test/support/e2e-env.ts).
   POWERTOOLS_METRICS_DISABLED: 'true',

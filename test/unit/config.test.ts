@@ -8,9 +8,11 @@ describe('loadConfig', () => {
       keysTable: 'commerce-keys',
       mappingsTable: 'commerce-mappings',
       productsTable: 'commerce-products',
+      limitsTable: 'commerce-limits',
       tokenTtlSeconds: 3600,
       authCacheSeconds: 30,
       releaseCacheSeconds: 2,
+      rateLimits: true,
       logLevel: 'info',
     });
   });
@@ -23,9 +25,11 @@ describe('loadConfig', () => {
         KEYS_TABLE: 'k-table',
         MAPPINGS_TABLE: 'm-table',
         PRODUCTS_TABLE: 'p-table',
+        LIMITS_TABLE: 'l-table',
         TOKEN_TTL_SECONDS: '600',
         AUTH_CACHE_SECONDS: '0',
         RELEASE_CACHE_SECONDS: '5',
+        RATE_LIMITS: 'off',
         LOG_LEVEL: 'silent',
       }),
     ).toEqual({
@@ -34,9 +38,11 @@ describe('loadConfig', () => {
       keysTable: 'k-table',
       mappingsTable: 'm-table',
       productsTable: 'p-table',
+      limitsTable: 'l-table',
       tokenTtlSeconds: 600,
       authCacheSeconds: 0,
       releaseCacheSeconds: 5,
+      rateLimits: false,
       logLevel: 'silent',
     });
   });
@@ -50,6 +56,7 @@ describe('loadConfig', () => {
     [{ TOKEN_TTL_SECONDS: '10' }, 'TOKEN_TTL_SECONDS must be an integer from 60 to 86400, got "10"'],
     [{ AUTH_CACHE_SECONDS: '61' }, 'AUTH_CACHE_SECONDS must be an integer from 0 to 60, got "61"'],
     [{ RELEASE_CACHE_SECONDS: 'soon' }, 'RELEASE_CACHE_SECONDS must be an integer from 0 to 10, got "soon"'],
+    [{ RATE_LIMITS: 'false' }, 'RATE_LIMITS must be on or off, got "false"'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
     [
       { POWERTOOLS_LOG_LEVEL: 'chatty' },

@@ -1,0 +1,177 @@
+/**
+ * The allowance arithmetic of the rate limiter, as pure functions (docs/rate-limits.md): what a key may
+ * use per second, how much a container asks for in one lease, what a lease was granted from the shared
+ * window's counters, and which local token a request takes.
+ */
+
+/** A store's limits as seen by one of its keys (from the store item and the key item). */
+export interface KeyLimits {
+  /** The store's `rate_limit`, requests per second. */
+  rateLimit: number;
+  /** The sum of the store's keys' reservations (`total_reserved_rate_limit`). */
+  reservedTotal: number;
+  /** This key's `reserved_rate_limit`. */
+  reserved: number;
+}
+
+/** What a key may use per second: its own reservation, then the store's shared pool. */
+export interface Allowance {
+  /** Guaranteed to this key alone. */
+  reserved: number;
+  /** The store's unreserved remainder, shared by all its keys. */
+  pool: number;
+  /** `reserved + pool`: the most this key can get in one second (`X-RateLimit-Limit`). */
+  limit: number;
+}
+
+/** The allowance of a key: its reservation (never above the store's limit) plus the unreserved pool. */
+export function allowanceOf(limits: KeyLimits): Allowance {
+  const rateLimit = Math.max(0, limits.rateLimit);
+  const reserved = Math.max(0, Math.min(limits.reserved, rateLimit));
+  const pool = Math.max(0, rateLimit - Math.max(limits.reservedTotal, reserved));
+  return { reserved, pool, limit: reserved + pool };
+}
+
+/** Tokens a container holds (or asks for) in one window: store-wide pool tokens and per-key reserved ones. */
+export interface Tokens {
+  pool: number;
+  reserved: Map<string, number>;
+}
+
+/** What a container knows about one window of a store. */
+export interface WindowState extends Tokens {
+  /** The shared pool of this window is used up (a lease got less than it asked). */
+  poolExhausted: boolean;
+  /** Keys whose reservation in this window is used up. */
+  reservedExhausted: Set<string>;
+  /** The shared counters as last seen (after this container's last lease), for `X-RateLimit-Remaining`. */
+  seen: { pool: number; reserved: Map<string, number> } | undefined;
+}
+
+export function emptyWindow(): WindowState {
+  return {
+    pool: 0,
+    reserved: new Map(),
+    poolExhausted: false,
+    reservedExhausted: new Set(),
+    seen: undefined,
+  };
+}
+
+/**
+ * Takes one local token for a request of `keyId`: its reservation first, then the pool (a reserved key
+ * borrows from the pool only once its own tokens are used). Returns where it came from, or undefined.
+ */
+export function takeToken(state: WindowState, keyId: string): 'reserved' | 'pool' | undefined {
+  const own = state.reserved.get(keyId) ?? 0;
+  if (own > 0) {
+    state.reserved.set(keyId, own - 1);
+    return 'reserved';
+  }
+  if (state.pool > 0) {
+    state.pool -= 1;
+    return 'pool';
+  }
+  return undefined;
+}
+
+/** True when the shared window has nothing left for `keyId`: its reservation and the pool are used up. */
+export function exhaustedFor(state: WindowState, keyId: string, allowance: Allowance): boolean {
+  const reservationDone = allowance.reserved === 0 || state.reservedExhausted.has(keyId);
+  const poolDone = allowance.pool === 0 || state.poolExhausted;
+  return reservationDone && poolDone;
+}
+
+/** One key's recent demand in this container. */
+export interface KeyDemand {
+  keyId: string;
+  /** Requests per second (attempts, admitted or not). */
+  perSecond: number;
+  allowance: Allowance;
+}
+
+/**
+ * How many tokens to ask for in one lease: enough for `seconds` of each key's observed demand, and at least
+ * one per request waiting for a token (`waiting`, by key), from the key's reservation first (up to all of
+ * it) and from the pool for the rest (up to all of it), minus what the container still holds; nothing from
+ * a counter known to be used up.
+ */
+export function planLease(input: {
+  demands: readonly KeyDemand[];
+  state: WindowState;
+  seconds: number;
+  waiting?: ReadonlyMap<string, number>;
+  pool: number;
+}): Tokens {
+  const { state, seconds } = input;
+  const ask: Tokens = { pool: 0, reserved: new Map() };
+  let poolNeed = 0;
+  let poolWaiting = 0;
+  for (const demand of input.demands) {
+    const waiting = input.waiting?.get(demand.keyId) ?? 0;
+    const need = Math.max(Math.ceil(demand.perSecond * seconds), waiting);
+    const held = state.reserved.get(demand.keyId) ?? 0;
+    let covered = held;
+    if (demand.allowance.reserved > 0 && !state.reservedExhausted.has(demand.keyId)) {
+      const want = Math.min(demand.allowance.reserved, need) - held;
+      if (want > 0) ask.reserved.set(demand.keyId, want);
+      covered += Math.max(0, want);
+    }
+    poolNeed += Math.max(0, need - covered);
+    poolWaiting += Math.max(0, waiting - covered);
+  }
+  if (input.pool > 0 && !state.poolExhausted) {
+    // Pool tokens held serve any key; those waiting for the pool get at least one each beyond them.
+    const want = Math.max(Math.min(input.pool, poolNeed) - state.pool, Math.min(input.pool, poolWaiting));
+    if (want > 0) ask.pool = want;
+  }
+  return ask;
+}
+
+/**
+ * Tokens granted from one shared counter: the counter was incremented by `asked` (unconditionally) and is
+ * now `after`; of the asked tokens, those that fit under `max` are granted. Because every lease adds to
+ * the same counter, the granted ranges never overlap and their sum never exceeds `max`.
+ */
+export function granted(asked: number, after: number, max: number): number {
+  return Math.max(0, Math.min(asked, max - (after - asked)));
+}
+
+/**
+ * Applies a lease's answer to the window: adds the granted tokens, marks counters that are used up, and
+ * remembers the counters for `X-RateLimit-Remaining`.
+ */
+export function applyLease(
+  state: WindowState,
+  ask: Tokens,
+  after: Tokens,
+  limits: { pool: number; reserved: (keyId: string) => number },
+): void {
+  const seen = state.seen ?? { pool: 0, reserved: new Map<string, number>() };
+  seen.pool = Math.max(seen.pool, after.pool);
+  const poolGranted = granted(ask.pool, after.pool, limits.pool);
+  state.pool += poolGranted;
+  if (after.pool >= limits.pool) state.poolExhausted = true;
+  for (const [keyId, asked] of ask.reserved) {
+    const counter = after.reserved.get(keyId) ?? asked;
+    const max = limits.reserved(keyId);
+    state.reserved.set(keyId, (state.reserved.get(keyId) ?? 0) + granted(asked, counter, max));
+    seen.reserved.set(keyId, Math.max(seen.reserved.get(keyId) ?? 0, counter));
+    if (counter >= max) state.reservedExhausted.add(keyId);
+  }
+  state.seen = seen;
+}
+
+/**
+ * `X-RateLimit-Remaining`: the tokens this container holds for the key plus what the shared window had
+ * left for it when last seen. An estimate: other containers may have taken some since.
+ */
+export function remainingFor(state: WindowState, keyId: string, allowance: Allowance): number {
+  const held = (state.reserved.get(keyId) ?? 0) + state.pool;
+  if (!state.seen) return held;
+  const reservedLeft = state.reservedExhausted.has(keyId)
+    ? 0
+    : Math.max(0, allowance.reserved - (state.seen.reserved.get(keyId) ?? 0));
+  const poolLeft = state.poolExhausted ? 0 : Math.max(0, allowance.pool - state.seen.pool);
+  return Math.min(allowance.limit, held + reservedLeft + poolLeft);
+}

@@ -1,0 +1,157 @@
+import type { KeyLimits, Tokens } from '../../lib/rate-limit/allowance';
+import { FAIL_OPEN_MS, RateLimiter, WINDOW_MS } from '../../lib/rate-limit/limiter';
+import type { WindowCounters } from '../../lib/store/rate-limit-repository';
+
+/*
+ * The limiter's container logic against an in-memory stand-in for the shared window items and a fake
+ * clock, so several "containers" (limiters) can be run in lockstep and every figure is exact. The
+ * DynamoDB side is covered by test/integration/rate-limit.test.ts.
+ */
+
+class SharedWindows {
+  readonly counters = new Map<string, WindowCounters>();
+  writes = 0;
+  failing = false;
+
+  take = async (storeId: string, window: number, ask: Tokens): Promise<WindowCounters> => {
+    if (this.failing) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+    this.writes += 1;
+    const id = `${storeId}/${window}`;
+    const counters = this.counters.get(id) ?? { pool: 0, reserved: new Map<string, number>() };
+    counters.pool += ask.pool;
+    for (const [key, n] of ask.reserved) counters.reserved.set(key, (counters.reserved.get(key) ?? 0) + n);
+    this.counters.set(id, counters);
+    return { pool: counters.pool, reserved: new Map(counters.reserved) };
+  };
+}
+
+function setup(containers = 1) {
+  const shared = new SharedWindows();
+  const clock = { now: 10_000 * WINDOW_MS };
+  const limiters = Array.from(
+    { length: containers },
+    () => new RateLimiter({ now: () => clock.now, take: shared.take }),
+  );
+  return { shared, clock, limiters };
+}
+
+const STORE = 'store-1';
+
+/** Sends `count` requests of one key through a limiter; returns how many were admitted. */
+async function admitted(limiter: RateLimiter, count: number, limits: KeyLimits, key = 'k'): Promise<number> {
+  let n = 0;
+  for (let i = 0; i < count; i += 1) if ((await limiter.admit(STORE, key, limits)).admitted) n += 1;
+  return n;
+}
+const unreserved = (rateLimit: number, reservedTotal = 0): KeyLimits => ({
+  rateLimit,
+  reservedTotal,
+  reserved: 0,
+});
+
+describe('RateLimiter', () => {
+  it('admits exactly the store limit in a window and refuses the rest with a reset of at least 1 s', async () => {
+    const { limiters, shared } = setup();
+    const limiter = limiters[0] as RateLimiter;
+    const decisions = [];
+    for (let i = 0; i < 200; i += 1) decisions.push(await limiter.admit(STORE, 'k', unreserved(10)));
+    expect(decisions.filter((d) => d.admitted)).toHaveLength(10);
+    const refused = decisions.filter((d) => !d.admitted);
+    expect(refused).toHaveLength(190);
+    for (const d of refused) {
+      expect(d.remaining).toBe(0);
+      expect(d.resetSeconds).toBeGreaterThanOrEqual(1);
+      expect(d.limit).toBe(10);
+    }
+    // Once the window is known to be used up, refusals cost no write.
+    expect(shared.writes).toBeLessThan(10);
+  });
+
+  it('starts over in the next window (roll-over)', async () => {
+    const { limiters, clock } = setup();
+    const limiter = limiters[0] as RateLimiter;
+    expect(await admitted(limiter, 20, unreserved(5))).toBe(5);
+    clock.now += WINDOW_MS;
+    expect(await admitted(limiter, 20, unreserved(5))).toBe(5);
+  });
+
+  it('shares one limit across containers: 4 flooding containers together admit the limit per window, the reserved key at least its reservation', async () => {
+    const { limiters, clock } = setup(4);
+    const limits = {
+      r: { rateLimit: 50, reservedTotal: 20, reserved: 20 },
+      u1: unreserved(50, 20),
+      u2: unreserved(50, 20),
+    };
+    for (let window = 0; window < 5; window += 1) {
+      const admitted: Record<string, number> = { r: 0, u1: 0, u2: 0 };
+      // 10 steps of 100 ms; in each, every container sees 10 requests of every key.
+      for (let step = 0; step < 10; step += 1) {
+        for (let i = 0; i < 10; i += 1) {
+          for (const limiter of limiters) {
+            for (const key of ['r', 'u1', 'u2'] as const) {
+              if ((await limiter.admit(STORE, key, limits[key])).admitted)
+                admitted[key] = (admitted[key] ?? 0) + 1;
+            }
+          }
+        }
+        clock.now += WINDOW_MS / 10;
+      }
+      const total = (admitted.r ?? 0) + (admitted.u1 ?? 0) + (admitted.u2 ?? 0);
+      expect(total).toBeLessThanOrEqual(50);
+      expect(total).toBeGreaterThanOrEqual(45);
+      expect(admitted.r).toBeGreaterThanOrEqual(20);
+    }
+  });
+
+  it('keeps a reserved key served while an unreserved key of its store floods', async () => {
+    const { limiters, clock } = setup(2);
+    const [flooder, quiet] = limiters as [RateLimiter, RateLimiter];
+    const reservedLimits = { rateLimit: 20, reservedTotal: 5, reserved: 5 };
+    let quietAdmitted = 0;
+    // Two seconds; the reserved key asks every 200 ms: 5 requests/s, exactly its reservation.
+    for (let step = 0; step < 20; step += 1) {
+      for (let i = 0; i < 50; i += 1) await flooder.admit(STORE, 'flood', unreserved(20, 5));
+      if (step % 2 === 0 && (await quiet.admit(STORE, 'reserved', reservedLimits)).admitted)
+        quietAdmitted += 1;
+      clock.now += WINDOW_MS / 10;
+    }
+    expect(quietAdmitted).toBe(10);
+    expect(flooder.stats.admitted).toBe(30);
+  });
+
+  it('writes at most once per 10 admitted requests at a steady 50 requests/s', async () => {
+    const { limiters, clock, shared } = setup();
+    const limiter = limiters[0] as RateLimiter;
+    let admitted = 0;
+    for (let i = 0; i < 500; i += 1) {
+      if ((await limiter.admit(STORE, 'k', unreserved(100))).admitted) admitted += 1;
+      clock.now += 20;
+    }
+    expect(admitted).toBe(500);
+    expect(shared.writes / admitted).toBeLessThanOrEqual(0.1);
+    expect(limiter.stats.leases).toBe(shared.writes);
+  });
+
+  it('fails open when its DynamoDB calls fail: admits, counts, and waits before trying again', async () => {
+    const { limiters, clock, shared } = setup();
+    const limiter = limiters[0] as RateLimiter;
+    shared.failing = true;
+    const decisions = [];
+    for (let i = 0; i < 30; i += 1) decisions.push(await limiter.admit(STORE, 'k', unreserved(10)));
+    expect(decisions.every((d) => d.admitted)).toBe(true);
+    expect(decisions.every((d) => d.failedOpen)).toBe(true);
+    expect(limiter.stats.leaseFailures).toBe(1);
+    expect(limiter.stats.failedOpen).toBe(30);
+    shared.failing = false;
+    clock.now += FAIL_OPEN_MS;
+    expect(await admitted(limiter, 30, unreserved(10))).toBe(10);
+  });
+
+  it('applies a changed limit to the next lease', async () => {
+    const { limiters, clock } = setup();
+    const limiter = limiters[0] as RateLimiter;
+    expect(await admitted(limiter, 30, unreserved(10))).toBe(10);
+    clock.now += WINDOW_MS;
+    expect(await admitted(limiter, 30, unreserved(3))).toBe(3);
+  });
+});
