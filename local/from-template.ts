@@ -13,6 +13,7 @@ export function localTables(config: Config): Record<string, string> {
     KeysTable: config.keysTable,
     MappingsTable: config.mappingsTable,
     ProductsTable: config.productsTable,
+    LimitsTable: config.limitsTable,
   };
 }
 

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { storeRepository } from '../lib/store/store-repository';
+import { usageError } from './cli';
 
 export const SET_RATE_LIMIT_USAGE = `Usage: npm run admin -- set-rate-limit --store STORE_ID N [--json]
 
@@ -48,8 +49,7 @@ export async function setRateLimitCommand(argv: string[]): Promise<number> {
     args = parse(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`admin: ${error.message} (see --help)\n`);
-    return 2;
+    return usageError('admin', error.message);
   }
   if (args === 'help') {
     process.stdout.write(`${SET_RATE_LIMIT_USAGE}\n`);

@@ -174,7 +174,7 @@ export function readTemplateApi(
   }
   if (routes.length === 0) throw new TemplateError(`${stack.file} has no HTTP API routes`);
   const apis = byType('AWS::ApiGatewayV2::Api');
-  if (apis.length !== 1) throw new TemplateError(`${stack.file} has ${apis.length} HTTP APIs, expected one`);
+  if (apis.length > 1) throw new TemplateError(`${stack.file} has ${apis.length} HTTP APIs, expected one`);
   const cors = corsOf(apis[0]?.[1].Properties?.CorsConfiguration as Json | undefined);
   return { stackName: stack.name, templateFile: stack.file, functions, routes, ...(cors ? { cors } : {}) };
 }

@@ -23,7 +23,12 @@ describe('the synthesized template', () => {
 
   it('gives each function the table variables of its grants, resolved to the local tables, and its bundle', () => {
     const config = getConfig();
-    const local = { keys: config.keysTable, mappings: config.mappingsTable, products: config.productsTable };
+    const local = {
+      keys: config.keysTable,
+      mappings: config.mappingsTable,
+      products: config.productsTable,
+      limits: config.limitsTable,
+    };
     expect([...api.functions.keys()].sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const [name, definition] of Object.entries(FUNCTIONS)) {
       const fn = api.functions.get(name);
@@ -93,7 +98,7 @@ describe('npm start -- --from-template', () => {
     expect(output).toMatch(
       /Serving: from the template .*CommerceApi\.template\.json: 10 routes, 9 bundled functions/,
     );
-    const clientId = /client_id: +(\S+)/.exec(output)?.[1] ?? '';
+    const clientId = /CLIENT_ID=(\S+)/.exec(output)?.[1] ?? '';
     const response = await fetch(`http://127.0.0.1:${apiPort}/oauth/access_token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -5,6 +5,7 @@ import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../../functions/routes'
 import { CommerceStack } from '../../infra/commerce-stack';
 import { stackPropsFromContext } from '../../infra/context';
 import { applyNagSuppressions, NAG_ACKNOWLEDGEMENTS } from '../../infra/nag-suppressions';
+import { TABLE_ROLES } from '../../lib/store/schema';
 
 /** Bundling is skipped in tests: the assertions are about resources and grants, not bundles. */
 function synthStack(): { stack: CommerceStack; template: Template } {
@@ -279,7 +280,7 @@ describe('alarms and dashboard', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
     const functions = Object.keys(FUNCTIONS).length;
     // per function 3, the API 2, per table 2, rate limiting 1
-    expect(alarms()).toHaveLength(functions * 3 + 2 + 3 * 2 + 1);
+    expect(alarms()).toHaveLength(functions * 3 + 2 + TABLE_ROLES.length * 2 + 1);
     for (const alarm of alarms()) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);

@@ -8,7 +8,7 @@ import { runCli, runCliWith } from '../support/cli';
 jest.setTimeout(60_000);
 
 const ROOT = join(__dirname, '../..');
-const TOOLS = ['admin', 'catalog', 'invoke', 'event', 'start'];
+const TOOLS = ['admin', 'catalog', 'invoke', 'event', 'start', 'openapi', 'smoke'];
 
 describe('every local CLI parses its arguments strictly', () => {
   it.each(
@@ -41,6 +41,19 @@ describe('every local CLI parses its arguments strictly', () => {
     ],
     ['event', ['GET', '/x', 'extra'], "event: unexpected argument 'extra'"],
     ['start', ['--in-memroy'], "start: Unknown option '--in-memroy'"],
+    [
+      'start',
+      ['--reload', '--from-template'],
+      'start: --reload and --from-template do not combine (the template serves built bundles)',
+    ],
+    [
+      'invoke',
+      ['create-access-token', '--event', 'e.json', '--from-templat'],
+      "invoke: Unknown option '--from-templat'",
+    ],
+    ['openapi', ['--bogus'], "openapi: Unknown option '--bogus'"],
+    ['openapi', ['extra'], "openapi: unexpected argument 'extra'"],
+    ['admin', ['set-rate-limit', '--store', 'x', '5', '--bogus'], "admin: Unknown option '--bogus'"],
   ])('%s %p: one line on stderr, nothing done, exit 2', (tool, args, message) => {
     const run = runCli(tool, ...(args as string[]));
     expect(run.status).toBe(2);
