@@ -30,6 +30,8 @@ export interface FaultOptions {
   kinds?: readonly FaultKind[];
   /** Only attempts of these operations (`TransactWriteItems`, `Query`, ...) can fail; all when absent. */
   operations?: readonly string[];
+  /** Requests naming one of these tables pass untouched and uncounted (e.g. the rate limiter's table). */
+  exceptTables?: readonly string[];
   /** Seed of the generator that decides which attempts fail and how: same seed, same sequence. */
   seed?: number;
   /**
@@ -153,6 +155,7 @@ export function injectFaults(client: DynamoDbClient, options: FaultOptions): Fau
     (next: AttemptFn): AttemptFn =>
       async (operation, body) => {
         if (operations && !operations.has(operation)) return next(operation, body);
+        if (options.exceptTables?.some((table) => body.includes(`"${table}"`))) return next(operation, body);
         attempts[operation] = (attempts[operation] ?? 0) + 1;
         if (!afterSend) {
           const fault = decide(operation, body);
