@@ -10,6 +10,7 @@ import { CDK_OUT, localTables } from '../../local/from-template';
 import { readTemplateApi } from '../../local/template/template';
 import { runCli } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
+import { killProcessGroup } from '../support/processes';
 
 const ROOT = join(__dirname, '../..');
 
@@ -65,9 +66,7 @@ describe('npm run invoke -- --from-template', () => {
 
 describe('npm start -- --from-template', () => {
   let child: ChildProcess | undefined;
-  afterAll(() => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-  });
+  afterAll(() => killProcessGroup(child));
 
   it('serves the demo from the bundles in cdk.out and stops on SIGTERM', async () => {
     const [apiPort, dbPort] = [await freePort(), await freePort()];
@@ -77,10 +76,7 @@ describe('npm start -- --from-template', () => {
     const started = spawn(
       join(ROOT, 'node_modules/.bin/tsx'),
       ['local/start.ts', '--from-template', '--in-memory'],
-      {
-        cwd: ROOT,
-        env,
-      },
+      { cwd: ROOT, env, detached: true },
     );
     child = started;
     let output = '';

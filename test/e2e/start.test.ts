@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '../../local/dynamodb-local';
+import { killProcessGroup } from '../support/processes';
 
 const ROOT = join(__dirname, '../..');
 
@@ -20,9 +21,7 @@ describe('npm start', () => {
   let child: ChildProcess;
   let output = '';
 
-  afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  afterAll(() => killProcessGroup(child));
 
   it('starts DynamoDB Local, seeds the demo, answers as printed, and stops both processes on SIGTERM', async () => {
     const [apiPort, dbPort] = [await freePort(), await freePort()];
@@ -32,7 +31,11 @@ describe('npm start', () => {
     delete env.MAPPINGS_TABLE;
     delete env.PRODUCTS_TABLE;
     delete env.LIMITS_TABLE;
-    child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['local/start.ts', '--in-memory'], { cwd: ROOT, env });
+    child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['local/start.ts', '--in-memory'], {
+      cwd: ROOT,
+      env,
+      detached: true,
+    });
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
