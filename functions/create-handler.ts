@@ -20,7 +20,7 @@ import type { HttpResponse } from '../lib/http/response';
 import { metricsPublisher } from '../lib/metrics/index';
 import { rateLimit, rateLimitResponseHeaders } from '../lib/rate-limit/middleware';
 import { getDocumentClient } from '../lib/store/client';
-import { FUNCTIONS, type FunctionDefinition, type FunctionName, writesTables } from './routes';
+import { FUNCTIONS, type FunctionDefinition, type FunctionName } from './routes';
 
 /**
  * The request path of every function: API Gateway event -> security headers, logs, the rate-limit headers
@@ -61,7 +61,7 @@ export function buildHandler<A extends AuthRequirement>(
     .use(httpHeaderNormalizer() as Middleware)
     .use(bodySizeLimit(definition.body ?? 'none') as Middleware)
     .use(bodyParser(definition.body ?? 'none') as Middleware)
-    .use(authorizer(definition.auth, options.prefetch, writesTables(definition)) as Middleware)
+    .use(authorizer(definition.auth, options.prefetch) as Middleware)
     .use(rateLimit() as Middleware)
     .handler(handler as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>);
 }

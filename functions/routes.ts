@@ -29,10 +29,11 @@ export interface FunctionDefinition {
 }
 
 /**
- * True when the function writes a data table: its callers' tokens are then checked against the table on
- * every request (never the container's token cache), so a deleted key's token cannot write at all. The
- * rate limiter's `limits` table, which every function writes, does not count: it holds no data a
- * revoked key could change.
+ * True when the function writes a data table: its handler then runs its writes as the caller
+ * (`asWriteCaller` in `lib/http/write-caller.ts`), whose transactions check the caller's token and key,
+ * so a deleted key's token cannot write at all (a unit test holds every such handler to it). The rate
+ * limiter's `limits` table, which every function writes, does not count: it holds no data a revoked key
+ * could change.
  */
 export function writesTables(definition: { tables?: FunctionDefinition['tables'] }): boolean {
   return Object.entries(definition.tables ?? {}).some(

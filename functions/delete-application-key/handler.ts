@@ -1,5 +1,6 @@
 import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { parseApplicationKeyId } from '../../lib/validation/application-key';
 import { createHandler } from '../create-handler';
@@ -7,6 +8,6 @@ import { createHandler } from '../create-handler';
 /** DELETE /v2/application-keys/{id}: deletes a key; its credentials and tokens stop working. */
 export const handler = createHandler('delete-application-key', {}, async (event) => {
   const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
-  await applicationKeyRepository.delete(event.auth.storeId, keyId);
+  await asWriteCaller(event, (caller) => applicationKeyRepository.delete(event.auth.storeId, keyId, caller));
   return noContent();
 });

@@ -1,6 +1,7 @@
 import { renderApplicationKeyDocument } from '../../lib/application-keys/render';
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { parseApplicationKeyId, parseApplicationKeyUpdate } from '../../lib/validation/application-key';
 import { createHandler } from '../create-handler';
@@ -9,6 +10,8 @@ import { createHandler } from '../create-handler';
 export const handler = createHandler('update-application-key', {}, async (event) => {
   const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
   const changes = parseApplicationKeyUpdate(event.parsedBody);
-  const key = await applicationKeyRepository.update(event.auth.storeId, keyId, changes);
+  const key = await asWriteCaller(event, (caller) =>
+    applicationKeyRepository.update(event.auth.storeId, keyId, changes, caller),
+  );
   return ok(renderApplicationKeyDocument(key, requestOrigin(event)));
 });

@@ -1,5 +1,6 @@
 import { pathParameter } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
 import { renderMapping, updateMappingPrefix } from '../../lib/merchant-realm-mappings/service';
 import { parseMappingUpdate } from '../../lib/validation/merchant-realm-mapping';
 import { createHandler } from '../create-handler';
@@ -7,6 +8,9 @@ import { createHandler } from '../create-handler';
 /** PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix (seed 4.2). */
 export const handler = createHandler('update-merchant-realm-mapping', {}, async (event) => {
   const request = parseMappingUpdate(event.parsedBody);
-  const mapping = await updateMappingPrefix(event.auth, pathParameter(event, 'mapping_id'), request);
+  const mappingId = pathParameter(event, 'mapping_id');
+  const mapping = await asWriteCaller(event, (caller) =>
+    updateMappingPrefix(event.auth, mappingId, request, caller),
+  );
   return ok({ data: renderMapping(mapping) });
 });

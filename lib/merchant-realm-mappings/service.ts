@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthContext } from '../auth/authenticate';
 import { ConflictError, NotFoundError, ServiceUnavailableError, WRITE_CONFLICT } from '../http/errors';
+import { CallerRevokedError, type WriteCaller } from '../store/caller-check';
 import { type MappingRecord, mappingRepository } from '../store/mapping-repository';
 import { type MappingUpdateRequest, MERCHANT_REALM_MAPPING_TYPE } from '../validation/merchant-realm-mapping';
 
@@ -49,16 +50,19 @@ function backoff(attempt: number): Promise<void> {
 /**
  * Sets the prefix of the caller's mapping. The same prefix again is a no-op; a prefix another mapping
  * holds (case-insensitively) is 409; a lost race on this mapping is retried with a fresh read, then 409.
+ * With a `caller`, the transaction also checks the caller's token and key (`CallerRevokedError` when gone).
  */
 export async function updateMappingPrefix(
   auth: AuthContext,
   mappingId: string,
   request: MappingUpdateRequest,
+  caller?: WriteCaller,
 ): Promise<MappingRecord> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
     const mapping = await getStoreMapping(auth, mappingId);
     if (mapping.prefix === request.prefix) return mapping;
-    const outcome = await mappingRepository.changePrefix(mapping, request.prefix);
+    const outcome = await mappingRepository.changePrefix(mapping, request.prefix, caller);
+    if (outcome === 'revoked') throw new CallerRevokedError();
     if (outcome === 'changed') return { ...mapping, prefix: request.prefix, version: mapping.version + 1 };
     if (outcome === 'prefix-taken') throw new ConflictError(PREFIX_IN_USE, 'data.prefix');
     if (outcome === 'throttled') throw new ServiceUnavailableError();

@@ -1,6 +1,7 @@
 import { generateClientId, generateClientSecret, hashSecret } from '../auth/secrets';
 import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
+import { CallerRevokedError, isCallerKey, type WriteCaller, withCallerChecks } from './caller-check';
 import { getDocumentClient } from './client';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { batchGetItems, getRecord, withoutKeys } from './items';
@@ -92,7 +93,8 @@ export function storeCounterUpdate(store: StoreRecord, keyDelta: number, reserve
 
 /**
  * Runs a transaction that includes a store counter update (at `counterIndex`), retrying when the store
- * changed underneath; 409 when the reserved rate limits would exceed the store's rate limit.
+ * changed underneath; 409 when the reserved rate limits would exceed the store's rate limit. With a
+ * `caller`, the transaction also checks the caller's token and key (`CallerRevokedError` when gone).
  */
 export async function withStoreCounters(
   storeId: string,
@@ -102,6 +104,8 @@ export async function withStoreCounters(
     counterIndex: number;
   },
   onOtherCancellation: (codes: string[]) => Error | undefined,
+  caller?: WriteCaller,
+  writesCallerKey = false,
 ): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     const store = await storeRepository.get(storeId, true);
@@ -110,7 +114,9 @@ export async function withStoreCounters(
     if (delta > 0 && store.reserved_rate_limit_total + delta > store.rate_limit) {
       throw new ConflictError(RESERVED_RATE_LIMIT_EXCEEDED, 'reserved_rate_limit');
     }
-    const { items, counterIndex } = build(store);
+    const built = build(store);
+    const { items, revoked } = withCallerChecks(built.items, caller, writesCallerKey);
+    const { counterIndex } = built;
     try {
       await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
       return;
@@ -118,6 +124,7 @@ export async function withStoreCounters(
       const codes = cancellationCodes(error);
       // Throttled: nothing was written and retrying now would not help; the caller gets a 503.
       if (!codes || throttledCancellation(codes)) throw error;
+      if (revoked(codes)) throw new CallerRevokedError();
       const other = onOtherCancellation(codes);
       if (other) throw other;
       const retryable =
@@ -130,16 +137,18 @@ export async function withStoreCounters(
 
 /**
  * Runs `write` against a fresh (consistent) read of the key; when the key changed between the read and
- * the write (`KeyChangedError`), reads it again and retries. 404 when the key does not exist.
+ * the write (`KeyChangedError`), reads it again and retries. 404 when the key does not exist, unless it is
+ * the caller's own key: then the caller's credentials are gone (`CallerRevokedError`).
  */
 async function withCurrentKey<T>(
   storeId: string,
   keyId: string,
   write: (key: ApplicationKeyRecord) => Promise<T>,
+  caller?: WriteCaller,
 ): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     const key = await applicationKeyRepository.get(storeId, keyId, true);
-    if (!key) throw new NotFoundError();
+    if (!key) throw isCallerKey(caller, storeId, keyId) ? new CallerRevokedError() : new NotFoundError();
     try {
       return await write(key);
     } catch (error) {
@@ -192,7 +201,8 @@ function keyFieldUpdate(changes: ApplicationKeyChanges, now: string) {
 
 /**
  * One `UpdateItem` of the named fields under `condition`, returning the key as stored after it; 404 when
- * the condition fails (the caller's condition always includes the key's existence).
+ * the condition fails (the caller's condition always includes the key's existence). With a `caller`, the
+ * update is a transaction that also checks the caller's token and key (see `setKeyFieldsAsCaller`).
  */
 async function setKeyFields(
   storeId: string,
@@ -200,11 +210,23 @@ async function setKeyFields(
   changes: ApplicationKeyChanges,
   condition: string,
   conditionValues: Record<string, unknown>,
+  caller?: WriteCaller,
 ): Promise<ApplicationKeyRecord> {
   const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
     changes,
     new Date().toISOString(),
   );
+  if (caller) {
+    const update = {
+      TableName: tableName('keys'),
+      Key: keysTable.applicationKey(storeId, keyId),
+      UpdateExpression,
+      ConditionExpression: condition,
+      ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
+      ExpressionAttributeValues: { ...ExpressionAttributeValues, ...conditionValues },
+    };
+    return setKeyFieldsAsCaller(storeId, keyId, update, caller);
+  }
   try {
     const result = await getDocumentClient().send(
       new UpdateCommand({
@@ -224,6 +246,41 @@ async function setKeyFields(
   }
 }
 
+/**
+ * `setKeyFields` for a caller: the update and the caller's checks in one transaction (retried while
+ * concurrent transactions hold one of its items), then a consistent read of the key as stored (a
+ * transaction returns no item). The same round trips as a separate check of the caller before an
+ * `UpdateItem`, and exact: nothing is written once the caller's key is deleted.
+ */
+async function setKeyFieldsAsCaller(
+  storeId: string,
+  keyId: string,
+  update: NonNullable<NonNullable<TransactWriteCommand['input']['TransactItems']>[number]['Update']>,
+  caller: WriteCaller,
+): Promise<ApplicationKeyRecord> {
+  const own = isCallerKey(caller, storeId, keyId);
+  const { items, revoked } = withCallerChecks([{ Update: update }], caller, own);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      break;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes || throttledCancellation(codes)) throw error;
+      if (revoked(codes)) throw new CallerRevokedError();
+      if (codes[0] === 'ConditionalCheckFailed') throw new NotFoundError();
+      if (!codes.includes('TransactionConflict') || attempt >= MAX_ATTEMPTS) {
+        throw new ConflictError(WRITE_CONFLICT);
+      }
+      await backoff(attempt);
+    }
+  }
+  const stored = await applicationKeyRepository.get(storeId, keyId, true);
+  // Deleted right after the update committed: the update happened, but there is no key to show.
+  if (!stored) throw new NotFoundError();
+  return stored;
+}
+
 /** Application keys and their client-id lookup items, in the keys table. */
 export const applicationKeyRepository = {
   /**
@@ -235,6 +292,8 @@ export const applicationKeyRepository = {
     input: { name: string; reserved_rate_limit: number },
     /** Fixed credentials, only for the local demo seed (so its printed credentials stay valid). */
     fixed?: { id: string; client_id: string; client_secret: string },
+    /** The API caller, whose token and key the transaction checks (`CallerRevokedError` when gone). */
+    caller?: WriteCaller,
   ): Promise<{ key: ApplicationKeyRecord; clientSecret: string }> {
     const now = new Date().toISOString();
     const clientSecret = fixed?.client_secret ?? generateClientSecret();
@@ -278,6 +337,7 @@ export const applicationKeyRepository = {
         ],
       }),
       () => undefined,
+      caller,
     );
     return { key, clientSecret };
   },
@@ -330,95 +390,124 @@ export const applicationKeyRepository = {
    * limit moves the store's total by the difference in the same transaction, conditioned on the key
    * still reserving what was read (re-read and retried otherwise, so the counter stays exact); 409 when
    * the total would exceed the store's rate limit; 404 when the key does not exist. Returns the key as
-   * stored after the write.
+   * stored after the write. With a `caller`, every write also checks the caller's token and key.
    */
   async update(
     storeId: string,
     keyId: string,
     changes: ApplicationKeyChanges,
+    caller?: WriteCaller,
   ): Promise<ApplicationKeyRecord> {
     const reserved = changes.reserved_rate_limit;
-    if (reserved === undefined) return setKeyFields(storeId, keyId, changes, 'attribute_exists(pk)', {});
-    return withCurrentKey(storeId, keyId, async (key) => {
-      const delta = reserved - key.reserved_rate_limit;
-      const unchanged = keyUnchanged(key);
-      if (delta === 0) {
-        // The counters stay as they are; the condition pins the reservation they were computed from.
-        try {
-          return await setKeyFields(
-            storeId,
-            keyId,
-            changes,
-            unchanged.ConditionExpression,
-            unchanged.ExpressionAttributeValues,
-          );
-        } catch (error) {
-          if (error instanceof NotFoundError) throw new KeyChangedError();
-          throw error;
-        }
+    const own = isCallerKey(caller, storeId, keyId);
+    if (reserved === undefined) {
+      try {
+        return await setKeyFields(storeId, keyId, changes, 'attribute_exists(pk)', {}, caller);
+      } catch (error) {
+        // The caller's own key is gone: its credentials went with it.
+        if (own && error instanceof NotFoundError) throw new CallerRevokedError();
+        throw error;
       }
-      const now = new Date().toISOString();
-      const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
-        changes,
-        now,
-      );
-      await withStoreCounters(
-        storeId,
-        () => delta,
-        (store) => ({
-          counterIndex: 0,
-          items: [
-            storeCounterUpdate(store, 0, delta),
-            {
-              Update: {
-                TableName: tableName('keys'),
-                Key: keysTable.applicationKey(storeId, keyId),
-                UpdateExpression,
-                ConditionExpression: unchanged.ConditionExpression,
-                ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
-                ExpressionAttributeValues: {
-                  ...ExpressionAttributeValues,
-                  ...unchanged.ExpressionAttributeValues,
+    }
+    return withCurrentKey(
+      storeId,
+      keyId,
+      async (key) => {
+        const delta = reserved - key.reserved_rate_limit;
+        const unchanged = keyUnchanged(key);
+        if (delta === 0) {
+          // The counters stay as they are; the condition pins the reservation they were computed from.
+          try {
+            return await setKeyFields(
+              storeId,
+              keyId,
+              changes,
+              unchanged.ConditionExpression,
+              unchanged.ExpressionAttributeValues,
+              caller,
+            );
+          } catch (error) {
+            if (error instanceof NotFoundError) throw new KeyChangedError();
+            throw error;
+          }
+        }
+        const now = new Date().toISOString();
+        const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
+          changes,
+          now,
+        );
+        await withStoreCounters(
+          storeId,
+          () => delta,
+          (store) => ({
+            counterIndex: 0,
+            items: [
+              storeCounterUpdate(store, 0, delta),
+              {
+                Update: {
+                  TableName: tableName('keys'),
+                  Key: keysTable.applicationKey(storeId, keyId),
+                  UpdateExpression,
+                  ConditionExpression: unchanged.ConditionExpression,
+                  ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
+                  ExpressionAttributeValues: {
+                    ...ExpressionAttributeValues,
+                    ...unchanged.ExpressionAttributeValues,
+                  },
                 },
               },
-            },
-          ],
-        }),
-        keyChangedAt(1),
-      );
-      // A transaction returns no item: read what is stored now (fields other writers set included).
-      return (
-        (await applicationKeyRepository.get(storeId, keyId, true)) ?? { ...key, ...changes, updated_at: now }
-      );
-    });
+            ],
+          }),
+          keyChangedAt(1),
+          caller,
+          own,
+        );
+        // A transaction returns no item: read what is stored now (fields other writers set included).
+        return (
+          (await applicationKeyRepository.get(storeId, keyId, true)) ?? {
+            ...key,
+            ...changes,
+            updated_at: now,
+          }
+        );
+      },
+      caller,
+    );
   },
 
   /**
    * Deletes a key, its client lookup item (so its credentials stop working at once) and takes it off the
    * store's counters, in one transaction. Its tokens stop resolving because the key item is gone.
-   * 404 when the key does not exist.
+   * 404 when the key does not exist. With a `caller`, the transaction also checks the caller's token and key.
    */
-  async delete(storeId: string, keyId: string): Promise<void> {
-    await withCurrentKey(storeId, keyId, (key) =>
-      withStoreCounters(
-        storeId,
-        () => -key.reserved_rate_limit,
-        (store) => ({
-          counterIndex: 0,
-          items: [
-            storeCounterUpdate(store, -1, -key.reserved_rate_limit),
-            {
-              Delete: {
-                TableName: tableName('keys'),
-                Key: keysTable.applicationKey(storeId, keyId),
-                ...keyUnchanged(key),
+  async delete(storeId: string, keyId: string, caller?: WriteCaller): Promise<void> {
+    const own = isCallerKey(caller, storeId, keyId);
+    await withCurrentKey(
+      storeId,
+      keyId,
+      (key) =>
+        withStoreCounters(
+          storeId,
+          () => -key.reserved_rate_limit,
+          (store) => ({
+            counterIndex: 0,
+            items: [
+              storeCounterUpdate(store, -1, -key.reserved_rate_limit),
+              {
+                Delete: {
+                  TableName: tableName('keys'),
+                  Key: keysTable.applicationKey(storeId, keyId),
+                  ...keyUnchanged(key),
+                },
               },
-            },
-            { Delete: { TableName: tableName('keys'), Key: keysTable.client(key.client_id) } },
-          ],
-        }),
-        keyChangedAt(1),
-      ),
+              { Delete: { TableName: tableName('keys'), Key: keysTable.client(key.client_id) } },
+            ],
+          }),
+          keyChangedAt(1),
+          caller,
+          own,
+        ),
+      caller,
     );
   },
 

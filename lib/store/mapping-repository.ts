@@ -1,3 +1,4 @@
+import { type WriteCaller, withCallerChecks } from './caller-check';
 import { getDocumentClient } from './client';
 import { TransactWriteCommand } from './dynamodb';
 import { getRecord } from './items';
@@ -26,9 +27,15 @@ export interface PrefixReservation {
 /**
  * How a prefix change ended: `changed`; `prefix-taken` (another mapping holds the prefix);
  * `stale` (the mapping changed since it was read); `contended` (a concurrent transaction touched the
- * same items); `throttled` (DynamoDB refused for capacity).
+ * same items); `throttled` (DynamoDB refused for capacity); `revoked` (the caller's token or key was gone).
  */
-export type PrefixChangeOutcome = 'changed' | 'prefix-taken' | 'stale' | 'contended' | 'throttled';
+export type PrefixChangeOutcome =
+  | 'changed'
+  | 'prefix-taken'
+  | 'stale'
+  | 'contended'
+  | 'throttled'
+  | 'revoked';
 
 type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
 
@@ -97,7 +104,9 @@ export function prefixChangeItems(mapping: MappingRecord, prefix: string, now = 
  * Reads the outcome of a cancelled prefix-change transaction from its per-item reasons; undefined
  * when the reasons are none of the expected ones.
  */
-export function prefixChangeOutcome(codes: string[]): Exclude<PrefixChangeOutcome, 'changed'> | undefined {
+export function prefixChangeOutcome(
+  codes: string[],
+): Exclude<PrefixChangeOutcome, 'changed' | 'revoked'> | undefined {
   // A stale version wins: after a re-read the same request may be a no-op or hold the prefix already.
   if (codes[MAPPING_ITEM] === 'ConditionalCheckFailed') return 'stale';
   if (codes[CLAIM_ITEM] === 'ConditionalCheckFailed') return 'prefix-taken';
@@ -120,16 +129,24 @@ export const mappingRepository = {
     return getRecord<PrefixReservation>('mappings', mappingsTable.prefix(prefix), true);
   },
 
-  /** Moves the mapping (as read, with its version) to `prefix` in one transaction. */
-  async changePrefix(mapping: MappingRecord, prefix: string): Promise<PrefixChangeOutcome> {
+  /**
+   * Moves the mapping (as read, with its version) to `prefix` in one transaction, which with a `caller`
+   * also checks the caller's token and key (`revoked` when gone: nothing written).
+   */
+  async changePrefix(
+    mapping: MappingRecord,
+    prefix: string,
+    caller?: WriteCaller,
+  ): Promise<PrefixChangeOutcome> {
+    const change = prefixChangeItems(mapping, prefix);
+    const { items, revoked } = withCallerChecks(change, caller);
     try {
-      await getDocumentClient().send(
-        new TransactWriteCommand({ TransactItems: prefixChangeItems(mapping, prefix) }),
-      );
+      await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
       return 'changed';
     } catch (error) {
       const codes = cancellationCodes(error);
-      const outcome = codes && prefixChangeOutcome(codes);
+      if (codes && !throttledCancellation(codes) && revoked(codes)) return 'revoked';
+      const outcome = codes && prefixChangeOutcome(codes.slice(0, change.length));
       if (!outcome) throw error;
       return outcome;
     }

@@ -510,6 +510,103 @@ describe('DELETE /v2/application-keys/{id}', () => {
     expect((await get(leaked, own.keyId)).status).toBe(401);
   });
 
+  describe('a key deleted between authentication and the write', () => {
+    /** A store with its first key, a second ("doomed") key and a token of the doomed key this container validated. */
+    async function doomedCaller() {
+      const own = await createTestStore({ rate_limit: 50 });
+      const { key: doomed, clientSecret } = await applicationKeyRepository.create(own.store.id, {
+        name: 'doomed',
+        reserved_rate_limit: 4,
+      });
+      const { access_token: doomedToken } = await issueAccessToken({
+        grant_type: 'client_credentials',
+        client_id: doomed.client_id,
+        client_secret: clientSecret,
+      });
+      expect((await get(doomedToken, own.keyId)).status).toBe(200);
+      return { own, doomed, doomedToken };
+    }
+
+    /** Makes the next call of `method` delete the doomed key first: the write runs after the caller was authenticated. */
+    function deleteFirst<T extends object>(target: T, method: keyof T, storeId: string, keyId: string) {
+      const original = (target[method] as (...args: unknown[]) => Promise<unknown>).bind(target);
+      return jest.spyOn(target, method as never).mockImplementationOnce((async (...args: unknown[]) => {
+        await applicationKeyRepository.delete(storeId, keyId);
+        return original(...args);
+      }) as never);
+    }
+
+    afterEach(() => jest.restoreAllMocks());
+
+    it('refuses a key create with 401 and creates nothing', async () => {
+      const { own, doomed, doomedToken } = await doomedCaller();
+      deleteFirst(applicationKeyRepository, 'create', own.store.id, doomed.id);
+      const response = await post(doomedToken, {
+        data: { type: 'application_key', name: 'planted', reserved_rate_limit: 3 },
+      });
+      expect(response.status).toBe(401);
+      expect(response.body.errors[0].detail).toBe('Unable to validate access token');
+      // Only the doomed key's delete moved the counters; the refused create left the store's one key alone.
+      expect(await counters(own.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+      const page = await applicationKeyRepository.list(own.store.id, { limit: 10, offset: 0 });
+      expect(page.keys.map((key) => key.name)).toEqual(['First key']);
+      // The refusal dropped the token from this container's cache: its reads stop too.
+      expect((await get(doomedToken, own.keyId)).status).toBe(401);
+    });
+
+    it.each([
+      ['a rename', { name: 'taken over' }],
+      ['a reservation change', { reserved_rate_limit: 7 }],
+      ['a rename keeping the reservation', { name: 'taken over', reserved_rate_limit: 0 }],
+    ])('refuses %s of another key with 401 and changes nothing', async (_case, changes) => {
+      const { own, doomed, doomedToken } = await doomedCaller();
+      deleteFirst(applicationKeyRepository, 'update', own.store.id, doomed.id);
+      const response = await put(doomedToken, own.keyId, { data: { type: 'application_key', ...changes } });
+      expect(response.status).toBe(401);
+      const key = await applicationKeyRepository.get(own.store.id, own.keyId, true);
+      expect([key?.name, key?.reserved_rate_limit]).toEqual(['First key', 0]);
+      expect(await counters(own.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+    });
+
+    it.each([
+      ['a rename', { name: 'still mine' }],
+      ['a reservation change', { reserved_rate_limit: 9 }],
+    ])("answers 401, not 404, to %s of the caller's own deleted key", async (_case, changes) => {
+      const { own, doomed, doomedToken } = await doomedCaller();
+      deleteFirst(applicationKeyRepository, 'update', own.store.id, doomed.id);
+      const response = await put(doomedToken, doomed.id, { data: { type: 'application_key', ...changes } });
+      expect(response.status).toBe(401);
+      expect(await applicationKeyRepository.get(own.store.id, doomed.id, true)).toBeUndefined();
+      expect(await counters(own.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+    });
+
+    it('refuses a delete of another key with 401 and deletes nothing', async () => {
+      const { own, doomed, doomedToken } = await doomedCaller();
+      deleteFirst(applicationKeyRepository, 'delete', own.store.id, doomed.id);
+      expect((await remove(doomedToken, own.keyId)).status).toBe(401);
+      expect((await applicationKeyRepository.get(own.store.id, own.keyId, true))?.name).toBe('First key');
+      expect(await applicationKeyRepository.findClient(own.clientId)).toBeDefined();
+      expect(await counters(own.store.id)).toEqual({ key_count: 1, reserved_rate_limit_total: 0 });
+    });
+
+    it('refuses a mapping prefix change with 401 and changes nothing', async () => {
+      const { own, doomed, doomedToken } = await doomedCaller();
+      deleteFirst(mappingRepository, 'changePrefix', own.store.id, doomed.id);
+      const prefix = `race-${own.store.id.slice(-12)}`;
+      const response = await invoke(updateMapping, {
+        method: 'PUT',
+        path: `/v2/merchant-realm-mappings/${own.store.mapping_id}`,
+        pathParameters: { mapping_id: own.store.mapping_id },
+        headers: bearer(doomedToken, HEADERS),
+        body: JSON.stringify({ data: { type: 'merchant-realm-mappings', prefix } }),
+      });
+      expect(response.status).toBe(401);
+      const mapping = await mappingRepository.get(own.store.mapping_id, true);
+      expect([mapping?.prefix, mapping?.version]).toEqual([null, 0]);
+      expect(await mappingRepository.getReservation(prefix)).toBeUndefined();
+    });
+  });
+
   it('lets a store delete the key its own token came from, and then that token stops working', async () => {
     const own = await createTestStore();
     const ownToken = await tokenFor(own);

@@ -1,0 +1,77 @@
+import type { TransactWriteCommand } from './dynamodb';
+import { keysTable, tableName } from './schema';
+
+type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
+
+/** Who is writing: the store and key the caller's token belongs to, and the token's hash. */
+export interface WriteCaller {
+  storeId: string;
+  keyId: string;
+  tokenHash: string;
+}
+
+/**
+ * Thrown by a repository write when the caller's token or key was gone (or the token expired) at the
+ * moment of the write: the transaction applied nothing. The HTTP layer answers 401.
+ */
+export class CallerRevokedError extends Error {
+  override name = 'CallerRevokedError';
+}
+
+/**
+ * The `ConditionCheck` items that make a write transaction apply only while the caller's token item
+ * exists, is unexpired and still names its store and key, and the caller's key item exists. Deleting a
+ * key therefore stops its tokens' writes at the moment the delete commits, whatever a container cached,
+ * at no extra round trip. A transaction may touch an item only once: when it already writes the caller's
+ * key item (a key updating or deleting itself), pass `writesCallerKey` and condition that write on the
+ * key's existence instead.
+ */
+export function callerChecks(caller: WriteCaller, writesCallerKey = false, now = Date.now()): TransactItems {
+  const table = tableName('keys');
+  const checks: TransactItems = [
+    {
+      ConditionCheck: {
+        TableName: table,
+        Key: keysTable.token(caller.tokenHash),
+        ConditionExpression: 'store_id = :store AND key_id = :key AND expires_at > :now',
+        ExpressionAttributeValues: {
+          ':store': caller.storeId,
+          ':key': caller.keyId,
+          ':now': Math.floor(now / 1000),
+        },
+      },
+    },
+  ];
+  if (!writesCallerKey) {
+    checks.push({
+      ConditionCheck: {
+        TableName: table,
+        Key: keysTable.applicationKey(caller.storeId, caller.keyId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    });
+  }
+  return checks;
+}
+
+/**
+ * `items` with the caller's checks appended (so the indices of `items` in the cancellation reasons do
+ * not move), and a reader telling from a cancellation's codes whether a caller check failed.
+ */
+export function withCallerChecks(
+  items: TransactItems,
+  caller: WriteCaller | undefined,
+  writesCallerKey = false,
+): { items: TransactItems; revoked: (codes: readonly string[]) => boolean } {
+  if (!caller) return { items, revoked: () => false };
+  const from = items.length;
+  return {
+    items: [...items, ...callerChecks(caller, writesCallerKey)],
+    revoked: (codes) => codes.slice(from).includes('ConditionalCheckFailed'),
+  };
+}
+
+/** True when the key at (`storeId`, `keyId`) is the caller's own key. */
+export function isCallerKey(caller: WriteCaller | undefined, storeId: string, keyId: string): boolean {
+  return caller !== undefined && caller.storeId === storeId && caller.keyId === keyId;
+}
