@@ -21,6 +21,7 @@ import { type ColdStart, measureColdStart } from './cold-start';
 import { rawListCalls } from './list-application-keys';
 import { benchLocalServer } from './local-server';
 import { measureRssAfter, measureWorstCaseInProcess } from './memory';
+import { describeNoise, measureNoise, type NoiseFigures, noisier, verdict } from './noise';
 import { benchOperation, type OperationBench, type OperationFigures } from './operations';
 import { benchRateLimit, describeRateLimit, type RateLimitFigures } from './rate-limit';
 import { TARGETS, updateReadmeTable } from './results-table';
@@ -193,8 +194,11 @@ async function operationBenches(f: Fixtures): Promise<OperationBench[]> {
   ];
 }
 
+/** How noisy the machine is (measured at the start, and again at the end of a full run). */
+let NOISE: NoiseFigures | undefined;
+
 function line(label: string, value: string, ok?: boolean): string {
-  const mark = ok === undefined ? '' : ok ? '  ok' : '  MISSED';
+  const mark = ok === undefined ? '' : `  ${verdict(ok, NOISE)}`;
   return `  ${label.padEnd(44)} ${value}${mark}`;
 }
 
@@ -214,6 +218,8 @@ async function main(): Promise<void> {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {
+    progress('measuring the machine: node -e 0 spread and load');
+    NOISE = await measureNoise();
     if (STAGE === 'rate_limit') {
       const rate_limit = await benchRateLimit(childEnv, {
         bundle: bundles['list-child-products'],
@@ -272,7 +278,9 @@ async function main(): Promise<void> {
       coldRuns: COLD_RUNS,
     });
 
+    NOISE = noisier(NOISE, await measureNoise());
     const results = {
+      noise: NOISE,
       rate_limit,
       bundle_kb,
       cold_start,
@@ -293,6 +301,7 @@ async function main(): Promise<void> {
 }
 
 type Results = {
+  noise: NoiseFigures;
   bundle_kb: Record<string, number>;
   cold_start: Record<string, ColdStart>;
   operations: Record<string, OperationFigures>;
@@ -316,7 +325,9 @@ function reportStage(write: (check: Check, note: (text: string) => void) => void
     },
     (text) => out.push(text),
   );
-  out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, '');
+  out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`);
+  if (NOISE) out.push(describeNoise(NOISE));
+  out.push('');
   (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
   return missed;
 }
@@ -407,7 +418,7 @@ function report(r: Results): number {
   );
   out.push('');
   describeRateLimit(r.rate_limit, check, (text) => out.push(text));
-  out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, '');
+  out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, describeNoise(r.noise), '');
   (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
   return missed;
 }

@@ -1,0 +1,78 @@
+import { availableParallelism, loadavg } from 'node:os';
+import { timeProcess } from './cold-start';
+import { quantile, round } from './support';
+
+/**
+ * How noisy the machine is while the bench runs, measured rather than assumed: `node -e 0` started
+ * `runs` times (the same floor every cold start stands on) and the 1-minute load average. A bench on a
+ * busy machine still runs, but a missed target whose miss is within the measured noise is printed as
+ * "MISSED (may be noise)", not as a plain "MISSED".
+ */
+export interface NoiseFigures {
+  /** Median wall time of `node -e 0`, ms. */
+  node_p50_ms: number;
+  /** Interquartile range of those times over their median (0.05 = the middle half within 5 %). */
+  node_spread: number;
+  /** Slowest over fastest sample. */
+  node_max_over_min: number;
+  /** The 1-minute load average over the number of cores, at the start of the bench. */
+  load_per_core: number;
+  /** True when the machine is too busy to judge a miss: see `NOISY_SPREAD`, `NOISY_LOAD_PER_CORE`. */
+  noisy: boolean;
+}
+
+/** Above this spread of `node -e 0` (interquartile range over median), timings are not trusted. */
+export const NOISY_SPREAD = 0.1;
+/** Above this load per core, other processes compete for the CPU the bench measures. */
+export const NOISY_LOAD_PER_CORE = 0.5;
+
+/** Summarises `node -e 0` samples and the load into NoiseFigures. */
+export function summariseNoise(samples: number[], loadPerCore: number): NoiseFigures {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const median = quantile(sorted, 0.5);
+  const spread = (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / median;
+  const maxOverMin = (sorted.at(-1) ?? median) / (sorted[0] ?? median);
+  return {
+    node_p50_ms: round(median, 1),
+    node_spread: round(spread, 3),
+    node_max_over_min: round(maxOverMin, 2),
+    load_per_core: round(loadPerCore, 2),
+    noisy: spread > NOISY_SPREAD || loadPerCore > NOISY_LOAD_PER_CORE,
+  };
+}
+
+/** Starts `node -e 0` `runs` times and reads the load average. */
+export async function measureNoise(runs = 15, cores = availableParallelism()): Promise<NoiseFigures> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i += 1) samples.push((await timeProcess(['-e', '0'], process.env)).ms);
+  return summariseNoise(samples, (loadavg()[0] ?? 0) / cores);
+}
+
+/**
+ * The mark printed after a figure: `ok`, `MISSED`, or, on a noisy machine, `MISSED (may be noise: ...)`
+ * naming what was measured, so a reader reruns on a quiet machine before acting on it.
+ */
+export function verdict(ok: boolean, noise: NoiseFigures | undefined): string {
+  if (ok) return 'ok';
+  if (!noise?.noisy) return 'MISSED';
+  return `MISSED (may be noise: node -e 0 spread ${Math.round(noise.node_spread * 100)} %, load ${noise.load_per_core} per core)`;
+}
+
+/** The noisier of two measurements (taken at the start and the end of a run): a run is as noisy as its worst part. */
+export function noisier(a: NoiseFigures, b: NoiseFigures): NoiseFigures {
+  return {
+    node_p50_ms: Math.max(a.node_p50_ms, b.node_p50_ms),
+    node_spread: Math.max(a.node_spread, b.node_spread),
+    node_max_over_min: Math.max(a.node_max_over_min, b.node_max_over_min),
+    load_per_core: Math.max(a.load_per_core, b.load_per_core),
+    noisy: a.noisy || b.noisy,
+  };
+}
+
+/** One line saying how quiet the machine was, for the end of the bench's report. */
+export function describeNoise(noise: NoiseFigures): string {
+  const what = `node -e 0 median ${noise.node_p50_ms} ms, spread ${Math.round(noise.node_spread * 100)} % (interquartile range / median), slowest / fastest ${noise.node_max_over_min}; load ${noise.load_per_core} per core`;
+  return noise.noisy
+    ? `Machine NOISY (${what}): a miss may be noise; rerun on a quiet machine before acting on it.`
+    : `Machine quiet enough to judge (${what}).`;
+}

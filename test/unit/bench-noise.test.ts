@@ -1,0 +1,50 @@
+import { describeNoise, noisier, summariseNoise, verdict } from '../../bench/noise';
+
+describe('summariseNoise', () => {
+  it('measures the spread of node -e 0 as interquartile range over median', () => {
+    const quiet = summariseNoise([40, 41, 42, 43, 44, 45, 46, 47], 0.1);
+    // Nearest-rank quartiles of 8 samples: 41 and 45; median 43.
+    expect(quiet).toEqual({
+      node_p50_ms: 43,
+      node_spread: 0.093,
+      node_max_over_min: 1.18,
+      load_per_core: 0.1,
+      noisy: false,
+    });
+  });
+
+  it('calls the machine noisy when node -e 0 spreads over 10 % or the load passes half a core', () => {
+    expect(summariseNoise([40, 50, 60, 70, 80, 90, 100, 110], 0.1).noisy).toBe(true);
+    expect(summariseNoise([40, 40, 40, 40], 0.51).noisy).toBe(true);
+    expect(summariseNoise([40, 40, 40, 40], 0.5).noisy).toBe(false);
+  });
+});
+
+describe('verdict', () => {
+  const quiet = summariseNoise([40, 40, 41, 41], 0.2);
+  const busy = summariseNoise([40, 60, 80, 100], 3);
+
+  it('prints ok for a met target whatever the noise', () => {
+    expect(verdict(true, quiet)).toBe('ok');
+    expect(verdict(true, busy)).toBe('ok');
+  });
+
+  it('prints MISSED alone only on a quiet machine (or when noise was not measured)', () => {
+    expect(verdict(false, quiet)).toBe('MISSED');
+    expect(verdict(false, undefined)).toBe('MISSED');
+    expect(verdict(false, busy)).toBe('MISSED (may be noise: node -e 0 spread 67 %, load 3 per core)');
+  });
+});
+
+describe('noisier and describeNoise', () => {
+  it('keeps the worst of the start and end measurements and says whether a miss can be trusted', () => {
+    const start = summariseNoise([40, 40, 41, 41], 0.2);
+    const end = summariseNoise([40, 40, 41, 41], 2);
+    const run = noisier(start, end);
+    expect(run).toEqual({ ...start, load_per_core: 2, noisy: true });
+    expect(describeNoise(run)).toMatch(
+      /^Machine NOISY \(node -e 0 median 40 ms, spread 3 % .*load 2 per core\)/,
+    );
+    expect(describeNoise(start)).toMatch(/^Machine quiet enough to judge/);
+  });
+});
