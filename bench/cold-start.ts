@@ -3,20 +3,80 @@ import { performance } from 'node:perf_hooks';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { quantile, round } from './support';
 
+/**
+ * Where a fresh process's time goes, medians in ms, each phase measured inside the process (from
+ * `performance.now()`, which counts from the process's start):
+ * - `boot`: node itself, up to the first line of the script (what `node -e 0` mostly is);
+ * - `import`: loading, compiling and running the bundle's module code (the function's init);
+ * - `before_handler`: the first request's way in: header normalisation, body parsing, the
+ *   authorizer (token check) and the rate limiter, up to the operation's handler;
+ * - `handler`: the operation itself;
+ * - `response`: the way out (error mapping, metrics line, log line, security headers);
+ * - `exit`: from the answer until the process is gone (wall time less everything else).
+ */
+export interface ColdStartPhases {
+  boot: number;
+  import: number;
+  before_handler: number;
+  handler: number;
+  response: number;
+  exit: number;
+}
+
 export interface ColdStart {
   median_ms: number;
   node_baseline_ms: number;
+  /** The medians of each phase of the same runs. */
+  phases?: ColdStartPhases;
 }
 
-/** What a fresh process runs: import the bundle, answer one event, report the status code. */
+/**
+ * What a fresh process runs: import the bundle, answer one event, report the status code (last) and,
+ * before it, one line with the phases' timestamps. A middleware added after the stack is built runs
+ * its `before` last on the way in (just before the handler) and its `after` first on the way out
+ * (just after it), so it marks where the handler starts and ends without touching the function.
+ */
 const INVOKE_ONCE = `
+const { performance } = await import('node:perf_hooks');
+const t0 = performance.now();
 const { handler } = await import(process.env.BENCH_BUNDLE);
+const t1 = performance.now();
+let tBefore = Number.NaN;
+let tAfter = Number.NaN;
+handler.use({ before: () => { tBefore = performance.now(); }, after: () => { tAfter = performance.now(); } });
 const event = JSON.parse(process.env.BENCH_EVENT);
 const context = { awsRequestId: 'cold-start', functionName: 'bench', getRemainingTimeInMillis: () => 10000 };
 const result = await handler(event, context);
-process.stdout.write(String(result.statusCode));
+const t2 = performance.now();
+process.stdout.write('\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + String(result.statusCode));
 process.exit(0);
 `;
+
+/** The phases of one run from its timestamps and its wall time (see ColdStartPhases). */
+export function phasesOf(stamps: number[], wallMs: number): ColdStartPhases {
+  const [t0 = 0, t1 = 0, before = 0, after = 0, end = 0] = stamps;
+  return {
+    boot: t0,
+    import: t1 - t0,
+    before_handler: before - t1,
+    handler: after - before,
+    response: end - after,
+    exit: wallMs - end,
+  };
+}
+
+/** The per-phase medians of several runs' phases. */
+export function medianPhases(runs: ColdStartPhases[]): ColdStartPhases {
+  const phase = (key: keyof ColdStartPhases) => median(runs.map((run) => run[key]));
+  return {
+    boot: phase('boot'),
+    import: phase('import'),
+    before_handler: phase('before_handler'),
+    handler: phase('handler'),
+    response: phase('response'),
+    exit: phase('exit'),
+  };
+}
 
 /** Wall time of one fresh `node` process from spawn to exit, and its stdout; rejects on a non-zero exit. */
 export function timeProcess(
@@ -74,6 +134,7 @@ export async function measureColdStart(
 ): Promise<ColdStart> {
   const samples: number[] = [];
   const baseline: number[] = [];
+  const phases: ColdStartPhases[] = [];
   for (let run = 0; run < runs; run += 1) {
     const event = await nextEvent(run);
     const { ms, stdout } = await timeProcess(['--input-type=module', '-e', INVOKE_ONCE], {
@@ -81,12 +142,21 @@ export async function measureColdStart(
       BENCH_BUNDLE: bundle,
       BENCH_EVENT: JSON.stringify(event),
     });
-    // The status is the last thing written (a metrics line may come before it).
-    const status = stdout.split('\n').at(-1);
+    // The status is the last thing written (a metrics line may come before it), the phases just before.
+    const lines = stdout.split('\n');
+    const status = lines.at(-1);
     if (status !== String(expectStatus))
       throw new Error(`${bundle} answered ${status}, expected ${expectStatus}`);
+    const stamps = lines.at(-2)?.startsWith('PHASES ')
+      ? (JSON.parse(lines.at(-2)?.slice(7) ?? '[]') as number[])
+      : [];
+    if (stamps.length === 5 && stamps.every(Number.isFinite)) phases.push(phasesOf(stamps, ms));
     samples.push(ms);
     baseline.push((await timeProcess(['-e', '0'], env)).ms);
   }
-  return { median_ms: median(samples), node_baseline_ms: median(baseline) };
+  return {
+    median_ms: median(samples),
+    node_baseline_ms: median(baseline),
+    ...(phases.length > 0 ? { phases: medianPhases(phases) } : {}),
+  };
 }

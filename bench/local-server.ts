@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { publishRelease } from '../lib/catalog/publisher';
 import { freePort } from '../local/dynamodb-local';
-import { round } from './support';
+import { type LoadFigures, loadAt } from './http-load';
+import { setUpChildList } from './list-child-products';
+import { progress, round, runAsScript } from './support';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -20,11 +23,37 @@ type Autocannon = (options: {
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const ROOT = resolve(import.meta.dirname, '..');
 
+/** The local API at one number of concurrent connections (keep-alive, one request in flight per connection). */
+export type ConcurrencyRow = LoadFigures;
+
 export interface LocalServerFigures {
   rps: number;
   p99_ms: number;
   bare_node_rps: number;
   ratio: number;
+  /** Tail latency under concurrency: 1, 16 and 64 connections, in that order. */
+  concurrency: ConcurrencyRow[];
+  /**
+   * The bare node:http server under the same sweep: the floor. With every connection sending its next
+   * request as soon as the last one ends, a single process's latency at n connections is about
+   * n / throughput (Little's law), whatever the code does, so this row says what the sweep can show.
+   */
+  bare_concurrency: ConcurrencyRow[];
+  /** p99 at 64 connections over p50 at 1 (target <= 4: queueing must not blow up the tail). */
+  tail_ratio: number;
+}
+
+/** The connection counts of the concurrency sweep. */
+export const CONCURRENCY_LEVELS = [1, 16, 64] as const;
+/** Target: p99 at the most connections <= this many times p50 at one. */
+export const TAIL_RATIO_MAX = 4;
+
+/** p99 at the highest concurrency over p50 at one connection. */
+export function tailRatio(rows: ConcurrencyRow[]): number {
+  const one = rows.find((row) => row.connections === 1);
+  const most = rows.at(-1);
+  if (!one || !most) return Number.NaN;
+  return round(most.p99_ms / one.p50_ms, 2);
 }
 
 /** Starts a child process and resolves once it printed `ready` on stdout. */
@@ -101,6 +130,11 @@ export async function benchLocalServer(
     const local = await autocannon({ url, connections, duration: durationSeconds, headers });
     if (local.non2xx > 0 || local.errors > 0)
       throw new Error(`local API: ${local.non2xx} non-2xx, ${local.errors} errors`);
+    const concurrency: ConcurrencyRow[] = [];
+    for (const level of CONCURRENCY_LEVELS) {
+      await loadAt(url, headers, level, 1000); // warm-up of this many sockets
+      concurrency.push(await loadAt(url, headers, level, Math.min(durationSeconds, 5) * 1000));
+    }
 
     const barePort = await freePort();
     bare = await startProcess(
@@ -117,14 +151,76 @@ export async function benchLocalServer(
     const bareUrl = `http://127.0.0.1:${barePort}${path}`;
     await autocannon({ url: bareUrl, connections, duration: 2, headers });
     const baseline = await autocannon({ url: bareUrl, connections, duration: durationSeconds, headers });
+    const bare_concurrency: ConcurrencyRow[] = [];
+    for (const level of CONCURRENCY_LEVELS) {
+      await loadAt(bareUrl, headers, level, 1000);
+      bare_concurrency.push(await loadAt(bareUrl, headers, level, Math.min(durationSeconds, 5) * 1000));
+    }
     return {
       rps: round(local.requests.average, 0),
       p99_ms: local.latency.p99,
       bare_node_rps: round(baseline.requests.average, 0),
       ratio: round(local.requests.average / baseline.requests.average, 3),
+      concurrency,
+      bare_concurrency,
+      tail_ratio: tailRatio(concurrency),
     };
   } finally {
     await stopProcess(api);
     if (bare) await stopProcess(bare);
   }
 }
+
+/** The report lines of the concurrency sweep. */
+export function describeConcurrency(
+  figures: LocalServerFigures,
+  check: (label: string, value: string, ok: boolean) => void,
+  note: (text: string) => void,
+): void {
+  note(
+    `Local API, warm child list, by concurrent connections (target: p99 at 64 <= ${TAIL_RATIO_MAX} x p50 at 1)`,
+  );
+  figures.concurrency.forEach((row, index) => {
+    const bare = figures.bare_concurrency[index];
+    note(
+      `  ${`${row.connections} connection(s)`.padEnd(44)} p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  ${row.rps} rps` +
+        (bare ? `  (bare node:http: p50 ${bare.p50_ms}  p99 ${bare.p99_ms}  ${bare.rps} rps)` : ''),
+    );
+  });
+  check('p99 at 64 / p50 at 1', `${figures.tail_ratio}`, figures.tail_ratio <= TAIL_RATIO_MAX);
+}
+
+// `npx tsx bench/local-server.ts [--children N]`: this stage alone, on its own database and catalog.
+runAsScript(
+  import.meta.url,
+  async (args) => {
+    const index = args.indexOf('--children');
+    const children = index === -1 ? 1000 : Number(args[index + 1]);
+    progress(`publishing a release with a ${children}-child parent`);
+    const setup = await setUpChildList(children);
+    await publishRelease(setup.storeId, setup.document);
+    const env = {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'us-east-1',
+    };
+    progress('local API under autocannon beside a bare node:http server, then at 1, 16 and 64 connections');
+    return benchLocalServer(
+      `/catalog/products/${setup.parentId}/relationships/children?page[limit]=25&page[offset]=0`,
+      { authorization: `Bearer ${setup.token}`, 'svc-channel': 'web' },
+      env,
+    );
+  },
+  (figures) => {
+    const lines = [
+      `local API ${figures.rps} rps (p99 ${figures.p99_ms} ms) vs bare node:http ${figures.bare_node_rps} rps, ratio ${figures.ratio}`,
+    ];
+    describeConcurrency(
+      figures,
+      (label, value, ok) => lines.push(`  ${label.padEnd(44)} ${value}  ${ok ? 'ok' : 'MISSED'}`),
+      (text) => lines.push(text),
+    );
+    return `${lines.join('\n')}\n`;
+  },
+);

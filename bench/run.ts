@@ -19,7 +19,7 @@ import type { WorstCaseFigures } from './cache-worst-case';
 import { type CatalogBench, setUpCatalogBench } from './catalog';
 import { type ColdStart, measureColdStart } from './cold-start';
 import { rawListCalls } from './list-application-keys';
-import { benchLocalServer } from './local-server';
+import { benchLocalServer, describeConcurrency } from './local-server';
 import { measureRssAfter, measureWorstCaseInProcess } from './memory';
 import { describeNoise, measureNoise, type NoiseFigures, noisier, verdict } from './noise';
 import { benchOperation, type OperationBench, type OperationFigures } from './operations';
@@ -350,6 +350,14 @@ function report(r: Results): number {
       `${c.median_ms} (node ${c.node_baseline_ms}, +${over})`,
       over <= TARGETS.cold_start_over_node_ms_max,
     );
+    const ph = c.phases;
+    if (ph)
+      out.push(
+        line(
+          '  phases (boot, import, auth+limiter, handler, response, exit)',
+          `${ph.boot}, ${ph.import}, ${ph.before_handler}, ${ph.handler}, ${ph.response}, ${ph.exit}`,
+        ),
+      );
   }
   out.push('', 'Operations in-process, warm (ms)  target: p50 / raw DynamoDB p50 <= 1.3');
   for (const [name, o] of Object.entries(r.operations)) {
@@ -404,6 +412,7 @@ function report(r: Results): number {
     `${l.rps} rps (p99 ${l.p99_ms} ms) vs ${l.bare_node_rps} rps  ratio ${l.ratio}`,
     l.ratio >= TARGETS.local_server_ratio_min,
   );
+  describeConcurrency(l, check, (text) => out.push(text));
   out.push('', `Memory (Lambda memory in the stack: ${FUNCTION_MEMORY_MB} MB)`);
   check(
     'list-child-products RSS after every page (MB)',

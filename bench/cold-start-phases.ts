@@ -1,0 +1,129 @@
+import './silent-logs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { publishRelease } from '../lib/catalog/publisher';
+import { bundleFunctions } from './bundle';
+import { type ColdStart, type ColdStartPhases, measureColdStart } from './cold-start';
+import { setUpChildList } from './list-child-products';
+import { createScenario } from './scenario';
+import { iterationsArg, progress, round, runAsScript } from './support';
+
+/**
+ * `npx tsx bench/cold-start-phases.ts [--iterations N]`: the cold-start stage's per-phase breakdown
+ * (see ColdStartPhases) on its own database, for a read, a write, the token grant and the child list,
+ * the child list also with `RATE_LIMITS=off` (the limiter's share is the difference), each in fresh
+ * processes beside `node -e 0`.
+ */
+export interface PhaseFigures {
+  functions: Record<string, ColdStart>;
+  /** The child list with the limiter on and off, runs alternating in pairs. */
+  limiter: { on: ColdStart; off: ColdStart };
+}
+
+async function measureAll(runs: number): Promise<PhaseFigures> {
+  const bundles = await bundleFunctions(join(mkdtempSync(join(tmpdir(), 'cold-phases-')), 'bundles'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_REGION: 'us-east-1',
+  };
+  const s = await createScenario(3);
+  const catalog = await setUpChildList(200);
+  await publishRelease(catalog.storeId, catalog.document);
+  const childList = () =>
+    s.event('GET', `/catalog/products/${catalog.parentId}/relationships/children?page[limit]=25`, {
+      token: catalog.token,
+      headers: { 'svc-channel': 'web' },
+    });
+  const mappingPath = `/v2/merchant-realm-mappings/${s.store.mapping_id}`;
+  const events: Record<string, { event: (run: number) => ReturnType<typeof s.event>; status: number }> = {
+    'create-access-token': {
+      status: 200,
+      event: () =>
+        s.event('POST', '/oauth/access_token', {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: s.clientId,
+            client_secret: s.clientSecret,
+          }).toString(),
+        }),
+    },
+    'get-merchant-realm-mapping': {
+      status: 200,
+      event: () => s.event('GET', mappingPath, { token: s.adminToken }),
+    },
+    'update-merchant-realm-mapping': {
+      status: 200,
+      event: (run) =>
+        s.event('PUT', mappingPath, {
+          token: s.adminToken,
+          body: {
+            data: { type: 'merchant-realm-mappings', prefix: `phases-${s.store.id.slice(-8)}-${run % 2}` },
+          },
+        }),
+    },
+    'list-child-products': { status: 200, event: childList },
+  };
+  const functions: Record<string, ColdStart> = {};
+  for (const [name, spec] of Object.entries(events)) {
+    progress(`cold start phases: ${name} (${runs} fresh processes)`);
+    functions[name] = await measureColdStart(bundles[name]?.file ?? '', spec.event, spec.status, env, runs);
+  }
+  progress(`cold start phases: list-child-products, RATE_LIMITS on and off (${runs} each)`);
+  const file = bundles['list-child-products']?.file ?? '';
+  const on: ColdStart[] = [];
+  const off: ColdStart[] = [];
+  // Alternating small batches, so drift on a shared machine hits both alike.
+  for (let batch = 0; batch < runs; batch += 1) {
+    on.push(await measureColdStart(file, childList, 200, { ...env, RATE_LIMITS: 'on' }, 1));
+    off.push(await measureColdStart(file, childList, 200, { ...env, RATE_LIMITS: 'off' }, 1));
+  }
+  return { functions, limiter: { on: combine(on), off: combine(off) } };
+}
+
+/** Medians over single-run cold starts. */
+function combine(runs: ColdStart[]): ColdStart {
+  const med = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return round(sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN, 1);
+  };
+  const phase = (key: keyof ColdStartPhases) => med(runs.map((run) => run.phases?.[key] ?? Number.NaN));
+  return {
+    median_ms: med(runs.map((run) => run.median_ms)),
+    node_baseline_ms: med(runs.map((run) => run.node_baseline_ms)),
+    phases: {
+      boot: phase('boot'),
+      import: phase('import'),
+      before_handler: phase('before_handler'),
+      handler: phase('handler'),
+      response: phase('response'),
+      exit: phase('exit'),
+    },
+  };
+}
+
+/** One line: the wall time over node -e 0 and each phase. */
+export function describePhases(name: string, c: ColdStart): string {
+  const p = c.phases;
+  const over = round(c.median_ms - c.node_baseline_ms, 1);
+  const parts = p
+    ? `boot ${p.boot}  import ${p.import}  auth+limiter ${p.before_handler}  handler ${p.handler}  response ${p.response}  exit ${p.exit}`
+    : 'no phases';
+  return `  ${name.padEnd(32)} ${c.median_ms} ms (node ${c.node_baseline_ms}, +${over})  ${parts}`;
+}
+
+runAsScript(
+  import.meta.url,
+  (args) => measureAll(iterationsArg(args, 11)),
+  (f) =>
+    [
+      'Cold start, medians (ms): wall time over node -e 0, then the phases measured inside the process',
+      ...Object.entries(f.functions).map(([name, c]) => describePhases(name, c)),
+      describePhases('child list, limiter on', f.limiter.on),
+      describePhases('child list, RATE_LIMITS=off', f.limiter.off),
+      '',
+    ].join('\n'),
+);

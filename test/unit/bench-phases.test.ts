@@ -1,0 +1,43 @@
+import { medianPhases, phasesOf } from '../../bench/cold-start';
+import { tailRatio } from '../../bench/local-server';
+
+describe('cold-start phases', () => {
+  it('splits a run at its timestamps, the exit being the wall time left after the answer', () => {
+    expect(phasesOf([30, 70, 85, 90, 92], 100)).toEqual({
+      boot: 30,
+      import: 40,
+      before_handler: 15,
+      handler: 5,
+      response: 2,
+      exit: 8,
+    });
+  });
+
+  it('takes the median of each phase on its own', () => {
+    const runs = [
+      phasesOf([30, 70, 85, 90, 92], 100),
+      phasesOf([40, 90, 95, 99, 100], 110),
+      phasesOf([35, 80, 100, 101, 103], 104),
+    ];
+    expect(medianPhases(runs)).toEqual({
+      boot: 35,
+      import: 45,
+      before_handler: 15,
+      handler: 4,
+      response: 2,
+      exit: 8,
+    });
+  });
+});
+
+describe('tailRatio', () => {
+  it('is p99 at the most connections over p50 at one', () => {
+    const rows = [
+      { connections: 1, p50_ms: 0.5, p99_ms: 1, rps: 1800 },
+      { connections: 16, p50_ms: 3, p99_ms: 6, rps: 4000 },
+      { connections: 64, p50_ms: 16, p99_ms: 30, rps: 4000 },
+    ];
+    expect(tailRatio(rows)).toBe(60);
+    expect(tailRatio([])).toBeNaN();
+  });
+});
