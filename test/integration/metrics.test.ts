@@ -3,9 +3,10 @@ import { childrenRelease, PARENT } from '../support/catalog-fixtures';
 import { bearer, createTestStore, invoke, tokenFor } from '../support/fixtures';
 
 /**
- * Our custom metrics as CloudWatch embedded-metric-format lines: the functions write one per invocation
- * that counted something, and none otherwise. Metrics are off in tests (test/support/test-env.ts); this
- * file turns them on before the modules load.
+ * Our custom metrics as CloudWatch embedded-metric-format lines: the functions write at most one per
+ * invocation, at once for anything but catalog cache hits, which a container sums and writes at most
+ * once a minute. Metrics are off in tests (test/support/test-env.ts); this file turns them on while
+ * it runs (the metrics library reads the switch when its first line is written).
  */
 
 type Emf = {
@@ -23,6 +24,7 @@ type Emf = {
 let lines: string[] = [];
 const write = process.stdout.write;
 beforeAll(() => {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   process.stdout.write = ((chunk: string | Uint8Array) => {
     lines.push(
       ...String(chunk)
@@ -34,6 +36,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   process.stdout.write = write;
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
 beforeEach(() => {
   lines = [];
@@ -47,7 +50,6 @@ async function load() {
         children: typeof import('../../functions/list-child-products/handler');
       }
     | undefined;
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   jest.isolateModules(() => {
     modules = {
       listKeys: require('../../functions/list-application-keys/handler'),
@@ -55,7 +57,6 @@ async function load() {
       children: require('../../functions/list-child-products/handler'),
     };
   });
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   if (!modules) throw new Error('not loaded');
   return modules;
 }
@@ -115,7 +116,7 @@ describe('custom metrics (EMF)', () => {
     expect(lines).toEqual([]);
   });
 
-  it('counts catalog items read from DynamoDB as CatalogCacheMisses, then the same items from the cache as CatalogCacheHits', async () => {
+  it('counts catalog items read from DynamoDB as CatalogCacheMisses at once, then the same items from the cache as CatalogCacheHits, summed over a minute', async () => {
     const { children } = await load();
     const store = await createTestStore();
     await publishRelease(store.store.id, childrenRelease());
@@ -135,10 +136,48 @@ describe('custom metrics (EMF)', () => {
     expect(coldMisses).toBeGreaterThan(0);
     const coldItems = coldMisses + (total(cold[0]?.CatalogCacheHits) ?? 0);
     lines = [];
+    // Warm requests count only cache hits: held in the container, no line per request...
     expect((await list()).status).toBe(200);
+    expect((await list()).status).toBe(200);
+    expect(lines).toEqual([]);
+    // ... until a minute after the last line, when the next request writes their sum in one line.
+    const realNow = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(realNow + 60_000);
+    try {
+      expect((await list()).status).toBe(200);
+    } finally {
+      clock.mockRestore();
+    }
     const warm = emf();
     expect(warm).toHaveLength(1);
     expect(warm[0]?.CatalogCacheMisses).toBeUndefined();
-    expect(total(warm[0]?.CatalogCacheHits)).toBe(coldItems);
+    expect(warm[0]?.CatalogCacheHits).toBe(3 * coldItems);
+  });
+
+  it('writes pending cache hits with the next refusal or failure, at once', async () => {
+    const { children } = await load();
+    const store = await createTestStore();
+    await publishRelease(store.store.id, childrenRelease());
+    const token = await tokenFor(store, 'implicit');
+    const list = (bearerToken: string) =>
+      invoke(children.handler, {
+        method: 'GET',
+        path: `/catalog/products/${PARENT}/relationships/children`,
+        routeKey: 'GET /catalog/products/{product_id}/relationships/children',
+        pathParameters: { product_id: PARENT },
+        headers: bearer(bearerToken, { 'svc-channel': 'web' }),
+      });
+    expect((await list(token)).status).toBe(200);
+    const coldItems = emf().reduce(
+      (sum, line) => sum + (total(line.CatalogCacheMisses) ?? 0) + (total(line.CatalogCacheHits) ?? 0),
+      0,
+    );
+    lines = [];
+    expect((await list(token)).status).toBe(200);
+    expect(lines).toEqual([]);
+    expect((await list('not-a-token')).status).toBe(401);
+    const [line, ...rest] = emf();
+    expect(rest).toEqual([]);
+    expect(line).toMatchObject({ AuthenticationFailures: 1, CatalogCacheHits: coldItems });
   });
 });
