@@ -52,6 +52,13 @@ process.stdout.write('\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]
 process.exit(0);
 `;
 
+/**
+ * Extra `node` flags for the measured processes (not `node -e 0`), from BENCH_COLD_NODE_ARGS, to profile
+ * a cold start: `BENCH_COLD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/cold' npx tsx bench/cold-start-phases.ts`
+ * (node refuses `--cpu-prof` in NODE_OPTIONS). Profiling slows the process: its timings are not figures.
+ */
+const PROFILE_ARGS = (process.env.BENCH_COLD_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+
 /** The phases of one run from its timestamps and its wall time (see ColdStartPhases). */
 export function phasesOf(stamps: number[], wallMs: number): ColdStartPhases {
   const [t0 = 0, t1 = 0, before = 0, after = 0, end = 0] = stamps;
@@ -137,7 +144,7 @@ export async function measureColdStart(
   const phases: ColdStartPhases[] = [];
   for (let run = 0; run < runs; run += 1) {
     const event = await nextEvent(run);
-    const { ms, stdout } = await timeProcess(['--input-type=module', '-e', INVOKE_ONCE], {
+    const { ms, stdout } = await timeProcess([...PROFILE_ARGS, '--input-type=module', '-e', INVOKE_ONCE], {
       ...env,
       BENCH_BUNDLE: bundle,
       BENCH_EVENT: JSON.stringify(event),
