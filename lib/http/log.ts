@@ -1,4 +1,4 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -38,8 +38,18 @@ export const logger = new FunctionLogger({
 
 export type Level = Exclude<LogLevel, 'silent'>;
 
+/**
+ * Whether debug lines are written now. Powertools builds a suppressed line's trace context before it
+ * compares levels, so every debug call on the request path asks this first: at `info` (the deployed
+ * default) a debug line then costs one level lookup, not a line's worth of work per request.
+ */
+export function debugEnabled(): boolean {
+  return logger.level <= LogLevelThreshold.DEBUG;
+}
+
 /** One line at `level`; inside a request it also carries the request id, route and function name. */
 export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+  if (level === 'debug' && !debugEnabled()) return;
   logger[level](message, fields);
 }
 
@@ -135,7 +145,8 @@ export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, Lo
     before: (request) => {
       started.set(request, performance.now());
       logger.appendKeys({ route: request.event.routeKey, operation });
-      logger.debug('request started', { method: request.event.requestContext?.http?.method });
+      if (debugEnabled())
+        logger.debug('request started', { method: request.event.requestContext?.http?.method });
     },
     after: accessLine,
     // Runs after the error middleware (registered later) has turned the error into the response.

@@ -141,6 +141,19 @@ describe('request logging in createHandler', () => {
     }
   });
 
+  it('at info writes no debug line and never asks Powertools to build one (a level lookup, no line)', async () => {
+    const { log, middleware } = load({ ...DEBUG, LOG_LEVEL: 'info' });
+    expect(log.debugEnabled()).toBe(false);
+    const debug = jest.spyOn(log.logger, 'debug');
+    const handler = handlerWith(middleware, log);
+    const lines = await linesOf(() =>
+      handler(request({ path: '/echo' }), createLambdaContext('echo-function', 'r-2')),
+    );
+    expect(lines.map((line) => line.message)).toEqual(['request completed']);
+    expect(debug).not.toHaveBeenCalled();
+    expect(load(DEBUG).log.debugEnabled()).toBe(true);
+  });
+
   it('marks each function’s first invocation cold_start (on-demand containers), and none after', async () => {
     const { log, middleware } = load({ ...DEBUG, AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand' });
     const first = handlerWith(middleware, log);
