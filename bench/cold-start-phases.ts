@@ -96,7 +96,7 @@ function combine(runs: ColdStart[]): ColdStart {
     node_baseline_ms: med(runs.map((run) => run.node_baseline_ms)),
     phases: {
       boot: phase('boot'),
-      import: phase('import'),
+      init: phase('init'),
       before_handler: phase('before_handler'),
       handler: phase('handler'),
       response: phase('response'),
@@ -110,7 +110,7 @@ export function describePhases(name: string, c: ColdStart): string {
   const p = c.phases;
   const over = round(c.median_ms - c.node_baseline_ms, 1);
   const parts = p
-    ? `boot ${p.boot}  import ${p.import}  auth+limiter ${p.before_handler}  handler ${p.handler}  response ${p.response}  exit ${p.exit}`
+    ? `boot ${p.boot}  import+init ${p.init}  auth+limiter ${p.before_handler}  handler ${p.handler}  response ${p.response}  exit ${p.exit}`
     : 'no phases';
   return `  ${name.padEnd(32)} ${c.median_ms} ms (node ${c.node_baseline_ms}, +${over})  ${parts}`;
 }

@@ -7,7 +7,7 @@ import { quantile, round } from './support';
  * Where a fresh process's time goes, medians in ms, each phase measured inside the process (from
  * `performance.now()`, which counts from the process's start):
  * - `boot`: node itself, up to the first line of the script (what `node -e 0` mostly is);
- * - `import`: loading, compiling and running the bundle's module code (the function's init);
+ * - `init`: importing the bundle: loading, compiling and running its module code (the function's init);
  * - `before_handler`: the first request's way in: header normalisation, body parsing, the
  *   authorizer (token check) and the rate limiter, up to the operation's handler;
  * - `handler`: the operation itself;
@@ -16,7 +16,7 @@ import { quantile, round } from './support';
  */
 export interface ColdStartPhases {
   boot: number;
-  import: number;
+  init: number;
   before_handler: number;
   handler: number;
   response: number;
@@ -37,7 +37,6 @@ export interface ColdStart {
  * (just after it), so it marks where the handler starts and ends without touching the function.
  */
 const INVOKE_ONCE = `
-const { performance } = await import('node:perf_hooks');
 const t0 = performance.now();
 const { handler } = await import(process.env.BENCH_BUNDLE);
 const t1 = performance.now();
@@ -57,14 +56,14 @@ process.exit(0);
  * a cold start: `BENCH_COLD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/cold' npx tsx bench/cold-start-phases.ts`
  * (node refuses `--cpu-prof` in NODE_OPTIONS). Profiling slows the process: its timings are not figures.
  */
-const PROFILE_ARGS = (process.env.BENCH_COLD_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+const PROFILE_ARGS = (process.env.BENCH_COLD_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
 /** The phases of one run from its timestamps and its wall time (see ColdStartPhases). */
 export function phasesOf(stamps: number[], wallMs: number): ColdStartPhases {
   const [t0 = 0, t1 = 0, before = 0, after = 0, end = 0] = stamps;
   return {
     boot: t0,
-    import: t1 - t0,
+    init: t1 - t0,
     before_handler: before - t1,
     handler: after - before,
     response: end - after,
@@ -77,7 +76,7 @@ export function medianPhases(runs: ColdStartPhases[]): ColdStartPhases {
   const phase = (key: keyof ColdStartPhases) => median(runs.map((run) => run[key]));
   return {
     boot: phase('boot'),
-    import: phase('import'),
+    init: phase('init'),
     before_handler: phase('before_handler'),
     handler: phase('handler'),
     response: phase('response'),

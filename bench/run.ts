@@ -354,8 +354,8 @@ function report(r: Results): number {
     if (ph)
       out.push(
         line(
-          '  phases (boot, import, auth+limiter, handler, response, exit)',
-          `${ph.boot}, ${ph.import}, ${ph.before_handler}, ${ph.handler}, ${ph.response}, ${ph.exit}`,
+          '  phases (boot, import+init, auth+limiter, handler, response, exit)',
+          `${ph.boot}, ${ph.init}, ${ph.before_handler}, ${ph.handler}, ${ph.response}, ${ph.exit}`,
         ),
       );
   }

@@ -5,7 +5,7 @@ describe('cold-start phases', () => {
   it('splits a run at its timestamps, the exit being the wall time left after the answer', () => {
     expect(phasesOf([30, 70, 85, 90, 92], 100)).toEqual({
       boot: 30,
-      import: 40,
+      init: 40,
       before_handler: 15,
       handler: 5,
       response: 2,
@@ -21,7 +21,7 @@ describe('cold-start phases', () => {
     ];
     expect(medianPhases(runs)).toEqual({
       boot: 35,
-      import: 45,
+      init: 45,
       before_handler: 15,
       handler: 4,
       response: 2,
