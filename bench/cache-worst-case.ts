@@ -5,13 +5,14 @@ import {
   CACHE_BUDGETS,
   chunkCache,
   clearCatalogCaches,
+  positionCache,
   productCache,
   resultCache,
 } from '../lib/catalog/cache';
+import { CHILD_CHUNK_SIZE } from '../lib/catalog/child-index';
 import { generateRelease } from '../lib/catalog/generator';
 import { listChildProducts } from '../lib/catalog/list-children';
 import { publishRelease } from '../lib/catalog/publisher';
-import { parseFilter } from '../lib/filter/index';
 import { storeRepository } from '../lib/store/store-repository';
 import { progress, round, startBenchDatabase } from './support';
 
@@ -20,8 +21,9 @@ const MAX_TAGS: number = releaseSchema.$defs.attributes.properties.tags.maxItems
 
 /**
  * The catalog caches under the worst valid catalog: every child of one parent carries the most tags
- * (100) of the longest text (250 characters), and the longest name, SKU and part number (255), and a
- * filtered request scans every child-index chunk of the parent. Each store gets its own release (the
+ * (100) of the longest text (250 characters), and the longest name, SKU and part number (255), and
+ * requests read every child-index chunk of the parent (one one-product page per chunk; a filtered
+ * request reads only its page's chunks since releases carry a filter index). Each store gets its own release (the
  * caches are keyed by release), and each is requested once. Reports the heap after each store, what
  * the caches charged, and what they really held (the heap freed by emptying them), against the
  * documented budget. Run with `--expose-gc` (and `--max-old-space-size=256`, the Lambda's memory):
@@ -79,30 +81,32 @@ function heapMb(): number {
   return process.memoryUsage().heapUsed / MB;
 }
 
-/** Publishes `stores` worst-case releases, requests each once (filtered), and measures the heap. */
+/** Publishes `stores` worst-case releases, reads every index chunk of each, and measures the heap. */
 export async function measureWorstCaseCache(stores: number, children: number): Promise<WorstCaseFigures> {
   clearCatalogCaches();
-  const filter = parseFilter('eq(upc_ean,"no-such-code")');
   const heap = [heapMb()];
   for (let s = 0; s < stores; s += 1) {
     const store = await storeRepository.create({ name: `Worst case ${s}` });
     const release = worstCaseRelease(children, 1000 + s);
     await publishRelease(store.id, release);
     const parentId = findParent(release);
-    await listChildProducts({
-      storeId: store.id,
-      defaultLocale: 'en-US',
-      productId: parentId,
-      channel: 'web',
-      tag: undefined,
-      acceptLanguage: undefined,
-      filter,
-      page: { limit: 25, offset: 0 },
-    });
+    for (let offset = 0; offset < children; offset += CHILD_CHUNK_SIZE) {
+      await listChildProducts({
+        storeId: store.id,
+        defaultLocale: 'en-US',
+        productId: parentId,
+        channel: 'web',
+        tag: undefined,
+        acceptLanguage: undefined,
+        filter: [],
+        page: { limit: 1, offset },
+      });
+    }
     heap.push(heapMb());
     progress(`store ${s + 1}/${stores}: heap ${round(heap[heap.length - 1] ?? 0, 1)} MB`);
   }
-  const charged = productCache.totalWeight + chunkCache.totalWeight + resultCache.totalWeight;
+  const charged =
+    productCache.totalWeight + chunkCache.totalWeight + resultCache.totalWeight + positionCache.totalWeight;
   const before = heapMb();
   clearCatalogCaches();
   const after = heapMb();

@@ -27,6 +27,8 @@ export const fileCache = new LruCache<string | null>(CACHE_BUDGETS.files);
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
 export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
+/** A parent's ascending matching child-index positions by `release|parent|canonical filter` (filter index). */
+export const positionCache = new LruCache<number[]>(CACHE_BUDGETS.results);
 /**
  * The store's registry (as a promise, so concurrent callers share one read) with the time the read
  * started; weight 1 each, so this bounds the number of stores.
@@ -64,5 +66,6 @@ export function clearCatalogCaches(): void {
   fileCache.clear();
   chunkCache.clear();
   resultCache.clear();
+  positionCache.clear();
   registryCache.clear();
 }

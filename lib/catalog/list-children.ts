@@ -9,9 +9,10 @@ import { NotFoundError, UnprocessableEntityError } from '../http/errors';
 import { isUuid } from '../ids';
 import { countMetric, METRIC } from '../metrics/index';
 import type { PageRequest } from '../pagination/index';
-import { type CatalogRegistry, catalogRepository, chunkId } from '../store/catalog-repository';
-import { chunkCache, currentRegistry, fileCache, productCache, resultCache } from './cache';
+import { type CatalogRegistry, catalogRepository, chunkId, postingsId } from '../store/catalog-repository';
+import { chunkCache, currentRegistry, fileCache, positionCache, productCache, resultCache } from './cache';
 import { chunkCount, chunksForPage, decodeChunkMeasured, HEAP_PER_SERIALIZED_CHAR } from './child-index';
+import { decodePostings, FILTER_INDEX_VERSION, matchingPositions, postingsNeeded } from './filter-index';
 import { productLocale, renderProductJson } from './render';
 import { type CatalogRule, resolveCatalog } from './rules';
 import type { ChildIndexEntry, ReleaseLayout, StoredProduct } from './types';
@@ -210,6 +211,55 @@ async function filteredIds(
 }
 
 /**
+ * A filtered page from the release's filter index: the buckets of the values the filter names give the
+ * matching positions (cached per release and filter), and only the index chunks holding the page's
+ * positions are read (for `in(id,...)`, ordered by `updated_at`, the chunks of every match: at most one
+ * per id asked for).
+ */
+async function indexedFilterPage(
+  layout: ReleaseLayout,
+  parent: StoredProduct,
+  filter: FilterExpression[],
+  page: PageRequest,
+): Promise<{ total: number; ids: string[] }> {
+  const parentId = parent.resource.id;
+  const canonical = canonicalFilter(filter);
+  if (canonical === NO_MATCH_FILTER) return { total: 0, ids: [] };
+  const key = `${layout.id}|${parentId}|${canonical}`;
+  let positions = positionCache.get(key);
+  if (!positions) {
+    const needed = postingsNeeded(filter, parent.live_children);
+    const read = await catalogRepository.readRelease(layout, {
+      products: [],
+      chunks: [],
+      postings: needed.map((each) => ({ parentId, ...each })),
+    });
+    const buckets = new Map<string, Map<string, number[]>>();
+    for (const [id, bytes] of read.postings) buckets.set(id, decodePostings(bytes));
+    positions = matchingPositions(filter, parent.live_children, (attribute, bucket) =>
+      buckets.get(postingsId(parentId, attribute, bucket)),
+    );
+    positionCache.set(key, positions, positions.length * 8 + key.length * 2 + 64);
+  }
+  const idLookup = isIdLookup(filter);
+  const shown = idLookup ? positions : positions.slice(page.offset, page.offset + page.limit);
+  const size = layout.chunk_size;
+  const loaded = await load(layout, [], parentId, [...new Set(shown.map((p) => Math.floor(p / size)))]);
+  const entries = shown.map((position) => {
+    const n = Math.floor(position / size);
+    const entry = chunkOf(loaded, layout, parentId, n)[position - n * size];
+    if (!entry) throw new Error(`release ${layout.id}: filter index of ${parentId} names a missing position`);
+    return entry;
+  });
+  if (!idLookup) return { total: positions.length, ids: entries.map((entry) => entry.id) };
+  entries.sort(oldestUpdateFirst);
+  return {
+    total: positions.length,
+    ids: entries.slice(page.offset, page.offset + page.limit).map((entry) => entry.id),
+  };
+}
+
+/**
  * `GET /catalog/products/{id}/relationships/children` (seed 4.3): picks the catalog by the shopper's context,
  * finds the product in its current release (404 if absent or not live, 422 if not a base product), and
  * returns one page of its live children, rendered in the best locale. A bounded number of round trips:
@@ -244,6 +294,8 @@ export async function listChildProducts(request: ListChildrenRequest): Promise<L
         first.chunks.set(n, entries);
     }
     ids = unfilteredPage(first, layout, parentId, page, total);
+  } else if (layout.filter_index === FILTER_INDEX_VERSION) {
+    ({ total, ids } = await indexedFilterPage(layout, parent, filter, page));
   } else {
     const matching = await filteredIds(layout, parent, filter);
     total = matching.length;

@@ -8,6 +8,7 @@ import {
 import { type CurrencySettings, DEFAULT_CURRENCIES, storeRepository } from '../store/store-repository';
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
+import { FILTER_INDEX_VERSION, filterIndexItems } from './filter-index';
 import { type CatalogRule, unselectableReason } from './rules';
 import type { ReleaseDocument, ReleaseLayout } from './types';
 import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from './validate-release';
@@ -100,6 +101,7 @@ export function buildReleaseItems(
     chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
       items.push(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)));
     });
+    items.push(...filterIndexItems(layout, parentId, entries));
   }
   const oversized: ValidationIssue[] = [];
   items.forEach((item, index) => {
@@ -142,6 +144,7 @@ export function checkRelease(input: unknown): {
       shards: RELEASE_SHARDS,
       chunk_size: CHILD_CHUNK_SIZE,
       published_at: new Date().toISOString(),
+      filter_index: FILTER_INDEX_VERSION,
     },
     currencies: document.currencies ?? DEFAULT_CURRENCIES,
   });
@@ -187,6 +190,7 @@ export async function publishRelease(
     shards: RELEASE_SHARDS,
     chunk_size: CHILD_CHUNK_SIZE,
     published_at: publishedAt,
+    filter_index: FILTER_INDEX_VERSION,
   };
   const { items, counts } = buildReleaseItems(document, {
     catalogId,

@@ -241,4 +241,6 @@ export interface ReleaseLayout {
   shards: number;
   chunk_size: number;
   published_at: string;
+  /** FILTER_INDEX_VERSION when the release carries a filter index per parent (`lib/catalog/filter-index.ts`). */
+  filter_index?: number;
 }

@@ -32,6 +32,8 @@ import { cancellationCodes } from './transactions';
  * - `REL#<release>#<shard of parent>` / `C#<parent>#<n>`: chunk n of a parent's index of live children in
  *   publish order: ids and filterable attributes only, CHILD_CHUNK_SIZE per item, deflated (`z`).
  *   Offset k lives in chunk floor(k / chunk_size), so skipping to offset 9,975 reads one small item.
+ * - `REL#<release>#<shard of parent>` / `I#<parent>#<attribute>#<bucket>`: one bucket of a parent's filter
+ *   index (`lib/catalog/filter-index.ts`): the child-index positions of each value hashing to it, deflated (`z`).
  */
 export const catalogKeys = {
   registry: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'CATALOGS' }),
@@ -52,6 +54,15 @@ export const catalogKeys = {
   childChunk: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, parentId: string, chunk: number) => ({
     pk: `REL#${layout.id}#${shardOf(parentId, layout.shards)}`,
     sk: `C#${parentId}#${String(chunk).padStart(6, '0')}`,
+  }),
+  filterPostings: (
+    layout: Pick<ReleaseLayout, 'id' | 'shards'>,
+    parentId: string,
+    attribute: string,
+    bucket: number,
+  ) => ({
+    pk: `REL#${layout.id}#${shardOf(parentId, layout.shards)}`,
+    sk: `I#${parentId}#${attribute}#${String(bucket).padStart(6, '0')}`,
   }),
 };
 
@@ -152,6 +163,8 @@ export interface ReleaseReadRequest {
    * is then not re-read strongly. Missing products always are.
    */
   speculativeChunks?: boolean;
+  /** Buckets of a parent's filter index (a missing one is re-read strongly, then means "no value here"). */
+  postings?: { parentId: string; attribute: string; bucket: number }[];
 }
 
 export interface ReleaseReadResult {
@@ -159,10 +172,15 @@ export interface ReleaseReadResult {
   /** Found files: the rendered file resource as JSON text. */
   files: Map<string, string>;
   chunks: Map<string, Uint8Array>;
+  /** Found filter-index buckets by `postingsId`. */
+  postings: Map<string, Uint8Array>;
 }
 
 /** Cache/lookup key of a chunk within one release. */
 export const chunkId = (parentId: string, chunk: number) => `${parentId}#${chunk}`;
+/** Lookup key of a filter-index bucket within one release. */
+export const postingsId = (parentId: string, attribute: string, bucket: number) =>
+  `${parentId}#${attribute}#${bucket}`;
 
 /** Catalog registry, release markers, release items: the only code that knows the products-table keys. */
 export const catalogRepository = {
@@ -193,8 +211,12 @@ export const catalogRepository = {
     const fileIds = request.files ?? [];
     const fileKeys = fileIds.map((id) => catalogKeys.file(layout, id));
     const speculative = request.speculativeChunks === true;
+    const postingRequests = request.postings ?? [];
+    const postingKeys = postingRequests.map(({ parentId, attribute, bucket }) =>
+      catalogKeys.filterPostings(layout, parentId, attribute, bucket),
+    );
     const found = await readReleaseItems(
-      [...productKeys, ...fileKeys, ...chunkKeys],
+      [...productKeys, ...fileKeys, ...chunkKeys, ...postingKeys],
       (key) => !speculative || !key.sk.startsWith('C#'),
     );
     const products: ReleaseReadResult['products'] = new Map();
@@ -216,7 +238,12 @@ export const catalogRepository = {
       const item = found.get(keyOf(chunkKeys[index] as Key));
       if (item) chunks.set(chunkId(parentId, chunk), item.z as Uint8Array);
     });
-    return { products, files, chunks };
+    const postings: ReleaseReadResult['postings'] = new Map();
+    postingRequests.forEach(({ parentId, attribute, bucket }, index) => {
+      const item = found.get(keyOf(postingKeys[index] as Key));
+      if (item) postings.set(postingsId(parentId, attribute, bucket), item.z as Uint8Array);
+    });
+    return { products, files, chunks, postings };
   },
 
   /** The item that stores a product of a release. */
@@ -232,6 +259,17 @@ export const catalogRepository = {
   /** The item that stores chunk `chunk` of a parent's child index. */
   chunkItem(layout: ReleaseLayout, parentId: string, chunk: number, bytes: Uint8Array): Item {
     return { ...catalogKeys.childChunk(layout, parentId, chunk), z: bytes };
+  },
+
+  /** The item that stores one bucket of a parent's filter index. */
+  postingsItem(
+    layout: ReleaseLayout,
+    parentId: string,
+    attribute: string,
+    bucket: number,
+    bytes: Uint8Array,
+  ): Item {
+    return { ...catalogKeys.filterPostings(layout, parentId, attribute, bucket), z: bytes };
   },
 
   /** Records that a release is being written (before its first item). */

@@ -6,7 +6,7 @@ import type { WorstCaseFigures } from '../../bench/cache-worst-case';
 /*
  * The catalog caches stay within their documented budget under the worst valid catalog (issue #16):
  * children with 100 tags of 250 characters and the longest texts, published to several stores, each
- * requested once with a filter that reads every child-index chunk. Runs in a fresh process with the
+ * with every child-index chunk read (one one-product page per chunk). Runs in a fresh process with the
  * Lambda's 256 MB heap, against this run's DynamoDB Local. Before, each decoded entry was charged a
  * fixed 480 bytes while it took ~52 KB, so the caches kept every store's index and grew without bound.
  */

@@ -37,8 +37,11 @@ afterEach(() => jest.restoreAllMocks());
  */
 const PUBLISH_TIMEOUT_MS = 30_000;
 
-/** Items of `childrenRelease()`: 21 products plus one index chunk for each parent with live children (2). */
-const RELEASE_ITEMS = 23;
+/**
+ * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2) and
+ * their filter-index buckets (one per attribute their children hold a value of: 15 in all).
+ */
+const RELEASE_ITEMS = 38;
 
 async function itemsOfRelease(releaseId: string): Promise<number> {
   let count = 0;
@@ -107,8 +110,8 @@ describe('publishRelease: success', () => {
       const result = await publishRelease(store.store.id, sample);
       expect(result.catalog_id).toBe(sample.catalog.id);
       expect(result.products).toEqual(SAMPLE_COUNTS);
-      // 14 products, 8 files, 2 child-index chunks.
-      expect(result.items).toBe(14 + 8 + 2);
+      // 14 products, 8 files, 2 child-index chunks, 8 filter-index buckets for each of the 2 parents.
+      expect(result.items).toBe(14 + 8 + 2 + 16);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);
@@ -116,7 +119,7 @@ describe('publishRelease: success', () => {
         sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
       );
       expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
-      expect(await itemsOfRelease(result.release_id)).toBe(24);
+      expect(await itemsOfRelease(result.release_id)).toBe(14 + 8 + 2 + 16);
       const tee = sample.files[0] as (typeof sample.files)[number];
       const read = await catalogRepository.readRelease(catalog?.release as ReleaseLayout, {
         products: [],
