@@ -23,8 +23,11 @@ export interface TokenRequestGuard {
   checkAttempts(clientId: string): Promise<void>;
   /** After a secret of a known client id did not match: counts the failure (429 when over the limit). */
   recordFailure(clientId: string, client: ClientRecord): Promise<void>;
-  /** Counts a request with valid credentials against the key's store (429 when over its allowance). */
-  admit(client: ClientRecord): Promise<void>;
+  /**
+   * Counts a request with valid credentials against the key's store (429 when over its allowance); an
+   * implicit grant as a storefront request (the store's pool only, by source address).
+   */
+  admit(client: ClientRecord, grantType: TokenKind): Promise<void>;
 }
 
 const INVALID_CLIENT = 'Invalid client credentials';
@@ -57,7 +60,7 @@ export async function issueAccessToken(
     }
   }
   if (!client) throw authenticationFailure(INVALID_CLIENT);
-  await guard?.admit(client);
+  await guard?.admit(client, grantType);
 
   const ttl = getConfig().tokenTtlSeconds;
   const now = Date.now();

@@ -138,8 +138,15 @@ export function resetRateLimits(): void {
 export function checkRateLimit(
   storeId: string,
   keyId: string,
+  storefront?: { address: string },
 ): RateLimitDecision | undefined | Promise<RateLimitDecision | undefined> {
   if (!getConfig().rateLimits) return undefined;
+  const admit = (read: KeyLimits) =>
+    storefront
+      ? // Storefront tokens draw from the store's pool only, never from the key's reservation, and one
+        // source address may take at most part of the pool (ADDRESS_SHARE).
+        rateLimiter.admit(storeId, `${keyId}#implicit`, { ...read, reserved: 0 }, storefront.address)
+      : rateLimiter.admit(storeId, keyId, read);
   let limits: ReturnType<typeof keyLimits>;
   try {
     limits = keyLimits(storeId, keyId);
@@ -150,13 +157,13 @@ export function checkRateLimit(
     return limits.then(
       (read) => {
         if (!read) throw keyGone();
-        return rateLimiter.admit(storeId, keyId, read);
+        return admit(read);
       },
       (error: unknown) => limitsUnavailable(storeId, keyId, error),
     );
   }
   if (!limits) throw keyGone();
-  return rateLimiter.admit(storeId, keyId, limits);
+  return admit(limits);
 }
 
 function limitsUnavailable(storeId: string, keyId: string, error: unknown): undefined {

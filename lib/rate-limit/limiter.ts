@@ -49,6 +49,11 @@ export const LEASE_DEADLINE_MS = 50;
  * beyond the window's limit, and only when the window was already used up by other containers.
  */
 export const FIRST_LEASE_ALLOWANCE = 1;
+/**
+ * Storefront (implicit) requests from one source address may use at most this share of the store's pool
+ * per window in a container, so one address cannot take the whole shopper share: others keep the rest.
+ */
+export const ADDRESS_SHARE = 0.5;
 /** After a failed lease, requests short of tokens are admitted without asking DynamoDB for this long. */
 export const FAIL_OPEN_MS = 5000;
 /**
@@ -126,6 +131,9 @@ interface StoreBucket {
   unleased: number;
   /** Those not yet charged to a lease's grant, by key. */
   owed: Map<string, number>;
+  /** Storefront requests admitted in `addressWindow`, by source address. */
+  addresses: Map<string, number>;
+  addressWindow: number;
 }
 
 const WAIT_EXPIRED = Symbol('wait-expired');
@@ -163,10 +171,41 @@ export class RateLimiter {
    * Decides whether a request of `keyId` in `storeId` is admitted; never throws (fails open). Answers at
    * once (no promise) when the container holds a token or knows the window is used up: the common case.
    */
-  admit(storeId: string, keyId: string, limits: KeyLimits): RateLimitDecision | Promise<RateLimitDecision> {
+  admit(
+    storeId: string,
+    keyId: string,
+    limits: KeyLimits,
+    address?: string,
+  ): RateLimitDecision | Promise<RateLimitDecision> {
     const allowance = allowanceOf(limits);
     const bucket = this.bucket(storeId);
-    this.observe(bucket, keyId, Math.floor(this.deps.now() / WINDOW_MS), allowance);
+    const window = Math.floor(this.deps.now() / WINDOW_MS);
+    this.observe(bucket, keyId, window, allowance);
+    if (address !== undefined) {
+      if (bucket.addressWindow !== window) {
+        bucket.addresses.clear();
+        bucket.addressWindow = window;
+      }
+      const used = bucket.addresses.get(address) ?? 0;
+      if (used >= Math.max(1, Math.floor(allowance.pool * ADDRESS_SHARE)))
+        return this.decide(false, this.windowState(bucket, window), keyId, allowance, false, window);
+      const count = (decision: RateLimitDecision) => {
+        if (decision.admitted && bucket.addressWindow === decision.window)
+          bucket.addresses.set(address, (bucket.addresses.get(address) ?? 0) + 1);
+        return decision;
+      };
+      const decision = this.decideOrWait(bucket, storeId, keyId, allowance);
+      return decision instanceof Promise ? decision.then(count) : count(decision);
+    }
+    return this.decideOrWait(bucket, storeId, keyId, allowance);
+  }
+
+  private decideOrWait(
+    bucket: StoreBucket,
+    storeId: string,
+    keyId: string,
+    allowance: Allowance,
+  ): RateLimitDecision | Promise<RateLimitDecision> {
     return (
       this.decideNow(bucket, storeId, keyId, allowance) ??
       this.admitUnleased(bucket, storeId, keyId, allowance) ??
@@ -321,6 +360,8 @@ export class RateLimiter {
         leased: false,
         unleased: 0,
         owed: new Map(),
+        addresses: new Map(),
+        addressWindow: 0,
       };
       this.buckets.set(storeId, bucket);
     }

@@ -84,8 +84,12 @@ export function tokenRequestGuard(
       }
     },
 
-    async admit(client) {
-      const decision = await checkRateLimit(client.store_id, client.key_id);
+    async admit(client, grantType) {
+      const decision = await checkRateLimit(
+        client.store_id,
+        client.key_id,
+        grantType === 'implicit' ? { address: source } : undefined,
+      );
       event.rateLimit = decision;
       if (decision && !decision.admitted) {
         throw refuse(decision, { storeId: client.store_id, keyId: client.key_id }, request);

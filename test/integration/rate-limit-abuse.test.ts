@@ -1,3 +1,4 @@
+import { shopperFlood } from '../../bench/shopper-flood';
 import { handler as listKeys } from '../../functions/list-application-keys/handler';
 import { getConfig, resetConfig } from '../../lib/config/index';
 import { rateLimiter, resetRateLimits } from '../../lib/rate-limit/index';
@@ -74,5 +75,20 @@ describe('a stalled limits table', () => {
     expect(rateLimiter.stats.waits - before.waits).toBe(1);
     expect(rateLimiter.stats.failedOpen - before.failedOpen).toBe(9);
     await rateLimiter.settled();
+  });
+});
+
+describe('a storefront flood from one address', () => {
+  jest.setTimeout(30_000);
+
+  it('leaves the admin key at least 90% served and another shopper at least 80%, at a store of 20/s', async () => {
+    const figures = await shopperFlood(3);
+    expect(figures.admin.sent).toBeGreaterThanOrEqual(8);
+    expect(figures.shopper.sent).toBeGreaterThanOrEqual(8);
+    expect(figures.admin.ratio).toBeGreaterThanOrEqual(0.9);
+    expect(figures.shopper.ratio).toBeGreaterThanOrEqual(0.8);
+    // The flooder got at most half the pool (16/s) per second, never the whole store.
+    expect(figures.flooder.served).toBeLessThanOrEqual(8 * (figures.seconds + 1));
+    expect(figures.flooder.served).toBeGreaterThan(0);
   });
 });
