@@ -8,6 +8,8 @@ import { progress, runAsScript } from './support';
 /** Served / sent for each caller of the shopper-flood scenario. */
 export interface ShopperFloodFigures {
   seconds: number;
+  /** One-second windows the run touched (a loaded machine stretches the run). */
+  windows: number;
   flooder: { sent: number; served: number };
   admin: { sent: number; served: number; ratio: number };
   shopper: { sent: number; served: number; ratio: number };
@@ -44,6 +46,7 @@ export async function shopperFlood(seconds = 3): Promise<ShopperFloodFigures> {
     if (!decision || decision.admitted) tally[who].served += 1;
   };
   const ticks = seconds * 20;
+  const firstWindow = Math.floor(Date.now() / 1000);
   for (let tick = 0; tick < ticks; tick += 1) {
     const started = Date.now();
     const sends = [];
@@ -57,6 +60,7 @@ export async function shopperFlood(seconds = 3): Promise<ShopperFloodFigures> {
     Math.round((served / (sent || 1)) * 1000) / 1000;
   return {
     seconds,
+    windows: Math.floor(Date.now() / 1000) - firstWindow + 1,
     flooder: tally.flooder,
     admin: { ...tally.admin, ratio: ratio(tally.admin) },
     shopper: { ...tally.shopper, ratio: ratio(tally.shopper) },

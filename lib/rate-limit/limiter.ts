@@ -189,9 +189,12 @@ export class RateLimiter {
       const used = bucket.addresses.get(address) ?? 0;
       if (used >= Math.max(1, Math.floor(allowance.pool * ADDRESS_SHARE)))
         return this.decide(false, this.windowState(bucket, window), keyId, allowance, false, window);
+      // Counted before the decision (requests waiting for a lease must not all pass the check), given back
+      // when refused.
+      bucket.addresses.set(address, used + 1);
       const count = (decision: RateLimitDecision) => {
-        if (decision.admitted && bucket.addressWindow === decision.window)
-          bucket.addresses.set(address, (bucket.addresses.get(address) ?? 0) + 1);
+        if (!decision.admitted && bucket.addressWindow === window)
+          bucket.addresses.set(address, Math.max(0, (bucket.addresses.get(address) ?? 1) - 1));
         return decision;
       };
       const decision = this.decideOrWait(bucket, storeId, keyId, allowance);

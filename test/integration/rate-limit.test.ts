@@ -222,7 +222,11 @@ describe('the 429', () => {
             method: 'POST',
             path: '/oauth/access_token',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ grant_type: 'implicit', client_id: test.clientId }),
+            body: JSON.stringify({
+              grant_type: 'client_credentials',
+              client_id: test.clientId,
+              client_secret: test.clientSecret,
+            }),
           }),
         ),
       ),
@@ -232,6 +236,27 @@ describe('the 429', () => {
     expect(ok.length).toBeLessThanOrEqual(3 * windows);
     for (const response of ok) expect(response.headers['X-RateLimit-Limit']).toBe('3');
     for (const response of responses.filter((r) => r.status !== 200)) expectTooManyRequests(response, '3');
+  });
+
+  it('counts implicit grants as storefront requests: one address gets at most half the pool', async () => {
+    const test = await createTestStore({ rate_limit: 4 });
+    const implicit = (sourceIp: string) =>
+      invoke(createToken, {
+        method: 'POST',
+        path: '/oauth/access_token',
+        headers: { 'content-type': 'application/json' },
+        sourceIp,
+        body: JSON.stringify({ grant_type: 'implicit', client_id: test.clientId }),
+      });
+    const { result, windows } = await burst(async () => {
+      const flood = await Promise.all(Array.from({ length: 10 }, () => implicit('203.0.113.5')));
+      const other = await implicit('198.51.100.5');
+      return { flood, other };
+    });
+    const served = result.flood.filter((r) => r.status === 200).length;
+    expect(served).toBeGreaterThanOrEqual(1);
+    expect(served).toBeLessThanOrEqual(2 * windows);
+    expect(result.other.status).toBe(200);
   });
 });
 
