@@ -2,9 +2,10 @@ import { log } from '../http/log';
 
 /*
  * Refusals are logged as counts, one line per store, key and second ("rate limited", with `count`), not
- * one line per refused request: a flood of 429s must not become a flood of log lines. A second's line is
- * written when the key's next refusal falls in a later second, or by a timer shortly after the second
- * ends (unref'd: it never keeps a process alive; a frozen Lambda container writes it on its next refusal).
+ * one line per refused request: a flood of 429s must not become a flood of log lines. A finished second's
+ * lines are written by the container's next refusal (of any key), inside that request, so they carry a
+ * request's context like every line. No timer: outside a request a line would carry a stale context, and
+ * a frozen Lambda container runs none. The RateLimitedRequests metric counts every refusal as it happens.
  */
 
 interface Tally {
@@ -17,14 +18,14 @@ interface Tally {
 }
 
 const tallies = new Map<string, Tally>();
-let timer: NodeJS.Timeout | undefined;
 
 function write(tally: Tally): void {
   log('warn', 'rate limited', {
     store_id: tally.storeId,
     key_id: tally.keyId,
     limit: tally.limit,
-    route: tally.route,
+    // Not `route`: the line is written inside whichever request comes next, whose route the logger adds.
+    refused_route: tally.route,
     second: tally.second,
     count: tally.count,
   });
@@ -49,22 +50,12 @@ export function noteRefusal(
   now = Date.now(),
 ): void {
   const second = Math.floor(now / 1000);
+  flushRefusals(now);
   const id = `${ids.storeId}/${ids.keyId}`;
   const tally = tallies.get(id);
-  if (tally && tally.second === second) {
+  if (tally) {
     tally.count += 1;
     return;
   }
-  if (tally) write(tally);
   tallies.set(id, { second, count: 1, storeId: ids.storeId, keyId: ids.keyId, limit, route });
-  if (!timer) {
-    timer = setTimeout(
-      () => {
-        timer = undefined;
-        flushRefusals();
-      },
-      (second + 1) * 1000 - now + 5,
-    );
-    timer.unref?.();
-  }
 }

@@ -17,19 +17,18 @@ describe('refusal log', () => {
     for (let i = 0; i < 500; i += 1) noteRefusal(a, 20, 'GET /x', base + i);
     for (let i = 0; i < 30; i += 1) noteRefusal(b, 20, 'GET /x', base + 100 + i);
     expect(logged).not.toHaveBeenCalled();
-    // The next second's first refusal of a writes a's line; b's is written by the flush of past seconds.
+    // The container's next refusal, in a later second, writes the finished second's lines.
     noteRefusal(a, 20, 'GET /x', base + 1000);
-    flushRefusals(base + 1000);
     expect(logged.mock.calls).toEqual([
       [
         'warn',
         'rate limited',
-        { store_id: 's1', key_id: 'k1', limit: 20, route: 'GET /x', second: base / 1000, count: 500 },
+        { store_id: 's1', key_id: 'k1', limit: 20, refused_route: 'GET /x', second: base / 1000, count: 500 },
       ],
       [
         'warn',
         'rate limited',
-        { store_id: 's1', key_id: 'k2', limit: 20, route: 'GET /x', second: base / 1000, count: 30 },
+        { store_id: 's1', key_id: 'k2', limit: 20, refused_route: 'GET /x', second: base / 1000, count: 30 },
       ],
     ]);
     flushRefusals(base + 2000);
