@@ -1,4 +1,5 @@
 import './quiet-sdk';
+import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
@@ -61,9 +62,11 @@ async function main(): Promise<void> {
     const pageLength = intOption(TOOL, values['page-length'], 'page-length', 25, 1, 100);
     useToolDatabase(TOOL);
     const store = await storeRepository.create({ name, rate_limit: rateLimit, page_length: pageLength });
+    // The first (admin) key reserves a share of the limit (docs/rate-limits.md), so storefront floods
+    // cannot starve the back office.
     const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
       name: 'Default key',
-      reserved_rate_limit: 0,
+      reserved_rate_limit: firstKeyReservation(rateLimit),
     });
     print(
       {

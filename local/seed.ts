@@ -1,5 +1,7 @@
 import sampleRelease from '../catalog/sample-release.json';
+import { generateClientSecret as randomSecret } from '../lib/auth/secrets';
 import { publishRelease } from '../lib/catalog/publisher';
+import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { storeRepository } from '../lib/store/store-repository';
@@ -11,6 +13,9 @@ export const DEMO = {
   keyId: '0190a0c0-0000-7000-8000-000000000003',
   clientId: 'demo0000000000000000000000000000000000cl',
   clientSecret: 'demo-local-only-secret-0000000000000000000000',
+  /** The storefront's own key (implicit grants only: its client id is public, its secret unused). */
+  storefrontKeyId: '0190a0c0-0000-7000-8000-000000000004',
+  storefrontClientId: 'demo0000000000000000000000000000000000sf',
   name: 'Demo store',
 } as const;
 
@@ -32,6 +37,7 @@ export interface DemoSeed {
   mappingId: string;
   clientId: string;
   clientSecret: string;
+  storefrontClientId: string;
   created: boolean;
 }
 
@@ -45,8 +51,17 @@ export async function seedDemo(): Promise<DemoSeed> {
   if (!(await applicationKeyRepository.findClient(DEMO.clientId))) {
     await applicationKeyRepository.create(
       DEMO.storeId,
-      { name: 'Demo key', reserved_rate_limit: 0 },
+      // The admin key reserves the documented first-key share of the store's default limit (100/s).
+      { name: 'Demo key', reserved_rate_limit: firstKeyReservation(100) },
       { id: DEMO.keyId, client_id: DEMO.clientId, client_secret: DEMO.clientSecret },
+    );
+    created = true;
+  }
+  if (!(await applicationKeyRepository.findClient(DEMO.storefrontClientId))) {
+    await applicationKeyRepository.create(
+      DEMO.storeId,
+      { name: 'Demo storefront', reserved_rate_limit: 0 },
+      { id: DEMO.storefrontKeyId, client_id: DEMO.storefrontClientId, client_secret: randomSecret() },
     );
     created = true;
   }
@@ -60,6 +75,7 @@ export async function seedDemo(): Promise<DemoSeed> {
     mappingId: DEMO.mappingId,
     clientId: DEMO.clientId,
     clientSecret: DEMO.clientSecret,
+    storefrontClientId: DEMO.storefrontClientId,
     created,
   };
 }

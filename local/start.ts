@@ -23,7 +23,8 @@ const USAGE = `Usage: npm start [-- --in-memory] [-- --from-template]      npm r
 Starts DynamoDB Local on 127.0.0.1:$DYNAMODB_PORT (default 8000; data under .data/, or nothing on disk
 with --in-memory), creates the tables, seeds the demo store and serves the local API on
 127.0.0.1:$PORT (default 3000). It then prints one \`export ...\` line with BASE, STORE_ID, CLIENT_ID,
-CLIENT_SECRET, MAPPING_ID and PRODUCT_ID: paste it into the terminal you run the docs' examples in.
+CLIENT_SECRET (the admin key), STOREFRONT_CLIENT_ID (the storefront's own key, for implicit grants),
+MAPPING_ID and PRODUCT_ID: paste it into the terminal you run the docs' examples in.
 
 With DYNAMODB_ENDPOINT set to a URL it uses that DynamoDB instead of starting one (and creates the
 tables and the demo there); with DYNAMODB_ENDPOINT=aws it serves the deployed tables (AWS credentials
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
       STORE_ID: demo.storeId,
       CLIENT_ID: demo.clientId,
       CLIENT_SECRET: demo.clientSecret,
+      STOREFRONT_CLIENT_ID: demo.storefrontClientId,
       MAPPING_ID: demo.mappingId,
       PRODUCT_ID: DEMO_PARENT_ID,
     };
@@ -139,7 +141,7 @@ async function main(): Promise<void> {
       '',
       "then, for example, list the demo parent product's live children with a storefront (implicit) token:",
       '',
-      `  curl -sg "$BASE/catalog/products/$PRODUCT_ID/relationships/children?page[limit]=5" -H 'SVC-Channel: web' -H "Authorization: Bearer $(curl -s -X POST $BASE/oauth/access_token -d grant_type=implicit -d client_id=$CLIENT_ID | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')"`,
+      `  curl -sg "$BASE/catalog/products/$PRODUCT_ID/relationships/children?page[limit]=5" -H 'SVC-Channel: web' -H "Authorization: Bearer $(curl -s -X POST $BASE/oauth/access_token -d grant_type=implicit -d client_id=$STOREFRONT_CLIENT_ID | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')"`,
     );
   } else {
     lines.push(

@@ -17,12 +17,17 @@ export interface AccessTokenResponse {
 /** The token endpoint's rate limits (lib/rate-limit/token-attempts.ts builds them; absent: none). */
 export interface TokenRequestGuard {
   /**
-   * Before a secret is checked: reserves one of the client id's attempts (429 when its failures used them
-   * up); resolves to the function that gives the attempt back once the secret matched.
+   * Beside the client lookup, before a secret is compared: 429 when this caller's failed attempts for the
+   * client id used up its limit. Writes nothing.
    */
-  reserveAttempt(clientId: string, client: Promise<ClientRecord | undefined>): Promise<() => Promise<void>>;
-  /** Counts a request with valid credentials against the key's store (429 when over its allowance). */
-  admit(client: ClientRecord): Promise<void>;
+  checkAttempts(clientId: string): Promise<void>;
+  /** After a secret of a known client id did not match: counts the failure (429 when over the limit). */
+  recordFailure(clientId: string, client: ClientRecord): Promise<void>;
+  /**
+   * Counts a request with valid credentials against the key's store (429 when over its allowance); an
+   * implicit grant as a storefront request (the store's pool only, by source address).
+   */
+  admit(client: ClientRecord, grantType: TokenKind): Promise<void>;
 }
 
 const INVALID_CLIENT = 'Invalid client credentials';
@@ -42,18 +47,20 @@ export async function issueAccessToken(
   const clientId = request.client_id;
   const clientSecret = request.grant_type === 'client_credentials' ? request.client_secret : undefined;
 
-  const clientRead = applicationKeyRepository.findClient(clientId);
-  const [client, releaseAttempt] = await Promise.all([
-    clientRead,
-    clientSecret === undefined ? undefined : guard?.reserveAttempt(clientId, clientRead),
+  const [client] = await Promise.all([
+    applicationKeyRepository.findClient(clientId),
+    clientSecret === undefined ? undefined : guard?.checkAttempts(clientId),
   ]);
   if (clientSecret !== undefined) {
     const matches = digestsEqual(hashSecret(clientSecret), client?.secret_hash ?? DUMMY_HASH);
-    if (!client || !matches) throw authenticationFailure(INVALID_CLIENT);
-    await releaseAttempt?.();
+    if (!matches) {
+      // Only a failed comparison of a known client id counts (unknown ids store nothing).
+      if (client) await guard?.recordFailure(clientId, client);
+      throw authenticationFailure(INVALID_CLIENT);
+    }
   }
   if (!client) throw authenticationFailure(INVALID_CLIENT);
-  await guard?.admit(client);
+  await guard?.admit(client, grantType);
 
   const ttl = getConfig().tokenTtlSeconds;
   const now = Date.now();

@@ -19,6 +19,11 @@ export interface Config {
    * emergency switch (docs/rate-limits.md) that the benchmark also uses to time the limiter's overhead.
    */
   rateLimits: boolean;
+  /**
+   * RATE_LIMIT_DEADLINE_MS (default 50, 5-2000): how long a request waits for any of the limiter's
+   * DynamoDB calls before it is admitted (failing open) while the call goes on in the background.
+   */
+  rateLimitDeadlineMs: number;
   /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
   logLevel: LogLevel;
 }
@@ -93,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 30, 0, 60),
     releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),
     rateLimits: rateLimits === 'on',
+    rateLimitDeadlineMs: intFrom(env, 'RATE_LIMIT_DEADLINE_MS', 50, 5, 2000),
     logLevel,
   };
 }

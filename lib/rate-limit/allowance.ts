@@ -175,3 +175,14 @@ export function remainingFor(state: WindowState, keyId: string, allowance: Allow
   const poolLeft = state.poolExhausted ? 0 : Math.max(0, allowance.pool - state.seen.pool);
   return Math.min(allowance.limit, held + reservedLeft + poolLeft);
 }
+
+/**
+ * The share of a new store's `rate_limit` its first (admin) key reserves by default (`npm run admin --
+ * create-store`, the demo store): the back office keeps requests however hard the storefronts flood.
+ */
+export const FIRST_KEY_RESERVED_SHARE = 0.2;
+
+/** The first key's default reservation for a store limit: 20% of it, rounded down (100 → 20). */
+export function firstKeyReservation(rateLimit: number): number {
+  return Math.floor(rateLimit * FIRST_KEY_RESERVED_SHARE);
+}

@@ -1,12 +1,14 @@
 import { getConfig } from '../config/index';
-import { TooManyRequestsError } from '../http/errors';
+import { TooManyRequestsError, UnauthorizedError } from '../http/errors';
 import { errorFields, log } from '../http/log';
 import { countMetric, METRIC } from '../metrics/index';
 import { applicationKeyRepository } from '../store/application-key-repository';
 import { rateLimitRepository } from '../store/rate-limit-repository';
 import { storeRepository } from '../store/store-repository';
 import type { KeyLimits } from './allowance';
+import { DEADLINE_PASSED, withDeadline } from './deadline';
 import { type RateLimitDecision, RateLimiter } from './limiter';
+import { noteRefusal } from './refusal-log';
 
 /*
  * The rate limit as the request path uses it (docs/rate-limits.md): the container's limiter, the limits
@@ -20,12 +22,20 @@ export const LIMITS_REFRESH_MS = 20_000;
 export const LIMITS_MAX_AGE_MS = 50_000;
 
 /** The container's limiter: its leases and observations live as long as the container. */
-export const rateLimiter = new RateLimiter({ now: () => Date.now(), take: rateLimitRepository.take });
+export const rateLimiter = new RateLimiter({
+  now: () => Date.now(),
+  take: rateLimitRepository.take,
+  get deadlineMs() {
+    return getConfig().rateLimitDeadlineMs;
+  },
+});
 
 interface CachedLimits {
   limits: KeyLimits | undefined;
   fetchedAt: number;
   pending: Promise<KeyLimits | undefined> | undefined;
+  /** The pending read missed the deadline: requests are admitted at once until it settles. */
+  stalled: boolean;
 }
 
 const MAX_CACHED_KEYS = 10_000;
@@ -65,6 +75,7 @@ export function keyLimits(
       })
       .finally(() => {
         entry.pending = undefined;
+        entry.stalled = false;
       });
     return entry.pending;
   };
@@ -84,9 +95,33 @@ export function keyLimits(
     const oldest = limitsCache.keys().next().value;
     if (oldest !== undefined) limitsCache.delete(oldest);
   }
-  const entry = cached ?? { limits: undefined, fetchedAt: 0, pending: undefined };
+  const entry = cached ?? { limits: undefined, fetchedAt: 0, pending: undefined, stalled: false };
   limitsCache.set(id, entry);
-  return refresh(entry);
+  if (entry.stalled) throw new LimitsStalled();
+  const read = refresh(entry);
+  return withDeadline(read, getConfig().rateLimitDeadlineMs).then((limits) => {
+    if (limits !== DEADLINE_PASSED) return limits;
+    entry.stalled = true;
+    read.catch(() => undefined);
+    throw new LimitsStalled();
+  });
+}
+
+/** A key's limits were not read within the limiter's deadline (the read goes on in the background). */
+class LimitsStalled extends Error {
+  override name = 'LimitsStalled';
+  constructor() {
+    super('rate limits not read within the deadline');
+  }
+}
+
+/**
+ * The 401 of a token whose key (or store) is gone: the limiter found no limits for it. A token cached by
+ * a container outlives its key by up to AUTH_CACHE_SECONDS for reads; it is refused here, never unlimited.
+ */
+export function keyGone(): UnauthorizedError {
+  countMetric(METRIC.authenticationFailures);
+  return new UnauthorizedError();
 }
 
 /** Forgets the cached limits and every lease (tests). */
@@ -96,15 +131,22 @@ export function resetRateLimits(): void {
 }
 
 /**
- * Counts one request of a key against its store's limit. Undefined when there is nothing to limit (the key
- * or store is gone, or RATE_LIMITS=off) or the limits cannot be read (failed open: logged and counted). The
- * caller turns a refusal into a 429 with `refuse` (which logs it).
+ * Counts one request of a key against its store's limit. Undefined when there is nothing to limit
+ * (RATE_LIMITS=off) or the limits cannot be read within the deadline (failed open: logged and counted).
+ * Throws a 401 when the key or its store is gone. The caller turns a refusal into a 429 with `refuse`.
  */
 export function checkRateLimit(
   storeId: string,
   keyId: string,
+  storefront?: { address: string },
 ): RateLimitDecision | undefined | Promise<RateLimitDecision | undefined> {
   if (!getConfig().rateLimits) return undefined;
+  const admit = (read: KeyLimits) =>
+    storefront
+      ? // Storefront tokens draw from the store's pool only, never from the key's reservation, and one
+        // source address may take at most part of the pool (ADDRESS_SHARE).
+        rateLimiter.admit(storeId, `${keyId}#implicit`, { ...read, reserved: 0 }, storefront.address)
+      : rateLimiter.admit(storeId, keyId, read);
   let limits: ReturnType<typeof keyLimits>;
   try {
     limits = keyLimits(storeId, keyId);
@@ -113,15 +155,21 @@ export function checkRateLimit(
   }
   if (limits instanceof Promise) {
     return limits.then(
-      (read) => (read ? rateLimiter.admit(storeId, keyId, read) : undefined),
+      (read) => {
+        if (!read) throw keyGone();
+        return admit(read);
+      },
       (error: unknown) => limitsUnavailable(storeId, keyId, error),
     );
   }
-  return limits ? rateLimiter.admit(storeId, keyId, limits) : undefined;
+  if (!limits) throw keyGone();
+  return admit(limits);
 }
 
 function limitsUnavailable(storeId: string, keyId: string, error: unknown): undefined {
   rateLimiter.stats.failedOpen += 1;
+  // A stalled read is counted, not logged per request (the read that stalled logs when it fails).
+  if (error instanceof LimitsStalled) return undefined;
   log('warn', 'rate limiter could not read limits: request admitted', {
     store_id: storeId,
     key_id: keyId,
@@ -137,8 +185,8 @@ export interface RequestLogKeys {
 }
 
 /**
- * The 429 of a refused request, logged at `warn` with the store and key: DESIGN section 4's body,
- * `Retry-After` and the allowance headers.
+ * The 429 of a refused request: the error body, `Retry-After` and the allowance headers. Refusals are
+ * logged as counts per key per second (lib/rate-limit/refusal-log.ts), not one line each.
  */
 export function refuse(
   decision: RateLimitDecision,
@@ -146,12 +194,7 @@ export function refuse(
   request: RequestLogKeys,
 ): TooManyRequestsError {
   countMetric(METRIC.rateLimitedRequests);
-  log('warn', 'rate limited', {
-    ...request,
-    store_id: ids.storeId,
-    key_id: ids.keyId,
-    limit: decision.limit,
-  });
+  noteRefusal(ids, decision.limit, request.route);
   return new TooManyRequestsError(
     `Rate limit of ${decision.limit} requests per second exceeded for this application key`,
     decision.resetSeconds,

@@ -36,8 +36,24 @@ export const RENEW_AHEAD_SECONDS = 0.1;
 export const PREFETCH_MS = 200;
 /** After a renewal plan that asked for nothing, the next plan waits this long. */
 const QUIET_MS = 20;
-/** A request waits at most this long for a lease, then it is admitted (failed open) and the lease goes on. */
-export const LEASE_WAIT_MS = 2000;
+/**
+ * A request waits at most this long for a lease (the default of `deps.deadlineMs`; RATE_LIMIT_DEADLINE_MS in
+ * production), then it is admitted (failed open) and the lease goes on; until that lease settles, requests
+ * that find no token are admitted at once, without waiting again.
+ */
+export const LEASE_DEADLINE_MS = 50;
+/**
+ * Before a container's first lease for a store has answered, up to this many of the store's requests are
+ * admitted without waiting for it (its first request never waits); the lease asks for them too and they
+ * are charged to what it grants. Bound: a new container can admit at most this many requests of a store
+ * beyond the window's limit, and only when the window was already used up by other containers.
+ */
+export const FIRST_LEASE_ALLOWANCE = 1;
+/**
+ * Storefront (implicit) requests from one source address may use at most this share of the store's pool
+ * per window in a container, so one address cannot take the whole shopper share: others keep the rest.
+ */
+export const ADDRESS_SHARE = 0.5;
 /** After a failed lease, requests short of tokens are admitted without asking DynamoDB for this long. */
 export const FAIL_OPEN_MS = 5000;
 /**
@@ -70,6 +86,8 @@ export interface LimiterStats {
   leaseFailures: number;
   /** Requests that had to wait for a lease (the rest were served from tokens already held). */
   waits: number;
+  /** Requests admitted against the first-lease allowance, before the container's first lease answered. */
+  unleased: number;
   /** Requests admitted without a decision because the limiter's DynamoDB calls failed or were slow. */
   failedOpen: number;
 }
@@ -77,6 +95,8 @@ export interface LimiterStats {
 export interface LimiterDeps {
   now: () => number;
   take: (storeId: string, window: number, ask: Tokens) => Promise<WindowCounters>;
+  /** How long a request waits for a lease before it is admitted (default LEASE_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
 interface Demand {
@@ -103,6 +123,17 @@ interface StoreBucket {
   current: number;
   /** A renewal plan found nothing to ask for: no new plan before this time (ms). */
   quietUntil: number;
+  /** A lease missed the deadline and is still running: requests short of tokens are admitted at once. */
+  stalled: boolean;
+  /** A lease of this store has answered in this container (until then, the first-lease allowance). */
+  leased: boolean;
+  /** Requests admitted against the first-lease allowance so far. */
+  unleased: number;
+  /** Those not yet charged to a lease's grant, by key. */
+  owed: Map<string, number>;
+  /** Storefront requests admitted in `addressWindow`, by source address. */
+  addresses: Map<string, number>;
+  addressWindow: number;
 }
 
 const WAIT_EXPIRED = Symbol('wait-expired');
@@ -130,6 +161,7 @@ export class RateLimiter {
     leaseFailures: 0,
     failedOpen: 0,
     waits: 0,
+    unleased: 0,
   };
   private readonly buckets = new Map<string, StoreBucket>();
 
@@ -139,12 +171,47 @@ export class RateLimiter {
    * Decides whether a request of `keyId` in `storeId` is admitted; never throws (fails open). Answers at
    * once (no promise) when the container holds a token or knows the window is used up: the common case.
    */
-  admit(storeId: string, keyId: string, limits: KeyLimits): RateLimitDecision | Promise<RateLimitDecision> {
+  admit(
+    storeId: string,
+    keyId: string,
+    limits: KeyLimits,
+    address?: string,
+  ): RateLimitDecision | Promise<RateLimitDecision> {
     const allowance = allowanceOf(limits);
     const bucket = this.bucket(storeId);
-    this.observe(bucket, keyId, Math.floor(this.deps.now() / WINDOW_MS), allowance);
+    const window = Math.floor(this.deps.now() / WINDOW_MS);
+    this.observe(bucket, keyId, window, allowance);
+    if (address !== undefined) {
+      if (bucket.addressWindow !== window) {
+        bucket.addresses.clear();
+        bucket.addressWindow = window;
+      }
+      const used = bucket.addresses.get(address) ?? 0;
+      if (used >= Math.max(1, Math.floor(allowance.pool * ADDRESS_SHARE)))
+        return this.decide(false, this.windowState(bucket, window), keyId, allowance, false, window);
+      // Counted before the decision (requests waiting for a lease must not all pass the check), given back
+      // when refused.
+      bucket.addresses.set(address, used + 1);
+      const count = (decision: RateLimitDecision) => {
+        if (!decision.admitted && bucket.addressWindow === window)
+          bucket.addresses.set(address, Math.max(0, (bucket.addresses.get(address) ?? 1) - 1));
+        return decision;
+      };
+      const decision = this.decideOrWait(bucket, storeId, keyId, allowance);
+      return decision instanceof Promise ? decision.then(count) : count(decision);
+    }
+    return this.decideOrWait(bucket, storeId, keyId, allowance);
+  }
+
+  private decideOrWait(
+    bucket: StoreBucket,
+    storeId: string,
+    keyId: string,
+    allowance: Allowance,
+  ): RateLimitDecision | Promise<RateLimitDecision> {
     return (
       this.decideNow(bucket, storeId, keyId, allowance) ??
+      this.admitUnleased(bucket, storeId, keyId, allowance) ??
       this.admitAfterLeases(bucket, storeId, keyId, allowance)
     );
   }
@@ -166,11 +233,31 @@ export class RateLimiter {
       this.renewIfLow(bucket, storeId, window, keyId, allowance);
       return this.decide(true, state, keyId, allowance, false, window);
     }
-    if (this.deps.now() < bucket.failingUntil)
+    if (bucket.stalled || this.deps.now() < bucket.failingUntil)
       return this.decide(true, state, keyId, allowance, true, window);
     if (exhaustedFor(state, keyId, allowance))
       return this.decide(false, state, keyId, allowance, false, window);
     return undefined;
+  }
+
+  /**
+   * Before the container's first lease of the store has answered, its first requests do not wait: they are
+   * admitted at once (up to FIRST_LEASE_ALLOWANCE) and charged to that lease's grant.
+   */
+  private admitUnleased(
+    bucket: StoreBucket,
+    storeId: string,
+    keyId: string,
+    allowance: Allowance,
+  ): RateLimitDecision | undefined {
+    if (bucket.leased || bucket.unleased >= FIRST_LEASE_ALLOWANCE) return undefined;
+    const window = Math.floor(this.deps.now() / WINDOW_MS);
+    bucket.unleased += 1;
+    this.stats.unleased += 1;
+    bucket.owed.set(keyId, (bucket.owed.get(keyId) ?? 0) + 1);
+    bucket.waiting.set(keyId, (bucket.waiting.get(keyId) ?? 0) + 1);
+    void this.lease(bucket, storeId, window);
+    return this.decide(true, this.windowState(bucket, window), keyId, allowance, false, window);
   }
 
   private async admitAfterLeases(
@@ -191,14 +278,39 @@ export class RateLimiter {
       const waited = await Promise.race([
         this.lease(bucket, storeId, window),
         new Promise<typeof WAIT_EXPIRED>((resolve) => {
-          timer = setTimeout(() => resolve(WAIT_EXPIRED), LEASE_WAIT_MS);
+          timer = setTimeout(() => resolve(WAIT_EXPIRED), this.deps.deadlineMs ?? LEASE_DEADLINE_MS);
         }),
       ]);
       clearTimeout(timer);
       bucket.waiting.set(keyId, (bucket.waiting.get(keyId) ?? 1) - 1);
-      if (waited === WAIT_EXPIRED) return this.decide(true, state, keyId, allowance, true, window);
+      if (waited === WAIT_EXPIRED) {
+        // Past the deadline: this request and, until the lease settles, every request short of tokens
+        // are admitted at once (a stalled table costs one deadline, not one per request).
+        if (bucket.inflight.size > 0) bucket.stalled = true;
+        return this.decide(true, state, keyId, allowance, true, window);
+      }
       const decision = this.decideNow(bucket, storeId, keyId, allowance);
       if (decision) return decision;
+    }
+  }
+
+  /**
+   * Charges the requests admitted against the first-lease allowance to the tokens a lease granted. What
+   * the grant could not cover stays owed (and asked for by the next lease) until the window is known to be
+   * used up for the key; after a failed lease (`state` undefined) they count as admitted failing open.
+   */
+  private chargeOwed(bucket: StoreBucket, state: WindowState | undefined): void {
+    for (const [keyId, owed] of bucket.owed) {
+      let left = owed;
+      while (state && left > 0 && takeToken(state, keyId)) left -= 1;
+      const allowance = bucket.demand.get(keyId)?.allowance;
+      if (state && left > 0 && allowance && !exhaustedFor(state, keyId, allowance)) {
+        bucket.owed.set(keyId, left);
+      } else {
+        bucket.owed.delete(keyId);
+        left = 0;
+      }
+      bucket.waiting.set(keyId, Math.max(0, (bucket.waiting.get(keyId) ?? 0) - (owed - left)));
     }
   }
 
@@ -247,6 +359,12 @@ export class RateLimiter {
         waiting: new Map(),
         current: 0,
         quietUntil: 0,
+        stalled: false,
+        leased: false,
+        unleased: 0,
+        owed: new Map(),
+        addresses: new Map(),
+        addressWindow: 0,
       };
       this.buckets.set(storeId, bucket);
     }
@@ -353,11 +471,15 @@ export class RateLimiter {
       .take(storeId, window, ask)
       .then(
         (after) => {
-          applyLease(this.windowState(bucket, window), ask, after, { pool, reserved: reservedOf });
+          const applied = this.windowState(bucket, window);
+          applyLease(applied, ask, after, { pool, reserved: reservedOf });
+          bucket.leased = true;
+          this.chargeOwed(bucket, applied);
           bucket.failingUntil = 0;
           bucket.leaseMs = 0.8 * bucket.leaseMs + 0.2 * (this.deps.now() - started);
         },
         (error: unknown) => {
+          this.chargeOwed(bucket, undefined);
           this.stats.leaseFailures += 1;
           bucket.failingUntil = this.deps.now() + FAIL_OPEN_MS;
           log('warn', 'rate limiter lease failed: requests are admitted', {
@@ -367,7 +489,10 @@ export class RateLimiter {
           });
         },
       )
-      .finally(() => bucket.inflight.delete(window));
+      .finally(() => {
+        bucket.inflight.delete(window);
+        if (bucket.inflight.size === 0) bucket.stalled = false;
+      });
     bucket.inflight.set(window, lease);
     return lease;
   }

@@ -5,7 +5,7 @@ import { checkRateLimit, type RateLimitDecision, rateLimitHeaders, refuse } from
 
 /** An event the limiter has seen: who called (from the authorizer) and what was decided. */
 export type RateLimitedEvent = APIGatewayProxyEventV2 & {
-  auth?: { storeId: string; keyId: string } | undefined;
+  auth?: { storeId: string; keyId: string; kind?: string } | undefined;
   rateLimit?: RateLimitDecision | undefined;
 };
 
@@ -28,7 +28,14 @@ export function rateLimit(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
         }
       };
       // Most requests are decided at once, from tokens the container holds: no promise on that path.
-      const decision = checkRateLimit(auth.storeId, auth.keyId);
+      // Storefront tokens count by source address (API Gateway's, from the connection; never a header).
+      const decision = checkRateLimit(
+        auth.storeId,
+        auth.keyId,
+        auth.kind === 'implicit'
+          ? { address: request.event.requestContext?.http?.sourceIp ?? 'unknown' }
+          : undefined,
+      );
       return decision instanceof Promise ? decision.then(apply) : apply(decision);
     },
   };

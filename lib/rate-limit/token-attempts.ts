@@ -1,63 +1,95 @@
 import type { TokenRequestGuard } from '../auth/issue-token';
+import { getConfig } from '../config/index';
 import { TooManyRequestsError } from '../http/errors';
 import { errorFields, log } from '../http/log';
 import { countMetric, METRIC } from '../metrics/index';
 import { rateLimitRepository } from '../store/rate-limit-repository';
+import { DEADLINE_PASSED, withDeadline } from './deadline';
 import { checkRateLimit, type RequestLogKeys, refuse } from './index';
 import type { RateLimitedEvent } from './middleware';
 
-/** Failed credential checks a client id may have per minute (docs/rate-limits.md). */
+/** Failed credential checks a client id may have per source address per minute (docs/rate-limits.md). */
 export const FAILED_ATTEMPTS_PER_MINUTE = 10;
 const MINUTE_MS = 60_000;
 
 /**
- * The token endpoint's limits for one request: a client_credentials check first reserves one of the client
- * id's 10 attempts of the minute (given back when the secret matches, so only failures stay counted, and
- * parallel guesses cannot slip past the count); a request of a known client id is then counted against its
- * key's store like any other request. DynamoDB failures fail open (logged).
+ * The token endpoint's limits for one request (docs/rate-limits.md, "Failed token attempts"):
+ * - the failed-attempt limit counts, per client id and source address (API Gateway's
+ *   `requestContext.http.sourceIp`), the secrets that did NOT match. Its counter is read beside the client
+ *   lookup (nothing written); only a failed comparison of a known client id writes, so a correct secret
+ *   costs no bookkeeping, an attempt in flight never counts, and an address's failures refuse that
+ *   address only — never the key's owner calling from elsewhere. Unknown client ids store nothing.
+ * - a request with valid credentials is then counted against its key's store like any other request.
+ * The limiter's calls have a deadline and fail open (logged).
  */
 export function tokenRequestGuard(
   event: RateLimitedEvent,
   request: RequestLogKeys,
   now: () => number = Date.now,
 ): TokenRequestGuard {
+  const source = event.requestContext?.http?.sourceIp ?? 'unknown';
+  const minute = Math.floor(now() / MINUTE_MS);
+  const tooMany = () => {
+    countMetric(METRIC.rateLimitedRequests);
+    return new TooManyRequestsError(
+      `Too many failed attempts for this client_id from this address: at most ${FAILED_ATTEMPTS_PER_MINUTE} per minute`,
+      ((minute + 1) * MINUTE_MS - now()) / 1000,
+    );
+  };
+  const unavailable = (error: unknown) => {
+    log('warn', 'failed-attempt limiter unavailable: credential check allowed', {
+      ...request,
+      error: errorFields(error),
+    });
+  };
   return {
-    async reserveAttempt(clientId, client) {
-      const at = now();
-      const minute = Math.floor(at / MINUTE_MS);
-      let reserved: boolean;
+    async checkAttempts(clientId) {
+      const read = rateLimitRepository.failedAttempts(clientId, source, minute);
+      let failures: number | typeof DEADLINE_PASSED;
       try {
-        reserved = await rateLimitRepository.reserveAttempt(clientId, minute, FAILED_ATTEMPTS_PER_MINUTE);
+        failures = await withDeadline(read, getConfig().rateLimitDeadlineMs);
       } catch (error) {
-        log('warn', 'failed-attempt limiter unavailable: credential check allowed', {
-          error: errorFields(error),
-        });
-        return async () => undefined;
+        unavailable(error);
+        return;
       }
-      if (!reserved) {
-        const known = await client.catch(() => undefined);
-        countMetric(METRIC.rateLimitedRequests);
-        log('warn', 'rate limited: too many failed credential checks', {
-          ...request,
-          ...(known ? { store_id: known.store_id, key_id: known.key_id } : {}),
-          limit_per_minute: FAILED_ATTEMPTS_PER_MINUTE,
-        });
-        throw new TooManyRequestsError(
-          `Too many failed attempts for this client_id: at most ${FAILED_ATTEMPTS_PER_MINUTE} per minute`,
-          ((minute + 1) * MINUTE_MS - at) / 1000,
-        );
+      if (failures === DEADLINE_PASSED) {
+        read.catch(() => undefined);
+        unavailable(new Error('deadline passed'));
+        return;
       }
-      return () =>
-        rateLimitRepository.releaseAttempt(clientId, minute).catch((error: unknown) => {
-          log('warn', 'failed-attempt limiter could not release a check', {
-            ...request,
-            error: errorFields(error),
-          });
-        });
+      if (failures >= FAILED_ATTEMPTS_PER_MINUTE) throw tooMany();
     },
 
-    async admit(client) {
-      const decision = await checkRateLimit(client.store_id, client.key_id);
+    async recordFailure(clientId, client) {
+      let counted: boolean;
+      try {
+        counted = await rateLimitRepository.recordFailure(
+          clientId,
+          source,
+          minute,
+          FAILED_ATTEMPTS_PER_MINUTE,
+        );
+      } catch (error) {
+        unavailable(error);
+        return;
+      }
+      if (!counted) {
+        log('warn', 'rate limited: too many failed credential checks', {
+          ...request,
+          store_id: client.store_id,
+          key_id: client.key_id,
+          limit_per_minute: FAILED_ATTEMPTS_PER_MINUTE,
+        });
+        throw tooMany();
+      }
+    },
+
+    async admit(client, grantType) {
+      const decision = await checkRateLimit(
+        client.store_id,
+        client.key_id,
+        grantType === 'implicit' ? { address: source } : undefined,
+      );
       event.rateLimit = decision;
       if (decision && !decision.admitted) {
         throw refuse(decision, { storeId: client.store_id, keyId: client.key_id }, request);

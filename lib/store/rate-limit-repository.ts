@@ -67,15 +67,30 @@ export const rateLimitRepository = {
   },
 
   /**
-   * Reserves one credential check for a client id in a minute: adds 1 to its counter unless it already
-   * holds `max` (failed attempts, plus checks in flight). False when the counter is full.
+   * Failed credential checks of a client id from one source address in a minute (0 when none). One
+   * consistent GetItem, read beside the client lookup: it writes nothing.
    */
-  async reserveAttempt(clientId: string, minute: number, max: number): Promise<boolean> {
+  async failedAttempts(clientId: string, source: string, minute: number): Promise<number> {
+    const result = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('limits'),
+        Key: limitsTable.failures(clientId, source, minute),
+        ConsistentRead: true,
+      }),
+    );
+    return Number(result.Item?.attempts ?? 0);
+  },
+
+  /**
+   * Counts one failed credential check of a known client id from one source address: adds 1 to the
+   * minute's counter unless it already holds `max`. False when it was full (the caller is over its limit).
+   */
+  async recordFailure(clientId: string, source: string, minute: number, max: number): Promise<boolean> {
     try {
       await getDocumentClient().send(
         new UpdateCommand({
           TableName: tableName('limits'),
-          Key: limitsTable.failures(clientId, minute),
+          Key: limitsTable.failures(clientId, source, minute),
           UpdateExpression: 'SET #ttl = :ttl ADD attempts :one',
           ConditionExpression: 'attribute_not_exists(attempts) OR attempts < :max',
           ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
@@ -87,23 +102,6 @@ export const rateLimitRepository = {
       if ((error as Error).name === 'ConditionalCheckFailedException') return false;
       throw error;
     }
-  },
-
-  /** Gives back a reserved check whose secret matched (only failures stay counted). */
-  async releaseAttempt(clientId: string, minute: number): Promise<void> {
-    await getDocumentClient()
-      .send(
-        new UpdateCommand({
-          TableName: tableName('limits'),
-          Key: limitsTable.failures(clientId, minute),
-          UpdateExpression: 'ADD attempts :minus',
-          ConditionExpression: 'attempts > :zero',
-          ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-        }),
-      )
-      .catch((error: Error) => {
-        if (error.name !== 'ConditionalCheckFailedException') throw error;
-      });
   },
 };
 

@@ -40,10 +40,13 @@ export const mappingsTable = {
 
 /**
  * Keys of the items in the limits table: one item per store per one-second window holding what the
- * store's containers have taken from it (docs/rate-limits.md), and one per client id per minute counting
- * failed credential checks. Both carry `ttl`.
+ * store's containers have taken from it (docs/rate-limits.md), and one per client id, source address and
+ * minute counting failed credential checks of a known client id. Both carry `ttl`.
  */
 export const limitsTable = {
   window: (storeId: string, window: number) => ({ pk: `STORE#${storeId}`, sk: `W#${window}` }),
-  failures: (clientId: string, minute: number) => ({ pk: `FAIL#${clientId}`, sk: `M#${minute}` }),
+  failures: (clientId: string, source: string, minute: number) => ({
+    pk: `FAIL#${clientId}#${source}`,
+    sk: `M#${minute}`,
+  }),
 };

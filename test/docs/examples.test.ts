@@ -168,7 +168,15 @@ describe('documentation examples', () => {
   it('npm start prints one export line with every variable the examples use', () => {
     const values = parseExportLine(exportLine);
     expect(Object.keys(values)).toEqual(
-      expect.arrayContaining(['BASE', 'STORE_ID', 'CLIENT_ID', 'CLIENT_SECRET', 'MAPPING_ID', 'PRODUCT_ID']),
+      expect.arrayContaining([
+        'BASE',
+        'STORE_ID',
+        'CLIENT_ID',
+        'CLIENT_SECRET',
+        'STOREFRONT_CLIENT_ID',
+        'MAPPING_ID',
+        'PRODUCT_ID',
+      ]),
     );
   });
 

@@ -20,7 +20,7 @@ import {
   resetDocumentClient,
   setDocumentClient,
 } from '../../lib/store/client';
-import { GetCommand } from '../../lib/store/dynamodb';
+import { GetCommand, ScanCommand } from '../../lib/store/dynamodb';
 import { rateLimitRepository } from '../../lib/store/rate-limit-repository';
 import { limitsTable, tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
@@ -63,7 +63,11 @@ afterAll(() => resetDocumentClient());
 
 /** A limiter with its own clock, on the real window items (a "container" the test controls). */
 function container(clock: { now: number }): RateLimiter {
-  return new RateLimiter({ now: () => clock.now, take: rateLimitRepository.take });
+  return new RateLimiter({
+    now: () => clock.now,
+    take: rateLimitRepository.take,
+    deadlineMs: getConfig().rateLimitDeadlineMs,
+  });
 }
 
 async function admittedOf(
@@ -218,7 +222,11 @@ describe('the 429', () => {
             method: 'POST',
             path: '/oauth/access_token',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ grant_type: 'implicit', client_id: test.clientId }),
+            body: JSON.stringify({
+              grant_type: 'client_credentials',
+              client_id: test.clientId,
+              client_secret: test.clientSecret,
+            }),
           }),
         ),
       ),
@@ -228,6 +236,27 @@ describe('the 429', () => {
     expect(ok.length).toBeLessThanOrEqual(3 * windows);
     for (const response of ok) expect(response.headers['X-RateLimit-Limit']).toBe('3');
     for (const response of responses.filter((r) => r.status !== 200)) expectTooManyRequests(response, '3');
+  });
+
+  it('counts implicit grants as storefront requests: one address gets at most half the pool', async () => {
+    const test = await createTestStore({ rate_limit: 4 });
+    const implicit = (sourceIp: string) =>
+      invoke(createToken, {
+        method: 'POST',
+        path: '/oauth/access_token',
+        headers: { 'content-type': 'application/json' },
+        sourceIp,
+        body: JSON.stringify({ grant_type: 'implicit', client_id: test.clientId }),
+      });
+    const { result, windows } = await burst(async () => {
+      const flood = await Promise.all(Array.from({ length: 10 }, () => implicit('203.0.113.5')));
+      const other = await implicit('198.51.100.5');
+      return { flood, other };
+    });
+    const served = result.flood.filter((r) => r.status === 200).length;
+    expect(served).toBeGreaterThanOrEqual(1);
+    expect(served).toBeLessThanOrEqual(2 * windows);
+    expect(result.other.status).toBe(200);
   });
 });
 
@@ -241,11 +270,12 @@ describe('failed token attempts', () => {
     if (left < 8000) await sleep(left + 50);
   }
 
-  const attempt = (clientId: string, clientSecret: string) =>
+  const attempt = (clientId: string, clientSecret: string, sourceIp = '198.51.100.7') =>
     invoke(createToken, {
       method: 'POST',
       path: '/oauth/access_token',
       headers: { 'content-type': 'application/json' },
+      sourceIp,
       body: JSON.stringify({
         grant_type: 'client_credentials',
         client_id: clientId,
@@ -253,39 +283,72 @@ describe('failed token attempts', () => {
       }),
     });
 
-  it('allows 10 wrong secrets a minute per client id, then refuses every check, even the right secret', async () => {
+  /** Every item the limits table holds for a client id's failed attempts (any address, any minute). */
+  async function failureItems(clientId: string): Promise<Record<string, unknown>[]> {
+    const result = await getDocumentClient().send(
+      new ScanCommand({
+        TableName: tableName('limits'),
+        FilterExpression: 'begins_with(pk, :pk)',
+        ExpressionAttributeValues: { ':pk': `FAIL#${clientId}` },
+      }),
+    );
+    return result.Items ?? [];
+  }
+
+  it('allows 10 wrong secrets a minute per client id and address, then refuses that address only, never the owner', async () => {
     await awayFromMinuteEnd();
     const test = await createTestStore();
     const other = await createTestStore();
+    const attacker = '203.0.113.9';
     for (let i = 0; i < FAILED_ATTEMPTS_PER_MINUTE; i += 1) {
-      expect((await attempt(test.clientId, `wrong-secret-${i}`)).status).toBe(401);
+      expect((await attempt(test.clientId, `wrong-secret-${i}`, attacker)).status).toBe(401);
     }
-    const blocked = await attempt(test.clientId, 'wrong-again');
+    const blocked = await attempt(test.clientId, 'wrong-again', attacker);
     expect(blocked.status).toBe(429);
     expect(blocked.body.errors[0]).toMatchObject({ status: '429', title: 'Too Many Requests' });
     expect(blocked.body.errors[0].detail).toContain('failed attempts');
     const retryAfter = Number(blocked.headers['Retry-After']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect((await attempt(test.clientId, test.clientSecret)).status).toBe(429);
+    // The failing address cannot confirm a guess, even the right one...
+    expect((await attempt(test.clientId, test.clientSecret, attacker)).status).toBe(429);
+    // ...while the owner, from its own address, always gets its token.
+    for (let i = 0; i < 3; i += 1) expect((await attempt(test.clientId, test.clientSecret)).status).toBe(200);
     // Another client id is untouched; so is the implicit grant, which checks no secret.
-    expect((await attempt(other.clientId, other.clientSecret)).status).toBe(200);
+    expect((await attempt(other.clientId, other.clientSecret, attacker)).status).toBe(200);
     const implicit = await invoke(createToken, {
       method: 'POST',
       path: '/oauth/access_token',
       headers: { 'content-type': 'application/json' },
+      sourceIp: attacker,
       body: JSON.stringify({ grant_type: 'implicit', client_id: test.clientId }),
     });
     expect(implicit.status).toBe(200);
+    // One counter: the attacker's, full.
+    const items = await failureItems(test.clientId);
+    expect(items.map((item) => [item.pk, item.attempts])).toEqual([
+      [`FAIL#${test.clientId}#${attacker}`, FAILED_ATTEMPTS_PER_MINUTE],
+    ]);
   });
 
-  it('limits unknown client ids the same way (no hint that an id exists)', async () => {
+  it('gives every one of 30 concurrent correct grants its token, and writes nothing to the limits table', async () => {
+    await awayFromMinuteEnd();
+    const test = await createTestStore();
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () => attempt(test.clientId, test.clientSecret)),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(await failureItems(test.clientId)).toEqual([]);
+  });
+
+  it('stores nothing for unknown client ids: every attempt is the same 401, no item is written', async () => {
     await awayFromMinuteEnd();
     const unknown = `no-such-client-${Date.now()}`;
     const statuses: number[] = [];
-    for (let i = 0; i <= FAILED_ATTEMPTS_PER_MINUTE; i += 1)
+    for (let i = 0; i < FAILED_ATTEMPTS_PER_MINUTE + 5; i += 1)
       statuses.push((await attempt(unknown, 'x')).status);
-    expect(statuses).toEqual([...Array(FAILED_ATTEMPTS_PER_MINUTE).fill(401), 429]);
+    expect(statuses).toEqual(Array(FAILED_ATTEMPTS_PER_MINUTE + 5).fill(401));
+    expect(await failureItems(unknown)).toEqual([]);
   });
 
   it('does not count right secrets: many successful token requests in a minute all succeed', async () => {
@@ -295,6 +358,18 @@ describe('failed token attempts', () => {
     for (let i = 0; i < FAILED_ATTEMPTS_PER_MINUTE + 5; i += 1)
       statuses.push((await attempt(test.clientId, test.clientSecret)).status);
     expect(statuses).toEqual(Array(FAILED_ATTEMPTS_PER_MINUTE + 5).fill(200));
+  });
+
+  it('grants with one write on the happy path: the client lookup and the token PutItem, no failure bookkeeping', async () => {
+    await awayFromMinuteEnd();
+    const test = await createTestStore();
+    await attempt(test.clientId, test.clientSecret); // stamps last_used_at (once a minute per key)
+    // Calls on the keys table (the limits table holds the store's rate-limit leases, counted elsewhere).
+    const keysCalls = injectFaults(getDocumentClient(), { rate: 0, exceptTables: [tableName('limits')] });
+    injectors.push(keysCalls);
+    expect((await attempt(test.clientId, test.clientSecret)).status).toBe(200);
+    expect(keysCalls.attempts).toEqual({ GetItem: 1, PutItem: 1 });
+    expect(await failureItems(test.clientId)).toEqual([]);
   });
 });
 
@@ -387,7 +462,9 @@ describe('failing open', () => {
     }
     expect(statuses).toEqual(Array(6).fill(200));
     expect(rateLimiter.stats.leaseFailures - before.leaseFailures).toBe(1);
-    expect(rateLimiter.stats.failedOpen - before.failedOpen).toBe(6);
+    // The first request is admitted against the first-lease allowance, the other five fail open.
+    expect(rateLimiter.stats.unleased - before.unleased).toBe(1);
+    expect(rateLimiter.stats.failedOpen - before.failedOpen).toBe(5);
   });
 
   it('admits when the limits cannot be read (timeouts on every read)', async () => {

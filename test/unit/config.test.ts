@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       authCacheSeconds: 30,
       releaseCacheSeconds: 2,
       rateLimits: true,
+      rateLimitDeadlineMs: 50,
       logLevel: 'info',
     });
   });
@@ -30,6 +31,7 @@ describe('loadConfig', () => {
         AUTH_CACHE_SECONDS: '0',
         RELEASE_CACHE_SECONDS: '5',
         RATE_LIMITS: 'off',
+        RATE_LIMIT_DEADLINE_MS: '80',
         LOG_LEVEL: 'silent',
       }),
     ).toEqual({
@@ -43,6 +45,7 @@ describe('loadConfig', () => {
       authCacheSeconds: 0,
       releaseCacheSeconds: 5,
       rateLimits: false,
+      rateLimitDeadlineMs: 80,
       logLevel: 'silent',
     });
   });
@@ -57,6 +60,10 @@ describe('loadConfig', () => {
     [{ AUTH_CACHE_SECONDS: '61' }, 'AUTH_CACHE_SECONDS must be an integer from 0 to 60, got "61"'],
     [{ RELEASE_CACHE_SECONDS: 'soon' }, 'RELEASE_CACHE_SECONDS must be an integer from 0 to 10, got "soon"'],
     [{ RATE_LIMITS: 'false' }, 'RATE_LIMITS must be on or off, got "false"'],
+    [
+      { RATE_LIMIT_DEADLINE_MS: '2001' },
+      'RATE_LIMIT_DEADLINE_MS must be an integer from 5 to 2000, got "2001"',
+    ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
     [
       { POWERTOOLS_LOG_LEVEL: 'chatty' },

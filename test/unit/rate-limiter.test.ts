@@ -1,5 +1,5 @@
 import type { KeyLimits, Tokens } from '../../lib/rate-limit/allowance';
-import { FAIL_OPEN_MS, RateLimiter, WINDOW_MS } from '../../lib/rate-limit/limiter';
+import { FAIL_OPEN_MS, FIRST_LEASE_ALLOWANCE, RateLimiter, WINDOW_MS } from '../../lib/rate-limit/limiter';
 import type { WindowCounters } from '../../lib/store/rate-limit-repository';
 
 /*
@@ -139,12 +139,69 @@ describe('RateLimiter', () => {
     const decisions = [];
     for (let i = 0; i < 30; i += 1) decisions.push(await limiter.admit(STORE, 'k', unreserved(10)));
     expect(decisions.every((d) => d.admitted)).toBe(true);
-    expect(decisions.every((d) => d.failedOpen)).toBe(true);
+    // The first is admitted against the first-lease allowance; once that lease failed, the rest fail open.
+    expect(decisions.map((d) => d.failedOpen)).toEqual([false, ...Array(29).fill(true)]);
     expect(limiter.stats.leaseFailures).toBe(1);
-    expect(limiter.stats.failedOpen).toBe(30);
+    expect(limiter.stats.unleased).toBe(1);
+    expect(limiter.stats.failedOpen).toBe(29);
     shared.failing = false;
     clock.now += FAIL_OPEN_MS;
     expect(await admitted(limiter, 30, unreserved(10))).toBe(10);
+  });
+
+  it('never makes a container’s first request wait: up to the first-lease allowance are admitted while the lease runs, then charged to it', async () => {
+    const { limiters, shared } = setup();
+    const limiter = limiters[0] as RateLimiter;
+    const first = limiter.admit(STORE, 'k', unreserved(10));
+    // Decided at once, without a promise: nothing waited for DynamoDB.
+    expect(first).not.toBeInstanceOf(Promise);
+    expect(first).toMatchObject({ admitted: true, failedOpen: false });
+    await limiter.settled();
+    // Charged: the whole window still admits exactly its limit.
+    expect(1 + (await admitted(limiter, 30, unreserved(10)))).toBe(10);
+    expect(shared.counters.get(`${STORE}/10000`)?.pool).toBeGreaterThanOrEqual(10);
+  });
+
+  it('bounds what a new container admits before its first lease answers: FIRST_LEASE_ALLOWANCE beyond a used-up window', async () => {
+    const { limiters } = setup(2);
+    const [busy, fresh] = limiters as [RateLimiter, RateLimiter];
+    expect(await admitted(busy, 30, unreserved(10))).toBe(10);
+    // A fresh container whose first lease will find the window used up.
+    const decisions = [];
+    for (let i = 0; i < 20; i += 1) decisions.push(await fresh.admit(STORE, 'k', unreserved(10)));
+    expect(decisions.filter((d) => d.admitted).length).toBeLessThanOrEqual(FIRST_LEASE_ALLOWANCE);
+    expect(fresh.stats.unleased).toBeLessThanOrEqual(FIRST_LEASE_ALLOWANCE);
+  });
+
+  it('waits for a stalled lease at most its deadline, then admits at once until the lease settles', async () => {
+    let release: (() => void) | undefined;
+    const hanging = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const shared = new SharedWindows();
+    const clock = { now: 10_000 * WINDOW_MS };
+    const limiter = new RateLimiter({
+      now: () => clock.now,
+      take: async (...args) => {
+        await hanging;
+        return shared.take(...args);
+      },
+      deadlineMs: 30,
+    });
+    for (let i = 0; i < FIRST_LEASE_ALLOWANCE; i += 1) await limiter.admit(STORE, 'k', unreserved(10));
+    const started = Date.now();
+    const waited = await limiter.admit(STORE, 'k', unreserved(10));
+    const waitedMs = Date.now() - started;
+    expect(waited).toMatchObject({ admitted: true, failedOpen: true });
+    expect(waitedMs).toBeGreaterThanOrEqual(25);
+    expect(waitedMs).toBeLessThan(1000);
+    // Stalled: the next requests do not wait again.
+    const next = limiter.admit(STORE, 'k', unreserved(10));
+    expect(next).not.toBeInstanceOf(Promise);
+    expect(next).toMatchObject({ admitted: true, failedOpen: true });
+    release?.();
+    await limiter.settled();
+    expect(limiter.stats.leaseFailures).toBe(0);
   });
 
   it('applies a changed limit to the next lease', async () => {
