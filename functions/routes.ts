@@ -96,6 +96,21 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /catalog/products/{product_id}/relationships/children: live children of a base product',
   },
+  'get-catalog': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog: the catalog release the shopper context selects',
+  },
+  'get-catalog-product': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/products/{product_id}: one live product of the selected release',
+  },
+  'list-catalog-products': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/products: live products of the selected release, filtered and paginated',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -124,6 +139,9 @@ export const ROUTES: RouteDefinition[] = [
     path: '/catalog/products/{product_id}/relationships/children',
     function: 'list-child-products',
   },
+  { method: 'GET', path: '/catalog', function: 'get-catalog' },
+  { method: 'GET', path: '/catalog/products', function: 'list-catalog-products' },
+  { method: 'GET', path: '/catalog/products/{product_id}', function: 'get-catalog-product' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

@@ -16,6 +16,8 @@ export const CACHE_BUDGETS = {
   chunks: 16 * 1024 * 1024,
   results: 16 * 1024 * 1024,
   files: 8 * 1024 * 1024,
+  lookups: 8 * 1024 * 1024,
+  summaries: 1024 * 1024,
   registries: 1000,
 } as const;
 
@@ -25,6 +27,10 @@ export const productCache = new LruCache<StoredProduct | null>(CACHE_BUDGETS.pro
 export const fileCache = new LruCache<string | null>(CACHE_BUDGETS.files);
 /** Decoded child-index chunks by `release|parent#n`. */
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
+/** A release's summary (JSON text) by release id (see lib/catalog/product-lookups.ts). */
+export const summaryCache = new LruCache<string>(CACHE_BUDGETS.summaries);
+/** Index entries of the products with one slug, sku or id, by `release|attribute#value` (empty: none). */
+export const lookupCache = new LruCache<(ChildIndexEntry & { pos: number })[]>(CACHE_BUDGETS.lookups);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
 export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
 /**
@@ -64,5 +70,7 @@ export function clearCatalogCaches(): void {
   fileCache.clear();
   chunkCache.clear();
   resultCache.clear();
+  summaryCache.clear();
+  lookupCache.clear();
   registryCache.clear();
 }

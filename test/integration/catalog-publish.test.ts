@@ -37,8 +37,12 @@ afterEach(() => jest.restoreAllMocks());
  */
 const PUBLISH_TIMEOUT_MS = 30_000;
 
-/** Items of `childrenRelease()`: 21 products plus one index chunk for each parent with live children (2). */
-const RELEASE_ITEMS = 23;
+/**
+ * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2), and the
+ * product indexes of its 16 live products: a summary, one chunk of the release-wide index, and one lookup
+ * per live product for each of id, slug and sku.
+ */
+const RELEASE_ITEMS = 21 + 2 + 1 + 1 + 16 * 3;
 
 async function itemsOfRelease(releaseId: string): Promise<number> {
   let count = 0;
@@ -107,8 +111,9 @@ describe('publishRelease: success', () => {
       const result = await publishRelease(store.store.id, sample);
       expect(result.catalog_id).toBe(sample.catalog.id);
       expect(result.products).toEqual(SAMPLE_COUNTS);
-      // 14 products, 8 files, 2 child-index chunks.
-      expect(result.items).toBe(14 + 8 + 2);
+      // 14 products, 8 files, 2 child-index chunks; a summary, 1 release-wide index chunk and 3 lookups
+      // (id, slug, sku) for each of the 11 live products.
+      expect(result.items).toBe(14 + 8 + 2 + 1 + 1 + 11 * 3);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);
@@ -116,7 +121,7 @@ describe('publishRelease: success', () => {
         sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
       );
       expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
-      expect(await itemsOfRelease(result.release_id)).toBe(24);
+      expect(await itemsOfRelease(result.release_id)).toBe(result.items);
       const tee = sample.files[0] as (typeof sample.files)[number];
       const read = await catalogRepository.readRelease(catalog?.release as ReleaseLayout, {
         products: [],
