@@ -250,6 +250,25 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
       query: [pageQuery(), filterQuery(), includeQuery()],
       headers: shopperHeaders(),
     }),
+  'GET /catalog': () => requests({ auth: SHOPPER, headers: shopperHeaders() }),
+  'GET /catalog/products': () =>
+    requests({
+      auth: SHOPPER,
+      query: [pageQuery(), filterQuery(), includeQuery()],
+      headers: shopperHeaders(),
+    }),
+  'GET /catalog/products/{product_id}': () =>
+    requests({
+      auth: SHOPPER,
+      params: {
+        product_id: segment(
+          [...CATALOG.parents, CATALOG.standalone, CATALOG.liveChild, CATALOG.liveChild.toUpperCase()],
+          [CATALOG.draftProduct, CATALOG.draftChild],
+        ),
+      },
+      query: [includeQuery()],
+      headers: shopperHeaders(),
+    }),
 };
 
 /** One route to fuzz: its table entry, `METHOD /path`, and its requests. */

@@ -108,6 +108,15 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
     'other-admin': 404,
     'own-admin': 200,
   },
+  // B's token reads B's own catalog: its release and its products, never A's.
+  'GET /catalog': { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 200, 'own-admin': 200 },
+  'GET /catalog/products': { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 200, 'own-admin': 200 },
+  'GET /catalog/products/{product_id}': {
+    ...UNAUTHENTICATED,
+    implicit: 200,
+    'other-admin': 404,
+    'own-admin': 200,
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -289,6 +298,16 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
     params: { product_id: PARENT },
     headers: { 'svc-channel': 'web' },
   }),
+  'GET /catalog': () => ({ headers: { 'svc-channel': 'web' } }),
+  // A's children by id: B's lookups do not know them.
+  'GET /catalog/products': () => ({
+    query: `filter=${encodeURIComponent(`in(id,${LIVE_CHILDREN.join(',')})`)}`,
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/products/{product_id}': () => ({
+    params: { product_id: PARENT },
+    headers: { 'svc-channel': 'web' },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -405,6 +424,19 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'GET /catalog/products/{product_id}/relationships/children': (_kind, res) => {
     expect(res.body.data.map((product: { id: string }) => product.id)).toEqual(LIVE_CHILDREN);
+  },
+  'GET /catalog': (kind, res) => {
+    expect(res.body.data.attributes.name).toBe(kind === 'other-admin' ? 'B children' : 'Children');
+    if (kind === 'other-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /catalog/products': (kind, res) => {
+    const ids = res.body.data.map((product: { id: string }) => product.id);
+    // in(id,...): the least recently updated first, which reverses publish order here.
+    expect(ids).toEqual(kind === 'other-admin' ? [] : [...LIVE_CHILDREN].reverse());
+    if (kind === 'other-admin') expectNoneOf(res.raw.replace(/"links":.*$/, ''), aIds);
+  },
+  'GET /catalog/products/{product_id}': (_kind, res) => {
+    expect(res.body.data.id).toBe(PARENT);
   },
 };
 
