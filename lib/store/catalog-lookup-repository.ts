@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { ReleaseLayout } from '../catalog/types';
 import { catalogCapacity, catalogKeys, shardOf } from './catalog-repository';
@@ -11,7 +12,8 @@ import { batchGetItems } from './items';
  *   nodes) as JSON in `d`: `GET /catalog` and the product list's count.
  * - `REL#<release>#<n mod shards>` / `I#<n>`: chunk n of the release's index of live products in publish
  *   order (the child index's format, `z`): the product list pages through it and filters over it.
- * - `REL#<release>#<shard of attribute#value>` / `L#<attribute>#<value>`: the live products whose `slug` or
+ * - `REL#<release>#<shard of key>` / `L#<attribute>#<value>` (`H#<attribute>#<sha256>` for long values): the
+ *   live products whose `slug` or
  *   `sku` or `id` is the value: their index entries with their positions in publish order (JSON in `d`), so
  *   `eq(slug,…)`, `eq(sku,…)` and `in(id,…)` read one small item per value, whatever the release's size.
  */
@@ -29,11 +31,22 @@ export const lookupKeys = {
     pk: catalogKeys.shardPartition(layout.id, chunk % layout.shards),
     sk: `I#${String(chunk).padStart(6, '0')}`,
   }),
-  lookup: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, attribute: LookupAttribute, value: string): Key => ({
-    pk: catalogKeys.shardPartition(layout.id, shardOf(`${attribute}#${value}`, layout.shards)),
-    sk: `L#${attribute}#${value}`,
-  }),
+  /**
+   * A value of more than LONG_VALUE_BYTES (a 255-character SKU of 4-byte characters, or any filter value)
+   * is keyed by its SHA-256 under `H#`: a sort key holds at most 1,024 bytes. The item's entries carry the
+   * real values, which the filter is tested on, so a shared hash could not change an answer.
+   */
+  lookup: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, attribute: LookupAttribute, value: string): Key => {
+    const sk =
+      Buffer.byteLength(value, 'utf8') > LONG_VALUE_BYTES
+        ? `H#${attribute}#${createHash('sha256').update(value, 'utf8').digest('hex')}`
+        : `L#${attribute}#${value}`;
+    return { pk: catalogKeys.shardPartition(layout.id, shardOf(sk, layout.shards)), sk };
+  },
 };
+
+/** Longest value (UTF-8 bytes) kept as it is in a lookup's sort key. */
+export const LONG_VALUE_BYTES = 512;
 
 /**
  * The live products that carry one value of a lookup attribute (one, except for derived slugs that

@@ -270,6 +270,25 @@ describe('storefront catalog reads', () => {
     );
   });
 
+  it('finds a SKU too long for a sort key (255 four-byte characters), and answers an overlong value with nothing', async () => {
+    const longSku = '😀'.repeat(255);
+    const shop = await createTestStore({ name: 'Long SKUs' });
+    await publishRelease(shop.store.id, {
+      catalog: { name: 'Long' },
+      products: [
+        { id: id(1), attributes: { name: 'Long', sku: longSku, status: 'live', commodity_type: 'physical' } },
+        { id: id(2), attributes: { name: 'Short', sku: 'S', status: 'live', commodity_type: 'physical' } },
+      ],
+    });
+    const shopper = await tokenFor(shop, 'implicit');
+    const found = await products(shopper, `filter=${encodeURIComponent(`eq(sku,"${longSku}")`)}`);
+    expect(found.status).toBe(200);
+    expect(ids(found)).toEqual([id(1)]);
+    const overlong = await products(shopper, `filter=${encodeURIComponent(`eq(slug,${'x'.repeat(4000)})`)}`);
+    expect(overlong.status).toBe(200);
+    expect(ids(overlong)).toEqual([]);
+  });
+
   it.each([
     ['page[limit]=0', 'page[limit]'],
     ['filter=eq(colour,red)', 'filter'],
