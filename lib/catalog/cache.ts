@@ -29,8 +29,11 @@ export const fileCache = new LruCache<string | null>(CACHE_BUDGETS.files);
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
 /** A release's summary (JSON text) by release id (see lib/catalog/product-lookups.ts). */
 export const summaryCache = new LruCache<string>(CACHE_BUDGETS.summaries);
-/** Index entries of the products with one slug, sku or id, by `release|attribute#value` (empty: none). */
-export const lookupCache = new LruCache<(ChildIndexEntry & { pos: number })[]>(CACHE_BUDGETS.lookups);
+/**
+ * Index entries of the products with one slug, sku or id, by `release|attribute#value` (empty: none; null:
+ * too many to keep in one item, see lib/catalog/product-lookups.ts).
+ */
+export const lookupCache = new LruCache<(ChildIndexEntry & { pos: number })[] | null>(CACHE_BUDGETS.lookups);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
 export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
 /**

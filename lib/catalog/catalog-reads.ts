@@ -129,11 +129,11 @@ async function filteredIds(
   if (cached) return cached;
   const matches = compileFilter(filter);
   const term = lookupTerm(filter);
+  const looked = term === undefined ? undefined : await loadIndexes(layout, { lookup: term });
   let found: ChildIndexEntry[];
-  if (term !== undefined) {
-    const { lookups } = await loadIndexes(layout, { lookup: term });
+  if (looked !== undefined && looked.overflow !== true) {
     const seen = new Set<string>();
-    const kept = lookups.filter((entry) => {
+    const kept = looked.lookups.filter((entry) => {
       if (seen.has(entry.id) || !matches(entry)) return false;
       seen.add(entry.id);
       return true;

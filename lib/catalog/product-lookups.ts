@@ -44,6 +44,15 @@ export interface LookupEntry extends ChildIndexEntry {
 
 export const LOOKUP_ATTRIBUTES: readonly LookupAttribute[] = ['id', 'slug', 'sku'];
 
+/**
+ * Largest lookup item kept (UTF-8 bytes of its entries; DynamoDB holds 400 KB an item). Ids and SKUs are
+ * unique, so their lookups hold one entry; derived slugs (from names) may repeat, and a value shared by
+ * more products than fit is stored as OVERFLOW: a filter naming it is evaluated over the release-wide
+ * index instead, as any other filter is.
+ */
+export const MAX_LOOKUP_BYTES = 256 * 1024;
+const OVERFLOW = '"overflow"';
+
 /** The filterable attributes of a stored product, as the child index holds them. */
 export function indexEntryOf(stored: StoredProduct): ChildIndexEntry {
   const a = stored.resource.attributes as Record<string, unknown>;
@@ -98,7 +107,9 @@ export function productLookupItems(
       else byValue.set(value, [{ ...entry, pos }]);
     });
     for (const [value, list] of byValue) {
-      items.push(catalogLookupRepository.lookupItem(layout, attribute, value, JSON.stringify(list)));
+      const json = JSON.stringify(list);
+      const kept = json.length * 3 <= MAX_LOOKUP_BYTES || Buffer.byteLength(json) <= MAX_LOOKUP_BYTES;
+      items.push(catalogLookupRepository.lookupItem(layout, attribute, value, kept ? json : OVERFLOW));
     }
   }
   return items;
@@ -138,6 +149,8 @@ export interface IndexLoaded {
   chunks: Map<number, ChildIndexEntry[]>;
   /** Entries of the lookup's values, each value's in publish order; values nothing carries add none. */
   lookups: LookupEntry[];
+  /** A value of the lookup is carried by more products than its item holds: use the release-wide index. */
+  overflow?: boolean;
 }
 
 const indexChunkKey = (layout: ReleaseLayout, n: number) => `${layout.id}|index#${n}`;
@@ -161,7 +174,7 @@ export async function loadIndexes(layout: ReleaseLayout, request: IndexLoadReque
   }
   const lookup = request.lookup;
   const missingValues: string[] = [];
-  const byValue = new Map<string, LookupEntry[]>();
+  const byValue = new Map<string, LookupEntry[] | null>();
   for (const value of lookup?.values ?? []) {
     const cached = lookupCache.get(lookupKey(layout, lookup?.attribute ?? '', value));
     if (cached === undefined) missingValues.push(value);
@@ -198,12 +211,17 @@ export async function loadIndexes(layout: ReleaseLayout, request: IndexLoadReque
   if (lookup !== undefined) {
     for (const value of missingValues) {
       const json = read?.lookups.get(`${lookup.attribute}#${value}`);
-      const entries = json === undefined ? [] : (JSON.parse(json) as LookupEntry[]);
+      const parsed = json === undefined ? [] : (JSON.parse(json) as LookupEntry[] | string);
+      const entries = Array.isArray(parsed) ? parsed : null;
       byValue.set(value, entries);
       const weight = Math.ceil((json?.length ?? 0) * HEAP_PER_SERIALIZED_CHAR) + value.length * 2 + 100;
       lookupCache.set(lookupKey(layout, lookup.attribute, value), entries, weight);
     }
-    for (const value of lookup.values) loaded.lookups.push(...(byValue.get(value) ?? []));
+    for (const value of lookup.values) {
+      const entries = byValue.get(value);
+      if (entries === null) loaded.overflow = true;
+      else loaded.lookups.push(...(entries ?? []));
+    }
   }
   return loaded;
 }

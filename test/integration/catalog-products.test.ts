@@ -289,6 +289,27 @@ describe('storefront catalog reads', () => {
     expect(ids(overlong)).toEqual([]);
   });
 
+  it('answers a slug shared by more products than one lookup item holds from the release-wide index', async () => {
+    // 100 products with the same 255-character name and no slug: the same derived slug, ~3 KB of entry each.
+    const name = 'n'.repeat(255);
+    const tags = Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(250, 't'));
+    const shop = await createTestStore({ name: 'Shared slugs' });
+    await publishRelease(shop.store.id, {
+      catalog: { name: 'Shared' },
+      products: Array.from({ length: 100 }, (_, i) => ({
+        id: id(1000 + i),
+        attributes: { name, sku: `SH-${i}`, tags, status: 'live', commodity_type: 'physical' },
+      })),
+    });
+    const shopper = await tokenFor(shop, 'implicit');
+    const page = await products(shopper, `filter=${encodeURIComponent(`eq(slug,${name})`)}&page[offset]=90`);
+    expect(page.status).toBe(200);
+    expect(page.body.meta.results.total).toBe(100);
+    expect(ids(page)).toEqual(Array.from({ length: 10 }, (_, i) => id(1090 + i)));
+    const narrowed = await products(shopper, `filter=${encodeURIComponent(`eq(slug,${name}):eq(sku,SH-7)`)}`);
+    expect(ids(narrowed)).toEqual([id(1007)]);
+  });
+
   it.each([
     ['page[limit]=0', 'page[limit]'],
     ['filter=eq(colour,red)', 'filter'],
