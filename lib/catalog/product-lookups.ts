@@ -33,7 +33,7 @@ export interface ReleaseSummary {
   /** Live products: the length of the release-wide index. */
   live_products: number;
   total_nodes: number;
-  /** The root nodes (nodes without a parent). */
+  /** The root nodes (nodes without a parent), in document order, as many as fit in MAX_SUMMARY_BYTES. */
   hierarchies: { id: string; name: string }[];
 }
 
@@ -52,6 +52,8 @@ export const LOOKUP_ATTRIBUTES: readonly LookupAttribute[] = ['id', 'slug', 'sku
  */
 export const MAX_LOOKUP_BYTES = 256 * 1024;
 const OVERFLOW = '"overflow"';
+/** Largest release summary (UTF-8 bytes): the root nodes it lists stop where the next would not fit. */
+export const MAX_SUMMARY_BYTES = 256 * 1024;
 
 /** The filterable attributes of a stored product, as the child index holds them. */
 export function indexEntryOf(stored: StoredProduct): ChildIndexEntry {
@@ -89,10 +91,18 @@ export function productLookupItems(
     published_at: layout.published_at,
     live_products: entries.length,
     total_nodes: document.nodes.length,
-    hierarchies: document.nodes
-      .filter((node) => node.parent_id === null)
-      .map((node) => ({ id: node.id, name: node.name })),
+    hierarchies: [],
   };
+  // The root nodes, as many as fit in one item (a document may have any number of them; the hierarchy
+  // routes list them all).
+  let bytes = Buffer.byteLength(JSON.stringify(summary));
+  for (const node of document.nodes) {
+    if (node.parent_id !== null) continue;
+    const root = { id: node.id, name: node.name };
+    bytes += Buffer.byteLength(JSON.stringify(root)) + 1;
+    if (bytes > MAX_SUMMARY_BYTES) break;
+    summary.hierarchies.push(root);
+  }
   const items = [catalogLookupRepository.summaryItem(layout, JSON.stringify(summary))];
   chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
     items.push(catalogLookupRepository.indexChunkItem(layout, n, encodeChunk(chunk)));
