@@ -50,7 +50,7 @@ export interface PublishResult {
   catalog_id: string;
   release_id: string;
   products: ReleaseCounts;
-  /** Items written: products plus child-index chunks. */
+  /** Items written: products, files, child-index chunks and the product indexes (lib/catalog/product-lookups.ts). */
   items: number;
   /** Old or abandoned releases deleted after the switch. */
   cleaned_up: string[];
@@ -82,8 +82,8 @@ function registeredRules(
 }
 
 /**
- * Every item of a release (products, then child-index chunks), derived from a validated document; an item
- * too large for DynamoDB is a validation error.
+ * Every item of a release (products, files, child-index chunks, then the product indexes), derived from a
+ * validated document; an item too large for DynamoDB is a validation error.
  */
 export function buildReleaseItems(
   document: ReleaseDocument,
