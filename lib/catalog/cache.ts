@@ -1,5 +1,6 @@
 import { getConfig } from '../config/index';
 import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
+import type { StoredNode } from './hierarchy-items';
 import { LruCache } from './lru';
 import type { ChildIndexEntry, StoredProduct } from './types';
 
@@ -16,6 +17,7 @@ export const CACHE_BUDGETS = {
   chunks: 16 * 1024 * 1024,
   results: 16 * 1024 * 1024,
   files: 8 * 1024 * 1024,
+  nodes: 4 * 1024 * 1024,
   registries: 1000,
 } as const;
 
@@ -25,6 +27,9 @@ export const productCache = new LruCache<StoredProduct | null>(CACHE_BUDGETS.pro
 export const fileCache = new LruCache<string | null>(CACHE_BUDGETS.files);
 /** Decoded child-index chunks by `release|parent#n`. */
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
+/** Stored nodes by `release|node` (null: not in the release) and node id list chunks by `release|list`. */
+export const nodeCache = new LruCache<StoredNode | null>(CACHE_BUDGETS.nodes);
+export const nodeListCache = new LruCache<string[]>(CACHE_BUDGETS.nodes);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
 export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
 /**
@@ -64,5 +69,7 @@ export function clearCatalogCaches(): void {
   fileCache.clear();
   chunkCache.clear();
   resultCache.clear();
+  nodeCache.clear();
+  nodeListCache.clear();
   registryCache.clear();
 }

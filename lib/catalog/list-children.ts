@@ -288,7 +288,7 @@ function relatedIds(products: StoredProduct[], relationship: string): string[] {
  * from the release, through the same caches: at most one extra batched read when something is not cached.
  * A file the release does not hold is left out.
  */
-async function includedJson(
+export async function includedJson(
   layout: ReleaseLayout,
   products: StoredProduct[],
   include: ReadonlySet<Include>,

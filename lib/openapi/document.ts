@@ -13,6 +13,7 @@ import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import { NAVIGATION_OPERATIONS } from './navigation';
 import {
   ACCESS_TOKEN_SCHEMA,
   APPLICATION_KEY_DOCUMENT_SCHEMA,
@@ -26,7 +27,7 @@ import {
 
 type Json = Record<string, unknown>;
 
-interface Parameter {
+export interface Parameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required?: boolean;
@@ -35,7 +36,7 @@ interface Parameter {
 }
 
 /** What the route table cannot say about an operation: its words, inputs and success responses. */
-interface OperationSpec {
+export interface OperationSpec {
   operationId: string;
   summary: string;
   description: string;
@@ -247,6 +248,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
       422: ['The product is not a base product.', ERROR_BODY_SCHEMA],
     },
   },
+  ...NAVIGATION_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {
