@@ -1,5 +1,6 @@
 import { getConfig } from '../config/index';
 import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
+import type { StoredNode } from './hierarchy-items';
 import { LruCache } from './lru';
 import type { ChildIndexEntry, StoredProduct } from './types';
 
@@ -18,6 +19,7 @@ export const CACHE_BUDGETS = {
   files: 8 * 1024 * 1024,
   lookups: 8 * 1024 * 1024,
   summaries: 1024 * 1024,
+  nodes: 4 * 1024 * 1024,
   registries: 1000,
 } as const;
 
@@ -34,6 +36,9 @@ export const summaryCache = new LruCache<string>(CACHE_BUDGETS.summaries);
  * too many to keep in one item, see lib/catalog/product-lookups.ts).
  */
 export const lookupCache = new LruCache<(ChildIndexEntry & { pos: number })[] | null>(CACHE_BUDGETS.lookups);
+/** Stored nodes by `release|node` (null: not in the release) and node id list chunks by `release|list`. */
+export const nodeCache = new LruCache<StoredNode | null>(CACHE_BUDGETS.nodes);
+export const nodeListCache = new LruCache<string[]>(CACHE_BUDGETS.nodes);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
 export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
 /**
@@ -75,5 +80,7 @@ export function clearCatalogCaches(): void {
   resultCache.clear();
   summaryCache.clear();
   lookupCache.clear();
+  nodeCache.clear();
+  nodeListCache.clear();
   registryCache.clear();
 }

@@ -8,6 +8,7 @@ import {
 import { type CurrencySettings, DEFAULT_CURRENCIES, storeRepository } from '../store/store-repository';
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
+import { hierarchyReleaseItems } from './nodes';
 import { productLookupItems } from './product-lookups';
 import { type CatalogRule, unselectableReason } from './rules';
 import type { ReleaseDocument, ReleaseLayout } from './types';
@@ -103,6 +104,7 @@ export function buildReleaseItems(
     });
   }
   items.push(...productLookupItems(document, prepared, context));
+  items.push(...hierarchyReleaseItems(document, { catalogId: context.catalogId, layout }));
   const oversized: ValidationIssue[] = [];
   items.forEach((item, index) => {
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: only strings that could be too large are measured.

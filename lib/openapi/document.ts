@@ -13,6 +13,7 @@ import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import { NAVIGATION_OPERATIONS } from './navigation';
 import {
   ACCESS_TOKEN_SCHEMA,
   APPLICATION_KEY_DOCUMENT_SCHEMA,
@@ -28,7 +29,7 @@ import {
 
 type Json = Record<string, unknown>;
 
-interface Parameter {
+export interface Parameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required?: boolean;
@@ -37,7 +38,7 @@ interface Parameter {
 }
 
 /** What the route table cannot say about an operation: its words, inputs and success responses. */
-interface OperationSpec {
+export interface OperationSpec {
   operationId: string;
   summary: string;
   description: string;
@@ -320,6 +321,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
     },
   },
   ...CATALOG_PRODUCT_OPERATIONS,
+  ...NAVIGATION_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {
