@@ -40,9 +40,10 @@ const PUBLISH_TIMEOUT_MS = 30_000;
 /**
  * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2), and the
  * product indexes of its 16 live products: a summary, one chunk of the release-wide index, and one lookup
- * per live product for each of id, slug and sku.
+ * per live product for each of id, slug and sku; and 8 items of its 2 nodes for the node and hierarchy reads
+ * (lib/catalog/nodes.ts: each node and its id lists).
  */
-const RELEASE_ITEMS = 21 + 2 + 1 + 1 + 16 * 3;
+const RELEASE_ITEMS = 21 + 2 + 1 + 1 + 16 * 3 + 8;
 
 async function itemsOfRelease(releaseId: string): Promise<number> {
   let count = 0;
@@ -113,7 +114,8 @@ describe('publishRelease: success', () => {
       expect(result.products).toEqual(SAMPLE_COUNTS);
       // 14 products, 8 files, 2 child-index chunks; a summary, 1 release-wide index chunk and 3 lookups
       // (id, slug, sku) for each of the 11 live products.
-      expect(result.items).toBe(14 + 8 + 2 + 1 + 1 + 11 * 3);
+      // The 7 nodes add 20 items for the node and hierarchy reads (each node and its id lists).
+      expect(result.items).toBe(14 + 8 + 2 + 1 + 1 + 11 * 3 + 20);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);
