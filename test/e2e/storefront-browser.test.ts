@@ -15,8 +15,9 @@ import { type LocalApi, startLocalApi } from '../support/local-api';
  * A storefront in a real browser: a page served from a second origin loads the official SDK's browser
  * build (`dist/index.js` of @elasticpath/js-sdk, from node_modules), and in Debian's Chromium gets an
  * implicit token and lists a parent's children with `.With(['main_image','files','component_products'])`
- * and `currency: 'EUR'`, as the commerce platform's reference storefront does. Every call is cross-origin
- * and preflighted, so it only works when the API answers CORS.
+ * and `currency: 'EUR'`, as the commerce platform's reference storefront does; and a product page built
+ * from a slug URL (breadcrumbs, product, parent variations, children with images). Every call is
+ * cross-origin and preflighted, so it only works when the API answers CORS.
  */
 
 warnWithoutChromium('test/e2e/storefront-browser.test.ts');
@@ -31,6 +32,7 @@ const TEE = '0190a0c0-0a00-7000-8000-000000000001';
 const [TEE_IMAGE, BLACK_IMAGE, WHITE_IMAGE] = [1, 2, 3].map((n) => `0190a0c0-0f20-7000-8000-00000000000${n}`);
 const SIZE_CHART = '0190a0c0-0f10-7000-8000-000000000001';
 const BLACK_MEDIUM = '0190a0c0-0a00-7000-8000-000000000003';
+const [APPAREL, MEN, T_SHIRTS] = [1, 2, 3].map((n) => `0190a0c0-0d00-7000-8000-00000000000${n}`);
 const BLACK_MEDIUM_SLUG = 'classic-crew-t-shirt-black-medium';
 const ONE_PIXEL_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
@@ -113,6 +115,14 @@ function productPage(api: LocalApi, clientId: string): string {
     const parent = await client().ShopperCatalog.Products.With(include).Get({ productId: parentId, additionalHeaders: headers });
     const children = await client().ShopperCatalog.Products.With(include)
       .GetProductChildren({ productId: parentId, additionalHeaders: headers });
+    // Breadcrumbs: the product's path of node ids (root first), named by one nodes request.
+    const path = Object.values(product.data.meta.bread_crumbs || {})[0] || [];
+    const nodes = await client().ShopperCatalog.Nodes.Filter({ in: { id: path } }).All({ additionalHeaders: headers });
+    const names = new Map(nodes.data.map((node) => [node.id, node.attributes.name]));
+    for (const id of path) {
+      const crumb = element('a', names.get(id), { href: '/nodes/' + id });
+      document.getElementById('breadcrumbs').append(crumb);
+    }
 
     document.getElementById('name').textContent = product.data.attributes.name;
     document.getElementById('price').textContent = product.data.meta.display_price.with_tax.formatted;
@@ -283,7 +293,7 @@ describe('a storefront page on another origin, in Chromium, with the official SD
   );
 
   browserTest(
-    'renders a product page from a slug URL: product, parent variations, children with images',
+    'renders a product page from a slug URL: breadcrumbs, product, parent variations, children with images',
     async () => {
       const api = await startLocalApi();
       apis.push(api);
@@ -318,6 +328,8 @@ describe('a storefront page on another origin, in Chromium, with the official SD
       expect(received).toEqual({ done: true, productId: BLACK_MEDIUM, parentId: TEE });
       expect(consoleErrors).toEqual([]);
       const text = (selector: string) => tab.locator(selector).innerText();
+      expect(await tab.locator('#breadcrumbs a').allInnerTexts()).toEqual(['Apparel', 'Men', 'T-Shirts']);
+      expect(await tab.locator('#breadcrumbs a').first().getAttribute('href')).toBe(`/nodes/${APPAREL}`);
       expect(await text('#name')).toBe('Classic Crew T-Shirt - Black / Medium');
       expect(await text('#price')).toBe('23,00 €');
       expect(await tab.locator('#image').getAttribute('src')).toBe(
@@ -372,6 +384,7 @@ describe('a storefront page on another origin, in Chromium, with the official SD
         `200 /catalog/products/${BLACK_MEDIUM}?${include}`,
         `200 /catalog/products/${TEE}?${include}`,
         `200 /catalog/products/${TEE}/relationships/children?${include}`,
+        `200 /catalog/nodes?filter=in(id,${[APPAREL, MEN, T_SHIRTS].join(',')})`,
       ]);
       await context.close();
     },
