@@ -37,8 +37,12 @@ afterEach(() => jest.restoreAllMocks());
  */
 const PUBLISH_TIMEOUT_MS = 30_000;
 
-/** Items of `childrenRelease()`: 21 products plus one index chunk for each parent with live children (2). */
-const RELEASE_ITEMS = 23;
+/**
+ * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2), and
+ * for its two nodes 3 node items (the nodes and the release-wide entry) and 5 id lists (the release's
+ * hierarchies and nodes, the root's children and descendants, the leaf's products).
+ */
+const RELEASE_ITEMS = 31;
 
 async function itemsOfRelease(releaseId: string): Promise<number> {
   let count = 0;
@@ -107,8 +111,9 @@ describe('publishRelease: success', () => {
       const result = await publishRelease(store.store.id, sample);
       expect(result.catalog_id).toBe(sample.catalog.id);
       expect(result.products).toEqual(SAMPLE_COUNTS);
-      // 14 products, 8 files, 2 child-index chunks.
-      expect(result.items).toBe(14 + 8 + 2);
+      // 14 products, 8 files, 2 child-index chunks, 8 node items (7 nodes and the release-wide entry) and
+      // 12 node id lists.
+      expect(result.items).toBe(14 + 8 + 2 + 8 + 12);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);
@@ -116,7 +121,7 @@ describe('publishRelease: success', () => {
         sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
       );
       expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
-      expect(await itemsOfRelease(result.release_id)).toBe(24);
+      expect(await itemsOfRelease(result.release_id)).toBe(44);
       const tee = sample.files[0] as (typeof sample.files)[number];
       const read = await catalogRepository.readRelease(catalog?.release as ReleaseLayout, {
         products: [],
