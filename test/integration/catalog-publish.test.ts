@@ -38,12 +38,13 @@ afterEach(() => jest.restoreAllMocks());
 const PUBLISH_TIMEOUT_MS = 30_000;
 
 /**
- * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2), and the
- * product indexes of its 16 live products: a summary, one chunk of the release-wide index, and one lookup
- * per live product for each of id, slug and sku; and 8 items of its 2 nodes for the node and hierarchy reads
- * (lib/catalog/nodes.ts: each node and its id lists).
+ * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2); the
+ * product indexes of its 16 live products (a summary, one chunk of the release-wide index, one lookup per
+ * live product for each of id, slug and sku); and for its two nodes 3 node items (the nodes and the
+ * release-wide entry) and 5 id lists (the release's hierarchies and nodes, the root's children and
+ * descendants, the leaf's products).
  */
-const RELEASE_ITEMS = 21 + 2 + 1 + 1 + 16 * 3 + 8;
+const RELEASE_ITEMS = 21 + 2 + 1 + 1 + 16 * 3 + 3 + 5;
 
 async function itemsOfRelease(releaseId: string): Promise<number> {
   let count = 0;
@@ -113,9 +114,9 @@ describe('publishRelease: success', () => {
       expect(result.catalog_id).toBe(sample.catalog.id);
       expect(result.products).toEqual(SAMPLE_COUNTS);
       // 14 products, 8 files, 2 child-index chunks; a summary, 1 release-wide index chunk and 3 lookups
-      // (id, slug, sku) for each of the 11 live products.
-      // The 7 nodes add 20 items for the node and hierarchy reads (each node and its id lists).
-      expect(result.items).toBe(14 + 8 + 2 + 1 + 1 + 11 * 3 + 20);
+      // (id, slug, sku) for each of the 11 live products; 8 node items (7 nodes and the release-wide entry)
+      // and 12 node id lists.
+      expect(result.items).toBe(14 + 8 + 2 + 1 + 1 + 11 * 3 + 8 + 12);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);
