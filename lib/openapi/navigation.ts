@@ -7,7 +7,7 @@ import {
 import { MAX_FILTER_BYTES } from '../filter/index';
 import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
-import type { OperationSpec, Parameter } from './document';
+import type { OperationSpec, Parameter } from './operation';
 import { CHILD_PRODUCT_LIST_SCHEMA, ERROR_BODY_SCHEMA } from './schemas';
 
 const UUID: Schema = { type: 'string', format: 'uuid' };
