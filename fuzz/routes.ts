@@ -282,7 +282,7 @@ function nodeRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
   const nodeId = () =>
     segment([...CATALOG.nodes, ...CATALOG.nodes.map((id) => id.toUpperCase())], [CATALOG.standalone]);
   const hierarchyId = () => segment(CATALOG.hierarchies, [CATALOG.standalone, ...CATALOG.nodes]);
-  const list = (query: Part<string[]>[] = [pageQuery()]) => ({
+  const list = (query: Part<string[]>[] = [pageQuery(), filterQuery(nodeFilter)]) => ({
     auth: SHOPPER,
     query,
     headers: shopperHeaders(),

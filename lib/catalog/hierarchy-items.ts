@@ -30,6 +30,9 @@ export interface StoredNode {
   hierarchy?: string;
   /** The `filter=in(id,...)` order: oldest first, ties by id. */
   updated_at: string;
+  /** Where the node sits (filters on a node's lists check it); absent for RELEASE_NODES. */
+  parent_id?: string | null;
+  hierarchy_id?: string;
   children: number;
   descendants: number;
   products: number;
@@ -192,6 +195,8 @@ export function buildHierarchyItems(
     const stored: StoredNode = {
       node: JSON.stringify(rendered),
       updated_at: node.updated_at ?? context.publishedAt,
+      parent_id: node.parent_id,
+      hierarchy_id: paths.get(node.id)?.[0] ?? node.id,
       children: chunked(node.id, 'children', children.get(node.id) ?? [], lists),
       descendants: chunked(node.id, 'descendants', descendants.get(node.id) ?? [], lists),
       products: chunked(node.id, 'products', products.get(node.id) ?? [], lists),

@@ -214,6 +214,7 @@ async function filteredPage(
   filter: FilterExpression<'id'>[],
   page: PageRequest,
   as: 'node' | 'hierarchy',
+  belongs: (stored: StoredNode) => boolean = () => true,
 ): Promise<NodePageResult> {
   let named: Set<string> | undefined;
   for (const expression of filter) {
@@ -225,7 +226,7 @@ async function filteredPage(
   const found: [string, StoredNode][] = [];
   for (const id of candidates) {
     const stored = nodes.get(id);
-    if (stored?.[as] !== undefined) found.push([id, stored]);
+    if (stored?.[as] !== undefined && belongs(stored)) found.push([id, stored]);
   }
   found.sort(oldestUpdateFirst);
   const shown = found.slice(page.offset, page.offset + page.limit);
@@ -284,7 +285,8 @@ export async function getNode(
 
 /**
  * A page of a node's or hierarchy's node list, rendered as nodes: a node's or hierarchy's direct
- * `children`, or a hierarchy's `descendants` (all its nodes).
+ * `children`, or a hierarchy's `descendants` (all its nodes). With `filter=in(id,...)`: those of the
+ * named nodes that are in the list, in the order they were last updated.
  */
 export async function listNodeList(
   context: NodeReadContext,
@@ -292,11 +294,21 @@ export async function listNodeList(
   kind: 'children' | 'descendants',
   of: 'node' | 'hierarchy',
   page: PageRequest,
+  filter: FilterExpression<'id'>[] = [],
 ): Promise<NodePageResult> {
   const layout = await releaseOf(context);
   const notFound = of === 'node' ? NODE_NOT_FOUND : HIERARCHY_NOT_FOUND;
   const nodeId = nodeIdOf(id);
   if (nodeId === undefined) throw new NotFoundError(notFound);
+  if (filter.length > 0) {
+    const owner = (await loadNodes(layout, [nodeId], [])).nodes.get(nodeId);
+    if (owner?.[of] === undefined) throw new NotFoundError(notFound);
+    return filteredPage(layout, filter, page, 'node', (stored) =>
+      kind === 'children'
+        ? stored.parent_id === nodeId
+        : stored.hierarchy_id === nodeId && stored.parent_id !== null,
+    );
+  }
   const { ids, total } = await listPage(
     layout,
     nodeId,

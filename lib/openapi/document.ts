@@ -14,6 +14,7 @@ import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { NAVIGATION_OPERATIONS } from './navigation';
+import type { HeaderSpec, OperationSpec, Parameter } from './operation';
 import {
   ACCESS_TOKEN_SCHEMA,
   APPLICATION_KEY_DOCUMENT_SCHEMA,
@@ -28,32 +29,6 @@ import {
 } from './schemas';
 
 type Json = Record<string, unknown>;
-
-export interface Parameter {
-  name: string;
-  in: 'path' | 'query' | 'header';
-  required?: boolean;
-  description?: string;
-  schema: Schema;
-}
-
-/** What the route table cannot say about an operation: its words, inputs and success responses. */
-export interface OperationSpec {
-  operationId: string;
-  summary: string;
-  description: string;
-  tag: 'Authentication' | 'Application keys' | 'Merchant realm mappings' | 'Catalog';
-  parameters?: Parameter[];
-  requestBody?: Schema;
-  /** Success and operation-specific statuses: status -> [description, body schema?, headers?]. */
-  responses: Record<number, [string, Schema?, Record<string, HeaderSpec>?]>;
-}
-
-interface HeaderSpec {
-  description: string;
-  schema: Schema;
-  required?: boolean;
-}
 
 const KEY_ID: Parameter = {
   name: 'id',

@@ -7,7 +7,7 @@ import {
 import { MAX_FILTER_BYTES } from '../filter/index';
 import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
-import type { OperationSpec, Parameter } from './document';
+import type { OperationSpec, Parameter } from './operation';
 import { CHILD_PRODUCT_LIST_SCHEMA, ERROR_BODY_SCHEMA } from './schemas';
 
 const UUID: Schema = { type: 'string', format: 'uuid' };
@@ -133,6 +133,11 @@ const FILTER: Parameter = {
     '`in(id,<id>,...)` or `eq(id,<id>)`: the named nodes, oldest `updated_at` first (ties by id); unknown ids are left out.',
   schema: { type: 'string', description: `At most ${MAX_FILTER_BYTES} bytes (UTF-8).` },
 };
+const LIST_FILTER: Parameter = {
+  ...FILTER,
+  description:
+    '`in(id,<id>,...)` or `eq(id,<id>)`: those of the named nodes that are in this list, oldest `updated_at` first (ties by id).',
+};
 const pathId = (name: string, description: string): Parameter => ({
   name,
   in: 'path',
@@ -172,7 +177,7 @@ export const NAVIGATION_OPERATIONS: Record<string, OperationSpec> = {
     summary: "List a node's children",
     description: `${SELECTED}: its direct children, in document order.`,
     tag: 'Catalog',
-    parameters: [NODE_ID, ...PAGE, ...SHOPPER],
+    parameters: [NODE_ID, LIST_FILTER, ...PAGE, ...SHOPPER],
     responses: { 200: ['A page of nodes.', NODE_LIST_SCHEMA], 404: NOT_FOUND('node') },
   },
   'GET /catalog/nodes/{node_id}/relationships/products': {
@@ -217,7 +222,7 @@ export const NAVIGATION_OPERATIONS: Record<string, OperationSpec> = {
     summary: "List a hierarchy's children",
     description: `${SELECTED}: its direct children as nodes, in document order.`,
     tag: 'Catalog',
-    parameters: [HIERARCHY_ID, ...PAGE, ...SHOPPER],
+    parameters: [HIERARCHY_ID, LIST_FILTER, ...PAGE, ...SHOPPER],
     responses: { 200: ['A page of nodes.', NODE_LIST_SCHEMA], 404: NOT_FOUND('hierarchy') },
   },
   'GET /catalog/hierarchies/{hierarchy_id}/nodes': {
@@ -225,7 +230,7 @@ export const NAVIGATION_OPERATIONS: Record<string, OperationSpec> = {
     summary: "List a hierarchy's nodes",
     description: `${SELECTED}: every node below it, at any depth, in document order.`,
     tag: 'Catalog',
-    parameters: [HIERARCHY_ID, ...PAGE, ...SHOPPER],
+    parameters: [HIERARCHY_ID, LIST_FILTER, ...PAGE, ...SHOPPER],
     responses: { 200: ['A page of nodes.', NODE_LIST_SCHEMA], 404: NOT_FOUND('hierarchy') },
   },
 };

@@ -303,9 +303,13 @@ describe('GET /catalog/nodes/{node_id}/relationships/children', () => {
       `/catalog/nodes/${CLOTHING}/relationships/children?page[offset]=0&page[limit]=1`,
     );
     expect((await nodeChildren(id(999))).status).toBe(404);
-    const filtered = await nodeChildren(CLOTHING, `filter=eq(id,${SHIRTS})`);
-    expect(filtered.status).toBe(400);
-    expect(filtered.body.errors[0].detail).toBe('filter is not supported on this route');
+    const filtered = await nodeChildren(CLOTHING, `filter=in(id,${PANTS},${POLOS},${SHIRTS})`);
+    expect(ids(filtered)).toEqual([SHIRTS, PANTS]);
+    expect(filtered.body.links.self).toBe(
+      `/catalog/nodes/${CLOTHING}/relationships/children?filter=${encodeURIComponent(`in(id,${PANTS},${POLOS},${SHIRTS})`)}&page[offset]=0&page[limit]=25`,
+    );
+    expect((await nodeChildren(id(999), `filter=eq(id,${SHIRTS})`)).status).toBe(404);
+    expect((await nodeChildren(CLOTHING, 'filter=eq(slug,x)')).status).toBe(400);
   });
 });
 
@@ -384,6 +388,11 @@ describe('hierarchies', () => {
     expect(ids(await hierarchyNodes(CLOTHING))).toEqual([SHIRTS, PANTS, POLOS]);
     expect(ids(await hierarchyNodes(CLOTHING, 'page[limit]=1&page[offset]=2'))).toEqual([POLOS]);
     expect((await hierarchyNodes(GIFTS)).body).toMatchObject({ data: [], meta: { results: { total: 0 } } });
+    expect(
+      ids(await hierarchyNodes(CLOTHING, `filter=in(id,${CLOTHING},${POLOS},${GIFTS},${SHIRTS})`)),
+    ).toEqual([POLOS, SHIRTS]);
+    expect(ids(await hierarchyChildren(CLOTHING, `filter=in(id,${POLOS},${PANTS})`))).toEqual([PANTS]);
+    expect((await hierarchyNodes(SHIRTS, `filter=in(id,${POLOS})`)).status).toBe(404);
     expect((await hierarchyChildren(SHIRTS)).status).toBe(404);
     expect((await hierarchyNodes(SHIRTS)).status).toBe(404);
   });
