@@ -114,8 +114,9 @@ const byPosition = (a: LookupEntry, b: LookupEntry) => a.pos - b.pos;
 /**
  * The ordered ids of the live products matching a filter. A filter with an `id`, `slug` or `sku` term is
  * answered from that term's lookups (one small item per value, however large the release); any other
- * filter is evaluated over the release-wide index (read once per release and filter, then cached, as the
- * child list does). Order: publish order, or `updated_at` then id when the filter has `in(id,…)`.
+ * filter is evaluated over the release-wide index (read once per release and filter, in steps of
+ * SCAN_STEP_CHUNKS chunks, then cached, as the child list does). Order: publish order, or `updated_at`
+ * then id when the filter has `in(id,…)`.
  */
 async function filteredIds(
   layout: ReleaseLayout,
@@ -140,22 +141,42 @@ async function filteredIds(
     });
     found = kept.sort(byPosition);
   } else {
-    const all = Array.from(
-      { length: chunkCount((await summary()).live_products, layout.chunk_size) },
-      (_, n) => n,
-    );
-    const { chunks } = await loadIndexes(layout, { chunks: all });
-    found = [];
-    for (const n of all) {
-      const entries = chunks.get(n);
-      if (!entries) throw new Error(`release ${layout.id} lacks chunk ${n} of its product index`);
-      for (const entry of entries) if (matches(entry)) found.push(entry);
-    }
+    found = await scanIndex(layout, (await summary()).live_products, matches);
   }
   if (isIdLookup(filter)) found.sort(oldestUpdateFirst);
   const ids = found.map((entry) => entry.id);
   resultCache.set(key, ids, ids.length * 64 + key.length * 2 + 64);
   return ids;
+}
+
+/**
+ * Index chunks read and decoded per step of a scan: a step holds at most this many chunks in memory
+ * (2,000 entries), whatever the release's size, and reads them in one `BatchGetItem`.
+ */
+export const SCAN_STEP_CHUNKS = 20;
+
+/**
+ * The entries of the release-wide index that match, in publish order: the index is read in steps of
+ * `stepChunks` chunks, each step's entries dropped once tested, so memory holds one step and the matches.
+ */
+export async function scanIndex(
+  layout: ReleaseLayout,
+  liveProducts: number,
+  matches: (entry: ChildIndexEntry) => boolean,
+  stepChunks = SCAN_STEP_CHUNKS,
+): Promise<ChildIndexEntry[]> {
+  const total = chunkCount(liveProducts, layout.chunk_size);
+  const found: ChildIndexEntry[] = [];
+  for (let first = 0; first < total; first += stepChunks) {
+    const step = Array.from({ length: Math.min(stepChunks, total - first) }, (_, i) => first + i);
+    const { chunks } = await loadIndexes(layout, { chunks: step });
+    for (const n of step) {
+      const entries = chunks.get(n);
+      if (!entries) throw new Error(`release ${layout.id} lacks chunk ${n} of its product index`);
+      for (const entry of entries) if (matches(entry)) found.push(entry);
+    }
+  }
+  return found;
 }
 
 /**

@@ -2,8 +2,11 @@ import { handler as getCatalog } from '../../functions/get-catalog/handler';
 import { handler as getProduct } from '../../functions/get-catalog-product/handler';
 import { handler as listProducts } from '../../functions/list-catalog-products/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
+import { scanIndex } from '../../lib/catalog/catalog-reads';
+import { releaseFor } from '../../lib/catalog/list-children';
 import { publishRelease } from '../../lib/catalog/publisher';
 import { getConfig } from '../../lib/config/index';
+import { catalogRepository } from '../../lib/store/catalog-repository';
 import { getDocumentClient } from '../../lib/store/client';
 import { storeRepository } from '../../lib/store/store-repository';
 import {
@@ -308,6 +311,44 @@ describe('storefront catalog reads', () => {
     expect(ids(page)).toEqual(Array.from({ length: 10 }, (_, i) => id(1090 + i)));
     const narrowed = await products(shopper, `filter=${encodeURIComponent(`eq(slug,${name}):eq(sku,SH-7)`)}`);
     expect(ids(narrowed)).toEqual([id(1007)]);
+  });
+
+  it('filters a release-wide index of several chunks in steps, keeping publish order across them', async () => {
+    const shop = await createTestStore({ name: 'Many products' });
+    await publishRelease(shop.store.id, {
+      catalog: { name: 'Many' },
+      products: Array.from({ length: 250 }, (_, i) => ({
+        id: id(5000 + i),
+        attributes: {
+          name: `P ${i}`,
+          sku: `M-${i}`,
+          tags: [i % 2 ? 'odd' : 'even'],
+          status: 'live',
+          commodity_type: 'physical',
+        },
+      })),
+    });
+    const odd = Array.from({ length: 125 }, (_, i) => id(5001 + 2 * i));
+    const shopper = await tokenFor(shop, 'implicit');
+    const page = await products(shopper, 'filter=eq(tags,odd)&page[offset]=100&page[limit]=100');
+    expect(page.body.meta.results.total).toBe(125);
+    expect(ids(page)).toEqual(odd.slice(100));
+    // The same scan one chunk per step: three steps (250 products, 100 per chunk), one read each.
+    clearCatalogCaches();
+    const registry = await catalogRepository.getRegistry(shop.store.id);
+    const layout = releaseFor(registry, { channel: 'web', tag: undefined, now: new Date() });
+    const send = jest.spyOn(getDocumentClient(), 'send');
+    try {
+      const found = await scanIndex(layout, 250, (entry) => entry.tags.includes('odd'), 1);
+      expect(found.map((entry) => entry.id)).toEqual(odd);
+      expect(send.mock.calls.map(([command]) => command.constructor.name)).toEqual([
+        'BatchGetCommand',
+        'BatchGetCommand',
+        'BatchGetCommand',
+      ]);
+    } finally {
+      send.mockRestore();
+    }
   });
 
   it.each([
