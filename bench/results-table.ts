@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeepOffsetFigures } from './catalog';
+import type { CatalogProductsFigures } from './catalog-products';
 
 /**
  * The README's performance table, generated from bench/results.json (the last `npm run bench`): the
@@ -31,6 +32,8 @@ export interface BenchResults {
   publish_10k: { seconds: number; items_per_s: number; raw_batchwrite_seconds: number; ratio: number };
   local_server: { rps: number; p99_ms: number; bare_node_rps: number; ratio: number };
   memory: { list_child_products_rss_mb: number };
+  /** Absent in results of runs before the storefront product reads existed. */
+  catalog_products?: CatalogProductsFigures;
 }
 
 export const TABLE_START = '<!-- performance table: generated from bench/results.json by npm run bench -->';
@@ -48,6 +51,14 @@ const SETUP = {
   inProcess: 'in-process handler, in-memory DynamoDB Local',
   http: 'HTTP, `npm start`-style server, in-memory DynamoDB Local',
 };
+
+/** Operations whose handler serves from the release caches (their baseline is the uncached reads). */
+const CACHED_READS = new Set([
+  'list-child-products',
+  'get-catalog',
+  'get-catalog-product',
+  'list-catalog-products',
+]);
 
 /** The markdown table of one bench run. */
 export function renderPerformanceTable(r: BenchResults): string {
@@ -81,7 +92,7 @@ export function renderPerformanceTable(r: BenchResults): string {
     `<= +${TARGETS.cold_start_over_node_ms_max} ms: ${missed.length === 0 ? 'met' : `**missed by ${missed.length} of ${cold.length}**`}`,
   ]);
   for (const [name, o] of Object.entries(r.operations)) {
-    const cached = name === 'list-child-products';
+    const cached = CACHED_READS.has(name);
     rows.push([
       `\`${name}\` warm p50 / p99`,
       SETUP.inProcess,
@@ -105,6 +116,24 @@ export function renderPerformanceTable(r: BenchResults): string {
     '—',
     `ratio <= ${TARGETS.warm_ratio_max}: ${met(d.warm_ratio <= TARGETS.warm_ratio_max)}`,
   ]);
+  const c = r.catalog_products;
+  if (c) {
+    rows.push([
+      '`GET /catalog/products/{id}` warm p50 / p99',
+      SETUP.inProcess,
+      `${fixed(c.product_warm_p50_ms, 3)} / ${fixed(c.product_warm_p99_ms, 3)} ms`,
+      '—',
+      `p50 <= 1 ms: ${met(c.product_warm_p50_ms <= 1)}`,
+    ]);
+    const [small, large] = [c.slug_100, c.slug_100k];
+    rows.push([
+      `\`filter=eq(slug,…)\`, ${grouped(large.products)} products, cold / warm p50`,
+      SETUP.inProcess,
+      `${fixed(large.cold_p50_ms)} / ${fixed(large.warm_p50_ms, 3)} ms, ${large.cold_round_trips} / ${large.warm_round_trips} round trips`,
+      `${grouped(small.products)} products: ${fixed(small.cold_p50_ms)} / ${fixed(small.warm_p50_ms, 3)} ms, ${small.cold_round_trips} / ${small.warm_round_trips} round trips`,
+      `same round trips: ${met(large.cold_round_trips === small.cold_round_trips && large.warm_round_trips === small.warm_round_trips)}`,
+    ]);
+  }
   const p = r.publish_10k;
   rows.push([
     'publish of 10,152 items',

@@ -17,6 +17,11 @@ import { parseCli, usageError } from '../local/cli';
 import { bundleFunctions } from './bundle';
 import type { WorstCaseFigures } from './cache-worst-case';
 import { type CatalogBench, setUpCatalogBench } from './catalog';
+import {
+  type CatalogProductsBench,
+  type CatalogProductsFigures,
+  setUpCatalogProductsBench,
+} from './catalog-products';
 import { type ColdStart, measureColdStart } from './cold-start';
 import { rawListCalls } from './list-application-keys';
 import { benchLocalServer, describeConcurrency } from './local-server';
@@ -28,18 +33,28 @@ import { TARGETS, updateReadmeTable } from './results-table';
 import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
-const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit]
+const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products [--products N]]
 Runs the benchmark suite against its own in-memory DynamoDB Local (about 8 minutes on 2 cores), writes
 bench/results.json and regenerates README.md's performance table from it. --json also prints one JSON
 object on stdout (run it as \`npm run -s bench -- --json\`). --stage rate_limit runs only the rate-limit
-stage (its figures alone in results.json). Exit status 1 when a target is missed.`;
-const CLI = parseCli('bench', USAGE, { json: { type: 'boolean' }, stage: { type: 'string' } }).values;
+stage (its figures alone in results.json). --stage catalog_products runs only the storefront product reads
+(their operations and the eq(slug,…) lookup figures; --products N sizes the large release, default 100000).
+Exit status 1 when a target is missed.`;
+const CLI = parseCli('bench', USAGE, {
+  json: { type: 'boolean' },
+  stage: { type: 'string' },
+  products: { type: 'string' },
+}).values;
 const JSON_OUTPUT = CLI.json === true;
 /** `--stage rate_limit`: only that stage (its figures alone in results.json); all stages without it. */
 const STAGE = CLI.stage;
-if (STAGE !== undefined && STAGE !== 'rate_limit')
-  usageError('bench', `--stage must be rate_limit, got '${STAGE}'`);
+if (STAGE !== undefined && STAGE !== 'rate_limit' && STAGE !== 'catalog_products')
+  usageError('bench', `--stage must be rate_limit or catalog_products, got '${STAGE}'`);
+const LARGE_PRODUCTS = CLI.products === undefined ? 100_000 : Number(CLI.products);
+if (!Number.isInteger(LARGE_PRODUCTS) || LARGE_PRODUCTS < 1000 || LARGE_PRODUCTS > 1_000_000)
+  usageError('bench', `--products must be an integer from 1000 to 1000000, got '${CLI.products}'`);
 const COLD_RUNS = 25;
+const CATALOG_PRODUCTS_ITERATIONS = 60;
 const OPERATION_ITERATIONS = 300;
 
 /** Stores, keys, tokens and catalog data the events of every function refer to. */
@@ -49,6 +64,7 @@ interface Fixtures {
   deletableKeyIds: string[];
   prefixes: [string, string];
   catalog: CatalogBench;
+  products: CatalogProductsBench;
 }
 
 async function setUp(): Promise<Fixtures> {
@@ -71,7 +87,15 @@ async function setUp(): Promise<Fixtures> {
   const tag = uuidv4().slice(0, 8);
   progress('publishing a release with a 10,000-child parent');
   const catalog = await setUpCatalogBench();
-  return { scenario, keyIds, deletableKeyIds, prefixes: [`bench-${tag}-a`, `bench-${tag}-b`], catalog };
+  const products = await setUpCatalogProductsBench(LARGE_PRODUCTS);
+  return {
+    scenario,
+    keyIds,
+    deletableKeyIds,
+    prefixes: [`bench-${tag}-a`, `bench-${tag}-b`],
+    catalog,
+    products,
+  };
 }
 
 /** The token request both the cold-start and the operation stages send. */
@@ -138,6 +162,7 @@ function coldStartEvents(
       event: (run) => prefixUpdate(s, f.prefixes[run % 2]),
     },
     'list-child-products': { status: 200, event: () => f.catalog.event(0) },
+    ...f.products.coldStartEvents,
   };
 }
 
@@ -191,6 +216,7 @@ async function operationBenches(f: Fixtures): Promise<OperationBench[]> {
       },
     },
     f.catalog.operation,
+    ...f.products.operations,
   ];
 }
 
@@ -234,6 +260,22 @@ async function main(): Promise<void> {
       process.exitCode = missed > 0 ? 1 : 0;
       return;
     }
+    if (STAGE === 'catalog_products') {
+      const products = await setUpCatalogProductsBench(LARGE_PRODUCTS);
+      const operations: Record<string, OperationFigures> = {};
+      for (const op of products.operations) {
+        progress(`operation: ${op.function} (${OPERATION_ITERATIONS} calls against its raw DynamoDB calls)`);
+        operations[op.function] = await benchOperation(op, OPERATION_ITERATIONS);
+      }
+      const catalog_products = await products.figures(CATALOG_PRODUCTS_ITERATIONS);
+      // Only this stage's figures are printed; results.json and the README table are left alone.
+      const missed = reportStage((check, note) =>
+        describeCatalogProducts(operations, catalog_products, check, note),
+      );
+      if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ operations, catalog_products })}\n`);
+      process.exitCode = missed > 0 ? 1 : 0;
+      return;
+    }
     const fixtures = await setUp();
 
     const cold_start: Record<string, ColdStart> = {};
@@ -251,6 +293,9 @@ async function main(): Promise<void> {
       progress(`operation: ${op.function} (${OPERATION_ITERATIONS} calls against its raw DynamoDB calls)`);
       operations[op.function] = await benchOperation(op, OPERATION_ITERATIONS);
     }
+
+    progress('storefront product reads: one product warm, eq(slug,…) on 100 and many products');
+    const catalog_products = await fixtures.products.figures(CATALOG_PRODUCTS_ITERATIONS);
 
     progress('child products at offsets 0 and 9,975: cold (fresh processes) and warm');
     const child_products_deep_offset = await fixtures.catalog.deepOffset();
@@ -282,6 +327,7 @@ async function main(): Promise<void> {
     const results = {
       noise: NOISE,
       rate_limit,
+      catalog_products,
       bundle_kb,
       cold_start,
       operations,
@@ -310,6 +356,7 @@ type Results = {
   local_server: Awaited<ReturnType<typeof benchLocalServer>>;
   memory: { list_child_products_rss_mb: number; worst_case_cache: WorstCaseFigures };
   rate_limit: RateLimitFigures;
+  catalog_products: CatalogProductsFigures;
 };
 
 type Check = (label: string, value: string, ok: boolean) => void;
@@ -330,6 +377,46 @@ function reportStage(write: (check: Check, note: (text: string) => void) => void
   out.push('');
   (JSON_OUTPUT ? process.stderr : process.stdout).write(`${out.join('\n')}\n`);
   return missed;
+}
+
+/**
+ * The storefront product reads' lines: their operations (when this stage ran alone), the warm product p50
+ * (target <= 1 ms in-process) and eq(slug,…) on the large release against the 100-product one (target:
+ * the same products-table round trips).
+ */
+function describeCatalogProducts(
+  operations: Record<string, OperationFigures>,
+  f: CatalogProductsFigures,
+  check: Check,
+  note: (text: string) => void,
+): void {
+  note('Storefront product reads (in-process, ms)');
+  for (const [name, o] of Object.entries(operations)) {
+    check(
+      name,
+      `p50 ${o.p50_ms}  p99 ${o.p99_ms}  db p50 ${o.db_p50_ms}  ratio ${o.ratio}`,
+      o.ratio <= TARGETS.operation_ratio_max,
+    );
+  }
+  check(
+    'GET /catalog/products/{id} warm p50 / p99',
+    `${f.product_warm_p50_ms} / ${f.product_warm_p99_ms}`,
+    f.product_warm_p50_ms <= 1,
+  );
+  const [small, large] = [f.slug_100, f.slug_100k];
+  for (const s of [small, large]) {
+    note(
+      line(
+        `eq(slug) on ${s.products.toLocaleString('en-US')} products: cold / warm p50`,
+        `${s.cold_p50_ms} / ${s.warm_p50_ms}  round trips ${s.cold_round_trips} / ${s.warm_round_trips}`,
+      ),
+    );
+  }
+  check(
+    'eq(slug) round trips, large release = 100 products',
+    `${large.cold_round_trips} / ${large.warm_round_trips} vs ${small.cold_round_trips} / ${small.warm_round_trips}`,
+    large.cold_round_trips === small.cold_round_trips && large.warm_round_trips === small.warm_round_trips,
+  );
 }
 
 /** Prints the readable table (stderr with --json, stdout otherwise) and returns how many targets were missed. */
@@ -425,6 +512,8 @@ function report(r: Results): number {
     `${w.heap_growth_mb} / ${w.held_mb} / ${w.charged_mb} (budget ${w.budget_mb})`,
     w.heap_growth_mb <= w.budget_mb && w.held_mb <= w.charged_mb + 1,
   );
+  out.push('');
+  describeCatalogProducts({}, r.catalog_products, check, (text) => out.push(text));
   out.push('');
   describeRateLimit(r.rate_limit, check, (text) => out.push(text));
   out.push('', missed === 0 ? 'All targets met.' : `${missed} target(s) missed.`, describeNoise(r.noise), '');

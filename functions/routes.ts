@@ -97,6 +97,61 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /catalog/products/{product_id}/relationships/children: live children of a base product',
   },
+  'get-catalog': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog: the catalog release the shopper context selects',
+  },
+  'get-catalog-product': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/products/{product_id}: one live product of the selected release',
+  },
+  'list-catalog-products': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/products: live products of the selected release, filtered and paginated',
+  },
+  'list-nodes': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/nodes: the nodes of the selected catalog, or those `filter=in(id,...)` names',
+  },
+  'get-node': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/nodes/{node_id}: one node of the selected catalog',
+  },
+  'list-node-children': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/nodes/{node_id}/relationships/children: the direct children of a node',
+  },
+  'list-node-products': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/nodes/{node_id}/relationships/products: the live products in a node',
+  },
+  'list-hierarchies': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/hierarchies: the hierarchies (root nodes) of the selected catalog',
+  },
+  'get-hierarchy': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/hierarchies/{hierarchy_id}: one hierarchy of the selected catalog',
+  },
+  'list-hierarchy-children': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/hierarchies/{hierarchy_id}/children: the direct children of a hierarchy',
+  },
+  'list-hierarchy-nodes': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /catalog/hierarchies/{hierarchy_id}/nodes: every node below a hierarchy',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -125,6 +180,21 @@ export const ROUTES: RouteDefinition[] = [
     path: '/catalog/products/{product_id}/relationships/children',
     function: 'list-child-products',
   },
+  { method: 'GET', path: '/catalog', function: 'get-catalog' },
+  { method: 'GET', path: '/catalog/products', function: 'list-catalog-products' },
+  { method: 'GET', path: '/catalog/products/{product_id}', function: 'get-catalog-product' },
+  { method: 'GET', path: '/catalog/nodes', function: 'list-nodes' },
+  { method: 'GET', path: '/catalog/nodes/{node_id}', function: 'get-node' },
+  { method: 'GET', path: '/catalog/nodes/{node_id}/relationships/children', function: 'list-node-children' },
+  { method: 'GET', path: '/catalog/nodes/{node_id}/relationships/products', function: 'list-node-products' },
+  { method: 'GET', path: '/catalog/hierarchies', function: 'list-hierarchies' },
+  { method: 'GET', path: '/catalog/hierarchies/{hierarchy_id}', function: 'get-hierarchy' },
+  {
+    method: 'GET',
+    path: '/catalog/hierarchies/{hierarchy_id}/children',
+    function: 'list-hierarchy-children',
+  },
+  { method: 'GET', path: '/catalog/hierarchies/{hierarchy_id}/nodes', function: 'list-hierarchy-nodes' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

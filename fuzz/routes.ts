@@ -250,7 +250,60 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
       query: [pageQuery(), filterQuery(), includeQuery()],
       headers: shopperHeaders(),
     }),
+  'GET /catalog': () => requests({ auth: SHOPPER, headers: shopperHeaders() }),
+  'GET /catalog/products': () =>
+    requests({
+      auth: SHOPPER,
+      query: [pageQuery(), filterQuery(), includeQuery()],
+      headers: shopperHeaders(),
+    }),
+  'GET /catalog/products/{product_id}': () =>
+    requests({
+      auth: SHOPPER,
+      params: {
+        product_id: segment(
+          [...CATALOG.parents, CATALOG.standalone, CATALOG.liveChild, CATALOG.liveChild.toUpperCase()],
+          [CATALOG.draftProduct, CATALOG.draftChild],
+        ),
+      },
+      query: [includeQuery()],
+      headers: shopperHeaders(),
+    }),
+  ...nodeRoutes(),
 };
+
+/** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
+const nodeFilter = fc
+  .subarray([...CATALOG.nodes, CATALOG.standalone], { minLength: 1 })
+  .map((ids) => [`filter=${encodeURIComponent(`in(id,${ids.join(',')})`)}`]);
+
+/** The node and hierarchy reads: node ids as the valid path values, products' ids among the others. */
+function nodeRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const nodeId = () =>
+    segment([...CATALOG.nodes, ...CATALOG.nodes.map((id) => id.toUpperCase())], [CATALOG.standalone]);
+  const hierarchyId = () => segment(CATALOG.hierarchies, [CATALOG.standalone, ...CATALOG.nodes]);
+  const list = (query: Part<string[]>[] = [pageQuery(), filterQuery(nodeFilter)]) => ({
+    auth: SHOPPER,
+    query,
+    headers: shopperHeaders(),
+  });
+  return {
+    'GET /catalog/nodes': () => requests(list([pageQuery(), filterQuery(nodeFilter)])),
+    'GET /catalog/nodes/{node_id}': () =>
+      requests({ auth: SHOPPER, params: { node_id: nodeId() }, headers: shopperHeaders() }),
+    'GET /catalog/nodes/{node_id}/relationships/children': () =>
+      requests({ ...list(), params: { node_id: nodeId() } }),
+    'GET /catalog/nodes/{node_id}/relationships/products': () =>
+      requests({ ...list([pageQuery(), includeQuery()]), params: { node_id: nodeId() } }),
+    'GET /catalog/hierarchies': () => requests(list([pageQuery(), filterQuery(nodeFilter)])),
+    'GET /catalog/hierarchies/{hierarchy_id}': () =>
+      requests({ auth: SHOPPER, params: { hierarchy_id: hierarchyId() }, headers: shopperHeaders() }),
+    'GET /catalog/hierarchies/{hierarchy_id}/children': () =>
+      requests({ ...list(), params: { hierarchy_id: hierarchyId() } }),
+    'GET /catalog/hierarchies/{hierarchy_id}/nodes': () =>
+      requests({ ...list(), params: { hierarchy_id: hierarchyId() } }),
+  };
+}
 
 /** One route to fuzz: its table entry, `METHOD /path`, and its requests. */
 export interface FuzzTarget {

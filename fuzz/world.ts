@@ -92,6 +92,9 @@ const pick = (found: SampleProduct | undefined, what: string): string => {
  * the arbitraries use these ids and the products' attribute values directly.
  */
 export const CATALOG = {
+  /** Every node of the release, and the hierarchies (nodes without parent). */
+  nodes: sampleRelease.nodes.map((node) => node.id),
+  hierarchies: sampleRelease.nodes.filter((node) => node.parent_id === null).map((node) => node.id),
   /** Live base products with live children. */
   parents: products.filter((p) => live(p) && childrenOf(p).some(live)).map((p) => p.id),
   /** A live product without children, a live child, a draft base product, a draft child. */

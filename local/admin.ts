@@ -3,6 +3,7 @@ import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
+import { setChannelHeaderCommand } from './set-channel-header';
 import { setRateLimitCommand } from './set-rate-limit';
 
 const TOOL = 'admin';
@@ -14,6 +15,9 @@ const USAGE = `Usage:
       Adds an application key to a store (for a store that lost all its keys).
   npm run admin -- set-rate-limit --store STORE_ID N [--json]
       Sets the store's rate limit to N requests per second (applies everywhere within 60 s).
+  npm run admin -- set-channel-header --store STORE_ID required|optional [--json]
+      Whether catalog reads need the channel header (default: required); optional lets requests
+      without one match catalog rules that name no channel (applies everywhere within 60 s).
 
 --json prints one JSON object on stdout; run it as \`npm run -s admin -- ... --json\` (npm's -s keeps
 its own banner off stdout). Exit status: 0 done, 1 failed, 2 wrong arguments.
@@ -37,6 +41,11 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'set-rate-limit') {
     useToolDatabase(TOOL);
     process.exitCode = await setRateLimitCommand(process.argv.slice(3));
+    return;
+  }
+  if (process.argv[2] === 'set-channel-header') {
+    useToolDatabase(TOOL);
+    process.exitCode = await setChannelHeaderCommand(process.argv.slice(3));
     return;
   }
   const { values, positionals } = parseCli(

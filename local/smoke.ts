@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 
 const USAGE = `Usage: npm run smoke -- --base URL --client-id ID --client-secret SECRET [--product ID --channel C] [--json]
 Checks a deployment (or the local API) end to end over HTTP: tokens with both grants, the key list, a
-key created, read and deleted, the merchant realm mapping, the catalog child list (with --product and
---channel), an unknown route and a bad token. One line per check, then "N passed, N failed"; exit 1 on
+key created, read and deleted, the merchant realm mapping, the catalog (with --product and --channel: the
+child list, the release, the product), an unknown route and a bad token. One line per check, then "N passed, N failed"; exit 1 on
 any failure. The key it creates is deleted whatever happens (its name starts with "smoke-test").
   --json   one JSON object on stdout: { checks: [{ name, ok, detail, ms }], passed, failed }`;
 
@@ -226,6 +226,24 @@ async function runSmoke(options: Omit<Options, 'json'>, onResult?: (r: CheckResu
       expectStatus(reply, 200, 'GET /catalog/products/{id}/relationships/children');
       if (!Array.isArray(reply.body?.data)) throw new CheckFailed('not a product list');
       return `${reply.body.meta?.results?.total ?? reply.body.data.length} live children`;
+    });
+    await check('catalog: the release', async () => {
+      const reply = await call('GET', '/catalog', {
+        token: needs(shopper, 'the implicit token'),
+        headers: { 'svc-channel': channel },
+      });
+      expectStatus(reply, 200, 'GET /catalog');
+      if (reply.body?.data?.type !== 'catalog-release') throw new CheckFailed('not a catalog release');
+      return `release ${reply.body.data.id}, ${reply.body.data.meta?.total_products} live products`;
+    });
+    await check('catalog: the product', async () => {
+      const reply = await call('GET', `/catalog/products/${encodeURIComponent(product)}`, {
+        token: needs(shopper, 'the implicit token'),
+        headers: { 'svc-channel': channel },
+      });
+      expectStatus(reply, 200, 'GET /catalog/products/{id}');
+      if (reply.body?.data?.id !== product.toLowerCase()) throw new CheckFailed('not the product');
+      return `${reply.body.data.attributes?.name}`;
     });
   }
   await check('unknown route: 404', async () => {

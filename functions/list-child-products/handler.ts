@@ -19,7 +19,7 @@ import { createHandler } from '../create-handler';
  */
 export const handler = createHandler('list-child-products', { prefetch: prefetchRegistry }, async (event) => {
   const store = event.auth.store;
-  const { channel, tag } = shopperHeaders(event.headers);
+  const { channel, tag } = shopperHeaders(event.headers, store);
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
   const filterText = queryParameter(event, 'filter');
   const filter = filterText === undefined ? [] : parseFilter(filterText);

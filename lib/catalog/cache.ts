@@ -1,5 +1,6 @@
 import { getConfig } from '../config/index';
 import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
+import type { StoredNode } from './hierarchy-items';
 import { LruCache } from './lru';
 import type { ChildIndexEntry, StoredProduct } from './types';
 
@@ -16,6 +17,9 @@ export const CACHE_BUDGETS = {
   chunks: 16 * 1024 * 1024,
   results: 16 * 1024 * 1024,
   files: 8 * 1024 * 1024,
+  lookups: 8 * 1024 * 1024,
+  summaries: 1024 * 1024,
+  nodes: 4 * 1024 * 1024,
   registries: 1000,
 } as const;
 
@@ -25,6 +29,16 @@ export const productCache = new LruCache<StoredProduct | null>(CACHE_BUDGETS.pro
 export const fileCache = new LruCache<string | null>(CACHE_BUDGETS.files);
 /** Decoded child-index chunks by `release|parent#n`. */
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
+/** A release's summary (JSON text) by release id (see lib/catalog/product-lookups.ts). */
+export const summaryCache = new LruCache<string>(CACHE_BUDGETS.summaries);
+/**
+ * Index entries of the products with one slug, sku or id, by `release|attribute#value` (empty: none; null:
+ * too many to keep in one item, see lib/catalog/product-lookups.ts).
+ */
+export const lookupCache = new LruCache<(ChildIndexEntry & { pos: number })[] | null>(CACHE_BUDGETS.lookups);
+/** Stored nodes by `release|node` (null: not in the release) and node id list chunks by `release|list`. */
+export const nodeCache = new LruCache<StoredNode | null>(CACHE_BUDGETS.nodes);
+export const nodeListCache = new LruCache<string[]>(CACHE_BUDGETS.nodes);
 /** A parent's ordered matching child ids by `release|parent|canonical filter`. */
 export const resultCache = new LruCache<string[]>(CACHE_BUDGETS.results);
 /** A parent's ascending matching child-index positions by `release|parent|canonical filter` (filter index). */
@@ -67,5 +81,9 @@ export function clearCatalogCaches(): void {
   chunkCache.clear();
   resultCache.clear();
   positionCache.clear();
+  summaryCache.clear();
+  lookupCache.clear();
+  nodeCache.clear();
+  nodeListCache.clear();
   registryCache.clear();
 }

@@ -30,24 +30,29 @@ const validateChannel = compileSchema(SVC_CHANNEL_SCHEMA, { root: 'SVC-Channel' 
 const validateTag = compileSchema(SVC_CONTEXT_TAG_SCHEMA, { root: 'SVC-Context-Tag' });
 
 /**
- * The shopper's context from the request headers (already lower-cased): `SVC-Channel` (required, alias
- * `EP-Channel`) and `SVC-Context-Tag` (alias `EP-Context-Tag`). 400 naming the header when the channel is
- * missing or either is too long.
+ * The shopper's context from the request headers (already lower-cased): `SVC-Channel` (alias `EP-Channel`)
+ * and `SVC-Context-Tag` (alias `EP-Context-Tag`). The channel is required unless the store's
+ * `channel_required` setting is false (then a request without one has channel undefined, and only rules
+ * naming no channel match it). 400 naming the header when a required channel is missing or either is too
+ * long.
  */
-export function shopperHeaders(headers: Record<string, string | undefined>): {
-  channel: string;
+export function shopperHeaders(
+  headers: Record<string, string | undefined>,
+  store: { channel_required?: boolean } = {},
+): {
+  channel: string | undefined;
   tag: string | undefined;
 } {
   const channel = (headers['svc-channel'] ?? headers['ep-channel'] ?? '').trim();
-  if (channel === '') {
+  if (channel === '' && store.channel_required !== false) {
     throw new BadRequestError('the SVC-Channel header is required (e.g. SVC-Channel: web)', 'SVC-Channel');
   }
-  assertValid(validateChannel, channel);
+  if (channel !== '') assertValid(validateChannel, channel);
   const tag = assertValid<string>(
     validateTag,
     (headers['svc-context-tag'] ?? headers['ep-context-tag'] ?? '').trim(),
   );
-  return { channel, tag: tag === '' ? undefined : tag };
+  return { channel: channel === '' ? undefined : channel, tag: tag === '' ? undefined : tag };
 }
 
 /** `include`: a description for the OpenAPI document (the values are checked by `parseInclude`). */

@@ -26,7 +26,8 @@ export interface ListChildrenRequest {
   /** The store's locale for text when `accept-language` matches none of a product's locales. */
   defaultLocale: string;
   productId: string;
-  channel: string;
+  /** Undefined: the request sent none (only rules without channels can match). */
+  channel: string | undefined;
   tag: string | undefined;
   acceptLanguage: string | undefined;
   filter: FilterExpression[];
@@ -54,7 +55,7 @@ export type Include = (typeof INCLUDES)[number];
 /** The release serving a shopper's context (catalog rules, DESIGN.md section 8); 404 when none applies. */
 export function releaseFor(
   registry: CatalogRegistry | undefined,
-  context: { channel: string; tag: string | undefined; now: Date },
+  context: { channel: string | undefined; tag: string | undefined; now: Date },
 ): ReleaseLayout {
   const catalogs = Object.values(registry?.catalogs ?? {});
   const rules: CatalogRule[] = catalogs.flatMap((catalog) => catalog.rules);
@@ -85,7 +86,7 @@ interface Loaded {
  * Products and files (null when not in the release) and child-index chunks of one parent (absent ones left
  * out), from the caches, reading whatever is missing in one round trip and caching it.
  */
-async function load(
+export async function load(
   layout: ReleaseLayout,
   productIds: string[],
   parentId: string,
@@ -178,7 +179,7 @@ function unfilteredPage(
 }
 
 /** `in(id,...)` order: oldest `updated_at` first, ties by id. */
-function oldestUpdateFirst(a: ChildIndexEntry, b: ChildIndexEntry): number {
+export function oldestUpdateFirst(a: ChildIndexEntry, b: ChildIndexEntry): number {
   if (a.updated_at !== b.updated_at) return a.updated_at < b.updated_at ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
@@ -318,7 +319,10 @@ export async function listChildProducts(request: ListChildrenRequest): Promise<L
   return { data, total, included: await includedJson(layout, shown, request.include, request) };
 }
 
-function render(stored: StoredProduct, request: ListChildrenRequest): string {
+/** What rendering a product takes from a request: the shopper's languages and the display currency. */
+export type RenderRequest = Pick<ListChildrenRequest, 'defaultLocale' | 'acceptLanguage' | 'currency'>;
+
+export function render(stored: StoredProduct, request: RenderRequest): string {
   const locale = productLocale(stored, request.acceptLanguage, request.defaultLocale);
   return renderProductJson(stored, locale, request.currency);
 }
@@ -340,11 +344,11 @@ function relatedIds(products: StoredProduct[], relationship: string): string[] {
  * from the release, through the same caches: at most one extra batched read when something is not cached.
  * A file the release does not hold is left out.
  */
-async function includedJson(
+export async function includedJson(
   layout: ReleaseLayout,
   products: StoredProduct[],
   include: ReadonlySet<Include>,
-  request: ListChildrenRequest,
+  request: RenderRequest,
 ): Promise<string> {
   const mainImages = include.has('main_image') ? relatedIds(products, 'main_image') : [];
   const files = include.has('files') ? relatedIds(products, 'files') : [];

@@ -9,6 +9,8 @@ import { type CurrencySettings, DEFAULT_CURRENCIES, storeRepository } from '../s
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
 import { FILTER_INDEX_VERSION, filterIndexItems } from './filter-index';
+import { hierarchyReleaseItems } from './nodes';
+import { productLookupItems } from './product-lookups';
 import { type CatalogRule, unselectableReason } from './rules';
 import type { ReleaseDocument, ReleaseLayout } from './types';
 import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from './validate-release';
@@ -50,7 +52,7 @@ export interface PublishResult {
   catalog_id: string;
   release_id: string;
   products: ReleaseCounts;
-  /** Items written: products plus child-index chunks. */
+  /** Items written: products, files, child-index chunks and the product indexes (lib/catalog/product-lookups.ts). */
   items: number;
   /** Old or abandoned releases deleted after the switch. */
   cleaned_up: string[];
@@ -82,8 +84,8 @@ function registeredRules(
 }
 
 /**
- * Every item of a release (products, then child-index chunks), derived from a validated document; an item
- * too large for DynamoDB is a validation error.
+ * Every item of a release (products, files, child-index chunks, then the product indexes), derived from a
+ * validated document; an item too large for DynamoDB is a validation error.
  */
 export function buildReleaseItems(
   document: ReleaseDocument,
@@ -103,6 +105,8 @@ export function buildReleaseItems(
     });
     items.push(...filterIndexItems(layout, parentId, entries));
   }
+  items.push(...productLookupItems(document, prepared, context));
+  items.push(...hierarchyReleaseItems(document, { catalogId: context.catalogId, layout }));
   const oversized: ValidationIssue[] = [];
   items.forEach((item, index) => {
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: only strings that could be too large are measured.

@@ -297,7 +297,7 @@ export interface ReleaseDocumentInput {
    */
   rules?: Rule[];
   /**
-   * The hierarchy, for breadcrumbs. Checked by the publisher: ids unique, every `parent_id` a node of this document, no cycles, at most 10 levels (the root is level 1).
+   * The hierarchies: nodes without a parent are hierarchies (roots), the others their nodes; served by `/catalog/hierarchies` and `/catalog/nodes` and used for breadcrumbs. Checked by the publisher: ids unique, every `parent_id` a node of this document, no cycles, at most 10 levels (the root is level 1).
    */
   nodes?: Node[];
   /**
@@ -401,6 +401,22 @@ export interface Node {
    * The parent node (a node of this document), or null for a root.
    */
   parent_id?: string | null;
+  /**
+   * The node's URL label; default: derived from the name (lower case, runs of other characters replaced by a hyphen).
+   */
+  slug?: string;
+  /**
+   * The node description.
+   */
+  description?: string;
+  /**
+   * When the node was created; default: the publish time.
+   */
+  created_at?: string;
+  /**
+   * When the node was last updated (the order of `filter=in(id,...)` on `/catalog/nodes`); default: the publish time.
+   */
+  updated_at?: string;
 }
 /**
  * A price modifier applied per currency to the price, tiers and sale price of the products that list it.

@@ -18,7 +18,8 @@ export interface PublishedCatalog {
 
 /** What the request tells about the shopper: the channel and context tag headers, and the time. */
 export interface ShopperContext {
-  channel: string;
+  /** Undefined when the request sent no channel: a rule naming channels then never applies. */
+  channel: string | undefined;
   tag: string | undefined;
   now: Date;
 }
@@ -59,8 +60,9 @@ export function resolveCatalog(
 export function ruleScore(rule: CatalogRule, context: ShopperContext): number | undefined {
   let score = 0;
   if (rule.channels.length > 0) {
-    const channel = context.channel.toLowerCase();
-    if (!rule.channels.some((candidate) => candidate.toLowerCase() === channel)) return undefined;
+    const channel = context.channel?.toLowerCase();
+    if (channel === undefined || !rule.channels.some((candidate) => candidate.toLowerCase() === channel))
+      return undefined;
     score += 1;
   }
   if (rule.tags.length > 0) {

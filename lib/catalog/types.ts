@@ -90,11 +90,17 @@ export interface Sale {
   price: PriceMap;
 }
 
-/** A node of the release's hierarchy, used for breadcrumbs. */
+/** A node of the release's hierarchies (a hierarchy when it has no parent): breadcrumbs and navigation. */
 export interface CatalogNode {
   id: string;
   name: string;
   parent_id: string | null;
+  /** Absent: derived from the name at publish. */
+  slug?: string;
+  description?: string;
+  /** Normalised ISO times; absent: the publish time. */
+  created_at?: string;
+  updated_at?: string;
 }
 
 export interface ReleaseRuleInput {

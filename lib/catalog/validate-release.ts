@@ -391,7 +391,19 @@ function nodes(list: Input.Node[], valid: (index: number) => boolean, issues: Is
       return;
     }
     ids.add(id);
-    result.push({ id, name: node.name, parent_id: node.parent_id ? lower(node.parent_id) : null });
+    result.push({
+      id,
+      name: node.name,
+      parent_id: node.parent_id ? lower(node.parent_id) : null,
+      ...(node.slug === undefined ? {} : { slug: node.slug }),
+      description: node.description ?? '',
+      ...(node.created_at === undefined
+        ? {}
+        : { created_at: dateTime(node.created_at, ['nodes', index, 'created_at'], issues) }),
+      ...(node.updated_at === undefined
+        ? {}
+        : { updated_at: dateTime(node.updated_at, ['nodes', index, 'updated_at'], issues) }),
+    });
     indexes.push(index);
   });
   for (const problem of resolveNodePaths(result).problems) {

@@ -13,44 +13,22 @@ import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import { NAVIGATION_OPERATIONS } from './navigation';
+import type { HeaderSpec, OperationSpec, Parameter } from './operation';
 import {
   ACCESS_TOKEN_SCHEMA,
   APPLICATION_KEY_DOCUMENT_SCHEMA,
   APPLICATION_KEY_LIST_SCHEMA,
+  CATALOG_RELEASE_DOCUMENT_SCHEMA,
   CHILD_PRODUCT_LIST_SCHEMA,
   COMPONENT_SCHEMAS,
   CREATED_APPLICATION_KEY_SCHEMA,
   ERROR_BODY_SCHEMA,
   MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA,
+  PRODUCT_DOCUMENT_SCHEMA,
 } from './schemas';
 
 type Json = Record<string, unknown>;
-
-interface Parameter {
-  name: string;
-  in: 'path' | 'query' | 'header';
-  required?: boolean;
-  description?: string;
-  schema: Schema;
-}
-
-/** What the route table cannot say about an operation: its words, inputs and success responses. */
-interface OperationSpec {
-  operationId: string;
-  summary: string;
-  description: string;
-  tag: 'Authentication' | 'Application keys' | 'Merchant realm mappings' | 'Catalog';
-  parameters?: Parameter[];
-  requestBody?: Schema;
-  /** Success and operation-specific statuses: status -> [description, body schema?, headers?]. */
-  responses: Record<number, [string, Schema?, Record<string, HeaderSpec>?]>;
-}
-
-interface HeaderSpec {
-  description: string;
-  schema: Schema;
-  required?: boolean;
-}
 
 const KEY_ID: Parameter = {
   name: 'id',
@@ -84,6 +62,99 @@ const LOCATION: HeaderSpec = {
   description: 'The URL of the new resource.',
   schema: { type: 'string' },
   required: true,
+};
+
+/** The shopper context, language and currency headers every catalog read takes. */
+const SHOPPER_HEADERS: Parameter[] = [
+  {
+    name: 'SVC-Channel',
+    in: 'header',
+    description:
+      "Required unless the store's `channel_required` setting is false (`npm run admin -- set-channel-header`); a request without one then matches only catalog rules that name no channel.",
+    schema: SVC_CHANNEL_SCHEMA,
+  },
+  { name: 'SVC-Context-Tag', in: 'header', schema: SVC_CONTEXT_TAG_SCHEMA },
+  {
+    name: 'Accept-Language',
+    in: 'header',
+    description:
+      "Picks the text locale among the product's; otherwise the store's default locale. `X-Moltin-Language` is read when this header is absent.",
+    schema: { type: 'string' },
+  },
+  {
+    name: 'X-Moltin-Language',
+    in: 'header',
+    description: "What the official SDK's `language` option sends: used when `Accept-Language` is absent.",
+    schema: { type: 'string' },
+  },
+  { name: 'EP-Currency', in: 'header', schema: CURRENCY_HEADER_SCHEMA },
+  {
+    name: 'X-Moltin-Currency',
+    in: 'header',
+    description: "What the official SDK's `currency` option sends; `EP-Currency` wins when both are sent.",
+    schema: { type: 'string' },
+  },
+];
+
+const CATALOG_FILTER_PARAMETER: Parameter = {
+  name: 'filter',
+  in: 'query',
+  description: `e.g. \`eq(slug,blue-shirt)\` or \`in(id,ID1,ID2)\`: \`eq\`/\`in\` over id, name, sku, slug, manufacturer_part_num, upc_ean, product_types and tags; at most ${MAX_FILTER_EXPRESSIONS} expressions joined by \`:\` (AND). See docs/filtering.md.`,
+  schema: { type: 'string', description: `At most ${MAX_FILTER_BYTES} bytes (UTF-8).` },
+};
+
+/** The storefront's catalog reads besides the child list. */
+const CATALOG_PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
+  'GET /catalog': {
+    operationId: 'getCatalogRelease',
+    summary: 'Get the catalog release the shopper context selects',
+    description:
+      'The current release of the catalog the catalog rules select for the channel, tag and time (as every catalog read selects it).',
+    tag: 'Catalog',
+    parameters: SHOPPER_HEADERS,
+    responses: {
+      200: ['The release.', CATALOG_RELEASE_DOCUMENT_SCHEMA],
+      404: ['No catalog for this context.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /catalog/products': {
+    operationId: 'getAllProducts',
+    summary: 'List the live products of the selected release',
+    description:
+      'In publish order (with `in(id,…)`: oldest `updated_at` first), filtered and paginated like the child list. `id`, `slug` and `sku` terms are answered from lookups built at publish time.',
+    tag: 'Catalog',
+    parameters: [
+      CATALOG_FILTER_PARAMETER,
+      ...pageParameters("the store's page length"),
+      { name: 'include', in: 'query', schema: INCLUDE_SCHEMA },
+      ...SHOPPER_HEADERS,
+    ],
+    responses: {
+      200: ['A page of live products.', CHILD_PRODUCT_LIST_SCHEMA],
+      404: ['No catalog for this context.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /catalog/products/{product_id}': {
+    operationId: 'getProduct',
+    summary: 'Get one live product of the selected release',
+    description: 'Rendered as the child list renders products; `include` adds `included`.',
+    tag: 'Catalog',
+    parameters: [
+      {
+        name: 'product_id',
+        in: 'path',
+        required: true,
+        description: "The product. A draft, an unknown id or another store's product answers 404.",
+        schema: { type: 'string' },
+      },
+      { name: 'include', in: 'query', schema: INCLUDE_SCHEMA },
+      ...SHOPPER_HEADERS,
+    ],
+    responses: {
+      200: ['The product.', PRODUCT_DOCUMENT_SCHEMA],
+      404: ['No catalog for this context, or no such live product.', ERROR_BODY_SCHEMA],
+    },
+  },
 };
 
 /** One entry per route of the route table; building the document fails if a route has none. */
@@ -216,30 +287,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
       },
       ...pageParameters("the store's page length"),
       { name: 'include', in: 'query', schema: INCLUDE_SCHEMA },
-      { name: 'SVC-Channel', in: 'header', required: true, schema: SVC_CHANNEL_SCHEMA },
-      { name: 'SVC-Context-Tag', in: 'header', schema: SVC_CONTEXT_TAG_SCHEMA },
-      {
-        name: 'Accept-Language',
-        in: 'header',
-        description:
-          "Picks the text locale among the product's; otherwise the store's default locale. `X-Moltin-Language` is read when this header is absent.",
-        schema: { type: 'string' },
-      },
-      {
-        name: 'X-Moltin-Language',
-        in: 'header',
-        description:
-          "What the official SDK's `language` option sends: used when `Accept-Language` is absent.",
-        schema: { type: 'string' },
-      },
-      { name: 'EP-Currency', in: 'header', schema: CURRENCY_HEADER_SCHEMA },
-      {
-        name: 'X-Moltin-Currency',
-        in: 'header',
-        description:
-          "What the official SDK's `currency` option sends; `EP-Currency` wins when both are sent.",
-        schema: { type: 'string' },
-      },
+      ...SHOPPER_HEADERS,
     ],
     responses: {
       200: ['A page of live children.', CHILD_PRODUCT_LIST_SCHEMA],
@@ -247,6 +295,8 @@ const OPERATIONS: Record<string, OperationSpec> = {
       422: ['The product is not a base product.', ERROR_BODY_SCHEMA],
     },
   },
+  ...CATALOG_PRODUCT_OPERATIONS,
+  ...NAVIGATION_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

@@ -275,6 +275,67 @@ export const CHILD_PRODUCT_LIST_SCHEMA: Schema = {
   },
 };
 
+/** One product (`GET /catalog/products/{id}`): `data`, and `included` when asked for. */
+export const PRODUCT_DOCUMENT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: { data: PRODUCT_SCHEMA, included: INCLUDED_SCHEMA },
+};
+
+/** The platform's `catalog-release` resource (`GET /catalog`). */
+export const CATALOG_RELEASE_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'attributes', 'relationships', 'meta', 'links'],
+  properties: {
+    id: { type: 'string', description: 'The release id.' },
+    type: { const: 'catalog-release' },
+    attributes: {
+      type: 'object',
+      required: ['name', 'description', 'catalog_id', 'published_at', 'hierarchies'],
+      properties: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        catalog_id: { type: 'string' },
+        pricebook_id: { type: ['string', 'null'] },
+        published_at: { type: 'string', format: 'date-time' },
+        hierarchies: {
+          type: 'array',
+          description: 'The root nodes of the release.',
+          items: {
+            type: 'object',
+            required: ['id', 'name'],
+            properties: { id: { type: 'string' }, name: { type: 'string' } },
+          },
+        },
+      },
+    },
+    relationships: { type: 'object' },
+    meta: {
+      type: 'object',
+      required: ['release_status', 'total_products', 'total_nodes'],
+      properties: {
+        created_at: { type: 'string' },
+        started_at: { type: 'string' },
+        updated_at: { type: 'string' },
+        release_status: { const: 'PUBLISHED' },
+        is_full_publish: { type: 'boolean' },
+        is_full_delta: { type: 'boolean' },
+        owner: { const: 'store' },
+        percent_completed: { const: 100 },
+        total_products: { type: 'integer', description: 'Live products.' },
+        total_nodes: { type: 'integer' },
+      },
+    },
+    links: { type: 'object', properties: { self: { type: 'string' } } },
+  },
+};
+
+export const CATALOG_RELEASE_DOCUMENT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: { data: CATALOG_RELEASE_SCHEMA },
+};
+
 /**
  * Named components of the document: wherever one of these objects appears (by identity) the document
  * says `$ref` instead of repeating it.
@@ -297,6 +358,8 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   MerchantRealmMappingDocument: MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA,
   Product: PRODUCT_SCHEMA,
   ChildProductList: CHILD_PRODUCT_LIST_SCHEMA,
+  ProductDocument: PRODUCT_DOCUMENT_SCHEMA,
+  CatalogRelease: CATALOG_RELEASE_SCHEMA,
   File: FILE_SCHEMA,
   Included: INCLUDED_SCHEMA,
   PageMeta: PAGE_META,

@@ -32,8 +32,12 @@ import { cancellationCodes } from './transactions';
  * - `REL#<release>#<shard of parent>` / `C#<parent>#<n>`: chunk n of a parent's index of live children in
  *   publish order: ids and filterable attributes only, CHILD_CHUNK_SIZE per item, deflated (`z`).
  *   Offset k lives in chunk floor(k / chunk_size), so skipping to offset 9,975 reads one small item.
- * - `REL#<release>#<shard of parent>` / `I#<parent>#<attribute>#<bucket>`: one bucket of a parent's filter
+ * - `REL#<release>#<shard of parent>` / `X#<parent>#<attribute>#<bucket>`: one bucket of a parent's filter
  *   index (`lib/catalog/filter-index.ts`): the child-index positions of each value hashing to it, deflated (`z`).
+ * - `REL#<release>#<shard>` / `N#<node>`: a node of the release's hierarchies, rendered, with the lengths
+ *   of its id lists (JSON in `d`); `N#*` holds the release-wide lists' lengths (lib/catalog/hierarchy-items.ts).
+ * - `REL#<release>#<shard of owner>` / `T#<owner>#<kind>#<n>`: chunk n of a node's list of children,
+ *   descendants or products (ids, NODE_LIST_CHUNK per item, deflated in `z`).
  */
 export const catalogKeys = {
   registry: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'CATALOGS' }),
@@ -62,7 +66,15 @@ export const catalogKeys = {
     bucket: number,
   ) => ({
     pk: `REL#${layout.id}#${shardOf(parentId, layout.shards)}`,
-    sk: `I#${parentId}#${attribute}#${String(bucket).padStart(6, '0')}`,
+    sk: `X#${parentId}#${attribute}#${String(bucket).padStart(6, '0')}`,
+  }),
+  node: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, nodeId: string) => ({
+    pk: `REL#${layout.id}#${shardOf(nodeId, layout.shards)}`,
+    sk: `N#${nodeId}`,
+  }),
+  nodeList: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, list: NodeListRef) => ({
+    pk: `REL#${layout.id}#${shardOf(list.owner, layout.shards)}`,
+    sk: `T#${list.owner}#${list.kind}#${String(list.chunk).padStart(6, '0')}`,
   }),
 };
 
@@ -176,6 +188,16 @@ export interface ReleaseReadResult {
   postings: Map<string, Uint8Array>;
 }
 
+/** One chunk of a node's id list (see lib/catalog/hierarchy-items.ts). */
+export interface NodeListRef {
+  owner: string;
+  kind: string;
+  chunk: number;
+}
+
+/** Cache/lookup key of a node list chunk within one release. */
+export const nodeListId = (list: NodeListRef) => `${list.owner}#${list.kind}#${list.chunk}`;
+
 /** Cache/lookup key of a chunk within one release. */
 export const chunkId = (parentId: string, chunk: number) => `${parentId}#${chunk}`;
 /** Lookup key of a filter-index bucket within one release. */
@@ -244,6 +266,44 @@ export const catalogRepository = {
       if (item) postings.set(postingsId(parentId, attribute, bucket), item.z as Uint8Array);
     });
     return { products, files, chunks, postings };
+  },
+
+  /**
+   * Nodes and node list chunks of one release in one round trip (plus retries). Missing nodes are re-read
+   * strongly; missing list chunks too, unless `speculativeLists` (fetched before the list's length is known).
+   */
+  async readNodes(
+    layout: ReleaseLayout,
+    request: { nodes: string[]; lists: NodeListRef[]; speculativeLists?: boolean },
+  ): Promise<{ nodes: Map<string, { json: string }>; lists: Map<string, Uint8Array> }> {
+    const nodeKeys = request.nodes.map((id) => catalogKeys.node(layout, id));
+    const listKeys = request.lists.map((list) => catalogKeys.nodeList(layout, list));
+    const speculative = request.speculativeLists === true;
+    const found = await readReleaseItems(
+      [...nodeKeys, ...listKeys],
+      (key) => !speculative || !key.sk.startsWith('T#'),
+    );
+    const nodes = new Map<string, { json: string }>();
+    request.nodes.forEach((id, index) => {
+      const item = found.get(keyOf(nodeKeys[index] as Key));
+      if (item) nodes.set(id, { json: item.d as string });
+    });
+    const lists = new Map<string, Uint8Array>();
+    request.lists.forEach((list, index) => {
+      const item = found.get(keyOf(listKeys[index] as Key));
+      if (item) lists.set(nodeListId(list), item.z as Uint8Array);
+    });
+    return { nodes, lists };
+  },
+
+  /** The item that stores a node of a release (`json`: the stored node as JSON text). */
+  nodeItem(layout: ReleaseLayout, nodeId: string, json: string): Item {
+    return { ...catalogKeys.node(layout, nodeId), d: json };
+  },
+
+  /** The item that stores a chunk of a node's id list. */
+  nodeListItem(layout: ReleaseLayout, list: NodeListRef, bytes: Uint8Array): Item {
+    return { ...catalogKeys.nodeList(layout, list), z: bytes };
   },
 
   /** The item that stores a product of a release. */

@@ -22,6 +22,11 @@ export interface StoreRecord {
   page_length: number;
   currencies: Record<string, CurrencySettings>;
   default_locale: string;
+  /**
+   * Whether catalog reads need the channel header (absent: true). False lets a request without one match
+   * the catalog rules that name no channel.
+   */
+  channel_required?: boolean;
   mapping_id: string;
   /** Number of application keys, kept by the writes that add and remove keys. */
   key_count: number;
@@ -128,6 +133,26 @@ export const storeRepository = {
       return store
         ? { ok: false, reason: 'over-reserved', reserved: store.reserved_rate_limit_total }
         : { ok: false, reason: 'not-found' };
+    }
+  },
+
+  /** Sets whether catalog reads need the channel header; undefined when there is no such store. */
+  async setChannelRequired(storeId: string, required: boolean): Promise<StoreRecord | undefined> {
+    try {
+      const result = await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName('keys'),
+          Key: keysTable.store(storeId),
+          UpdateExpression: 'SET channel_required = :required, updated_at = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':required': required, ':now': new Date().toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return withoutKeys(result.Attributes ?? {}) as unknown as StoreRecord;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      return undefined;
     }
   },
 

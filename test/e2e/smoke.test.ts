@@ -58,7 +58,7 @@ describe('npm run smoke', () => {
     );
     const lines = run.stdout.trim().split('\n');
     expect(run.stderr).toBe('');
-    expect(lines.slice(0, -1).map((line) => line.slice(0, 4))).toEqual(Array(10).fill('PASS'));
+    expect(lines.slice(0, -1).map((line) => line.slice(0, 4))).toEqual(Array(12).fill('PASS'));
     expect(lines.map((line) => line.replace(/^(PASS|FAIL) {2}([^:]+):.*$/, '$2'))).toEqual([
       'token',
       'token',
@@ -68,9 +68,11 @@ describe('npm run smoke', () => {
       'application keys',
       'merchant realm mapping',
       'catalog',
+      'catalog',
+      'catalog',
       'unknown route',
       'bad token',
-      '10 passed, 0 failed',
+      '12 passed, 0 failed',
     ]);
     expect(run.status).toBe(0);
     expect(await keyCount()).toBe(before);

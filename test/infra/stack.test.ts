@@ -150,10 +150,25 @@ describe('rate limits', () => {
       limits: 'readwrite',
     });
     expect(FUNCTIONS['list-application-keys'].tables).toEqual({ keys: 'read', limits: 'readwrite' });
+    for (const name of ['get-catalog', 'get-catalog-product', 'list-catalog-products'] as const) {
+      expect(FUNCTIONS[name]).toMatchObject({
+        auth: 'any',
+        tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+      });
+    }
   });
 });
 
 describe('HTTP API', () => {
+  it('has the storefront product reads, each its own function', () => {
+    for (const key of ['GET /catalog', 'GET /catalog/products', 'GET /catalog/products/{product_id}']) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
+    }
+    expect(
+      ROUTES.filter((route) => route.path.startsWith('/catalog')).map((route) => route.function),
+    ).toEqual(expect.arrayContaining(['get-catalog', 'get-catalog-product', 'list-catalog-products']));
+  });
+
   it('routes every entry of the route table to its function', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
     for (const route of ROUTES) {

@@ -139,3 +139,40 @@ describe('npm run admin -- set-rate-limit', () => {
     expect(run.stderr).toContain(message);
   });
 });
+
+describe('npm run admin -- set-channel-header', () => {
+  // Each test starts CLI processes (tsx compiles on the way): seconds on a busy machine.
+  jest.setTimeout(30_000);
+
+  it('makes the channel header optional and required again, printing one JSON object with --json', async () => {
+    const { store } = await createTestStore();
+    expect((await storeRepository.get(store.id, true))?.channel_required).toBeUndefined();
+    const optional = adminCli('set-channel-header', '--store', store.id, 'optional', '--json');
+    expect(optional.status).toBe(0);
+    expect(JSON.parse(optional.stdout)).toEqual({ store_id: store.id, channel_required: false });
+    expect((await storeRepository.get(store.id, true))?.channel_required).toBe(false);
+    const required = adminCli('set-channel-header', '--store', store.id, 'required');
+    expect(required.status).toBe(0);
+    expect(required.stdout).toMatch(/^store_id: +\S+\nchannel_required: +true\n$/);
+    expect((await storeRepository.get(store.id, true))?.channel_required).toBe(true);
+  });
+
+  it('answers exit 1 for an unknown store and exit 2 for a wrong value, changing nothing', () => {
+    const unknown = adminCli(
+      'set-channel-header',
+      '--store',
+      '00000000-0000-7000-8000-000000000000',
+      'optional',
+    );
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toBe('no store with id 00000000-0000-7000-8000-000000000000\n');
+    const wrong = adminCli('set-channel-header', '--store', 'S', 'maybe');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('set-channel-header needs exactly one of required or optional');
+    const help = adminCli('set-channel-header', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain(
+      'Usage: npm run admin -- set-channel-header --store STORE_ID required|optional',
+    );
+  });
+});

@@ -39,9 +39,13 @@ const PUBLISH_TIMEOUT_MS = 30_000;
 
 /**
  * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2) and
- * their filter-index buckets (one per attribute their children hold a value of: 15 in all).
+ * their filter-index buckets (one per attribute their children hold a value of: 15 in all); the
+ * product indexes of its 16 live products (a summary, one chunk of the release-wide index, one lookup per
+ * live product for each of id, slug and sku); and for its two nodes 3 node items (the nodes and the
+ * release-wide entry) and 5 id lists (the release's hierarchies and nodes, the root's children and
+ * descendants, the leaf's products).
  */
-const RELEASE_ITEMS = 38;
+const RELEASE_ITEMS = 21 + 2 + 15 + 1 + 1 + 16 * 3 + 3 + 5;
 
 async function itemsOfRelease(releaseId: string): Promise<number> {
   let count = 0;
@@ -110,8 +114,10 @@ describe('publishRelease: success', () => {
       const result = await publishRelease(store.store.id, sample);
       expect(result.catalog_id).toBe(sample.catalog.id);
       expect(result.products).toEqual(SAMPLE_COUNTS);
-      // 14 products, 8 files, 2 child-index chunks, 8 filter-index buckets for each of the 2 parents.
-      expect(result.items).toBe(14 + 8 + 2 + 16);
+      // 14 products, 8 files, 2 child-index chunks, 8 filter-index buckets for each of the 2 parents; a
+      // summary, 1 release-wide index chunk and 3 lookups (id, slug, sku) for each of the 11 live products;
+      // 8 node items (7 nodes and the release-wide entry) and 12 node id lists.
+      expect(result.items).toBe(14 + 8 + 2 + 16 + 1 + 1 + 11 * 3 + 8 + 12);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);
@@ -119,7 +125,7 @@ describe('publishRelease: success', () => {
         sample.rules.map((rule) => [rule.id, rule.name, sample.catalog.id]),
       );
       expect((await storeRepository.get(store.store.id, true))?.currencies).toEqual(sample.currencies);
-      expect(await itemsOfRelease(result.release_id)).toBe(14 + 8 + 2 + 16);
+      expect(await itemsOfRelease(result.release_id)).toBe(result.items);
       const tee = sample.files[0] as (typeof sample.files)[number];
       const read = await catalogRepository.readRelease(catalog?.release as ReleaseLayout, {
         products: [],

@@ -14,7 +14,7 @@ import { mappingRepository } from '../../lib/store/mapping-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { tokenRepository } from '../../lib/store/token-repository';
 import { loadHandler, matchRoute } from '../../local/router';
-import { childrenRelease, LIVE_CHILDREN, PARENT } from '../support/catalog-fixtures';
+import { childrenRelease, LEAF_NODE, LIVE_CHILDREN, PARENT, ROOT_NODE } from '../support/catalog-fixtures';
 import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
 
 // ---------------------------------------------------------------------------------------------------
@@ -45,6 +45,9 @@ const UNAUTHENTICATED = {
   forged: 401,
   expired: 401,
 } as const;
+
+const SHOPPER_LIST = { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 200, 'own-admin': 200 } as const;
+const SHOPPER_BY_ID = { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 404, 'own-admin': 200 } as const;
 
 /**
  * The expected status of every cell, keyed by `${method} ${path}` exactly as in ROUTES.
@@ -108,6 +111,24 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
     'other-admin': 404,
     'own-admin': 200,
   },
+  // B's token reads B's own catalog: its release and its products, never A's.
+  'GET /catalog': { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 200, 'own-admin': 200 },
+  'GET /catalog/products': { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 200, 'own-admin': 200 },
+  'GET /catalog/products/{product_id}': {
+    ...UNAUTHENTICATED,
+    implicit: 200,
+    'other-admin': 404,
+    'own-admin': 200,
+  },
+  // Lists answer any store's token with that store's own catalog; an id of another store's is 404.
+  'GET /catalog/nodes': SHOPPER_LIST,
+  'GET /catalog/nodes/{node_id}': SHOPPER_BY_ID,
+  'GET /catalog/nodes/{node_id}/relationships/children': SHOPPER_BY_ID,
+  'GET /catalog/nodes/{node_id}/relationships/products': SHOPPER_BY_ID,
+  'GET /catalog/hierarchies': SHOPPER_LIST,
+  'GET /catalog/hierarchies/{hierarchy_id}': SHOPPER_BY_ID,
+  'GET /catalog/hierarchies/{hierarchy_id}/children': SHOPPER_BY_ID,
+  'GET /catalog/hierarchies/{hierarchy_id}/nodes': SHOPPER_BY_ID,
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -144,6 +165,9 @@ function bRelease() {
   const text = JSON.stringify(childrenRelease({ namePrefix: 'B ', catalogName: 'B children' }));
   return JSON.parse(text.replaceAll('00000000-0000-4000-8000-', `${B_ID_PREFIX}0000-4000-8000-`));
 }
+
+/** B's id for one of A's release ids. */
+const bId = (id: string) => id.replace('00000000-0000-4000-8000-', `${B_ID_PREFIX}0000-4000-8000-`);
 
 async function setPrefix(mappingId: string, prefix: string): Promise<void> {
   const mapping = await mappingRepository.get(mappingId);
@@ -289,6 +313,42 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
     params: { product_id: PARENT },
     headers: { 'svc-channel': 'web' },
   }),
+  'GET /catalog': () => ({ headers: { 'svc-channel': 'web' } }),
+  // A's children by id: B's lookups do not know them.
+  'GET /catalog/products': () => ({
+    query: `filter=${encodeURIComponent(`in(id,${LIVE_CHILDREN.join(',')})`)}`,
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/products/{product_id}': () => ({
+    params: { product_id: PARENT },
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/nodes': () => ({ headers: { 'svc-channel': 'web' } }),
+  'GET /catalog/nodes/{node_id}': () => ({
+    params: { node_id: LEAF_NODE },
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/nodes/{node_id}/relationships/children': () => ({
+    params: { node_id: ROOT_NODE },
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/nodes/{node_id}/relationships/products': () => ({
+    params: { node_id: LEAF_NODE },
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/hierarchies': () => ({ headers: { 'svc-channel': 'web' } }),
+  'GET /catalog/hierarchies/{hierarchy_id}': () => ({
+    params: { hierarchy_id: ROOT_NODE },
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/hierarchies/{hierarchy_id}/children': () => ({
+    params: { hierarchy_id: ROOT_NODE },
+    headers: { 'svc-channel': 'web' },
+  }),
+  'GET /catalog/hierarchies/{hierarchy_id}/nodes': () => ({
+    params: { hierarchy_id: ROOT_NODE },
+    headers: { 'svc-channel': 'web' },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -359,6 +419,13 @@ function expectNoneOf(raw: string, ids: string[]) {
 const NOT_FOUND = 'The requested resource could not be found';
 const PRODUCT_NOT_FOUND = 'product not found in the catalog';
 
+/** The 404 detail of a route: catalog reads name what they did not find. */
+function notFoundDetail(path: string): string {
+  if (path.startsWith('/catalog/nodes/')) return 'node not found in the catalog';
+  if (path.startsWith('/catalog/hierarchies/')) return 'hierarchy not found in the catalog';
+  return path.startsWith('/catalog/') ? PRODUCT_NOT_FOUND : NOT_FOUND;
+}
+
 /** What a successful cell must show: the caller's own store's data, and never the other store's. */
 const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<void> | void> = {
   'POST /oauth/access_token': (_kind, res) => {
@@ -406,6 +473,43 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   'GET /catalog/products/{product_id}/relationships/children': (_kind, res) => {
     expect(res.body.data.map((product: { id: string }) => product.id)).toEqual(LIVE_CHILDREN);
   },
+  'GET /catalog': (kind, res) => {
+    expect(res.body.data.attributes.name).toBe(kind === 'other-admin' ? 'B children' : 'Children');
+    if (kind === 'other-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /catalog/products': (kind, res) => {
+    const ids = res.body.data.map((product: { id: string }) => product.id);
+    // in(id,...): the least recently updated first, which reverses publish order here.
+    expect(ids).toEqual(kind === 'other-admin' ? [] : [...LIVE_CHILDREN].reverse());
+    if (kind === 'other-admin') expectNoneOf(res.raw.replace(/"links":.*$/, ''), aIds);
+  },
+  'GET /catalog/products/{product_id}': (_kind, res) => {
+    expect(res.body.data.id).toBe(PARENT);
+  },
+  'GET /catalog/nodes': (kind, res) => {
+    const ids = res.body.data.map((node: { id: string }) => node.id);
+    if (kind === 'other-admin') {
+      expect(ids).toEqual([ROOT_NODE, LEAF_NODE].map(bId));
+      expectNoneOf(res.raw, aIds);
+    } else expect(ids).toEqual([ROOT_NODE, LEAF_NODE]);
+  },
+  'GET /catalog/nodes/{node_id}': (_kind, res) => expect(res.body.data.id).toBe(LEAF_NODE),
+  'GET /catalog/nodes/{node_id}/relationships/children': (_kind, res) =>
+    expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([LEAF_NODE]),
+  'GET /catalog/nodes/{node_id}/relationships/products': (_kind, res) =>
+    expect(res.body.data.map((product: { id: string }) => product.id)).toEqual([PARENT]),
+  'GET /catalog/hierarchies': (kind, res) => {
+    const ids = res.body.data.map((node: { id: string }) => node.id);
+    if (kind === 'other-admin') {
+      expect(ids).toEqual([bId(ROOT_NODE)]);
+      expectNoneOf(res.raw, aIds);
+    } else expect(ids).toEqual([ROOT_NODE]);
+  },
+  'GET /catalog/hierarchies/{hierarchy_id}': (_kind, res) => expect(res.body.data.id).toBe(ROOT_NODE),
+  'GET /catalog/hierarchies/{hierarchy_id}/children': (_kind, res) =>
+    expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([LEAF_NODE]),
+  'GET /catalog/hierarchies/{hierarchy_id}/nodes': (_kind, res) =>
+    expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([LEAF_NODE]),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -442,7 +546,7 @@ describe('isolation matrix', () => {
     } else if (expected === 403) {
       expectErrorBody(res, 403);
     } else if (expected === 404) {
-      expectErrorBody(res, 404, route.path.startsWith('/catalog/') ? PRODUCT_NOT_FOUND : NOT_FOUND);
+      expectErrorBody(res, 404, notFoundDetail(route.path));
     } else {
       expect(expected).toBeLessThan(300);
       await SUCCESS_CHECKS[key]?.(kind, res);

@@ -128,7 +128,12 @@ export function listChildren(
   });
 }
 
-/** What catalog/sample-release.json holds, as the publisher counts it (14 products; 24 items written: the products, 8 files, 2 child-index chunks). */
+/**
+ * What catalog/sample-release.json holds, as the publisher counts it (14 products; 79 items written: the
+ * products, 8 files, 2 child-index chunks, the product indexes of the 11 live products (a summary, one
+ * index chunk, 33 lookups), 8 node items and 12 node id lists: the release's hierarchies and nodes, 4
+ * nodes' children, 2 hierarchies' descendants, 4 nodes' products).
+ */
 export const SAMPLE_COUNTS = {
   total: 14,
   live: 11,

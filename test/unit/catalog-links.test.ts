@@ -125,6 +125,23 @@ describe('shopperHeaders', () => {
     );
   });
 
+  it("lets a request without a channel through when the store's channel_required is false", () => {
+    expect(shopperHeaders({}, { channel_required: false })).toEqual({ channel: undefined, tag: undefined });
+    expect(
+      shopperHeaders({ 'svc-channel': ' ', 'ep-context-tag': 'vip' }, { channel_required: false }),
+    ).toEqual({
+      channel: undefined,
+      tag: 'vip',
+    });
+    expect(shopperHeaders({ 'ep-channel': 'web' }, { channel_required: false }).channel).toBe('web');
+    expect(() => shopperHeaders({}, { channel_required: true })).toThrow(
+      expect.objectContaining({ status: 400, source: 'SVC-Channel' }),
+    );
+    expect(() => shopperHeaders({ 'svc-channel': 'x'.repeat(256) }, { channel_required: false })).toThrow(
+      expect.objectContaining({ status: 400, source: 'SVC-Channel' }),
+    );
+  });
+
   it('400s on overlong headers, naming them', () => {
     expect(() => shopperHeaders({ 'svc-channel': 'x'.repeat(256) })).toThrow(
       expect.objectContaining({ status: 400, source: 'SVC-Channel' }),

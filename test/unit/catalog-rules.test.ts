@@ -214,6 +214,8 @@ describe('ruleScore', () => {
     ['no criteria', {}, {}, 0],
     ['channel matched', { channels: ['web'] }, {}, 1],
     ['channel missed', { channels: ['app'] }, {}, undefined],
+    ['no channel sent, rule names one', { channels: ['web'] }, { channel: undefined }, undefined],
+    ['no channel sent, rule names none', { tags: ['vip'] }, { channel: undefined, tag: 'vip' }, 1],
     ['tag matched', { tags: ['vip'] }, { tag: 'vip' }, 1],
     ['tag missed', { tags: ['vip'] }, { tag: 'new' }, undefined],
     ['schedule matched', { schedules: [{ valid_from: null, valid_to: null }] }, {}, 1],

@@ -1,0 +1,237 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { issueAccessToken } from '../lib/auth/issue-token';
+import { clearCatalogCaches } from '../lib/catalog/cache';
+import { generateRelease } from '../lib/catalog/generator';
+import { releaseFor } from '../lib/catalog/list-children';
+import { publishRelease } from '../lib/catalog/publisher';
+import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { catalogLookupRepository } from '../lib/store/catalog-lookup-repository';
+import { catalogRepository } from '../lib/store/catalog-repository';
+import { getDocumentClient } from '../lib/store/client';
+import { tableName } from '../lib/store/schema';
+import { storeRepository } from '../lib/store/store-repository';
+import { createHttpEvent, createLambdaContext } from '../local/http-event';
+import { loadHandler } from '../local/router';
+import type { OperationBench } from './operations';
+import { measure, progress, round } from './support';
+
+/**
+ * The storefront's product reads (`GET /catalog`, `GET /catalog/products/{id}`, `GET /catalog/products`):
+ * each against the raw DynamoDB calls an uncached request needs (the operations table), the warm p50 of
+ * one product, and `filter=eq(slug,…)` on a 100,000-product release against a 100-product one, cold
+ * (every catalog cache emptied before each call) and warm, with the products-table round trips each
+ * request made: the lookup makes them the same whatever the release's size.
+ */
+
+const HOST = 'api.bench.local';
+
+interface ProductsSetup {
+  storeId: string;
+  token: string;
+  productId: string;
+  slug: string;
+  products: number;
+}
+
+/** A store with a published generated release of about `products` products (children of 10 parents). */
+async function setUpProducts(products: number): Promise<ProductsSetup> {
+  const store = await storeRepository.create({ name: `bench products ${products}`, rate_limit: 100_000 });
+  const { key } = await applicationKeyRepository.create(store.id, { name: 'bench', reserved_rate_limit: 0 });
+  const token = await issueAccessToken({ grant_type: 'implicit', client_id: key.client_id });
+  const parents = products >= 1000 ? 10 : 1;
+  const document = generateRelease({ children: Math.floor(products / parents), parents, seed: products });
+  await publishRelease(store.id, document);
+  const all = document.products as { id: string; attributes: { slug?: string; status: string } }[];
+  // A product far into the release: a scan would have to read most of it to find it.
+  const target = [...all]
+    .reverse()
+    .find((product) => product.attributes.slug && product.attributes.status === 'live');
+  if (!target?.attributes.slug) throw new Error('the generated release has no live product with a slug');
+  return {
+    storeId: store.id,
+    token: token.access_token,
+    productId: target.id,
+    slug: target.attributes.slug,
+    products: all.length,
+  };
+}
+
+function event(
+  setup: ProductsSetup,
+  path: string,
+  routeKey: string,
+  pathParameters?: Record<string, string>,
+) {
+  return createHttpEvent({
+    method: 'GET',
+    path,
+    routeKey,
+    ...(pathParameters ? { pathParameters } : {}),
+    headers: {
+      authorization: `Bearer ${setup.token}`,
+      'svc-channel': 'web',
+      host: HOST,
+      'user-agent': 'bench',
+      'accept-language': 'en-US',
+    },
+  });
+}
+
+const catalogEvent = (s: ProductsSetup) => event(s, '/catalog', 'GET /catalog');
+const productEvent = (s: ProductsSetup) =>
+  event(s, `/catalog/products/${s.productId}`, 'GET /catalog/products/{product_id}', {
+    product_id: s.productId,
+  });
+const slugEvent = (s: ProductsSetup) =>
+  event(s, `/catalog/products?filter=${encodeURIComponent(`eq(slug,${s.slug})`)}`, 'GET /catalog/products');
+
+async function layoutOf(storeId: string) {
+  const registry = await catalogRepository.getRegistry(storeId);
+  return releaseFor(registry, { channel: 'web', tag: undefined, now: new Date() });
+}
+
+export interface SlugLookupFigures {
+  products: number;
+  cold_p50_ms: number;
+  warm_p50_ms: number;
+  /** Products-table requests (GetItem, BatchGetItem calls) of one cold request. */
+  cold_round_trips: number;
+  warm_round_trips: number;
+}
+
+export interface CatalogProductsFigures {
+  /** Warm in-process `GET /catalog/products/{id}`. */
+  product_warm_p50_ms: number;
+  product_warm_p99_ms: number;
+  slug_100: SlugLookupFigures;
+  slug_100k: SlugLookupFigures;
+}
+
+export interface CatalogProductsBench {
+  /** Each read against the raw DynamoDB calls an uncached request makes. */
+  operations: OperationBench[];
+  /** A request per function for the cold-start stage. */
+  coldStartEvents: Record<string, { status: number; event: () => APIGatewayProxyEventV2 }>;
+  figures(iterations: number): Promise<CatalogProductsFigures>;
+}
+
+/** Counts the products-table requests made while `fn` runs. */
+async function countRoundTrips(fn: () => Promise<unknown>): Promise<number> {
+  const client = getDocumentClient();
+  const table = tableName('products');
+  const original = client.send.bind(client);
+  let count = 0;
+  (client as { send: unknown }).send = (
+    command: { input?: { TableName?: string; RequestItems?: object } },
+    ...rest: unknown[]
+  ) => {
+    const input = command.input ?? {};
+    if (input.TableName === table || (input.RequestItems !== undefined && table in input.RequestItems))
+      count += 1;
+    return (original as (...args: unknown[]) => unknown)(command, ...rest);
+  };
+  try {
+    await fn();
+  } finally {
+    (client as { send: unknown }).send = original;
+  }
+  return count;
+}
+
+async function slugFigures(setup: ProductsSetup, iterations: number): Promise<SlugLookupFigures> {
+  const handler = await loadHandler('list-catalog-products');
+  const context = createLambdaContext('list-catalog-products');
+  const call = async () => {
+    const result = (await handler(slugEvent(setup), context)) as { statusCode: number; body: string };
+    const body = JSON.parse(result.body) as { data: { id: string }[] };
+    if (result.statusCode !== 200 || body.data[0]?.id !== setup.productId) {
+      throw new Error(`eq(slug) answered ${result.statusCode}: ${result.body.slice(0, 200)}`);
+    }
+  };
+  await call(); // the token check and the handler's modules are warm from here on
+  clearCatalogCaches();
+  const cold_round_trips = await countRoundTrips(call);
+  const warm_round_trips = await countRoundTrips(call);
+  const cold = await measure(
+    async () => {
+      clearCatalogCaches();
+      await call();
+    },
+    iterations,
+    5,
+  );
+  const warm = await measure(call, iterations * 5);
+  return {
+    products: setup.products,
+    cold_p50_ms: cold.p50_ms,
+    warm_p50_ms: warm.p50_ms,
+    cold_round_trips,
+    warm_round_trips,
+  };
+}
+
+/**
+ * Publishes the releases: the operations' (100 products) and the large one (`largeProducts`, 100,000 by
+ * default), whose publish dominates the stage's time.
+ */
+export async function setUpCatalogProductsBench(largeProducts = 100_000): Promise<CatalogProductsBench> {
+  const small = await setUpProducts(100);
+  return {
+    coldStartEvents: {
+      'get-catalog': { status: 200, event: () => catalogEvent(small) },
+      'get-catalog-product': { status: 200, event: () => productEvent(small) },
+      'list-catalog-products': { status: 200, event: () => slugEvent(small) },
+    },
+    operations: [
+      {
+        function: 'get-catalog',
+        expectStatus: 200,
+        event: () => catalogEvent(small),
+        // The registry, then the release's summary.
+        raw: async () => {
+          const layout = await layoutOf(small.storeId);
+          await catalogLookupRepository.read(layout, { summary: true });
+        },
+      },
+      {
+        function: 'get-catalog-product',
+        expectStatus: 200,
+        event: () => productEvent(small),
+        // The registry, then the product.
+        raw: async () => {
+          const layout = await layoutOf(small.storeId);
+          await catalogRepository.readRelease(layout, { products: [small.productId], chunks: [] });
+        },
+      },
+      {
+        function: 'list-catalog-products',
+        expectStatus: 200,
+        event: () => slugEvent(small),
+        // The registry, the slug's lookup, the page's product.
+        raw: async () => {
+          const layout = await layoutOf(small.storeId);
+          await catalogLookupRepository.read(layout, { lookups: [{ attribute: 'slug', value: small.slug }] });
+          await catalogRepository.readRelease(layout, { products: [small.productId], chunks: [] });
+        },
+      },
+    ],
+    async figures(iterations) {
+      const handler = await loadHandler('get-catalog-product');
+      const context = createLambdaContext('get-catalog-product');
+      const product = await measure(async () => {
+        const result = (await handler(productEvent(small), context)) as { statusCode: number };
+        if (result.statusCode !== 200) throw new Error(`get-catalog-product answered ${result.statusCode}`);
+      }, iterations * 5);
+      const slug_100 = await slugFigures(small, iterations);
+      progress(`publishing a ${largeProducts.toLocaleString('en-US')}-product release for eq(slug,…)`);
+      const large = await setUpProducts(largeProducts);
+      const slug_100k = await slugFigures(large, iterations);
+      return {
+        product_warm_p50_ms: round(product.p50_ms, 3),
+        product_warm_p99_ms: round(product.p99_ms, 3),
+        slug_100,
+        slug_100k,
+      };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { Schema } from '../schema/index';
+
+export interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: Schema;
+}
+
+/** What the route table cannot say about an operation: its words, inputs and success responses. */
+export interface OperationSpec {
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: 'Authentication' | 'Application keys' | 'Merchant realm mappings' | 'Catalog';
+  parameters?: Parameter[];
+  requestBody?: Schema;
+  /** Success and operation-specific statuses: status -> [description, body schema?, headers?]. */
+  responses: Record<number, [string, Schema?, Record<string, HeaderSpec>?]>;
+}
+
+export interface HeaderSpec {
+  description: string;
+  schema: Schema;
+  required?: boolean;
+}
