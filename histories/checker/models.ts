@@ -105,7 +105,11 @@ export type StoreInput =
   | { op: 'create'; reserved: number }
   | { op: 'reserve'; id: string; reserved: number }
   | { op: 'delete'; id: string }
-  | { op: 'list' };
+  /**
+   * A list answer, as its two reads: the store's counters (`results.total`, `total_reserved_rate_limit`)
+   * and the page of keys come from separate reads, so each is a read of its own within the call.
+   */
+  | { op: 'list'; part: 'counters' | 'page' };
 export type StoreOutput = Answer & {
   /** A create's new key id. */
   id?: string;
@@ -171,13 +175,14 @@ export const storeModel: Model<StoreState, StoreInput, StoreOutput> = {
         const ids = new Set(output.ids ?? []);
         const unknown = [...ids].filter((id) => !(id in state.keys)).length;
         // In this branch every lost create has taken effect (the branch where one has not yet is
-        // another state): its key is on the page under an id the history never saw.
+        // another state): its key counts, and is on the page under an id the history never saw.
         const consistent =
-          output.total === known.length + state.ghosts &&
-          ids.size === output.total &&
-          unknown === state.ghosts &&
-          known.every((id) => ids.has(id)) &&
-          output.reserved === sum(state.keys) + state.ghostReserved;
+          input.part === 'counters'
+            ? output.total === known.length + state.ghosts &&
+              output.reserved === sum(state.keys) + state.ghostReserved
+            : ids.size === known.length + state.ghosts &&
+              unknown === state.ghosts &&
+              known.every((id) => ids.has(id));
         return consistent ? [state] : [];
       }
     }
@@ -187,15 +192,24 @@ export const storeModel: Model<StoreState, StoreInput, StoreOutput> = {
       input.op === 'create'
         ? `(reserved ${input.reserved})`
         : input.op === 'reserve'
-          ? `(${input.id.slice(0, 8)}, ${input.reserved})`
+          ? `(${short(input.id)}, ${input.reserved})`
           : input.op === 'delete'
-            ? `(${input.id.slice(0, 8)})`
-            : '()';
-    const extra = output?.total !== undefined ? ` total ${output.total} reserved ${output.reserved}` : '';
+            ? `(${short(input.id)})`
+            : ` ${input.part}`;
+    const extra =
+      output?.total !== undefined
+        ? ` total ${output.total} reserved ${output.reserved}`
+        : output?.ids !== undefined
+          ? ` [${output.ids.map(short).join(' ')}]`
+          : output?.id !== undefined
+            ? ` ${short(output.id)}`
+            : '';
     return `${input.op}${args} -> ${describeAnswer(output)}${extra}`;
   },
   describeState: (state) =>
-    `${Object.keys(state.keys).length} keys, reserved ${sum(state.keys)}` +
+    `${Object.keys(state.keys).length} keys [${Object.entries(state.keys)
+      .map(([id, reserved]) => `${short(id)}=${reserved}`)
+      .join(' ')}], reserved ${sum(state.keys)}` +
     (state.ghosts > 0 ? `, ${state.ghosts} lost creates (reserved ${state.ghostReserved})` : ''),
 };
 
@@ -235,14 +249,14 @@ export const mappingModel: Model<MappingState, MappingInput, MappingOutput> = {
     return [state];
   },
   describe(input, output) {
-    const store = input.store.slice(0, 8);
+    const store = short(input.store);
     if (input.op === 'get')
       return `get(${store}) -> ${describeAnswer(output)} ${output?.prefix ?? ''}`.trim();
     return `put(${store}, ${input.prefix}) -> ${describeAnswer(output)}${output?.taken ? ' in use' : ''}`;
   },
   describeState: (state) =>
     Object.entries(state)
-      .map(([store, prefix]) => `${store.slice(0, 8)}=${prefix}`)
+      .map(([store, prefix]) => `${short(store)}=${prefix}`)
       .join(', '),
 };
 
@@ -271,11 +285,16 @@ export const releaseModel: Model<ReleaseState, ReleaseInput, ReleaseOutput> = {
   },
   describe(input, output) {
     if (input.op === 'publish') return `publish(${input.release}) -> ${describeAnswer(output)}`;
-    return `read(${input.parent.slice(0, 8)}) -> ${describeAnswer(output)} ${[...new Set(output?.releases ?? [])].join('+')}`.trim();
+    return `read(${short(input.parent)}) -> ${describeAnswer(output)} ${[...new Set(output?.releases ?? [])].join('+')}`.trim();
   },
   describeState: (state) => `release ${state}`,
 };
 
 export function describeAnswer(output: Answer | undefined): string {
   return output === undefined ? '?' : String(output.status);
+}
+
+/** The last 8 characters of an id (time-ordered ids share their first ones). */
+export function short(id: string): string {
+  return id.slice(-8);
 }
