@@ -103,6 +103,7 @@ async function call(fn: string, input: HttpEventInput): Promise<Answer> {
 }
 
 const json = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, each checked by the model
 const parse = (text: string): any => {
   try {
     return JSON.parse(text);
@@ -188,6 +189,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
   const tag = `h${uuidv4().slice(0, 6)}`;
   // Reads must see the current release: the release cache's bounded staleness is by design, not a bug.
+  const releaseCache = process.env.RELEASE_CACHE_SECONDS;
   process.env.RELEASE_CACHE_SECONDS = '0';
   resetConfig();
   clearAuthCache();
@@ -207,7 +209,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
         rate: 0.05,
         maxConsecutive: 2,
         seed: options.seed,
-        exceptTables: [getConfig().tables.limits],
+        exceptTables: [getConfig().limitsTable],
       })
     : undefined;
   const lostAfterSend = options.faults
@@ -217,7 +219,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
         maxConsecutive: 1,
         seed: options.seed + 1,
         operations: ['TransactWriteItems', 'UpdateItem', 'PutItem', 'DeleteItem'],
-        exceptTables: [getConfig().tables.limits],
+        exceptTables: [getConfig().limitsTable],
       })
     : undefined;
 
@@ -559,7 +561,8 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     injector?.remove();
     lostAfterSend?.remove();
     resetDocumentClient();
-    delete process.env.RELEASE_CACHE_SECONDS;
+    if (releaseCache === undefined) delete process.env.RELEASE_CACHE_SECONDS;
+    else process.env.RELEASE_CACHE_SECONDS = releaseCache;
     resetConfig();
   }
 

@@ -14,6 +14,8 @@ export interface HistoriesReport {
   revocations: number;
   /** Partitions the search gave up on. */
   undecided: number;
+  /** Operations invoked by the time the run had failed (the earliest anomaly's caughtAt); null when none. */
+  caught_after: number | null;
   largest_partition: { object: string; operations: number; explored: number };
   checker_ms: number;
   run_ms: number;
@@ -44,6 +46,8 @@ export async function runHistories(options: DriveOptions): Promise<HistoriesRepo
     anomalies: check.anomalies.length,
     revocations: check.revocations.length,
     undecided: check.unknown.length,
+    caught_after:
+      check.anomalies.length > 0 ? Math.min(...check.anomalies.map((anomaly) => anomaly.caughtAt)) : null,
     largest_partition: check.largest,
     checker_ms: Math.round(check.ms),
     run_ms: Math.round(history.ms),
@@ -74,6 +78,9 @@ export function describeHistories(report: HistoriesReport): string {
     `conflicts emulated: ${report.conflicts.transactions} transactions cancelled, ${report.conflicts.single_writes} single writes refused; faults injected: ${report.faults_injected}`,
     `${report.partitions} partitions checked in ${(report.checker_ms / 1000).toFixed(1)} s; largest ${report.largest_partition.object} (${report.largest_partition.operations} operations, ${report.largest_partition.explored} configurations)`,
     `anomalies ${report.anomalies}, writes by revoked tokens ${report.revocations}, undecided partitions ${report.undecided}; run ${(report.run_ms / 1000).toFixed(1)} s`,
+    ...(report.caught_after === null
+      ? []
+      : [`first anomaly complete after ${report.caught_after} operations`]),
     report.failed ? 'FAILED: the report is on stderr' : 'OK: every partition is linearizable',
     '',
   ].join('\n');

@@ -14,6 +14,11 @@ export interface Anomaly {
   state: string;
   /** Operations none of which could come next. */
   stuck: Operation[];
+  /**
+   * The highest operation id (ids count invocations) in the failing sub-history: the run had failed
+   * by the time that many operations were invoked.
+   */
+  caughtAt: number;
   lines: string[];
   describe: (op: Operation) => string;
 }
@@ -47,6 +52,7 @@ export function explain(partition: Partition, full: PartitionResult): Anomaly {
     linearized,
     state: again.longest ? model.describeState(again.longest.state) : model.describeState(partition.initial),
     stuck,
+    caughtAt: Math.max(...reduced.operations.map((op) => op.id)),
     lines,
     describe,
   };
