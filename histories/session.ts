@@ -1,5 +1,6 @@
 import { checkHistory } from './checker/index';
 import { describeRevocation, reportHtml } from './checker/report';
+import { revokedTokenWrites } from './checker/revocation';
 import { type DriveOptions, driveHistory } from './driver';
 
 /** One run: drive the operations, check the history, and the figures and report. */
@@ -12,6 +13,8 @@ export interface HistoriesReport {
   partitions: number;
   anomalies: number;
   revocations: number;
+  /** Writes sent with a token of a key already deleted (each must be refused). */
+  revoked_token_writes: number;
   /** Partitions the search gave up on. */
   undecided: number;
   /** Operations invoked by the time the run had failed (the earliest anomaly's caughtAt); null when none. */
@@ -45,6 +48,7 @@ export async function runHistories(options: DriveOptions): Promise<HistoriesRepo
     partitions: check.partitions,
     anomalies: check.anomalies.length,
     revocations: check.revocations.length,
+    revoked_token_writes: revokedTokenWrites(history.tokens.writes, history.tokens.deletions).length,
     undecided: check.unknown.length,
     caught_after:
       check.anomalies.length > 0 ? Math.min(...check.anomalies.map((anomaly) => anomaly.caughtAt)) : null,
@@ -77,7 +81,7 @@ export function describeHistories(report: HistoriesReport): string {
       .join(', ')}`,
     `conflicts emulated: ${report.conflicts.transactions} transactions cancelled, ${report.conflicts.single_writes} single writes refused; faults injected: ${report.faults_injected}`,
     `${report.partitions} partitions checked in ${(report.checker_ms / 1000).toFixed(1)} s; largest ${report.largest_partition.object} (${report.largest_partition.operations} operations, ${report.largest_partition.explored} configurations)`,
-    `anomalies ${report.anomalies}, writes by revoked tokens ${report.revocations}, undecided partitions ${report.undecided}; run ${(report.run_ms / 1000).toFixed(1)} s`,
+    `anomalies ${report.anomalies}, writes by tokens of deleted keys ${report.revocations} accepted of ${report.revoked_token_writes} sent, undecided partitions ${report.undecided}; run ${(report.run_ms / 1000).toFixed(1)} s`,
     ...(report.caught_after === null
       ? []
       : [`first anomaly complete after ${report.caught_after} operations`]),

@@ -16,6 +16,11 @@ export interface Operation<I = unknown, O = unknown> {
   input: I;
   /** The response; undefined exactly when `ret` is Infinity. */
   output: O | undefined;
+  /**
+   * Set on operations a reduced sub-history cut short: they were still running where it ends, so
+   * their answer is treated as unknown there (they were not lost in the run).
+   */
+  cut?: boolean;
 }
 
 /** Whether the operation's outcome is unknown (its response was lost or timed out). */

@@ -39,7 +39,7 @@ export function explain(partition: Partition, full: PartitionResult): Anomaly {
       .sort((a, b) => a.call - b.call)
       .map(
         (op) =>
-          `  #${op.id} client ${op.client}  ${ms(op.call)} .. ${ms(op.ret)}  ${describe(op)}${stuck.includes(op) ? '   <- cannot be linearized here' : ''}`,
+          `  #${op.id} client ${op.client}  ${ms(op.call)} .. ${op.cut ? 'still running at the cut' : ms(op.ret)}  ${describe(op)}${stuck.includes(op) ? '   <- cannot be linearized here' : ''}`,
       ),
     `  longest linearizable order: ${linearized.map((op) => `#${op.id}`).join(' ') || '(none)'}`,
     `  state after it: ${again.longest ? model.describeState(again.longest.state) : model.describeState(partition.initial)}`,

@@ -27,13 +27,27 @@ export interface RevocationViolation {
   deletion: KeyDeletion;
 }
 
-export function checkRevocation(writes: TokenWrite[], deletions: KeyDeletion[]): RevocationViolation[] {
+/** Writes invoked with a token whose key's delete had completed: each must have been refused. */
+export function revokedTokenWrites(writes: TokenWrite[], deletions: KeyDeletion[]): TokenWrite[] {
+  const deletedAt = firstDeletions(deletions);
+  return writes.filter((write) => {
+    const deletion = deletedAt.get(`${write.store}/${write.tokenKey}`);
+    return deletion !== undefined && deletion.ret < write.call;
+  });
+}
+
+function firstDeletions(deletions: KeyDeletion[]): Map<string, KeyDeletion> {
   const deletedAt = new Map<string, KeyDeletion>();
   for (const deletion of deletions) {
     const id = `${deletion.store}/${deletion.key}`;
     const earlier = deletedAt.get(id);
     if (!earlier || deletion.ret < earlier.ret) deletedAt.set(id, deletion);
   }
+  return deletedAt;
+}
+
+export function checkRevocation(writes: TokenWrite[], deletions: KeyDeletion[]): RevocationViolation[] {
+  const deletedAt = firstDeletions(deletions);
   const violations: RevocationViolation[] = [];
   for (const write of writes) {
     if (!write.succeeded) continue;

@@ -180,7 +180,11 @@ export function minimise<S, I, O>(
     const cut = Math.max(...sorted.slice(0, length).map((op) => (op.ret === Infinity ? op.call : op.ret)));
     return sorted
       .filter((op) => op.call <= cut)
-      .map((op) => (op.ret > cut ? { ...op, ret: Number.POSITIVE_INFINITY, output: undefined } : op));
+      .map((op) =>
+        op.ret > cut
+          ? { ...op, ret: Number.POSITIVE_INFINITY, output: undefined, cut: op.ret !== Infinity }
+          : op,
+      );
   };
   let low = 1;
   let high = sorted.length;

@@ -16,7 +16,7 @@ import {
   storeModel,
 } from '../../histories/checker/models';
 import { reportHtml, timelineSvg } from '../../histories/checker/report';
-import { checkRevocation } from '../../histories/checker/revocation';
+import { checkRevocation, revokedTokenWrites } from '../../histories/checker/revocation';
 import { checkPartition, minimise } from '../../histories/checker/wgl';
 
 const LOST = Number.POSITIVE_INFINITY;
@@ -265,11 +265,41 @@ describe('tokens of deleted keys', () => {
     expect(checkRevocation([write(11, true)], deletions)).toHaveLength(1);
     expect(checkRevocation([write(5, true)], deletions)).toEqual([]);
     expect(checkRevocation([write(11, false)], deletions)).toEqual([]);
+    expect(revokedTokenWrites([write(11, false), write(5, true)], deletions)).toEqual([write(11, false)]);
     expect(checkRevocation([write(11, true)], [{ ...deletions[0], ret: LOST } as never])).toEqual([]);
   });
 });
 
 describe('checkHistory and the report', () => {
+  it('labels operations a reduced sub-history cut short as running, not lost', () => {
+    const rename = op<KeyInput, KeyOutput>(
+      1,
+      0,
+      10,
+      { op: 'rename', name: 'b' },
+      { status: 200, name: 'b', reserved: 0 },
+    );
+    const stale = op<KeyInput, KeyOutput>(2, 20, 30, { op: 'get' }, { status: 200, name: 'a', reserved: 0 });
+    const running = op<KeyInput, KeyOutput>(
+      3,
+      25,
+      500,
+      { op: 'rename', name: 'c' },
+      { status: 200, name: 'c', reserved: 0 },
+    );
+    const [anomaly] = checkHistory([key(existing, [rename, stale, running]) as Partition], {
+      writes: [],
+      deletions: [],
+    }).anomalies;
+    expect(anomaly?.minimal.map((o) => [o.id, o.cut ?? false])).toEqual([
+      [rename.id, false],
+      [stale.id, false],
+      [running.id, true],
+    ]);
+    expect(anomaly?.lines.join('\n')).toContain('25.0 ms .. still running at the cut  rename("c") -> ?');
+    expect(anomaly?.caughtAt).toBe(running.id);
+  });
+
   it('explains each failing partition with its operations and draws them on a timeline', () => {
     const partitions = [
       key(existing, [
