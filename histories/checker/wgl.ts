@@ -66,6 +66,15 @@ export function checkPartition<S, I, O>(
   const z2 = Int32Array.from({ length: n }, (_, i) => mix(i, 0x7654321));
   const done = new Uint8Array(n);
   const seen = new Set<string>();
+  // An indeterminate operation's "it did not happen" needs no place in the order: it is the same as
+  // leaving it out. So those that change nothing whatever happened (lost reads) are settled at once,
+  // the others are only ever linearized for their effect, and the search succeeds once every
+  // operation with an answer is linearized.
+  const lost = (op: Operation<I, O>) => op.ret === Number.POSITIVE_INFINITY;
+  ops.forEach((op, i) => {
+    if (lost(op) && model.readOnly(op.input, op.output)) done[i] = 1;
+  });
+  const answered = ops.filter((op) => !lost(op)).length;
   let first = 0;
   let count = 0;
   let best = -1;
@@ -87,18 +96,22 @@ export function checkPartition<S, I, O>(
     const key = model.key(state);
     for (const i of ready) {
       const op = ops[i] as Operation<I, O>;
-      if (!model.readOnly(op.input, op.output)) continue;
+      if (lost(op) || !model.readOnly(op.input, op.output)) continue;
       const nexts = model.step(state, op.input, op.output);
       if (nexts.length > 0 && nexts.every((next) => model.key(next) === key)) return [i];
     }
-    return ready;
+    // Answered operations first: a lost write's effect is tried only where nothing else fits.
+    return [
+      ...ready.filter((i) => !lost(ops[i] as Operation<I, O>)),
+      ...ready.filter((i) => lost(ops[i] as Operation<I, O>)),
+    ];
   };
 
   const stack: Frame<S>[] = [{ state: partition.initial, applied: -1, h1: 0, h2: 0, ci: 0, ni: 0 }];
   let verdict: Verdict = 'violation';
   while (stack.length > 0) {
     const frame = stack[stack.length - 1] as Frame<S>;
-    if (count === n) {
+    if (count === answered) {
       verdict = 'ok';
       break;
     }
@@ -123,20 +136,22 @@ export function checkPartition<S, I, O>(
         if (seen.has(memo)) continue;
         seen.add(memo);
         done[index] = 1;
-        count += 1;
+        if (!lost(ops[index] as Operation<I, O>)) count += 1;
         stack.push({ state: next, applied: index, h1, h2, ci: 0, ni: 0 });
         pushed = true;
       } else if (frame.ci < frame.candidates.length) {
         const op = ops[frame.candidates[frame.ci] as number] as Operation<I, O>;
         frame.ci += 1;
-        frame.nexts = model.step(frame.state, op.input, op.output);
+        const nexts = model.step(frame.state, op.input, op.output);
+        const unchanged = model.key(frame.state);
+        frame.nexts = lost(op) ? nexts.filter((next) => model.key(next) !== unchanged) : nexts;
         frame.ni = 0;
       } else {
         stack.pop();
         if (frame.applied >= 0) {
           done[frame.applied] = 0;
           if (frame.applied < first) first = frame.applied;
-          count -= 1;
+          if (!lost(ops[frame.applied] as Operation<I, O>)) count -= 1;
         }
         break;
       }
@@ -195,10 +210,20 @@ export function minimise<S, I, O>(
   }
   let current = window(high);
   if (!fails(current)) current = sorted;
-  for (const op of [...current]) {
-    if (!partition.model.readOnly(op.input, op.output)) continue;
-    const without = current.filter((other) => other !== op);
-    if (without.length > 0 && fails(without)) current = without;
+  // Drop state-preserving operations in halves, then quarters, ... down to one at a time (delta
+  // debugging): a long window of reads costs a few dozen searches, not one per read.
+  let removable = current.filter((op) => partition.model.readOnly(op.input, op.output));
+  for (let size = Math.max(1, Math.ceil(removable.length / 2)); removable.length > 0; ) {
+    const kept: Operation<I, O>[] = [];
+    for (let start = 0; start < removable.length; start += size) {
+      const chunk = new Set(removable.slice(start, start + size));
+      const without = current.filter((op) => !chunk.has(op));
+      if (without.length > 0 && fails(without)) current = without;
+      else kept.push(...chunk);
+    }
+    removable = kept;
+    if (size === 1) break;
+    size = Math.max(1, Math.ceil(size / 2));
   }
   return { ...partition, operations: current };
 }
