@@ -32,7 +32,7 @@ export function isIndeterminate(op: Operation): boolean {
  * A sequential specification of one object. `step` returns every state the object can be in after
  * applying `input` in `state` and answering `output`; an empty array means that answer is impossible
  * there. With `output` undefined (an indeterminate operation) it must return the states for every
- * answer the operation could have had, including "it did not happen" where failing is possible.
+ * answer the operation could have had, always including the unchanged state ("it did not happen").
  */
 export interface Model<S, I, O> {
   /** Model name, shown in reports. */
