@@ -118,12 +118,11 @@ export function checkPartition<S, I, O>(
     if (count > best) {
       best = count;
       longest = { order: stack.slice(1).map((f) => ops[f.applied] as Operation<I, O>), state: frame.state };
-      stuckAt = [];
-    }
-    if (frame.candidates === undefined) {
       frame.candidates = candidates(frame.state);
-      if (count === best) stuckAt = frame.candidates;
+      // The answered operations that could come next here: on a violation, none of them can.
+      stuckAt = frame.candidates.filter((i) => !lost(ops[i] as Operation<I, O>));
     }
+    frame.candidates ??= candidates(frame.state);
     let pushed = false;
     while (!pushed) {
       if (frame.nexts !== undefined && frame.ni < frame.nexts.length) {
