@@ -1,6 +1,6 @@
 /**
  * The dependency direction, checked by `npm run lint` (part of `npm test`):
- * infra -> functions -> lib, while local, bench, fuzz and test may import anything; no cycles anywhere.
+ * infra -> functions -> lib, while local, bench, fuzz, histories and test may import anything; no cycles anywhere.
  * docs/architecture.md explains the layers.
  */
 module.exports = {
@@ -17,14 +17,14 @@ module.exports = {
       severity: 'error',
       comment: 'lib/ is shared by every function and tool; it never reaches up into what is built on it.',
       from: { path: '^lib/' },
-      to: { path: '^(functions|infra|local|bench|fuzz|test)/' },
+      to: { path: '^(functions|infra|local|bench|fuzz|histories|test)/' },
     },
     {
       name: 'functions-below-infra',
       severity: 'error',
       comment: 'functions/ is what Lambda runs; it never imports the CDK app or the local and test tools.',
       from: { path: '^functions/' },
-      to: { path: '^(infra|local|bench|fuzz|test)/' },
+      to: { path: '^(infra|local|bench|fuzz|histories|test)/' },
     },
     {
       name: 'infra-deploys-not-tools',
@@ -32,7 +32,7 @@ module.exports = {
       comment:
         'infra/ deploys functions/ and lib/; the local harness, benches, fuzzer and tests are not deployed.',
       from: { path: '^infra/' },
-      to: { path: '^(local|bench|fuzz|test)/' },
+      to: { path: '^(local|bench|fuzz|histories|test)/' },
     },
     {
       name: 'template-server-runs-the-bundles',

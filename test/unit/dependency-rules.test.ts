@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 const ROOT = join(__dirname, '../..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 const DEPCRUISE = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
-const LAYERS = ['functions', 'lib', 'infra', 'local', 'test', 'bench', 'fuzz'];
+const LAYERS = ['functions', 'lib', 'infra', 'local', 'test', 'bench', 'fuzz', 'histories'];
 
 /** Runs the project's dependency rules (the lint step's) over `cwd`; returns the exit code and output. */
 function cruise(cwd: string): { status: number | null; output: string } {
@@ -80,6 +80,21 @@ describe('dependency rules (npm run lint)', () => {
       'lib-is-the-ground-floor',
       'lib/a.ts',
       "import { keep } from '../bench/keep';\nexport const a = keep;\n",
+    ],
+    [
+      'lib-is-the-ground-floor',
+      'lib/a.ts',
+      "import { keep } from '../histories/keep';\nexport const a = keep;\n",
+    ],
+    [
+      'functions-below-infra',
+      'functions/f.ts',
+      "import { keep } from '../histories/keep';\nexport const f = keep;\n",
+    ],
+    [
+      'infra-deploys-not-tools',
+      'infra/i.ts',
+      "import { keep } from '../histories/keep';\nexport const i = keep;\n",
     ],
     [
       'functions-below-infra',

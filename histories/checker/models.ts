@@ -1,0 +1,300 @@
+import type { Model } from './history';
+
+/** An HTTP answer reduced to what the models read. */
+export interface Answer {
+  status: number;
+}
+
+const ok = (answer: Answer | undefined) =>
+  answer !== undefined && answer.status >= 200 && answer.status < 300;
+const notFound = (answer: Answer | undefined) => answer?.status === 404;
+
+/* ------------------------------------------------------------------ one application key, a register */
+
+export type KeyState = { name: string; reserved: number } | null;
+export type KeyInput =
+  | { op: 'create'; name: string; reserved: number }
+  | { op: 'get' }
+  | { op: 'rename'; name: string }
+  | { op: 'reserve'; reserved: number }
+  | { op: 'delete' }
+  | { op: 'grant' };
+export type KeyOutput = Answer & { name?: string; reserved?: number };
+
+/**
+ * One application key's fields as a register (absent before its create and after its delete). A get
+ * answers the fields as they are; a rename answers the key as stored after it (one `UpdateItem`, so the
+ * reservation in its answer is the one at that moment). A reservation change answers the key as read
+ * again after its transaction, so only its status is checked. A refused write (4xx other than 404, 5xx
+ * when no faults are injected) changed nothing. A token grant succeeds only while the key exists.
+ */
+export const keyModel: Model<KeyState, KeyInput, KeyOutput> = {
+  name: 'application key (register)',
+  key: (state) => (state === null ? '-' : `${state.reserved}|${state.name}`),
+  readOnly: (input, output) =>
+    input.op === 'get' || input.op === 'grant' || (output !== undefined && !ok(output)),
+  step(state, input, output) {
+    switch (input.op) {
+      case 'create':
+        if (output === undefined)
+          return state === null ? [state, { name: input.name, reserved: input.reserved }] : [state];
+        if (ok(output)) return state === null ? [{ name: input.name, reserved: input.reserved }] : [];
+        return [state];
+      case 'get':
+        if (output === undefined) return [state];
+        if (ok(output))
+          return state !== null && state.name === output.name && state.reserved === output.reserved
+            ? [state]
+            : [];
+        if (notFound(output)) return state === null ? [state] : [];
+        return [state];
+      case 'grant':
+        if (output === undefined) return [state];
+        if (ok(output)) return state !== null ? [state] : [];
+        if (output.status === 400 || output.status === 401) return state === null ? [state] : [];
+        return [state];
+      case 'rename': {
+        const renamed = state === null ? null : { ...state, name: input.name };
+        if (output === undefined) return renamed === null ? [state] : [state, renamed];
+        if (ok(output))
+          return renamed !== null && output.name === input.name && output.reserved === renamed.reserved
+            ? [renamed]
+            : [];
+        if (notFound(output)) return state === null ? [state] : [];
+        return [state];
+      }
+      case 'reserve': {
+        const changed = state === null ? null : { ...state, reserved: input.reserved };
+        if (output === undefined) return changed === null ? [state] : [state, changed];
+        if (ok(output)) return changed !== null ? [changed] : [];
+        if (notFound(output)) return state === null ? [state] : [];
+        return [state];
+      }
+      case 'delete':
+        if (output === undefined) return state === null ? [state] : [state, null];
+        if (ok(output)) return state !== null ? [null] : [];
+        if (notFound(output)) return state === null ? [state] : [];
+        return [state];
+    }
+  },
+  describe(input, output) {
+    const args =
+      input.op === 'create'
+        ? `(${JSON.stringify(input.name)}, ${input.reserved})`
+        : input.op === 'rename'
+          ? `(${JSON.stringify(input.name)})`
+          : input.op === 'reserve'
+            ? `(${input.reserved})`
+            : '()';
+    return `${input.op}${args} -> ${describeAnswer(output)}`;
+  },
+  describeState: (state) =>
+    state === null ? 'absent' : `{name: ${JSON.stringify(state.name)}, reserved: ${state.reserved}}`,
+};
+
+/* ------------------------------------------------------------------ a store's key counters */
+
+export interface StoreState {
+  /** Keys whose create answered, with their reserved rate limit. */
+  keys: Record<string, number>;
+  /** Keys created by creates whose answer was lost: how many, and their reservations' sum. */
+  ghosts: number;
+  ghostReserved: number;
+}
+export type StoreInput =
+  | { op: 'create'; reserved: number }
+  | { op: 'reserve'; id: string; reserved: number }
+  | { op: 'delete'; id: string }
+  /**
+   * A list answer, as its two reads: the store's counters (`results.total`, `total_reserved_rate_limit`)
+   * and the page of keys come from separate reads, so each is a read of its own within the call.
+   */
+  | { op: 'list'; part: 'counters' | 'page' };
+export type StoreOutput = Answer & {
+  /** A create's new key id. */
+  id?: string;
+  /** A list's `meta.results.total`, `meta.total_reserved_rate_limit` and the ids on its (only) page. */
+  total?: number;
+  reserved?: number;
+  ids?: string[];
+};
+
+const sum = (keys: Record<string, number>) => Object.values(keys).reduce((a, b) => a + b, 0);
+const without = (keys: Record<string, number>, id: string) => {
+  const copy = { ...keys };
+  delete copy[id];
+  return copy;
+};
+
+/**
+ * A store's counters against the keys that exist at the same point of the linearization: a list's
+ * `results.total` is the number of keys, `total_reserved_rate_limit` the sum of their reservations, and
+ * its page holds exactly those keys (plus the keys of creates whose answers were lost, which may or may
+ * not exist).
+ */
+export const storeModel: Model<StoreState, StoreInput, StoreOutput> = {
+  name: 'store counters',
+  key: (state) =>
+    `${Object.entries(state.keys)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, reserved]) => `${id}=${reserved}`)
+      .join(',')}|${state.ghosts}|${state.ghostReserved}`,
+  readOnly: (input, output) => input.op === 'list' || (output !== undefined && !ok(output)),
+  step(state, input, output) {
+    switch (input.op) {
+      case 'create':
+        if (output === undefined)
+          return [
+            state,
+            { ...state, ghosts: state.ghosts + 1, ghostReserved: state.ghostReserved + input.reserved },
+          ];
+        if (ok(output) && output.id !== undefined)
+          return output.id in state.keys
+            ? []
+            : [{ ...state, keys: { ...state.keys, [output.id]: input.reserved } }];
+        return [state];
+      case 'reserve': {
+        const exists = input.id in state.keys;
+        const changed = { ...state, keys: { ...state.keys, [input.id]: input.reserved } };
+        if (output === undefined) return exists ? [state, changed] : [state];
+        if (ok(output)) return exists ? [changed] : [];
+        if (notFound(output)) return exists ? [] : [state];
+        return [state];
+      }
+      case 'delete': {
+        const exists = input.id in state.keys;
+        const removed = { ...state, keys: without(state.keys, input.id) };
+        if (output === undefined) return exists ? [state, removed] : [state];
+        if (ok(output)) return exists ? [removed] : [];
+        if (notFound(output)) return exists ? [] : [state];
+        return [state];
+      }
+      case 'list': {
+        if (output === undefined || !ok(output)) return [state];
+        const known = Object.keys(state.keys);
+        const ids = new Set(output.ids ?? []);
+        const unknown = [...ids].filter((id) => !(id in state.keys)).length;
+        // In this branch every lost create has taken effect (the branch where one has not yet is
+        // another state): its key counts, and is on the page under an id the history never saw.
+        const consistent =
+          input.part === 'counters'
+            ? output.total === known.length + state.ghosts &&
+              output.reserved === sum(state.keys) + state.ghostReserved
+            : ids.size === known.length + state.ghosts &&
+              unknown === state.ghosts &&
+              known.every((id) => ids.has(id));
+        return consistent ? [state] : [];
+      }
+    }
+  },
+  describe(input, output) {
+    const args =
+      input.op === 'create'
+        ? `(reserved ${input.reserved})`
+        : input.op === 'reserve'
+          ? `(${short(input.id)}, ${input.reserved})`
+          : input.op === 'delete'
+            ? `(${short(input.id)})`
+            : ` ${input.part}`;
+    const extra =
+      output?.total !== undefined
+        ? ` total ${output.total} reserved ${output.reserved}`
+        : output?.ids !== undefined
+          ? ` [${output.ids.map(short).join(' ')}]`
+          : output?.id !== undefined
+            ? ` ${short(output.id)}`
+            : '';
+    return `${input.op}${args} -> ${describeAnswer(output)}${extra}`;
+  },
+  describeState: (state) =>
+    `${Object.keys(state.keys).length} keys [${Object.entries(state.keys)
+      .map(([id, reserved]) => `${short(id)}=${reserved}`)
+      .join(' ')}], reserved ${sum(state.keys)}` +
+    (state.ghosts > 0 ? `, ${state.ghosts} lost creates (reserved ${state.ghostReserved})` : ''),
+};
+
+/* ------------------------------------------------------------------ the prefix -> store map */
+
+export type MappingState = Record<string, string | null>;
+export type MappingInput = { op: 'put'; store: string; prefix: string } | { op: 'get'; store: string };
+export type MappingOutput = Answer & { prefix?: string | null; taken?: boolean };
+
+const holder = (state: MappingState, prefix: string) =>
+  Object.entries(state).find(([, held]) => held !== null && held.toLowerCase() === prefix.toLowerCase())?.[0];
+
+/**
+ * Merchant realm mappings: each store's prefix, where a prefix (compared case-insensitively) has one
+ * owner at a time. A PUT succeeds only when no other store holds the prefix; its 409 "in use" only when
+ * another store does; a get answers the store's prefix.
+ */
+export const mappingModel: Model<MappingState, MappingInput, MappingOutput> = {
+  name: 'prefix -> store map',
+  key: (state) =>
+    Object.entries(state)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([store, prefix]) => `${store}=${prefix}`)
+      .join(','),
+  readOnly: (input, output) => input.op === 'get' || (output !== undefined && !ok(output)),
+  step(state, input, output) {
+    if (input.op === 'get') {
+      if (output === undefined || !ok(output)) return [state];
+      return state[input.store] === output.prefix ? [state] : [];
+    }
+    const owner = holder(state, input.prefix);
+    const free = owner === undefined || owner === input.store;
+    const set = { ...state, [input.store]: input.prefix };
+    if (output === undefined) return free ? [state, set] : [state];
+    if (ok(output)) return free ? [set] : [];
+    if (output.taken) return free ? [] : [state];
+    return [state];
+  },
+  describe(input, output) {
+    const store = short(input.store);
+    if (input.op === 'get')
+      return `get(${store}) -> ${describeAnswer(output)} ${output?.prefix ?? ''}`.trim();
+    return `put(${store}, ${input.prefix}) -> ${describeAnswer(output)}${output?.taken ? ' in use' : ''}`;
+  },
+  describeState: (state) =>
+    Object.entries(state)
+      .map(([store, prefix]) => `${short(store)}=${prefix}`)
+      .join(', '),
+};
+
+/* ------------------------------------------------------------------ a store's published release */
+
+export type ReleaseState = string;
+export type ReleaseInput = { op: 'publish'; release: string } | { op: 'read'; parent: string };
+export type ReleaseOutput = Answer & { releases?: string[] };
+
+/**
+ * The release a store's shoppers read, as a register: a publish switches it, and every read answers
+ * items of exactly one release, the current one; a page mixing releases is never allowed.
+ */
+export const releaseModel: Model<ReleaseState, ReleaseInput, ReleaseOutput> = {
+  name: 'published release (register)',
+  key: (state) => state,
+  readOnly: (input, output) => input.op === 'read' || (output !== undefined && !ok(output)),
+  step(state, input, output) {
+    if (input.op === 'read') {
+      if (output === undefined || !ok(output)) return [state];
+      const releases = new Set(output.releases ?? []);
+      return releases.size === 1 && releases.has(state) ? [state] : [];
+    }
+    if (output === undefined) return [state, input.release];
+    return ok(output) ? [input.release] : [state];
+  },
+  describe(input, output) {
+    if (input.op === 'publish') return `publish(${input.release}) -> ${describeAnswer(output)}`;
+    return `read(${short(input.parent)}) -> ${describeAnswer(output)} ${[...new Set(output?.releases ?? [])].join('+')}`.trim();
+  },
+  describeState: (state) => `release ${state}`,
+};
+
+export function describeAnswer(output: Answer | undefined): string {
+  return output === undefined ? '?' : String(output.status);
+}
+
+/** The last 8 characters of an id (time-ordered ids share their first ones). */
+export function short(id: string): string {
+  return id.slice(-8);
+}

@@ -1,0 +1,54 @@
+import { runHistories } from '../../histories/session';
+
+/*
+ * The default run of `npm run histories`, kept short for `npm test`: 1,000 random operations by 8
+ * concurrent clients through the handlers, with DynamoDB's transaction conflicts emulated, and a shorter
+ * run with faults (throttling, timeouts, lost responses). Every partition must be linearizable.
+ * `npm run histories:long` runs 10,000 operations with faults.
+ */
+const KINDS = [
+  'children',
+  'create',
+  'delete',
+  'get',
+  'grant',
+  'list',
+  'mapping-get',
+  'mapping-put',
+  'publish',
+  'rename',
+  'reserve',
+];
+
+describe('histories of concurrent operations are linearizable', () => {
+  it('1,000 operations by 8 clients under transaction conflicts: no anomaly, every kind of operation run', async () => {
+    const report = await runHistories({ ops: 1000, clients: 8, seed: 1, faults: false });
+    expect(report.text).toEqual([]);
+    expect({
+      operations: report.operations,
+      anomalies: report.anomalies,
+      revocations: report.revocations,
+      undecided: report.undecided,
+      indeterminate: report.indeterminate,
+      kinds: Object.keys(report.by_kind).sort(),
+    }).toEqual({
+      operations: 1000,
+      anomalies: 0,
+      revocations: 0,
+      undecided: 0,
+      indeterminate: 0,
+      kinds: KINDS,
+    });
+    // Partitions per key, per store, the prefix map and the release: far more than the three fixed ones.
+    expect(report.partitions).toBeGreaterThan(20);
+  }, 180_000);
+
+  it('400 operations with faults: indeterminate answers are modelled, not dropped, and nothing is flagged', async () => {
+    const report = await runHistories({ ops: 400, clients: 8, seed: 2, faults: true });
+    expect(report.text).toEqual([]);
+    expect(report.operations).toBe(400);
+    expect(report.faults_injected).toBeGreaterThan(0);
+    expect(report.indeterminate).toBeGreaterThan(0);
+    expect(report.anomalies + report.revocations + report.undecided).toBe(0);
+  }, 180_000);
+});
