@@ -129,12 +129,14 @@ async function main(): Promise<void> {
     lines.push(
       `Demo store ${demo.created ? 'created' : 'already present'} (local demo credentials). In another terminal, paste:`,
       '',
-      // PORT and DYNAMODB_PORT too when they were set, so the CLIs (`npm run event`, `npm run admin`...)
+      // PORT and DYNAMODB_PORT (or DYNAMODB_ENDPOINT) too when they were set, so the CLIs (`npm run event`, `npm run admin`...)
       // in that terminal find this API and this DynamoDB Local.
       exportLine({
         ...exported,
         ...(process.env.PORT ? { PORT: String(port) } : {}),
         ...(process.env.DYNAMODB_PORT && database ? { DYNAMODB_PORT: process.env.DYNAMODB_PORT } : {}),
+        // A DynamoDB given by URL (not one started here): the CLIs must talk to it, not to port 8000.
+        ...(database ? {} : { DYNAMODB_ENDPOINT: config.dynamodbEndpoint as string }),
       }),
       '',
       "then, for example, list the demo parent product's live children with a storefront (implicit) token:",
