@@ -2,6 +2,7 @@ import './quiet-sdk';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
+import { databaseUnreachableMessage } from './messages';
 import { setRateLimitCommand } from './set-rate-limit';
 
 const TOOL = 'admin';
@@ -102,12 +103,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const e = error as Error & { code?: string };
-  if (e.code === 'ECONNREFUSED' || e.name === 'ResourceNotFoundException') {
-    fail(
-      TOOL,
-      `cannot reach the tables at ${process.env.DYNAMODB_ENDPOINT ?? 'AWS'}: is \`npm start\` running? (${e.name})`,
-    );
-  }
-  fail(TOOL, `failed: ${e.message}`);
+  const unreachable = databaseUnreachableMessage(error, process.env.DYNAMODB_ENDPOINT);
+  if (unreachable) fail(TOOL, unreachable);
+  fail(TOOL, `failed: ${(error as Error).message}`);
 });

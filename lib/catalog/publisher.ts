@@ -38,6 +38,8 @@ export interface PublishProgress {
 export interface PublishOptions {
   /** Called as items are written (for a progress bar). */
   onProgress?: (progress: PublishProgress) => void;
+  /** Called once the release's `writing` marker exists, before its items are written. */
+  onStart?: (release: { catalog_id: string; release_id: string }) => void;
   /** Batches of 25 items in flight. */
   concurrency?: number;
   now?: () => Date;
@@ -205,6 +207,7 @@ export async function publishRelease(
   };
   let registry: CatalogRegistry | undefined;
   await catalogRepository.startRelease(marker);
+  options.onStart?.({ catalog_id: catalogId, release_id: releaseId });
   const heartbeat = setInterval(() => {
     catalogRepository.heartbeat(storeId, catalogId, releaseId, now().toISOString()).catch(() => undefined);
   }, HEARTBEAT_MS);
