@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
@@ -483,4 +483,31 @@ describe('stack settings from cdk context', () => {
       'unknown context key alarmApiP99Latency: did you mean alarmApiP99LatencyMs?',
     );
   }, 120_000);
+});
+
+describe('docs/deploy.md matches the stack', () => {
+  const runbook = readFileSync(join(__dirname, '../../docs/deploy.md'), 'utf8');
+  const outputs = Object.keys(template.findOutputs('*'));
+  const tables = Object.keys(template.findResources('AWS::DynamoDB::Table'));
+
+  it('lists every output, and its eval snippet exports every table name output', () => {
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const output of outputs) expect(runbook).toContain(`\`${output}\``);
+    const snippet = runbook.slice(
+      runbook.indexOf('eval "$(node -e'),
+      runbook.indexOf('\')"', runbook.indexOf('eval "$(node -e')),
+    );
+    for (const output of outputs.filter((name) => name.endsWith('TableName'))) {
+      const variable = `${output.replace(/TableName$/, '').toUpperCase()}_TABLE`;
+      expect(snippet).toContain(`${variable}=\${o.${output}}`);
+    }
+  });
+
+  it('says how many tables are kept, lists the AWS CLI it uses, and never hard-codes the stack name', () => {
+    const count = ['zero', 'one', 'two', 'three', 'four', 'five'][tables.length];
+    expect(runbook).toContain(`**The ${count} tables are kept**`);
+    expect(runbook).toMatch(/^- The AWS CLI v2 /m);
+    expect(runbook).not.toMatch(/--stack-name [A-Za-z]/);
+    expect(runbook).toContain('--stack-name "$STACK_NAME"');
+  });
 });
