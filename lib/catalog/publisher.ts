@@ -290,8 +290,20 @@ async function activate(
       at: now().toISOString(),
     });
     if (switched) return next;
+    await activationBackoff(attempt);
   }
   throw new Error('the catalog registry kept changing during the switch; publish again');
+}
+
+/**
+ * The pause before the next switch attempt: random (full jitter) up to 25 ms * 2^attempt, at most 1 s.
+ * A refused switch is either another publish's switch that won (the re-read sees it) or a transaction
+ * conflict in which nobody may have won; retrying at once puts the same publishes back in step, so
+ * under load they can lose every attempt together.
+ */
+function activationBackoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(1000, 25 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
 
 export interface CleanupOptions {
