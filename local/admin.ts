@@ -2,7 +2,9 @@ import './quiet-sdk';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
-import { databaseUnreachableMessage } from './messages';
+import { count, databaseUnreachableMessage } from './messages';
+import { resetDemo } from './reset-demo';
+import { DEMO } from './seed';
 import { setRateLimitCommand } from './set-rate-limit';
 
 const TOOL = 'admin';
@@ -14,6 +16,10 @@ const USAGE = `Usage:
       Adds an application key to a store (for a store that lost all its keys).
   npm run admin -- set-rate-limit --store STORE_ID N [--json]
       Sets the store's rate limit to N requests per second (applies everywhere within 60 s).
+  npm run admin -- reset-demo
+      Local only: empties the tables of \`npm start\`'s DynamoDB (every store, key, mapping, token and
+      catalog) and seeds the demo store again with the ids and credentials \`npm start\` printed. The
+      docs' examples start from there.
 
 --json prints one JSON object on stdout; run it as \`npm run -s admin -- ... --json\` (npm's -s keeps
 its own banner off stdout). Exit status: 0 done, 1 failed, 2 wrong arguments.
@@ -96,6 +102,18 @@ async function main(): Promise<void> {
       { store_id: storeId, key_id: key.id, client_id: key.client_id, client_secret: clientSecret },
       asJson,
       SECRET_NOTE,
+    );
+    return;
+  }
+  if (command === 'reset-demo') {
+    for (const flag of Object.keys(values))
+      if (flag !== 'help') usageError(TOOL, `reset-demo does not take --${flag}`);
+    const where = useToolDatabase(TOOL);
+    if (where === 'AWS')
+      usageError(TOOL, 'reset-demo empties the tables: it never runs against AWS (DYNAMODB_ENDPOINT=aws)');
+    const deleted = await resetDemo();
+    process.stdout.write(
+      `demo reset at ${where}: ${count(deleted, 'item')} deleted, demo store ${DEMO.storeId} seeded again\n`,
     );
     return;
   }

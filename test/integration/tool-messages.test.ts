@@ -140,3 +140,18 @@ describe('Ctrl-C during catalog publish', () => {
     expect(await catalogRepository.listReleases(store.store.id)).toEqual([]);
   });
 });
+
+describe('admin reset-demo', () => {
+  // Its effect (empty tables, the demo seeded again) is proven by the docs test, whose every page starts
+  // with it; here only what must never happen: it refuses the deployed tables and wrong arguments.
+  it('never runs against AWS, and takes no options', () => {
+    const aws = runCliWith({ ...process.env, DYNAMODB_ENDPOINT: 'aws' }, 'admin', 'reset-demo');
+    expect(aws.status).toBe(2);
+    expect(aws.stderr).toBe(
+      'admin: reset-demo empties the tables: it never runs against AWS (DYNAMODB_ENDPOINT=aws) (see --help)\n',
+    );
+    const option = runCli('admin', 'reset-demo', '--json');
+    expect(option.status).toBe(2);
+    expect(option.stderr).toBe('admin: reset-demo does not take --json (see --help)\n');
+  });
+});
