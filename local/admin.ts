@@ -4,6 +4,9 @@ import { applicationKeyRepository } from '../lib/store/application-key-repositor
 import { storeRepository } from '../lib/store/store-repository';
 import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
 import { setChannelHeaderCommand } from './set-channel-header';
+import { count, databaseUnreachableMessage } from './messages';
+import { resetDemo } from './reset-demo';
+import { DEMO } from './seed';
 import { setRateLimitCommand } from './set-rate-limit';
 
 const TOOL = 'admin';
@@ -18,6 +21,10 @@ const USAGE = `Usage:
   npm run admin -- set-channel-header --store STORE_ID required|optional [--json]
       Whether catalog reads need the channel header (default: required); optional lets requests
       without one match catalog rules that name no channel (applies everywhere within 60 s).
+  npm run admin -- reset-demo
+      Local only: empties the tables of \`npm start\`'s DynamoDB (every store, key, mapping, token and
+      catalog) and seeds the demo store again with the ids and credentials \`npm start\` printed. The
+      docs' examples start from there.
 
 --json prints one JSON object on stdout; run it as \`npm run -s admin -- ... --json\` (npm's -s keeps
 its own banner off stdout). Exit status: 0 done, 1 failed, 2 wrong arguments.
@@ -110,16 +117,23 @@ async function main(): Promise<void> {
     );
     return;
   }
+  if (command === 'reset-demo') {
+    for (const flag of Object.keys(values))
+      if (flag !== 'help') usageError(TOOL, `reset-demo does not take --${flag}`);
+    const where = useToolDatabase(TOOL);
+    if (where === 'AWS')
+      usageError(TOOL, 'reset-demo empties the tables: it never runs against AWS (DYNAMODB_ENDPOINT=aws)');
+    const deleted = await resetDemo();
+    process.stdout.write(
+      `demo reset at ${where}: ${count(deleted, 'item')} deleted, demo store ${DEMO.storeId} seeded again\n`,
+    );
+    return;
+  }
   usageError(TOOL, command === undefined ? 'a command is required' : `unknown command '${command}'`);
 }
 
 main().catch((error: unknown) => {
-  const e = error as Error & { code?: string };
-  if (e.code === 'ECONNREFUSED' || e.name === 'ResourceNotFoundException') {
-    fail(
-      TOOL,
-      `cannot reach the tables at ${process.env.DYNAMODB_ENDPOINT ?? 'AWS'}: is \`npm start\` running? (${e.name})`,
-    );
-  }
-  fail(TOOL, `failed: ${e.message}`);
+  const unreachable = databaseUnreachableMessage(error, process.env.DYNAMODB_ENDPOINT);
+  if (unreachable) fail(TOOL, unreachable);
+  fail(TOOL, `failed: ${(error as Error).message}`);
 });

@@ -15,6 +15,7 @@ import { getConfig, resetConfig } from '../lib/config/index';
 import { resetDocumentClient } from '../lib/store/client';
 import { ensureTables } from '../lib/store/tables';
 import { DATABASE_HELP, intOption, parseCli, usageError, useToolDatabase } from './cli';
+import { count, databaseUnreachableMessage, parseJson } from './messages';
 
 const TOOL = 'catalog';
 const USAGE = `Usage:
@@ -25,11 +26,14 @@ const USAGE = `Usage:
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Validates the release document (all errors at once, nothing written on error), writes the release,
       then makes it the catalog's current release. Warns on stderr when the new catalog can never be
-      selected by a shopper (see docs/filtering.md, "How the catalog is chosen").
+      selected by a shopper (see docs/filtering.md, "How the catalog is chosen"). Interrupted (Ctrl-C),
+      it says which release it leaves half-written: \`cleanup --now\` removes it at once.
   npm run catalog -- generate --children N [--drafts N] [--parents N] [--seed N] [--out file.json]
       Writes a large valid release document (to stdout without --out).
-  npm run catalog -- cleanup --store STORE_ID [--json]
-      Deletes replaced and abandoned releases of the store's catalogs (publish does this too).
+  npm run catalog -- cleanup --store STORE_ID [--now] [--json]
+      Deletes replaced and abandoned releases of the store's catalogs (publish does this too): a release
+      replaced over a minute ago, one whose publish stopped over 5 minutes ago. --now takes both at once
+      (run it only when no publish of the store is running: it removes a release being written too).
 
 --json prints one JSON object on stdout; run it as \`npm run -s catalog -- ... --json\` (npm's -s keeps
 its own banner off stdout). Exit status: 0 done, 1 invalid document, unknown store or DynamoDB error,
@@ -46,13 +50,14 @@ const OPTIONS = {
   parents: { type: 'string' },
   seed: { type: 'string' },
   out: { type: 'string' },
+  now: { type: 'boolean' },
 } as const;
 
 /** Which options each command takes: any other is a usage error. */
 const COMMAND_OPTIONS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   validate: ['file', 'json'],
   publish: ['store', 'file', 'json'],
-  cleanup: ['store', 'json'],
+  cleanup: ['store', 'now', 'json'],
   generate: ['children', 'drafts', 'parents', 'seed', 'out'],
 };
 
@@ -101,7 +106,7 @@ function progressBar(): (progress: PublishProgress) => void {
 /** The JSON document in `file`; a file that is missing or not JSON is a usage error. */
 function readDocument(file: string): unknown {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return parseJson(readFileSync(file, 'utf8'));
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
@@ -131,7 +136,37 @@ function printValidationErrors(
 }
 
 function describeCounts(c: ReleaseCounts): string {
-  return `${c.total} (${c.live} live, ${c.draft} draft): ${c.parents} parents, ${c.children} children (${c.live_children} live), ${c.standard} standard, ${c.bundles} bundles`;
+  return `${c.total} (${c.live} live, ${c.draft} draft): ${count(c.parents, 'parent')}, ${count(c.children, 'child', 'children')} (${c.live_children} live), ${c.standard} standard, ${count(c.bundles, 'bundle')}`;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) during a publish: says what it leaves (nothing before the release's marker is
+ * written; after, a half-written release that never went live) and how to remove it, then exits 130.
+ */
+function onInterrupt(storeId: string): {
+  started: (release: { catalog_id: string; release_id: string }) => void;
+  done: () => void;
+} {
+  let release: { catalog_id: string; release_id: string } | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    process.stderr.write(
+      release
+        ? `\n${TOOL}: ${signal}: publish interrupted; release ${release.release_id} of catalog ${release.catalog_id} is left half-written (status writing; it never went live, the current release still serves). \`npm run catalog -- cleanup --store ${storeId} --now\` removes it now; a plain cleanup or the next publish removes it after 5 minutes.\n`
+        : `\n${TOOL}: ${signal}: publish interrupted before writing anything; nothing to clean up.\n`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    started: (started) => {
+      release = started;
+    },
+    done: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
 }
 
 async function publish(values: Values): Promise<number> {
@@ -140,10 +175,13 @@ async function publish(values: Values): Promise<number> {
   const json = values.json === true;
   const document = readDocument(file);
   await connect();
+  const interrupted = onInterrupt(storeId);
   try {
     const result = await publishRelease(storeId, document, {
       ...(!json && process.stderr.isTTY ? { onProgress: progressBar() } : {}),
+      onStart: interrupted.started,
     });
+    interrupted.done();
     if (json) {
       process.stdout.write(
         `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products, warnings: result.warnings })}\n`,
@@ -200,9 +238,15 @@ function validate(values: Values): number {
 async function cleanup(values: Values): Promise<number> {
   const storeId = required(values, 'store');
   await connect();
-  const result = await cleanupReleases(storeId);
+  const result = await cleanupReleases(
+    storeId,
+    values.now === true ? { abandonedAfterMs: 0, retainReplacedMs: 0 } : {},
+  );
   if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
-  else process.stdout.write(`removed ${result.releases.length} releases (${result.items} items)\n`);
+  else
+    process.stdout.write(
+      `removed ${count(result.releases.length, 'release')} (${count(result.items, 'item')})\n`,
+    );
   return 0;
 }
 
@@ -250,7 +294,9 @@ main()
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`${TOOL}: ${(error as Error).message}\n`);
+      const message =
+        databaseUnreachableMessage(error, process.env.DYNAMODB_ENDPOINT) ?? (error as Error).message;
+      process.stderr.write(`${TOOL}: ${message}\n`);
       process.exitCode = 1;
     },
   );

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, watch } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { PROJECT_ROOT, runtimeEnvironment } from './from-template';
 import { createGatewayServer, publicUrlFrom } from './gateway';
 import { GATEWAY_ROUTES } from './router';
 import { FunctionRuntime } from './template/runtime';
+import { watchPaths } from './watch-paths';
 
 /** Folders whose changes are served by the next request. */
 const WATCHED = ['functions', 'lib'];
@@ -110,10 +111,12 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
     return fn.runtime;
   };
 
-  const watchers = WATCHED.map((folder) =>
-    watch(join(root, folder), { recursive: true }, () => {
+  // By path, not by inode: a file replaced by an atomic save or a checkout is still watched.
+  const watcher = watchPaths(
+    WATCHED.map((folder) => join(root, folder)),
+    () => {
       for (const fn of functions.values()) fn.stale = true;
-    }),
+    },
   );
 
   const server = createGatewayServer({
@@ -134,7 +137,7 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
   return {
     server,
     async stop() {
-      for (const watcher of watchers) watcher.close();
+      watcher.close();
       for (const fn of functions.values()) {
         await fn.runtime?.close();
         await (await fn.build).dispose();

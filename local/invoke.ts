@@ -7,6 +7,7 @@ import { getConfig } from '../lib/config/index';
 import { DATABASE_HELP, fail, parseCli, usageError, useToolDatabase } from './cli';
 import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
 import { createLambdaContext } from './http-event';
+import { parseJson } from './messages';
 import { loadHandler } from './router';
 import { createRuntimes } from './template/server';
 import { readTemplateApi } from './template/template';
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   }
   let event: APIGatewayProxyEventV2;
   try {
-    event = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as APIGatewayProxyEventV2;
+    event = parseJson(readFileSync(file === '-' ? 0 : file, 'utf8')) as APIGatewayProxyEventV2;
   } catch (error) {
     usageError(TOOL, `cannot read the event: ${(error as Error).message}`);
   }

@@ -59,8 +59,8 @@ export async function setRateLimitCommand(argv: string[]): Promise<number> {
   if (!result.ok) {
     process.stderr.write(
       result.reason === 'not-found'
-        ? `no store with id ${args.storeId}\n`
-        : `the store's keys reserve ${result.reserved} requests/s together, more than ${args.rateLimit}: lower their reserved_rate_limit first\n`,
+        ? `admin: no store with id ${args.storeId}\n`
+        : `admin: the store's keys reserve ${result.reserved} requests/s together, more than ${args.rateLimit}: lower their reserved_rate_limit first\n`,
     );
     return 1;
   }

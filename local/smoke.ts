@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { unreachableMessage } from './messages';
 
 const USAGE = `Usage: npm run smoke -- --base URL --client-id ID --client-secret SECRET [--product ID --channel C] [--json]
 Checks a deployment (or the local API) end to end over HTTP: tokens with both grants, the key list, a
@@ -90,11 +91,18 @@ async function runSmoke(options: Omit<Options, 'json'>, onResult?: (r: CheckResu
     const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${options.base}${path}`, {
-      method,
-      headers,
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${options.base}${path}`, {
+        method,
+        headers,
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      });
+    } catch (error) {
+      const unreachable = unreachableMessage(options.base, error);
+      if (unreachable) throw new CheckFailed(unreachable);
+      throw error;
+    }
     const text = await response.text();
     let body: unknown;
     try {

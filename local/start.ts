@@ -37,6 +37,9 @@ creates and seeds nothing.
                    when missing or older than the sources)
   --reload         (npm run dev) rebuild a function when functions/ or lib/ change, for the next request`;
 
+/** `npm run dev` is `npm start -- --reload`: its messages say `dev:`. */
+const TOOL = process.argv.slice(2).includes('--reload') ? 'dev' : 'start';
+
 /** The shell line that sets what the docs' examples use (values are ids and URLs: no quoting needed). */
 function exportLine(values: Record<string, string>): string {
   return `export ${Object.entries(values)
@@ -46,7 +49,7 @@ function exportLine(values: Record<string, string>): string {
 
 /** `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), tables, demo seed, local API. */
 async function main(): Promise<void> {
-  const { values } = parseCli('start', `${USAGE}\n\n${DATABASE_HELP}`, {
+  const { values } = parseCli(TOOL, `${USAGE}\n\n${DATABASE_HELP}`, {
     'in-memory': { type: 'boolean' },
     'from-template': { type: 'boolean' },
     reload: { type: 'boolean' },
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
   const fromTemplate = values['from-template'] === true;
   const reload = values.reload === true;
   if (reload && fromTemplate) {
-    usageError('start', '--reload and --from-template do not combine (the template serves built bundles)');
+    usageError(TOOL, '--reload and --from-template do not combine (the template serves built bundles)');
   }
   // Synthesis (when cdk.out is stale) runs while DynamoDB Local starts.
   const assembly = fromTemplate ? prepareAssembly() : undefined;
@@ -131,12 +134,14 @@ async function main(): Promise<void> {
     lines.push(
       `Demo store ${demo.created ? 'created' : 'already present'} (local demo credentials). In another terminal, paste:`,
       '',
-      // PORT and DYNAMODB_PORT too when they were set, so the CLIs (`npm run event`, `npm run admin`...)
+      // PORT and DYNAMODB_PORT (or DYNAMODB_ENDPOINT) too when they were set, so the CLIs (`npm run event`, `npm run admin`...)
       // in that terminal find this API and this DynamoDB Local.
       exportLine({
         ...exported,
         ...(process.env.PORT ? { PORT: String(port) } : {}),
         ...(process.env.DYNAMODB_PORT && database ? { DYNAMODB_PORT: process.env.DYNAMODB_PORT } : {}),
+        // A DynamoDB given by URL (not one started here): the CLIs must talk to it, not to port 8000.
+        ...(database ? {} : { DYNAMODB_ENDPOINT: config.dynamodbEndpoint as string }),
       }),
       '',
       "then, for example, list the demo parent product's live children with a storefront (implicit) token:",

@@ -41,6 +41,8 @@ export interface PublishProgress {
 export interface PublishOptions {
   /** Called as items are written (for a progress bar). */
   onProgress?: (progress: PublishProgress) => void;
+  /** Called once the release's `writing` marker exists, before its items are written. */
+  onStart?: (release: { catalog_id: string; release_id: string }) => void;
   /** Batches of 25 items in flight. */
   concurrency?: number;
   now?: () => Date;
@@ -213,6 +215,7 @@ export async function publishRelease(
   };
   let registry: CatalogRegistry | undefined;
   await catalogRepository.startRelease(marker);
+  options.onStart?.({ catalog_id: catalogId, release_id: releaseId });
   const heartbeat = setInterval(() => {
     catalogRepository.heartbeat(storeId, catalogId, releaseId, now().toISOString()).catch(() => undefined);
   }, HEARTBEAT_MS);
@@ -295,8 +298,20 @@ async function activate(
       at: now().toISOString(),
     });
     if (switched) return next;
+    await activationBackoff(attempt);
   }
   throw new Error('the catalog registry kept changing during the switch; publish again');
+}
+
+/**
+ * The pause before the next switch attempt: random (full jitter) up to 25 ms * 2^attempt, at most 1 s.
+ * A refused switch is either another publish's switch that won (the re-read sees it) or a transaction
+ * conflict in which nobody may have won; retrying at once puts the same publishes back in step, so
+ * under load they can lose every attempt together.
+ */
+function activationBackoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(1000, 25 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
 
 export interface CleanupOptions {

@@ -1,9 +1,13 @@
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
   ResourceNotFoundException,
+  ScanCommand,
   UpdateTimeToLiveCommand,
+  type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES, tableName } from './schema';
 
@@ -55,4 +59,38 @@ async function ensureTable(client: DynamoDBClient, role: TableRole): Promise<voi
       }),
     );
   }
+}
+
+/** Deletes every item of every table (the local harness's `reset-demo`; never used against AWS). */
+export async function emptyTables(client: DynamoDBClient): Promise<number> {
+  let deleted = 0;
+  for (const role of TABLE_ROLES) {
+    const table = tableName(role);
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({
+          TableName: table,
+          ProjectionExpression: '#pk, #sk',
+          ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#sk': TABLE_KEY.sortKey },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      const keys = page.Items ?? [];
+      for (let i = 0; i < keys.length; i += 25) {
+        let requests: Record<string, WriteRequest[]> | undefined = {
+          [table]: keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } })),
+        };
+        while (requests && Object.keys(requests).length > 0) {
+          const result: { UnprocessedItems?: Record<string, WriteRequest[]> } = await client.send(
+            new BatchWriteItemCommand({ RequestItems: requests }),
+          );
+          requests = result.UnprocessedItems;
+        }
+      }
+      deleted += keys.length;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return deleted;
 }

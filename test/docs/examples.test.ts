@@ -21,8 +21,10 @@ import {
 
 /**
  * Every sh and js block of README.md and docs/*.md, run as written against `npm start`'s demo with the
- * variables of the export line it prints; each page starts from a freshly seeded demo store. The
- * convention (check lines, the not-run mark) is in docs/writing-docs.md.
+ * variables of the export line it prints. The pages run one after the other against the same database,
+ * as a reader goes through them (README, every page, then README again), with no reset between them
+ * but their own: each page's first example is `npm run -s admin -- reset-demo`. The convention (check
+ * lines, the not-run mark) is in docs/writing-docs.md.
  */
 
 const ROOT = join(__dirname, '../..');
@@ -85,7 +87,7 @@ let serverOutput = '';
 let exportLine = '';
 let databaseEndpoint = '';
 
-/** Empties the three tables of `npm start`'s database and seeds the demo again. */
+/** Empties the tables of `npm start`'s database and seeds the demo again (before the first page). */
 async function freshDemo(): Promise<void> {
   const client = new DynamoDBClient({
     endpoint: databaseEndpoint,
@@ -152,6 +154,7 @@ beforeAll(async () => {
   for (const name of ['KEYS_TABLE', 'MAPPINGS_TABLE', 'PRODUCTS_TABLE']) delete process.env[name];
   resetConfig();
   resetDocumentClient();
+  await freshDemo();
 }, 180_000);
 
 afterAll(async () => {
@@ -163,6 +166,8 @@ afterAll(async () => {
 });
 
 const pages = PAGES.map((file) => ({ file, ...extractBlocks(file, readFileSync(join(ROOT, file), 'utf8')) }));
+/** The first example of every page that has examples: where the page starts from. */
+const RESET = 'npm run -s admin -- reset-demo';
 
 describe('documentation examples', () => {
   it('npm start prints one export line with every variable the examples use', () => {
@@ -187,14 +192,29 @@ describe('documentation examples', () => {
     );
   });
 
+  it('every page with examples starts them from the demo as npm start seeds it (reset-demo first)', () => {
+    const withExamples = pages.filter((page) => page.blocks.some((block) => !block.skip));
+    expect(withExamples.map((page) => page.file)).toContain('README.md');
+    const firstLines = withExamples.map((page) => [
+      page.file,
+      page.blocks.find((block) => !block.skip)?.source.split('\n')[0],
+    ]);
+    expect(firstLines).toEqual(withExamples.map((page) => [page.file, RESET]));
+  });
+
+  // In order, against one database: README, every page, then README again (a reader who comes back).
+  const readme = pages.find((page) => page.file === 'README.md');
   it.each(
-    pages
-      .filter((page) => (!ONLY || ONLY.includes(page.file)) && page.blocks.some((block) => !block.skip))
+    [...pages, ...(readme ? [{ ...readme, file: 'README.md (again)' }] : [])]
+      .filter(
+        (page) =>
+          (!ONLY || ONLY.includes(page.file.replace(' (again)', ''))) &&
+          page.blocks.some((block) => !block.skip),
+      )
       .map((page) => [page.file, page.blocks]),
   )(
     '%s: every example runs and prints what the page says',
     async (_file, blocks) => {
-      await freshDemo();
       const env = readerEnv();
       const variables = parseExportLine(exportLine);
       const segments = (blocks as DocBlock[]).flatMap((block, index) =>
@@ -234,6 +254,9 @@ function check(segment: Segment, result: SegmentResult, env: NodeJS.ProcessEnv):
     const failure = failedCheck(each, result, segment.block.lang, env);
     if (failure) problems.push(`${each.raw}: ${failure}`);
   }
+  // The SDK's own log when it has no token yet: an example shows the clean way (Authenticate() first).
+  if (`${result.stdout}${result.stderr}`.includes('Token status:'))
+    problems.push('the SDK logged "Token status:"');
   if (problems.length === 0) return [];
   return [
     `${segment.block.file}:${segment.line}: ${problems.join('; ')}\n--- stdout:\n${tail(result.stdout)}\n--- stderr:\n${tail(result.stderr)}`,

@@ -88,4 +88,41 @@ describe('npm start', () => {
     expect(await exited).toBe(0);
     expect(dynamoDbLocalOn(dbPort)).toEqual([]);
   }, 240_000);
+
+  it('with DYNAMODB_ENDPOINT set, uses that DynamoDB and puts DYNAMODB_ENDPOINT in the export line', async () => {
+    const apiPort = await freePort();
+    const endpoint = process.env.DYNAMODB_ENDPOINT as string;
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(apiPort), DYNAMODB_ENDPOINT: endpoint };
+    delete env.DYNAMODB_PORT;
+    let printed = '';
+    const started = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['local/start.ts'], {
+      cwd: ROOT,
+      env,
+      detached: true,
+    });
+    started.stdout?.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
+    started.stderr?.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
+    try {
+      const deadline = Date.now() + 120_000;
+      while (!printed.includes('Press Ctrl-C to stop.')) {
+        if (Date.now() > deadline || started.exitCode !== null)
+          throw new Error(`npm start did not come up:\n${printed}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const exportLine = printed.split('\n').find((line) => line.startsWith('export BASE=')) ?? '';
+      expect(exportLine).toContain(` PORT=${apiPort}`);
+      expect(exportLine.endsWith(` DYNAMODB_ENDPOINT=${endpoint}`)).toBe(true);
+      expect(exportLine).not.toContain('DYNAMODB_PORT=');
+      expect(printed).not.toContain('starting DynamoDB Local');
+      const exited = new Promise<number | null>((done) => started.once('exit', (code) => done(code)));
+      started.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      killProcessGroup(started);
+    }
+  }, 180_000);
 });

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -453,5 +457,72 @@ describe('stack settings from cdk context', () => {
     expect(() => from({ throttleBurstLimit: 'lots' })).toThrow(
       'context throttleBurstLimit must be a number >= 0',
     );
+  });
+
+  it('refuses a key of ours it does not know, naming the nearest, and leaves CDK keys alone', () => {
+    const withKeys = (context: Record<string, unknown>) =>
+      stackPropsFromContext((key) => context[key], Object.keys(context));
+    expect(() => withKeys({ alarmApiP99Latency: '1500' })).toThrow(
+      'unknown context key alarmApiP99Latency: did you mean alarmApiP99LatencyMs?',
+    );
+    expect(() => withKeys({ throtleRateLimit: '5' })).toThrow(
+      'unknown context key throtleRateLimit: did you mean throttleRateLimit?',
+    );
+    expect(() => withKeys({ corsOrigin: 'https://a.example' })).toThrow(
+      'unknown context key corsOrigin: did you mean corsOrigins?',
+    );
+    expect(
+      withKeys({
+        alarmApiP99LatencyMs: '1500',
+        corsOrigins: 'https://a.example',
+        '@aws-cdk/core:checkSecretUsage': true,
+        'aws:cdk:enable-path-metadata': true,
+        'availability-zones:account=1:region=eu-west-1': ['a'],
+        'acknowledged-issue-numbers': [1],
+      }),
+    ).toEqual({ alarmThresholds: { apiP99LatencyMs: 1500 } });
+  });
+
+  it('refuses an unknown key given with -c to the real app (cdk synth exits non-zero)', () => {
+    const run = spawnSync('npx', ['tsx', 'infra/app.ts'], {
+      cwd: join(__dirname, '../..'),
+      env: {
+        ...process.env,
+        CDK_CONTEXT_JSON: JSON.stringify({ alarmApiP99Latency: '1500' }),
+        CDK_OUTDIR: mkdtempSync(join(tmpdir(), 'cdk-typo-')),
+      },
+      encoding: 'utf8',
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(
+      'unknown context key alarmApiP99Latency: did you mean alarmApiP99LatencyMs?',
+    );
+  }, 120_000);
+});
+
+describe('docs/deploy.md matches the stack', () => {
+  const runbook = readFileSync(join(__dirname, '../../docs/deploy.md'), 'utf8');
+  const outputs = Object.keys(template.findOutputs('*'));
+  const tables = Object.keys(template.findResources('AWS::DynamoDB::Table'));
+
+  it('lists every output, and its eval snippet exports every table name output', () => {
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const output of outputs) expect(runbook).toContain(`\`${output}\``);
+    const snippet = runbook.slice(
+      runbook.indexOf('eval "$(node -e'),
+      runbook.indexOf('\')"', runbook.indexOf('eval "$(node -e')),
+    );
+    for (const output of outputs.filter((name) => name.endsWith('TableName'))) {
+      const variable = `${output.replace(/TableName$/, '').toUpperCase()}_TABLE`;
+      expect(snippet).toContain(`${variable}=\${o.${output}}`);
+    }
+  });
+
+  it('says how many tables are kept, lists the AWS CLI it uses, and never hard-codes the stack name', () => {
+    const count = ['zero', 'one', 'two', 'three', 'four', 'five'][tables.length];
+    expect(runbook).toContain(`**The ${count} tables are kept**`);
+    expect(runbook).toMatch(/^- The AWS CLI v2 /m);
+    expect(runbook).not.toMatch(/--stack-name [A-Za-z]/);
+    expect(runbook).toContain('--stack-name "$STACK_NAME"');
   });
 });

@@ -120,7 +120,7 @@ describe('npm run admin -- set-rate-limit', () => {
   it('answers exit 1 for an unknown store', () => {
     const run = adminCli('set-rate-limit', '--store', '00000000-0000-7000-8000-000000000000', '10');
     expect(run.status).toBe(1);
-    expect(run.stderr).toBe('no store with id 00000000-0000-7000-8000-000000000000\n');
+    expect(run.stderr).toBe('admin: no store with id 00000000-0000-7000-8000-000000000000\n');
   });
 
   it.each([

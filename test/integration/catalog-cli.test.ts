@@ -143,7 +143,7 @@ describe('npm run catalog -- validate', () => {
       expect(human.status).toBe(0);
       expect(human.stderr).toBe('');
       expect(human.stdout).toBe(
-        `${sampleFile}: valid; products: 14 (11 live, 3 draft): 2 parents, 9 children (7 live), 2 standard, 1 bundles; 95 items to write\n`,
+        `${sampleFile}: valid; products: 14 (11 live, 3 draft): 2 parents, 9 children (7 live), 2 standard, 1 bundle; 95 items to write\n`,
       );
       const json = catalogCli('validate', '--file', sampleFile, '--json');
       expect(json.status).toBe(0);

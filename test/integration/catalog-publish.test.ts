@@ -245,10 +245,15 @@ describe('switching releases', () => {
   });
 
   it('serves every read from one release or the other while a publish switches them', async () => {
-    // Slow the writes down so the readers certainly run before, during and after the switch.
+    // The publish writes only once a read has completed (so some reads certainly see the old release
+    // first, however slow the machine), not after a fixed sleep that a loaded machine can outlast.
+    let firstRead: () => void = () => undefined;
+    const readOnce = new Promise<void>((resolve) => {
+      firstRead = resolve;
+    });
     const write = catalogRepository.writeItems.bind(catalogRepository);
     jest.spyOn(catalogRepository, 'writeItems').mockImplementation(async (items, options) => {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await readOnce;
       await write(items, options);
     });
     const publishing = publishRelease(store.store.id, childrenRelease({ namePrefix: 'B ' }));
@@ -257,26 +262,34 @@ describe('switching releases', () => {
       done = true;
     };
     publishing.then(finish, finish);
-    const pages: string[][] = [];
+    // Each read with the clock ticks at which it started and ended: three readers run at once, so the
+    // order reads end in is not the order they started in.
+    let tick = 0;
+    const pages: { names: string[]; started: number; ended: number }[] = [];
     const reader = async () => {
       while (!done) {
+        const started = tick++;
         const response = await listChildren(token, PARENT, 'page[limit]=12');
-        pages.push(response.body.data.map((p: { attributes: { name: string } }) => p.attributes.name));
+        const names = response.body.data.map((p: { attributes: { name: string } }) => p.attributes.name);
+        pages.push({ names, started, ended: tick++ });
+        firstRead();
       }
     };
     await Promise.all([reader(), reader(), reader(), publishing]);
-    pages.push(await firstNames(token));
+    const started = tick++;
+    pages.push({ names: await firstNames(token), started, ended: tick++ });
     for (const page of pages) {
-      expect(page).toHaveLength(12);
-      const prefix = page[0]?.slice(0, 2);
-      expect(page.every((name) => name.startsWith(prefix as string))).toBe(true);
+      expect(page.names).toHaveLength(12);
+      const prefix = page.names[0]?.slice(0, 2);
+      expect(page.names.every((name) => name.startsWith(prefix as string))).toBe(true);
     }
-    // Monotonic: once the new release is seen, the old one never comes back.
-    const firstB = pages.findIndex((page) => page[0]?.startsWith('B '));
-    expect(firstB).toBeGreaterThan(0);
-    expect(pages[0]?.[0]).toBe('A Child 1');
-    expect(pages.slice(firstB).every((page) => page[0]?.startsWith('B '))).toBe(true);
-    expect(pages.length).toBeGreaterThan(1);
+    const isB = (page: { names: string[] }) => page.names[0]?.startsWith('B ') === true;
+    expect(pages[0]?.names[0]).toBe('A Child 1');
+    expect(isB(pages[pages.length - 1] as { names: string[] })).toBe(true);
+    // Monotonic: a read that starts after a read returned the new release never gets the old one.
+    const firstBEnded = Math.min(...pages.filter(isB).map((page) => page.ended));
+    const oldAfterNew = pages.filter((page) => !isB(page) && page.started > firstBEnded);
+    expect(oldAfterNew).toEqual([]);
   });
 
   it('cleans up replaced releases after the retention time, never the current one', async () => {

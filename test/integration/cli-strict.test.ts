@@ -44,7 +44,8 @@ describe('every local CLI parses its arguments strictly', () => {
     [
       'start',
       ['--reload', '--from-template'],
-      'start: --reload and --from-template do not combine (the template serves built bundles)',
+      // --reload is npm run dev: its messages say dev:
+      'dev: --reload and --from-template do not combine (the template serves built bundles)',
     ],
     [
       'invoke',

@@ -168,4 +168,39 @@ describe('catalog publishes under DynamoDB conflicts', () => {
     expect(Object.keys(registry?.catalogs ?? {}).sort()).toEqual(published.map((p) => p.catalog_id).sort());
     for (const p of published) expect(registry?.catalogs[p.catalog_id]?.release.id).toBe(p.release_id);
   }, 60_000);
+
+  it('lets 4 publishes that reach the switch together all finish while each switch holds the registry for 150 ms', async () => {
+    // The switches collide on purpose: all four wait for each other after writing their items, and each
+    // switch holds the registry item for 150 ms (a slow commit). Retrying a refused switch at once spends
+    // all of a publish's attempts inside the first holder's window; a backoff between attempts does not.
+    emulator.remove();
+    emulator = emulateConflicts(getDocumentClient(), { holdMs: 150 });
+    const store = await createTestStore();
+    const write = catalogRepository.writeItems.bind(catalogRepository);
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const together = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const spy = jest.spyOn(catalogRepository, 'writeItems').mockImplementation(async (items, options) => {
+      await write(items, options);
+      arrived += 1;
+      if (arrived === 4) release();
+      await together;
+    });
+    try {
+      const results = await Promise.allSettled(
+        [5, 6, 7, 8].map((seed) => publishRelease(store.store.id, generateRelease({ children: 5, seed }))),
+      );
+      expect(results.map((result) => result.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      expect(emulator.conflicts.transactions).toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
+    }
+  }, 60_000);
 });

@@ -1,0 +1,157 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catalogRepository } from '../../lib/store/catalog-repository';
+import { freePort } from '../../local/dynamodb-local';
+import { count, parseJson } from '../../local/messages';
+import { runCli, runCliWith } from '../support/cli';
+import { createTestStore } from '../support/fixtures';
+
+/** What the local tools say when something goes wrong: one language, each message saying what to do. */
+jest.setTimeout(90_000);
+
+const ROOT = join(__dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'tool-messages-'));
+
+describe('counts and JSON syntax errors', () => {
+  it('writes 1 parent, 2 parents, 1 child, 0 children', () => {
+    expect([
+      count(1, 'parent'),
+      count(2, 'parent'),
+      count(1, 'child', 'children'),
+      count(0, 'child', 'children'),
+    ]).toEqual(['1 parent', '2 parents', '1 child', '0 children']);
+  });
+
+  it('gives a JSON syntax error by line and column', () => {
+    expect(() => parseJson('{\n  "a": 1,\n}')).toThrow(
+      new SyntaxError('line 3, column 1: Expected double-quoted property name'),
+    );
+    expect(() => parseJson('{"a":')).toThrow(
+      new SyntaxError('line 1, column 6: Unexpected end of JSON input'),
+    );
+    expect(parseJson('{"a": [1]}')).toEqual({ a: [1] });
+  });
+
+  it('catalog validate names the line and column of a syntax error in the file', () => {
+    const path = join(dir, 'broken.json');
+    writeFileSync(path, '{\n  "catalog": {\n    "name": "x",\n  }\n}\n');
+    const run = runCli('catalog', 'validate', '--file', path);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      `catalog: cannot read ${path}: line 4, column 3: Expected double-quoted property name (see --help)\n`,
+    );
+  });
+});
+
+describe('a database that is not there', () => {
+  it('catalog explains like admin does', async () => {
+    const port = String(await freePort());
+    const env = { ...process.env, DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` };
+    const message = `cannot reach the tables at http://127.0.0.1:${port}: is \`npm start\` running? (ECONNREFUSED)`;
+    const catalog = runCliWith(env, 'catalog', 'cleanup', '--store', 'S');
+    expect(catalog.status).toBe(1);
+    expect(catalog.stderr).toBe(`catalog: ${message}\n`);
+    const admin = runCliWith(env, 'admin', 'create-store', '--name', 'x');
+    expect(admin.status).toBe(1);
+    expect(admin.stderr).toBe(`admin: ${message}\n`);
+  });
+});
+
+describe('admin set-rate-limit', () => {
+  it('keeps the admin: prefix on a refusal', () => {
+    const run = runCli('admin', 'set-rate-limit', '--store', '00000000-0000-7000-8000-000000000000', '10');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('admin: no store with id 00000000-0000-7000-8000-000000000000\n');
+  });
+});
+
+describe('npm run dev -- --bogus', () => {
+  it('says dev:, and npm start -- --bogus says start:', () => {
+    const dev = runCli('start', '--reload', '--bogus');
+    expect(dev.status).toBe(2);
+    expect(dev.stderr).toBe("dev: Unknown option '--bogus' (see --help)\n");
+    const start = runCli('start', '--bogus');
+    expect(start.status).toBe(2);
+    expect(start.stderr).toBe("start: Unknown option '--bogus' (see --help)\n");
+  });
+});
+
+describe('npm run smoke against a closed port', () => {
+  it('says connection refused at the URL for every check, not "fetch failed"', async () => {
+    const base = `http://127.0.0.1:${await freePort()}`;
+    const run = runCli('smoke', '--base', base, '--client-id', 'c', '--client-secret', 's');
+    expect(run.status).toBe(1);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^0 passed, \d+ failed$/);
+    // Each check that calls the API says why it failed; the ones that need its answer are not run.
+    const refused = lines.filter((line) =>
+      line.includes(`: connection refused at ${base}: is the API running? (`),
+    );
+    const notRun = lines.filter((line) =>
+      /^FAIL {2}.+: not run: the (admin token|create) failed \(0 ms\)$/.test(line),
+    );
+    expect(refused.length).toBeGreaterThanOrEqual(4);
+    expect(refused.length + notRun.length).toBe(lines.length - 1);
+    expect(run.stdout).not.toContain('fetch failed');
+  });
+});
+
+describe('Ctrl-C during catalog publish', () => {
+  it('says which release it leaves, and cleanup --now removes it at once (plain cleanup waits)', async () => {
+    const store = await createTestStore();
+    const release = join(dir, 'large.json');
+    const generated = runCli('catalog', 'generate', '--children', '20000', '--out', release);
+    expect(generated.status).toBe(0);
+    const child = spawn(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      ['local/catalog.ts', 'publish', '--store', store.store.id, '--file', release],
+      { cwd: ROOT, env: process.env },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const deadline = Date.now() + 60_000;
+    let markers = await catalogRepository.listReleases(store.store.id);
+    while (markers.length === 0) {
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`publish never started: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+      markers = await catalogRepository.listReleases(store.store.id);
+    }
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const marker = markers[0] as { release_id: string; catalog_id: string };
+    expect(stderr).toBe(
+      `\ncatalog: SIGINT: publish interrupted; release ${marker.release_id} of catalog ${marker.catalog_id} is left half-written (status writing; it never went live, the current release still serves). \`npm run catalog -- cleanup --store ${store.store.id} --now\` removes it now; a plain cleanup or the next publish removes it after 5 minutes.\n`,
+    );
+    expect(await catalogRepository.listReleases(store.store.id)).toEqual([
+      expect.objectContaining({ release_id: marker.release_id, status: 'writing' }),
+    ]);
+
+    const plain = runCli('catalog', 'cleanup', '--store', store.store.id);
+    expect(plain.stdout).toBe('removed 0 releases (0 items)\n');
+    const now = runCli('catalog', 'cleanup', '--store', store.store.id, '--now');
+    expect(now.status).toBe(0);
+    expect(now.stdout).toMatch(/^removed 1 release \(\d+ items\)\n$/);
+    expect(await catalogRepository.listReleases(store.store.id)).toEqual([]);
+  });
+});
+
+describe('admin reset-demo', () => {
+  // Its effect (empty tables, the demo seeded again) is proven by the docs test, whose every page starts
+  // with it; here only what must never happen: it refuses the deployed tables and wrong arguments.
+  it('never runs against AWS, and takes no options', () => {
+    const aws = runCliWith({ ...process.env, DYNAMODB_ENDPOINT: 'aws' }, 'admin', 'reset-demo');
+    expect(aws.status).toBe(2);
+    expect(aws.stderr).toBe(
+      'admin: reset-demo empties the tables: it never runs against AWS (DYNAMODB_ENDPOINT=aws) (see --help)\n',
+    );
+    const option = runCli('admin', 'reset-demo', '--json');
+    expect(option.status).toBe(2);
+    expect(option.stderr).toBe('admin: reset-demo does not take --json (see --help)\n');
+  });
+});
