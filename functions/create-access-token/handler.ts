@@ -5,7 +5,8 @@ import { createHandler } from '../create-handler';
 
 /**
  * POST /oauth/access_token: exchanges application-key credentials for a bearer token. Counted against the
- * key's store by client id; failed secrets are limited per client id (docs/rate-limits.md).
+ * key's store by client id; failed secrets are limited per client id and
+ * source address (docs/rate-limits.md).
  */
 export const handler = createHandler('create-access-token', {}, async (event, context) => {
   const guard = tokenRequestGuard(event, {

@@ -23,6 +23,8 @@ describe('npm run admin -- create-store', () => {
     expect(Object.keys(output)).toEqual(['store_id', 'client_id', 'client_secret', 'mapping_id']);
     const store = await storeRepository.get(output.store_id, true);
     expect(store).toMatchObject({ name: 'CLI store', key_count: 1, mapping_id: output.mapping_id });
+    // The first (admin) key reserves 20% of the default 100 requests/s.
+    expect(store?.reserved_rate_limit_total).toBe(20);
     expect(await mappingRepository.get(output.mapping_id)).toMatchObject({
       store_id: output.store_id,
       prefix: null,
