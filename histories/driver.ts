@@ -327,7 +327,14 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       return;
     }
     if (roll < 0.55) {
-      const key = pick(random() < 0.3 ? store.keys : others.length > 0 ? others : store.keys);
+      // Mostly the store's live keys (so writes race on them), sometimes any key ever created (404s).
+      const liveOthers = live.filter((k) => k !== store.admin);
+      const key =
+        random() < 0.15 || others.length === 0
+          ? pick(store.keys)
+          : liveOthers.length > 0 && random() < 0.9
+            ? pick(liveOthers)
+            : store.admin;
       const ops = keyOps.get(key.id) as Operation<KeyInput, KeyOutput>[];
       const storeList = storeOps.get(store.id) as Operation<StoreInput, StoreOutput>[];
       const path = `/v2/application-keys/${key.id}`;

@@ -23,6 +23,7 @@ const KINDS = [
 describe('histories of concurrent operations are linearizable', () => {
   it('1,000 operations by 8 clients under transaction conflicts: no anomaly, every kind of operation run', async () => {
     const report = await runHistories({ ops: 1000, clients: 8, seed: 1, faults: false });
+    if (report.failed) process.stderr.write(`${report.text.join('\n')}\n`);
     expect(report.text).toEqual([]);
     expect({
       operations: report.operations,
@@ -45,6 +46,7 @@ describe('histories of concurrent operations are linearizable', () => {
 
   it('400 operations with faults: indeterminate answers are modelled, not dropped, and nothing is flagged', async () => {
     const report = await runHistories({ ops: 400, clients: 8, seed: 2, faults: true });
+    if (report.failed) process.stderr.write(`${report.text.join('\n')}\n`);
     expect(report.text).toEqual([]);
     expect(report.operations).toBe(400);
     expect(report.faults_injected).toBeGreaterThan(0);
