@@ -137,7 +137,7 @@ export interface RequestLogKeys {
 }
 
 /**
- * The 429 of a refused request, logged at `warn` with the store and key: DESIGN section 4's body,
+ * The 429 of a refused request, logged at `warn` with the store and key: the JSON error body,
  * `Retry-After` and the allowance headers.
  */
 export function refuse(
