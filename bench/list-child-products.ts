@@ -304,7 +304,7 @@ async function benchInclude(
 
 /**
  * Figures for `GET /catalog/products/{id}/relationships/children` on a parent with `children` live children
- * (DESIGN.md section 10): cold (every container cache emptied before each request) and warm requests at
+ * (read as lib/store lays the release out): cold (every container cache emptied before each request) and warm requests at
  * offset 0 and at `children - 25`, in-process through the handler, timed in alternation; the products-table
  * read units each consumed; the naive read-everything baseline; and the publish of that release against
  * raw BatchWriteItem of the same items. Expects the library to point at a database with the tables.

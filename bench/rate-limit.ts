@@ -16,7 +16,7 @@ import { runContainers } from './rate-limit-containers';
 import { measurePair, progress, round, runAsScript, type Timing } from './support';
 
 /*
- * The `rate_limit` stage (issue #12). Accuracy: 4 processes (simulated containers) flood one store
+ * The `rate_limit` stage. Accuracy: 4 processes (simulated containers) flood one store
  * (limit 50/s, one key reserving 20/s, two unreserved keys) for 10 s; admitted per second per key against
  * its entitlement. Overhead: the warm child list's p50 with the limiter against RATE_LIMITS=off in the same
  * process, and DynamoDB writes per admitted request at 50 requests/s. Cold start of the child-list bundle

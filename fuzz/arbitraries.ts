@@ -339,7 +339,7 @@ function renderFilterValue(value: string, style: number): string {
   return `${quote}${value.replace(quote === '"' ? /[\\"]/g : /[\\']/g, '\\$&')}${quote}`;
 }
 
-/** Filters from the grammar of DESIGN.md section 7, with values that match the children and values that do not. */
+/** Filters from the filter grammar (docs/filtering.md), with values that match the children and values that do not. */
 export const grammarFilter: fc.Arbitrary<string> = fc
   .array(
     fc.record({

@@ -5,7 +5,7 @@ const ERROR_FIELDS = new Set(['status', 'title', 'detail', 'source', 'request_id
 const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 /**
- * True when a response is the JSON error body of DESIGN.md section 4: `Content-Type: application/json`
+ * True when a response is the JSON error body (docs/errors.md): `Content-Type: application/json`
  * (parameters allowed) and `{"errors": [...]}` with nothing else at the top level, at least one error,
  * each an object with `status` (the HTTP status as a string), `title` (the status's reason phrase),
  * `detail` and `request_id` (non-empty strings), an optional string `source`, and no other fields.

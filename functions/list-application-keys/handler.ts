@@ -7,7 +7,7 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { createHandler } from '../create-handler';
 
 /**
- * GET /v2/application-keys (seed 4.1): a page of the token's store's keys with the store's totals;
+ * GET /v2/application-keys: a page of the token's store's keys with the store's totals;
  * `filter` (`eq`/`in` on name and client_id) narrows the list and its count.
  */
 export const handler = createHandler('list-application-keys', {}, async (event) => {

@@ -14,7 +14,7 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { createHandler } from '../create-handler';
 
 /**
- * GET /catalog/products/{product_id}/relationships/children (seed 4.3): the live children of a base product
+ * GET /catalog/products/{product_id}/relationships/children: the live children of a base product
  * in the catalog the shopper's context selects, filtered and paginated. Any token of the store.
  */
 export const handler = createHandler('list-child-products', { prefetch: prefetchRegistry }, async (event) => {

@@ -5,7 +5,7 @@ import { renderMapping, updateMappingPrefix } from '../../lib/merchant-realm-map
 import { parseMappingUpdate } from '../../lib/validation/merchant-realm-mapping';
 import { createHandler } from '../create-handler';
 
-/** PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix (seed 4.2). */
+/** PUT /v2/merchant-realm-mappings/{mapping_id}: sets the store's unique prefix. */
 export const handler = createHandler('update-merchant-realm-mapping', {}, async (event) => {
   const request = parseMappingUpdate(event.parsedBody);
   const mappingId = pathParameter(event, 'mapping_id');

@@ -3,10 +3,10 @@ import type { ApplicationKeyPage, ApplicationKeyRecord } from '../store/applicat
 
 /** The collection's path; links are this path on the request's origin. */
 export const APPLICATION_KEYS_PATH = '/v2/application-keys';
-/** Default `page[limit]` of the list (seed section 8). */
+/** Default `page[limit]` of the list. */
 export const APPLICATION_KEYS_DEFAULT_LIMIT = 25;
 
-/** An application key on the wire (seed section 2.1). It never carries the client secret. */
+/** An application key on the wire. It never carries the client secret. */
 export interface ApplicationKeyResource {
   id: string;
   name: string;
@@ -18,7 +18,7 @@ export interface ApplicationKeyResource {
   };
 }
 
-/** The list response of `GET /v2/application-keys` (seed section 4.1). */
+/** The list response of `GET /v2/application-keys`. */
 export interface ApplicationKeyListResponse {
   data: ApplicationKeyResource[];
   links: { current: string; first: string; last: string; next: string | null; prev: string | null };

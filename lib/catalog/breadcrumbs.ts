@@ -1,6 +1,6 @@
 import type { CatalogNode } from './types';
 
-/** A node may sit at most this many levels deep (the root is level 1): seed section 2.3 and 8. */
+/** A node may sit at most this many levels deep (the root is level 1), as validation enforces. */
 export const MAX_NODE_DEPTH = 10;
 
 export interface NodePathProblem {

@@ -123,7 +123,7 @@ export interface ChildListQuery {
 }
 
 /**
- * Links of a child list page (DESIGN.md section 6): relative, keeping the request's `filter` and `include`
+ * Links of a child list page: relative, keeping the request's `filter` and `include`
  * (URL-encoded),
  * `last`/`prev`/`next` null on a single page, `prev`/`next` null at the edges.
  */

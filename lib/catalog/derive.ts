@@ -136,7 +136,7 @@ export function variationMatrix(variations: Variation[], children: ProductInput[
 }
 
 /**
- * Derives what a release stores from a validated document (DESIGN.md section 9): parent/child links, child
+ * Derives what a release stores from a validated document: parent/child links, child
  * prices inherited from the parent with the modifiers applied per currency (tiers and sale prices too),
  * display prices, breadcrumbs, variation matrices, bundle component prices, and each parent's live
  * children in publish order. Children inherit from their parent what they do not set: description,

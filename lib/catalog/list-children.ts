@@ -52,7 +52,7 @@ export interface ListChildrenResult {
 export const INCLUDES = ['main_image', 'files', 'component_products'] as const;
 export type Include = (typeof INCLUDES)[number];
 
-/** The release serving a shopper's context (catalog rules, DESIGN.md section 8); 404 when none applies. */
+/** The release serving a shopper's context (the store's catalog rules); 404 when none applies. */
 export function releaseFor(
   registry: CatalogRegistry | undefined,
   context: { channel: string | undefined; tag: string | undefined; now: Date },
@@ -261,7 +261,7 @@ async function indexedFilterPage(
 }
 
 /**
- * `GET /catalog/products/{id}/relationships/children` (seed 4.3): picks the catalog by the shopper's context,
+ * `GET /catalog/products/{id}/relationships/children`: picks the catalog by the shopper's context,
  * finds the product in its current release (404 if absent or not live, 422 if not a base product), and
  * returns one page of its live children, rendered in the best locale. A bounded number of round trips:
  * the registry (cached for a few seconds), the parent with the page's index chunks, the page's products.
@@ -339,7 +339,7 @@ function relatedIds(products: StoredProduct[], relationship: string): string[] {
 }
 
 /**
- * `included` of a page as JSON text (DESIGN.md section 14): the main images and files the page's products
+ * `included` of a page as JSON text: the main images and files the page's products
  * name, and the live component products of its bundles (rendered like `data`), each once. Everything comes
  * from the release, through the same caches: at most one extra batched read when something is not cached.
  * A file the release does not hold is left out.

@@ -167,7 +167,7 @@ function chooseCatalogId(document: ReleaseDocument, registry: CatalogRegistry | 
 }
 
 /**
- * Publishes a release document for a store (DESIGN.md section 9): validates all of it first (throws
+ * Publishes a release document for a store: validates all of it first (throws
  * ReleaseValidationError, nothing written), writes the release's items under a new release id with batched,
  * retried writes, then makes it the catalog's current release in one transaction (with the catalog's rules
  * and, when given, the store's currencies). Until that switch readers keep the previous release; a failed

@@ -247,7 +247,7 @@ export type ModifierName = string;
  */
 export type LocaleTag = string;
 /**
- * A URL label: A-Z, a-z, 0-9, hyphen, underscore and period only (seed 2.3), 1 to 255 characters.
+ * A URL label: A-Z, a-z, 0-9, hyphen, underscore and period only, 1 to 255 characters.
  *
  * This interface was referenced by `ReleaseDocumentInput`'s JSON-Schema
  * via the `definition` "slug".
@@ -550,7 +550,7 @@ export interface Product {
   sale?: Sale;
 }
 /**
- * The product attributes of seed section 2.3 (input form), plus `locales`.
+ * The product attributes a release document gives (the input form of the API's product resource), plus `locales`.
  *
  * This interface was referenced by `ReleaseDocumentInput`'s JSON-Schema
  * via the `definition` "attributes".

@@ -49,7 +49,7 @@ function metaIn(stored: StoredProduct, currency: string | undefined): Record<str
 }
 
 /**
- * The product of seed section 2.3 in one locale: `name` and `description` from that locale's text where the
+ * The product resource in one locale: `name` and `description` from that locale's text where the
  * product has one (else the base text), `attributes.language` naming the locale; display prices in
  * `currency` (default: the currency it was published in). The stored resource is shared (cached) and never
  * mutated.

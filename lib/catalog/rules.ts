@@ -1,4 +1,4 @@
-/** A store-level catalog rule (DESIGN.md section 8): an empty list matches everything for that criterion. */
+/** A store-level catalog rule: an empty list matches everything for that criterion. */
 export interface CatalogRule {
   id: string;
   name: string;

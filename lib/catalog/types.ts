@@ -111,7 +111,7 @@ export interface ReleaseRuleInput {
   schedules: { valid_from: string | null; valid_to: string | null }[];
 }
 
-/** The product attributes a release document may carry (seed 2.3 plus `locales`), after validation. */
+/** The product attributes a release document may carry (the product resource's attributes plus `locales`), after validation. */
 export interface ProductAttributesInput {
   name: string;
   description?: string;
@@ -192,7 +192,7 @@ export interface ReleaseDocument {
   products: ProductInput[];
 }
 
-/** The product resource of seed section 2.3, as the API returns it. */
+/** The product resource, as the API returns it. */
 export interface ProductResource {
   id: string;
   type: 'product';

@@ -726,7 +726,7 @@ function brokenEntities(shapeIssues: readonly ShapeIssue[]): Set<string> {
 }
 
 /**
- * Validates a whole release document (DESIGN.md section 9; the shape by `catalog/release.schema.json`, the
+ * Validates a whole release document (the shape by `catalog/release.schema.json`, the
  * rest here) and returns it normalised (defaults filled, ids lower-case, timestamps in UTC), or every issue
  * found in document order, each naming its JSON path and rule (capped at MAX_VALIDATION_ISSUES; `total`
  * counts them all).

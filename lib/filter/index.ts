@@ -1,5 +1,5 @@
 /**
- * The catalog filter (DESIGN.md section 7): a pure parser, an evaluator and a canonical form for cache keys.
+ * The catalog filter (docs/filtering.md): a pure parser, an evaluator and a canonical form for cache keys.
  * Values are data only: nothing here builds a DynamoDB expression string.
  */
 export { canonicalFilter, NO_MATCH_FILTER } from './canonical';

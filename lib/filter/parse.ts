@@ -8,7 +8,7 @@ export const MAX_FILTER_BYTES = 8192;
 
 const SOURCE = 'filter';
 const OPERATORS = new Set<string>(['eq', 'in']);
-/** The catalog's filter: product attributes (DESIGN.md section 7). */
+/** The catalog's filter: product attributes. */
 export const CATALOG_FILTER: FilterGrammar<FilterAttribute> = {
   // A Map, not an object literal: a name such as `constructor` must not find a prototype property.
   attributes: new Map<string, FilterAttribute>([
@@ -36,7 +36,7 @@ const INVISIBLE = /^(?! )[\p{C}\p{Z}]$/u;
 const UNPAIRED_SURROGATE = /^\p{Cs}$/u;
 
 /**
- * Parses a `filter` query value (DESIGN.md section 7) into expressions over the grammar's attributes (default:
+ * Parses a `filter` query value into expressions over the grammar's attributes (default:
  * the catalog's). Throws only BadRequestError, with source `filter` and a detail naming the problem and its
  * character position.
  */

@@ -18,7 +18,7 @@ export interface FilterExpression<A extends string = FilterAttribute> {
   values: string[];
 }
 
-/** What a filter may name: one grammar (DESIGN.md section 7) over different attribute sets. */
+/** What a filter may name: one grammar over different attribute sets. */
 export interface FilterGrammar<A extends string> {
   /** Attribute names as written (aliases included) to the attribute they mean. */
   attributes: ReadonlyMap<string, A>;

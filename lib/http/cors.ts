@@ -1,5 +1,5 @@
 /**
- * CORS for browser storefronts (DESIGN.md section 14). One configuration drives the deployed HTTP API's
+ * CORS for browser storefronts. One configuration drives the deployed HTTP API's
  * `corsPreflight` (API Gateway then answers preflights itself and sets the headers on every response) and
  * the local servers, which answer the same way (local/gateway-cors.ts reproduces API Gateway's behaviour).
  * Bearer tokens, no cookies: no credentials mode, so `*` is a valid origin.

@@ -1,6 +1,6 @@
 import { cancellationCodes, throttledCancellation } from '../store/transactions';
 
-/** One entry of the JSON error body (DESIGN.md section 4). */
+/** One entry of the JSON error body (docs/errors.md). */
 export interface ErrorObject {
   status: string;
   title: string;

@@ -37,7 +37,7 @@ export function noContent(): HttpResponse {
   return { statusCode: 204, headers: {}, body: '' };
 }
 
-/** The JSON error body of DESIGN.md section 4. */
+/** The JSON error body (docs/errors.md). */
 export function errorResponse(
   statusCode: number,
   errors: ErrorObject[],

@@ -11,7 +11,7 @@ export { WRITE_CONFLICT };
 /** Attempts of one prefix change before giving up with 409 "write conflict". */
 const MAX_ATTEMPTS = 5;
 
-/** The mapping as the API shows it (seed section 2.2). */
+/** The mapping as the API shows it. */
 export interface MappingResource {
   id: string;
   type: typeof MERCHANT_REALM_MAPPING_TYPE;

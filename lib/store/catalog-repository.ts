@@ -18,7 +18,7 @@ import { storeRepository } from './store-repository';
 import { cancellationCodes } from './transactions';
 
 /**
- * Products-table layout (DESIGN.md section 10). Only `pk`/`sk`, no indexes:
+ * Products-table layout. Only `pk`/`sk`, no indexes:
  *
  * - `STORE#<store>` / `CATALOGS`: the store's catalog registry: every catalog with its rules and its current
  *   release (id and layout), plus a version for optimistic locking. Switching a release rewrites this one

@@ -4,7 +4,7 @@ import { TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { getRecord, withoutKeys } from './items';
 import { keysTable, mappingsTable, tableName } from './schema';
 
-/** How a currency is shown in `display_price` (DESIGN.md sections 5 and 9). */
+/** How a currency is shown in `display_price`. */
 export interface CurrencySettings {
   format: string;
   decimal_point: string;

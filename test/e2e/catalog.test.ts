@@ -29,7 +29,7 @@ function storefront() {
   return sdkClient(api, { clientId: store.clientId });
 }
 
-// The seed's header name; the SDK's typings only list the EP-* aliases, so the object is widened here.
+// The API's own header name (SVC-*); the SDK's typings only list the EP-* aliases, so the object is widened here.
 const SVC_WEB = { 'SVC-Channel': 'web' } as Record<string, string>;
 
 type Page = {

@@ -3,7 +3,7 @@ import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
 import { type LocalApi, startLocalApi } from '../support/local-api';
 
 /*
- * Rate limits over HTTP against the local API (issue #12): one key floods its store and gets 429s with
+ * Rate limits over HTTP against the local API: one key floods its store and gets 429s with
  * Retry-After; meanwhile a reserved key of the same store and another store's key, each within its
  * allowance, are served every time.
  */

@@ -44,7 +44,7 @@ describe('GET /v2/application-keys', () => {
     }
   });
 
-  it('returns the first 25 keys in creation order with the seed 4.1 shape and totals', async () => {
+  it('returns the first 25 keys in creation order with the list shape (data, links, meta) and totals', async () => {
     const response = await list(token);
     expect(response.status).toBe(200);
     expect(response.headers['Content-Type']).toBe('application/json');
@@ -63,7 +63,7 @@ describe('GET /v2/application-keys', () => {
     });
   });
 
-  it('renders each key with exactly the seed 2.1 fields and never a secret', async () => {
+  it('renders each key with exactly the application key fields and never a secret', async () => {
     const response = await list(token, '?page[limit]=2');
     const [first, second] = response.body.data;
     expect(Object.keys(first).sort()).toEqual(

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import type { WorstCaseFigures } from '../../bench/cache-worst-case';
 
 /*
- * The catalog caches stay within their documented budget under the worst valid catalog (issue #16):
+ * The catalog caches stay within their documented budget under the worst valid catalog:
  * children with 100 tags of 250 characters and the longest texts, published to several stores, each
  * with every child-index chunk read (one one-product page per chunk). Runs in a fresh process with the
  * Lambda's 256 MB heap, against this run's DynamoDB Local. Before, each decoded entry was charged a

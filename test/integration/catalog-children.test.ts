@@ -51,7 +51,7 @@ describe('GET /catalog/products/{id}/relationships/children: 200', () => {
     });
   });
 
-  it('renders each child in the seed 2.3 shape with inherited price, modifiers and breadcrumbs', async () => {
+  it('renders each child in the product resource shape with inherited price, modifiers and breadcrumbs', async () => {
     const response = await listChildren(admin, PARENT, 'page[limit]=3');
     const third = response.body.data[2];
     expect(third.type).toBe('product');

@@ -18,7 +18,7 @@ import { type ConflictEmulator, emulateConflicts } from '../support/faults';
 import { bearer, createTestStore, invoke, tokenFor } from '../support/fixtures';
 
 /*
- * DynamoDB's transaction conflicts (issue #16, item 1), emulated on the client because DynamoDB Local
+ * DynamoDB's transaction conflicts, emulated on the client because DynamoDB Local
  * runs one request at a time: concurrent writes to one item must end in a success or a clean 4xx,
  * never a 500, and a shopper's token request must not queue behind every other shopper's.
  */

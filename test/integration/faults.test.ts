@@ -47,7 +47,7 @@ import {
 } from '../support/fixtures';
 
 /*
- * Faults (issue #7, part 4): every DynamoDB attempt can be throttled, time out or fail inside DynamoDB.
+ * Faults: every DynamoDB attempt can be throttled, time out or fail inside DynamoDB.
  * Reads must answer 503 with Retry-After once the client's retries are spent (never a 500, never
  * internals), and writes must be all-or-nothing, including when DynamoDB applied a write and only the
  * response was lost ("after-send"). Runs against DynamoDB Local with production's client (4 attempts),
@@ -103,7 +103,7 @@ afterEach(() => {
 });
 afterAll(() => resetDocumentClient());
 
-/** The DESIGN section 4 body of a 503, with Retry-After and nothing internal in it. */
+/** The JSON error body of a 503 (one error: status, title, detail, request id), with Retry-After and nothing internal in it. */
 function expectUnavailable(response: InvokeResult): void {
   expect(response.status).toBe(503);
   expect(response.headers['Retry-After']).toMatch(/^[1-9]\d*$/);

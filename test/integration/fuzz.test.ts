@@ -13,7 +13,7 @@ beforeAll(async () => {
   world = await seedFuzzWorld();
 }, 60000);
 
-describe('isValidErrorBody (DESIGN.md section 4)', () => {
+describe('isValidErrorBody (the JSON error body of docs/errors.md)', () => {
   const JSON_TYPE = { 'Content-Type': 'application/json' };
   const entry = { status: '404', title: 'Not Found', detail: 'No such key', request_id: 'req-1' };
   const body = (...errors: unknown[]) => JSON.stringify({ errors });

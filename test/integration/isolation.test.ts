@@ -1,6 +1,6 @@
 /**
- * Isolation matrix (issue #7): every route of the route table x every kind of caller, with the status
- * DESIGN.md sections 4 and 5 give for each cell. Every request targets store A's resources; store B is
+ * Isolation matrix: every route of the route table x every kind of caller, with the status
+ * each cell must answer (authentication, then the store a token belongs to). Every request targets store A's resources; store B is
  * the other tenant. A route added to ROUTES without a row here fails the table check below.
  */
 import { randomUUID } from 'node:crypto';
@@ -396,7 +396,7 @@ function contentType(res: InvokeResult): string | undefined {
   return entry?.[1];
 }
 
-/** A DESIGN section 4 error body: one error with status, title, detail and request id, nothing else. */
+/** The JSON error body: one error with status, title, detail and request id, nothing else. */
 function expectErrorBody(res: InvokeResult, status: number, detail?: string) {
   expect(contentType(res)).toBe('application/json');
   expect(res.body).toEqual({

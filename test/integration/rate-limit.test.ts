@@ -35,7 +35,7 @@ import {
 } from '../support/fixtures';
 
 /*
- * Rate limits on DynamoDB Local (issue #12): leases, background renewal, window roll-over, the 429 and
+ * Rate limits on DynamoDB Local: leases, background renewal, window roll-over, the 429 and
  * its headers, the token endpoint's failed-attempt limit, reservation changes within 60 s, and failing
  * open under the fault injector. The same limiter on several processes: rate-limit-processes.test.ts.
  */

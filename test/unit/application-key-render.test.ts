@@ -23,7 +23,7 @@ function record(overrides: Partial<ApplicationKeyRecord> = {}): ApplicationKeyRe
 }
 
 describe('renderApplicationKey', () => {
-  it('renders exactly the seed 2.1 fields, without the store id', () => {
+  it('renders exactly the application key fields, without the store id', () => {
     expect(renderApplicationKey(record())).toEqual({
       id: '0190a0c0-0000-7000-8000-000000000003',
       name: 'Web',

@@ -155,7 +155,7 @@ const display = (amount: number, formatted: string) => ({
 });
 
 describe('prepareRelease + renderProduct', () => {
-  it('renders a child in the full seed 2.3 shape, inheriting from its parent with modifiers applied', () => {
+  it('renders a child in the full product resource shape, inheriting from its parent with modifiers applied', () => {
     expect(renderProduct(stored(CHILD_XL), 'en-US')).toEqual({
       id: CHILD_XL,
       type: 'product',

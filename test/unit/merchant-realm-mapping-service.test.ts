@@ -45,7 +45,7 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe('renderMapping', () => {
-  it('shows the five fields of seed section 2.2 and nothing internal', () => {
+  it('shows the five fields of a mapping and nothing internal', () => {
     expect(renderMapping(record('Shop', 7))).toEqual({
       id: MAPPING_ID,
       type: 'merchant-realm-mappings',
