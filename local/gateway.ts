@@ -6,6 +6,7 @@ import {
   type GatewayCors,
   isPreflight,
   preflightHeaders,
+  varyOnOrigin,
   withoutCorsHeaders,
 } from './gateway-cors';
 import { createHttpEvent } from './http-event';
@@ -199,8 +200,10 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const cors = options.cors;
+    const reply = (status: number, headers: Record<string, string>, body: string | Buffer) =>
+      send(res, status, cors ? varyOnOrigin(cors, headers) : headers, body);
     if (cors && isPreflight(req.method ?? '', req.headers)) {
-      send(res, 204, { 'apigw-requestid': requestId, ...preflightHeaders(cors, req.headers) }, '');
+      reply(204, { 'apigw-requestid': requestId, ...preflightHeaders(cors, req.headers) }, '');
       return;
     }
     const gatewayHeaders = {
@@ -211,12 +214,12 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
     const rawPath = url.split('?')[0] ?? '/';
     const local = await options.localRoutes?.(req, rawPath);
     if (local) {
-      send(res, local.status, local.headers, local.body);
+      reply(local.status, local.headers, local.body);
       return;
     }
     const route = match(req.method ?? 'GET', rawPath);
     if (!route) {
-      send(res, 404, { 'Content-Type': 'application/json', ...gatewayHeaders }, '{"message":"Not Found"}');
+      reply(404, { 'Content-Type': 'application/json', ...gatewayHeaders }, '{"message":"Not Found"}');
       return;
     }
     const body = await readBody(req);
@@ -250,7 +253,10 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
       requestId,
     });
     const invocation = options.invoke(route.target, event, requestId);
-    const result = await invokeWithin(invocation, options.integrationTimeoutMs ?? GATEWAY_INTEGRATION_TIMEOUT_MS);
+    const result = await invokeWithin(
+      invocation,
+      options.integrationTimeoutMs ?? GATEWAY_INTEGRATION_TIMEOUT_MS,
+    );
     if (result === TIMED_OUT) {
       // The late answer (or failure) has nowhere to go, as in AWS.
       invocation.catch(() => undefined);
@@ -258,7 +264,7 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
         `local server: ${route.routeKey} did not answer within the integration timeout: 503, as API Gateway\n`,
       );
       const body = '{"message":"Service Unavailable"}';
-      send(res, 503, { 'Content-Type': 'application/json', ...gatewayHeaders }, body);
+      reply(503, { 'Content-Type': 'application/json', ...gatewayHeaders }, body);
       return;
     }
     if (exceedsLambdaResponseLimit(result)) {
@@ -266,7 +272,7 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
         `local server: ${route.routeKey} returned ${lambdaResponseBytes(result)} bytes, over Lambda's ${LAMBDA_MAX_RESPONSE_BYTES}-byte response limit: 500, as API Gateway\n`,
       );
       const body = '{"message":"Internal Server Error"}';
-      send(res, 500, { 'Content-Type': 'application/json', ...gatewayHeaders }, body);
+      reply(500, { 'Content-Type': 'application/json', ...gatewayHeaders }, body);
       return;
     }
     const functionHeaders: Record<string, string> = {};
@@ -281,7 +287,7 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
         : result.isBase64Encoded
           ? Buffer.from(result.body, 'base64')
           : result.body;
-    send(res, result.statusCode ?? 200, responseHeaders, payload);
+    reply(result.statusCode ?? 200, responseHeaders, payload);
   }
 
   const server = createServer((req, res) => {
