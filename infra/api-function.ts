@@ -5,6 +5,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { FunctionDefinition } from '../functions/routes';
+import { CORS_VARY_ENV } from '../lib/http/cors';
 import type { TableRole } from '../lib/store/schema';
 import { BUNDLING } from './bundling';
 
@@ -23,6 +24,8 @@ export interface ApiFunctionProps {
   name: string;
   definition: FunctionDefinition;
   tables: Record<TableRole, ITable>;
+  /** The API allows listed origins (not `*`): its responses must say `Vary: Origin` (see lib/http/middleware.ts). */
+  varyOnOrigin?: boolean;
 }
 
 /** One operation's Lambda with the shared defaults and least-privilege grants from the route table. */
@@ -33,6 +36,7 @@ export class ApiFunction extends NodejsFunction {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const environment: Record<string, string> = { LOG_LEVEL: 'info' };
+    if (props.varyOnOrigin === true) environment[CORS_VARY_ENV] = 'Origin';
     for (const role of Object.keys(props.definition.tables) as TableRole[]) {
       environment[TABLE_ENV[role]] = props.tables[role].tableName;
     }

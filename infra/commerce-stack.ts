@@ -97,7 +97,12 @@ export class CommerceStack extends Stack {
 
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const [name, definition] of Object.entries(FUNCTIONS)) {
-      const fn = new ApiFunction(this, pascal(name), { name, definition, tables });
+      const fn = new ApiFunction(this, pascal(name), {
+        name,
+        definition,
+        tables,
+        varyOnOrigin: !cors.allowOrigins.includes('*'),
+      });
       this.functions[name] = fn;
       integrations.set(name, new HttpLambdaIntegration(`${pascal(name)}Integration`, fn));
     }

@@ -22,10 +22,17 @@ function header(headers: RequestHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-/** The `Access-Control-Allow-Origin` value for a request's Origin, or undefined when it is not allowed. */
+/** What a browser sends as Origin: scheme, host (letters, digits, dots, hyphens) and an optional port. */
+const REQUEST_ORIGIN = /^https?:\/\/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?$/;
+
+/**
+ * The `Access-Control-Allow-Origin` value for a request's Origin, or undefined when it is not allowed. Only a
+ * well-formed origin is ever echoed: `http://*` allows every http origin, not any text after `http://`.
+ */
 function allowedOrigin(config: GatewayCors, origin: string | undefined): string | undefined {
   if (origin === undefined || origin === '') return undefined;
   if (config.allowOrigins.includes('*')) return '*';
+  if (!REQUEST_ORIGIN.test(origin)) return undefined;
   const lower = origin.toLowerCase();
   for (const allowed of config.allowOrigins) {
     const wildcard = /^(https?):\/\/\*$/.exec(allowed);
@@ -74,6 +81,20 @@ export function corsResponseHeaders(config: GatewayCors, headers: RequestHeaders
   return forAllowedOrigin(config, headers, {
     'Access-Control-Expose-Headers': config.exposeHeaders.join(','),
   });
+}
+
+/**
+ * `Vary: Origin` when the answer depends on the request's Origin (the allowed origins are not `*`), so that no
+ * cache serves one origin's `Access-Control-Allow-Origin` to another; merged into the function's own `Vary`.
+ */
+export function varyOnOrigin(config: GatewayCors, headers: Record<string, string>): Record<string, string> {
+  if (config.allowOrigins.includes('*')) return headers;
+  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'vary');
+  const current = name === undefined ? '' : (headers[name] ?? '');
+  if (current.split(',').some((value) => value.trim().toLowerCase() === 'origin' || value.trim() === '*'))
+    return headers;
+  const rest = Object.fromEntries(Object.entries(headers).filter(([key]) => key !== name));
+  return { ...rest, Vary: current.trim() === '' ? 'Origin' : `${current}, Origin` };
 }
 
 /** Response headers without CORS headers, which the gateway owns. */

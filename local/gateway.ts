@@ -6,19 +6,34 @@ import {
   type GatewayCors,
   isPreflight,
   preflightHeaders,
+  varyOnOrigin,
   withoutCorsHeaders,
 } from './gateway-cors';
 import { createHttpEvent } from './http-event';
 
 /*
  * API Gateway's side of the local API (HTTP API, payload 2.0): route matching, the event, the
- * gateway's own answers (404, 413, 500 on a function error), CORS as `corsPreflight` configures it. It knows nothing of our functions or
+ * gateway's own answers (404; 413 over 10 MB of request; 503 past the 30 s integration timeout; 500 on a
+ * function error or a response over Lambda's 6 MB), CORS as `corsPreflight` configures it. It knows nothing of our functions or
  * lib/: the in-process server (local/server.ts) and the template-driven one (local/template/) each
  * give it their routes and a way to invoke a function.
  */
 
 /** API Gateway's own payload limit; function-level limits (64 KiB) apply inside the handlers. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * The longest an HTTP API waits for its integration (30 s, not adjustable upwards); past it the client gets
+ * API Gateway's 503 `{"message":"Service Unavailable"}` while the function may still be running.
+ */
+export const GATEWAY_INTEGRATION_TIMEOUT_MS = 30_000;
+/**
+ * A synchronous Lambda invocation returns at most 6 MB: the runtime refuses a larger response ("Exceeded
+ * maximum allowed payload size (6291556 bytes)") and the HTTP API answers 500 `{"message":"Internal Server
+ * Error"}`, as for any function error. Measured on the response object as the runtime serializes it.
+ */
+export const LAMBDA_MAX_RESPONSE_BYTES = 6_291_556;
+/** JSON text of a string takes at most 6 bytes per UTF-16 unit (`\u00XX`): shorter bodies cannot cross the limit. */
+const RESPONSE_SIZE_CHECK_FROM = Math.floor((LAMBDA_MAX_RESPONSE_BYTES - 64 * 1024) / 6);
 const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i;
 
 export interface GatewayRoute<T> {
@@ -97,6 +112,34 @@ export interface GatewayOptions<T> {
   publicUrl?: string | undefined;
   /** The API's CORS configuration (local/gateway-cors.ts); none: no CORS headers, preflights are routed. */
   cors?: GatewayCors | undefined;
+  /** The integration timeout (tests shorten it); API Gateway's 30 s by default. */
+  integrationTimeoutMs?: number;
+}
+
+/** Bytes of a function's response as the Lambda runtime serializes it (the 6 MB limit applies to this). */
+export function lambdaResponseBytes(result: APIGatewayProxyStructuredResultV2): number {
+  return Buffer.byteLength(JSON.stringify(result));
+}
+
+/** True when a function's response could not leave Lambda (over LAMBDA_MAX_RESPONSE_BYTES). */
+export function exceedsLambdaResponseLimit(result: APIGatewayProxyStructuredResultV2): boolean {
+  if ((result.body?.length ?? 0) < RESPONSE_SIZE_CHECK_FROM) return false;
+  return lambdaResponseBytes(result) > LAMBDA_MAX_RESPONSE_BYTES;
+}
+
+const TIMED_OUT = Symbol('integration timeout');
+
+/** The function's result, or TIMED_OUT once the integration timeout passed (the invocation runs on). */
+async function invokeWithin<R>(invocation: Promise<R>, timeoutMs: number): Promise<R | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+  });
+  try {
+    return await Promise.race([invocation, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function send(
@@ -157,8 +200,10 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const cors = options.cors;
+    const reply = (status: number, headers: Record<string, string>, body: string | Buffer) =>
+      send(res, status, cors ? varyOnOrigin(cors, headers) : headers, body);
     if (cors && isPreflight(req.method ?? '', req.headers)) {
-      send(res, 204, { 'apigw-requestid': requestId, ...preflightHeaders(cors, req.headers) }, '');
+      reply(204, { 'apigw-requestid': requestId, ...preflightHeaders(cors, req.headers) }, '');
       return;
     }
     const gatewayHeaders = {
@@ -169,12 +214,12 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
     const rawPath = url.split('?')[0] ?? '/';
     const local = await options.localRoutes?.(req, rawPath);
     if (local) {
-      send(res, local.status, local.headers, local.body);
+      reply(local.status, local.headers, local.body);
       return;
     }
     const route = match(req.method ?? 'GET', rawPath);
     if (!route) {
-      send(res, 404, { 'Content-Type': 'application/json', ...gatewayHeaders }, '{"message":"Not Found"}');
+      reply(404, { 'Content-Type': 'application/json', ...gatewayHeaders }, '{"message":"Not Found"}');
       return;
     }
     const body = await readBody(req);
@@ -207,7 +252,29 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
       requestId,
     });
-    const result = await options.invoke(route.target, event, requestId);
+    const invocation = options.invoke(route.target, event, requestId);
+    const result = await invokeWithin(
+      invocation,
+      options.integrationTimeoutMs ?? GATEWAY_INTEGRATION_TIMEOUT_MS,
+    );
+    if (result === TIMED_OUT) {
+      // The late answer (or failure) has nowhere to go, as in AWS.
+      invocation.catch(() => undefined);
+      process.stderr.write(
+        `local server: ${route.routeKey} did not answer within the integration timeout: 503, as API Gateway\n`,
+      );
+      const body = '{"message":"Service Unavailable"}';
+      reply(503, { 'Content-Type': 'application/json', ...gatewayHeaders }, body);
+      return;
+    }
+    if (exceedsLambdaResponseLimit(result)) {
+      process.stderr.write(
+        `local server: ${route.routeKey} returned ${lambdaResponseBytes(result)} bytes, over Lambda's ${LAMBDA_MAX_RESPONSE_BYTES}-byte response limit: 500, as API Gateway\n`,
+      );
+      const body = '{"message":"Internal Server Error"}';
+      reply(500, { 'Content-Type': 'application/json', ...gatewayHeaders }, body);
+      return;
+    }
     const functionHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(result.headers ?? {})) functionHeaders[name] = String(value);
     const responseHeaders = {
@@ -220,7 +287,7 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
         : result.isBase64Encoded
           ? Buffer.from(result.body, 'base64')
           : result.body;
-    send(res, result.statusCode ?? 200, responseHeaders, payload);
+    reply(result.statusCode ?? 200, responseHeaders, payload);
   }
 
   const server = createServer((req, res) => {

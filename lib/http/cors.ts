@@ -39,6 +39,12 @@ export const CORS_EXPOSED_HEADERS = [
 /** How long a browser may reuse a preflight answer (Chromium caps it at 7,200 s). */
 export const CORS_MAX_AGE_SECONDS = 3600;
 
+/**
+ * Set by the stack on every function when the API allows listed origins rather than `*`: the functions then
+ * answer `Vary: Origin`, since API Gateway's `Access-Control-Allow-Origin` echoes the request's Origin.
+ */
+export const CORS_VARY_ENV = 'CORS_VARY';
+
 /** The whole CORS configuration, in the terms of API Gateway's `corsPreflight`. */
 export interface CorsConfiguration {
   allowOrigins: readonly string[];
@@ -67,7 +73,8 @@ export function parseCorsOrigins(
   const entries = (typeof text === 'string' ? text.split(',') : (text ?? [])).map((entry) => entry.trim());
   const origins = entries.filter((entry) => entry !== '');
   for (const origin of origins) {
-    if (!ORIGIN.test(origin)) {
+    const port = /:(\d+)$/.exec(origin)?.[1];
+    if (!ORIGIN.test(origin) || (port !== undefined && Number(port) > 65535)) {
       throw new CorsOriginsError(
         `${name}: "${origin}" is not an origin; use *, https://*, http://* or scheme://host[:port] (no path), comma-separated`,
       );

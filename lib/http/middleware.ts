@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { CORS_VARY_ENV } from './cors';
 import {
   type ApiError,
   BadRequestError,
@@ -170,6 +171,8 @@ export function securityHeaders(noStore: boolean): MiddlewareObj<APIGatewayProxy
   const extra: Record<string, string> = noStore
     ? { ...SECURITY_HEADERS, 'Cache-Control': 'no-store' }
     : { ...SECURITY_HEADERS };
+  // Listed CORS origins: API Gateway echoes the request's Origin, so caches must key on it.
+  if (process.env[CORS_VARY_ENV] === 'Origin') extra.Vary = 'Origin';
   const apply = (request: { response: HttpResponse | null }) => {
     if (request.response) request.response.headers = { ...request.response.headers, ...extra };
   };

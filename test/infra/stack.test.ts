@@ -253,6 +253,21 @@ describe('CORS (corsPreflight)', () => {
     expect(corsOf(propsTemplate).AllowOrigins).toEqual(['https://*']);
   });
 
+  it('has every function answer Vary: Origin when the origins are listed, and none with *', () => {
+    const varyOf = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::Function'))
+        .filter((fn) => fn.Properties?.Environment?.Variables?.LOG_LEVEL !== undefined)
+        .map((fn) => fn.Properties.Environment.Variables.CORS_VARY ?? null);
+    const listed = new App({
+      context: { 'aws:cdk:bundling-stacks': [], corsOrigins: 'https://shop.example.com' },
+    });
+    const listedVary = varyOf(Template.fromStack(new CommerceStack(listed, 'Listed')));
+    expect(listedVary.length).toBe(Object.keys(FUNCTIONS).length);
+    expect(new Set(listedVary)).toEqual(new Set(['Origin']));
+    const open = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(new Set(varyOf(Template.fromStack(new CommerceStack(open, 'Open'))))).toEqual(new Set([null]));
+  });
+
   it('refuses a corsOrigins entry that is not an origin', () => {
     const app = new App({
       context: { 'aws:cdk:bundling-stacks': [], corsOrigins: 'https://shop.example.com/path' },

@@ -115,14 +115,53 @@ describe('local server CORS, listed origins', () => {
     expect(corsHeaders(actual)).toEqual({});
   });
 
+  it('says Vary: Origin on every answer (preflights, responses, errors, other origins, no origin)', async () => {
+    const base = await start({ corsOrigins: [SHOP] });
+    const answers = [
+      await preflight(base, '/v2/application-keys', SHOP),
+      await preflight(base, '/v2/application-keys', 'https://evil.example.com'),
+      await fetch(`${base}/v2/application-keys`, { headers: { Origin: SHOP } }),
+      await fetch(`${base}/v2/application-keys`),
+      await fetch(`${base}/nowhere`, { headers: { Origin: SHOP } }),
+    ];
+    expect(answers.map((response) => response.headers.get('vary'))).toEqual(Array(5).fill('Origin'));
+    // With `*` the answer is the same for every origin: no Vary.
+    const open = await start();
+    const anyOrigin = await fetch(`${open}/v2/application-keys`, { headers: { Origin: SHOP } });
+    expect(anyOrigin.headers.get('vary')).toBeNull();
+  });
+
+  it('echoes only well-formed origins under http://* (never "http://a b" or a path)', async () => {
+    const base = await start({ corsOrigins: ['http://*'] });
+    for (const origin of [
+      'http://a b',
+      'http://shop.example.com/path',
+      'http://a\tb',
+      'http://',
+      'https://shop.example.com',
+    ]) {
+      const response = await preflight(base, '/v2/application-keys', origin);
+      expect([origin, response.headers.get('access-control-allow-origin')]).toEqual([origin, null]);
+    }
+    const good = await preflight(base, '/v2/application-keys', 'http://shop-1.example.com:8080');
+    expect(good.headers.get('access-control-allow-origin')).toBe('http://shop-1.example.com:8080');
+  });
+
   it('reads CORS_ORIGINS and refuses a bad one at start', async () => {
     process.env.CORS_ORIGINS = `${SHOP}, https://admin.example.com`;
     try {
       const base = await start();
       const response = await preflight(base, '/v2/application-keys', 'https://admin.example.com');
       expect(response.headers.get('access-control-allow-origin')).toBe('https://admin.example.com');
-      process.env.CORS_ORIGINS = 'shop.example.com';
-      expect(() => createLocalServer()).toThrow(CorsOriginsError);
+      for (const bad of [
+        'shop.example.com',
+        'http://a b',
+        'https://shop.example.com:70000',
+        'https://shop.example.com/',
+      ]) {
+        process.env.CORS_ORIGINS = bad;
+        expect(() => createLocalServer()).toThrow(CorsOriginsError);
+      }
     } finally {
       delete process.env.CORS_ORIGINS;
     }

@@ -1,9 +1,11 @@
 import {
   CORS_ALLOWED_HEADERS,
+  CORS_VARY_ENV,
   CorsOriginsError,
   corsConfiguration,
   parseCorsOrigins,
 } from '../../lib/http/cors';
+import { securityHeaders } from '../../lib/http/middleware';
 import { corsResponseHeaders, isPreflight, preflightHeaders } from '../../local/gateway-cors';
 
 describe('parseCorsOrigins', () => {
@@ -80,5 +82,29 @@ describe('CORS headers', () => {
     });
     expect(preflightHeaders(listed, { origin: 'https://other.example.com' })).toEqual({});
     expect(corsResponseHeaders(listed, {})).toEqual({});
+  });
+});
+
+describe('Vary: Origin from the functions (listed origins)', () => {
+  const respond = async (env: string | undefined) => {
+    const previous = process.env[CORS_VARY_ENV];
+    if (env === undefined) delete process.env[CORS_VARY_ENV];
+    else process.env[CORS_VARY_ENV] = env;
+    try {
+      const middleware = securityHeaders(false);
+      const request = {
+        response: { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{}' },
+      };
+      await middleware.after?.(request as never);
+      return request.response.headers as Record<string, string>;
+    } finally {
+      if (previous === undefined) delete process.env[CORS_VARY_ENV];
+      else process.env[CORS_VARY_ENV] = previous;
+    }
+  };
+
+  it('adds Vary: Origin when the stack says the origins are listed, and nothing otherwise', async () => {
+    expect((await respond('Origin')).Vary).toBe('Origin');
+    expect((await respond(undefined)).Vary).toBeUndefined();
   });
 });
