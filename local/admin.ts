@@ -3,10 +3,10 @@ import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
 import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
-import { setChannelHeaderCommand } from './set-channel-header';
 import { count, databaseUnreachableMessage } from './messages';
 import { resetDemo } from './reset-demo';
 import { DEMO } from './seed';
+import { setChannelHeaderCommand } from './set-channel-header';
 import { setRateLimitCommand } from './set-rate-limit';
 
 const TOOL = 'admin';
