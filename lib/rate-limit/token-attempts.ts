@@ -61,16 +61,18 @@ export function tokenRequestGuard(
     },
 
     async recordFailure(clientId, client) {
-      let counted: boolean;
+      const write = rateLimitRepository.recordFailure(clientId, source, minute, FAILED_ATTEMPTS_PER_MINUTE);
+      let counted: boolean | typeof DEADLINE_PASSED;
       try {
-        counted = await rateLimitRepository.recordFailure(
-          clientId,
-          source,
-          minute,
-          FAILED_ATTEMPTS_PER_MINUTE,
-        );
+        counted = await withDeadline(write, getConfig().rateLimitDeadlineMs);
       } catch (error) {
         unavailable(error);
+        return;
+      }
+      if (counted === DEADLINE_PASSED) {
+        // The failure is still counted when the write lands; this answer does not wait for it.
+        write.catch(() => undefined);
+        unavailable(new Error('deadline passed'));
         return;
       }
       if (!counted) {
