@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthContext } from '../auth/authenticate';
 import { ConflictError, NotFoundError, ServiceUnavailableError, WRITE_CONFLICT } from '../http/errors';
-import { CallerRevokedError, type WriteCaller } from '../store/caller-check';
+import { assertCallerExists, CallerRevokedError, type WriteCaller } from '../store/caller-check';
 import { type MappingRecord, mappingRepository } from '../store/mapping-repository';
 import { type MappingUpdateRequest, MERCHANT_REALM_MAPPING_TYPE } from '../validation/merchant-realm-mapping';
 
@@ -60,7 +60,11 @@ export async function updateMappingPrefix(
 ): Promise<MappingRecord> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
     const mapping = await getStoreMapping(auth, mappingId);
-    if (mapping.prefix === request.prefix) return mapping;
+    if (mapping.prefix === request.prefix) {
+      // Nothing to write, so no transaction checks the caller: check it here (a deleted key's token gets 401).
+      if (caller) await assertCallerExists(caller);
+      return mapping;
+    }
     const outcome = await mappingRepository.changePrefix(mapping, request.prefix, caller);
     if (outcome === 'revoked') throw new CallerRevokedError();
     if (outcome === 'changed') return { ...mapping, prefix: request.prefix, version: mapping.version + 1 };

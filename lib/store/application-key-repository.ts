@@ -212,9 +212,10 @@ async function setKeyFields(
   conditionValues: Record<string, unknown>,
   caller?: WriteCaller,
 ): Promise<ApplicationKeyRecord> {
+  const now = new Date().toISOString();
   const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
     changes,
-    new Date().toISOString(),
+    now,
   );
   if (caller) {
     const update = {
@@ -225,7 +226,11 @@ async function setKeyFields(
       ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
       ExpressionAttributeValues: { ...ExpressionAttributeValues, ...conditionValues },
     };
-    return setKeyFieldsAsCaller(storeId, keyId, update, caller);
+    const stored = await setKeyFieldsAsCaller(storeId, keyId, update, caller);
+    // The read after the transaction may already show a later writer's fields: the answer is the key as
+    // this write left it (its own fields over the rest), so it never reports another request's change.
+    const written = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    return { ...stored, ...written, updated_at: now };
   }
   try {
     const result = await getDocumentClient().send(

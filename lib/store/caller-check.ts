@@ -1,4 +1,5 @@
-import type { TransactWriteCommand } from './dynamodb';
+import { getDocumentClient } from './client';
+import { GetCommand, type TransactWriteCommand } from './dynamodb';
 import { keysTable, tableName } from './schema';
 
 type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
@@ -74,4 +75,34 @@ export function withCallerChecks(
 /** True when the key at (`storeId`, `keyId`) is the caller's own key. */
 export function isCallerKey(caller: WriteCaller | undefined, storeId: string, keyId: string): boolean {
   return caller !== undefined && caller.storeId === storeId && caller.keyId === keyId;
+}
+
+/**
+ * For a write that turns out to change nothing (the same prefix again), where no transaction carries the
+ * caller's checks: strongly consistent reads of the caller's token and key, `CallerRevokedError` when
+ * either is gone (or the token expired), so a deleted key's token never gets a write route's 200.
+ */
+export async function assertCallerExists(caller: WriteCaller, now = Date.now()): Promise<void> {
+  const table = tableName('keys');
+  const [token, key] = await Promise.all([
+    getDocumentClient().send(
+      new GetCommand({ TableName: table, Key: keysTable.token(caller.tokenHash), ConsistentRead: true }),
+    ),
+    getDocumentClient().send(
+      new GetCommand({
+        TableName: table,
+        Key: keysTable.applicationKey(caller.storeId, caller.keyId),
+        ConsistentRead: true,
+      }),
+    ),
+  ]);
+  const item = token.Item;
+  const valid =
+    item !== undefined &&
+    item.store_id === caller.storeId &&
+    item.key_id === caller.keyId &&
+    typeof item.expires_at === 'number' &&
+    item.expires_at > Math.floor(now / 1000) &&
+    key.Item !== undefined;
+  if (!valid) throw new CallerRevokedError();
 }

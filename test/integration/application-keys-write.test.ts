@@ -510,6 +510,36 @@ describe('DELETE /v2/application-keys/{id}', () => {
     expect((await get(leaked, own.keyId)).status).toBe(401);
   });
 
+  it("refuses a deleted key's cached token for a prefix write that would change nothing (no transaction to check it)", async () => {
+    const own = await createTestStore();
+    const adminToken = await tokenFor(own);
+    const { key, clientSecret } = await applicationKeyRepository.create(own.store.id, {
+      name: 'leaked',
+      reserved_rate_limit: 0,
+    });
+    const { access_token: leaked } = await issueAccessToken({
+      grant_type: 'client_credentials',
+      client_id: key.client_id,
+      client_secret: clientSecret,
+    });
+    const setPrefix = (token: string) =>
+      invoke(updateMapping, {
+        method: 'PUT',
+        path: `/v2/merchant-realm-mappings/${own.store.mapping_id}`,
+        pathParameters: { mapping_id: own.store.mapping_id },
+        headers: bearer(token, HEADERS),
+        body: JSON.stringify({
+          data: { type: 'merchant-realm-mappings', prefix: `same-${own.store.id.slice(0, 8)}` },
+        }),
+      });
+    // The leaked token sets the prefix (this container now caches it), then its key is deleted.
+    expect((await setPrefix(leaked)).status).toBe(200);
+    expect((await remove(adminToken, key.id)).status).toBe(204);
+    // The same prefix again is a no-op write: still 401 for the deleted key's token, 200 for a live one.
+    expect((await setPrefix(leaked)).status).toBe(401);
+    expect((await setPrefix(adminToken)).status).toBe(200);
+  });
+
   describe('a key deleted between authentication and the write', () => {
     /** A store with its first key, a second ("doomed") key and a token of the doomed key this container validated. */
     async function doomedCaller() {
