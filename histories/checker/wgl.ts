@@ -185,8 +185,11 @@ export function minimise<S, I, O>(
   partition: Partition<S, I, O>,
   options: CheckOptions = {},
 ): Partition<S, I, O> {
+  // Each candidate is searched with a tenth of the budget: one the search cannot decide is kept as it
+  // was (the result is less small, never wrong).
+  const budget = { maxStates: Math.ceil((options.maxStates ?? 2_000_000) / 10) };
   const fails = (operations: Operation<I, O>[]) =>
-    checkPartition({ ...partition, operations }, options).verdict === 'violation';
+    checkPartition({ ...partition, operations }, budget).verdict === 'violation';
   const sorted = [...partition.operations].sort((a, b) => a.call - b.call || a.id - b.id);
   // The first `length` operations (by invocation) with every operation invoked before the last of
   // them completed; those still running at that moment become indeterminate (their answer is unknown).
