@@ -31,6 +31,9 @@ interface ProductsSetup {
   productId: string;
   slug: string;
   products: number;
+  /** The generated release's hierarchy (its root node) and the leaf node under it. */
+  rootNodeId: string;
+  leafNodeId: string;
 }
 
 /** A store with a published generated release of about `products` products (children of 10 parents). */
@@ -47,7 +50,13 @@ async function setUpProducts(products: number): Promise<ProductsSetup> {
     .reverse()
     .find((product) => product.attributes.slug && product.attributes.status === 'live');
   if (!target?.attributes.slug) throw new Error('the generated release has no live product with a slug');
+  const nodes = document.nodes as { id: string; parent_id: string | null }[];
+  const root = nodes.find((node) => node.parent_id === null);
+  const leaf = nodes.find((node) => node.parent_id === root?.id);
+  if (!root || !leaf) throw new Error('the generated release has no two-level hierarchy');
   return {
+    rootNodeId: root.id,
+    leafNodeId: leaf.id,
     storeId: store.id,
     token: token.access_token,
     productId: target.id,
@@ -82,6 +91,9 @@ const productEvent = (s: ProductsSetup) =>
   event(s, `/catalog/products/${s.productId}`, 'GET /catalog/products/{product_id}', {
     product_id: s.productId,
   });
+/** A GET of a node or hierarchy route with its one path parameter. */
+const nodeEvent = (s: ProductsSetup, route: string, name: 'node_id' | 'hierarchy_id', id: string) =>
+  event(s, route.replace(`{${name}}`, id), `GET ${route}`, { [name]: id });
 const slugEvent = (s: ProductsSetup) =>
   event(s, `/catalog/products?filter=${encodeURIComponent(`eq(slug,${s.slug})`)}`, 'GET /catalog/products');
 
@@ -181,6 +193,48 @@ export async function setUpCatalogProductsBench(largeProducts = 100_000): Promis
       'get-catalog': { status: 200, event: () => catalogEvent(small) },
       'get-catalog-product': { status: 200, event: () => productEvent(small) },
       'list-catalog-products': { status: 200, event: () => slugEvent(small) },
+      'list-nodes': {
+        status: 200,
+        event: () =>
+          event(
+            small,
+            `/catalog/nodes?filter=${encodeURIComponent(`in(id,${small.leafNodeId},${small.rootNodeId})`)}`,
+            'GET /catalog/nodes',
+          ),
+      },
+      'get-node': {
+        status: 200,
+        event: () => nodeEvent(small, '/catalog/nodes/{node_id}', 'node_id', small.leafNodeId),
+      },
+      'list-node-children': {
+        status: 200,
+        event: () =>
+          nodeEvent(small, '/catalog/nodes/{node_id}/relationships/children', 'node_id', small.rootNodeId),
+      },
+      'list-node-products': {
+        status: 200,
+        event: () =>
+          nodeEvent(small, '/catalog/nodes/{node_id}/relationships/products', 'node_id', small.leafNodeId),
+      },
+      'list-hierarchies': {
+        status: 200,
+        event: () => event(small, '/catalog/hierarchies', 'GET /catalog/hierarchies'),
+      },
+      'get-hierarchy': {
+        status: 200,
+        event: () =>
+          nodeEvent(small, '/catalog/hierarchies/{hierarchy_id}', 'hierarchy_id', small.rootNodeId),
+      },
+      'list-hierarchy-children': {
+        status: 200,
+        event: () =>
+          nodeEvent(small, '/catalog/hierarchies/{hierarchy_id}/children', 'hierarchy_id', small.rootNodeId),
+      },
+      'list-hierarchy-nodes': {
+        status: 200,
+        event: () =>
+          nodeEvent(small, '/catalog/hierarchies/{hierarchy_id}/nodes', 'hierarchy_id', small.rootNodeId),
+      },
     },
     operations: [
       {
