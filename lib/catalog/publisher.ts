@@ -105,10 +105,13 @@ export function buildReleaseItems(
     chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
       items.push(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)));
     });
-    items.push(...filterIndexItems(layout, parentId, entries));
+    for (const item of filterIndexItems(layout, parentId, entries)) items.push(item);
   }
-  items.push(...productLookupItems(document, prepared, context));
-  items.push(...hierarchyReleaseItems(document, { catalogId: context.catalogId, layout }));
+  // A loop, not push(...): a release's lookups and node lists can be hundreds of thousands of items, more
+  // arguments than one call's stack takes.
+  for (const item of productLookupItems(document, prepared, context)) items.push(item);
+  for (const item of hierarchyReleaseItems(document, { catalogId: context.catalogId, layout }))
+    items.push(item);
   const oversized: ValidationIssue[] = [];
   items.forEach((item, index) => {
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: only strings that could be too large are measured.
