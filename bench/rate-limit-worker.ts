@@ -24,6 +24,19 @@ function required(name: string): string {
   return value;
 }
 
+/** The key's limits, asked again (every 20 ms, for at most 10 s) while the limiter says its read stalled. */
+async function warmLimits(storeId: string, keyId: string): Promise<void> {
+  for (let waited = 0; ; waited += 20) {
+    try {
+      await keyLimits(storeId, keyId);
+      return;
+    } catch (error) {
+      if ((error as Error).name !== 'LimitsStalled' || waited >= 10_000) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const storeId = required('STORE_ID');
   const keys = JSON.parse(required('KEYS')) as string[];
@@ -37,8 +50,9 @@ async function main(): Promise<void> {
   const admitted: WorkerReport['admitted'] = Object.fromEntries(keys.map((key) => [key, {}]));
   let attempts = 0;
   const pending = new Set<Promise<void>>();
-  // A warm container: the keys' limits are cached and the connection to DynamoDB is open.
-  await Promise.all(keys.map((key) => keyLimits(storeId, key)));
+  // A warm container: the keys' limits are cached and the connection to DynamoDB is open. A fresh process's
+  // first reads can pass the limiter's deadline (they go on in the background): ask again until cached.
+  await Promise.all(keys.map((key) => warmLimits(storeId, key)));
   process.stdout.write('ready\n');
   const startAt = await new Promise<number>((resolve) => {
     let input = '';
