@@ -94,6 +94,13 @@ const productEvent = (s: ProductsSetup) =>
 /** A GET of a node or hierarchy route with its one path parameter. */
 const nodeEvent = (s: ProductsSetup, route: string, name: 'node_id' | 'hierarchy_id', id: string) =>
   event(s, route.replace(`{${name}}`, id), `GET ${route}`, { [name]: id });
+/** The seed's breadcrumb building: `filter=in(id,…)` on the leaf and its hierarchy. */
+const breadcrumbEvent = (s: ProductsSetup) =>
+  event(
+    s,
+    `/catalog/nodes?filter=${encodeURIComponent(`in(id,${s.leafNodeId},${s.rootNodeId})`)}`,
+    'GET /catalog/nodes',
+  );
 const slugEvent = (s: ProductsSetup) =>
   event(s, `/catalog/products?filter=${encodeURIComponent(`eq(slug,${s.slug})`)}`, 'GET /catalog/products');
 
@@ -193,15 +200,8 @@ export async function setUpCatalogProductsBench(largeProducts = 100_000): Promis
       'get-catalog': { status: 200, event: () => catalogEvent(small) },
       'get-catalog-product': { status: 200, event: () => productEvent(small) },
       'list-catalog-products': { status: 200, event: () => slugEvent(small) },
-      'list-nodes': {
-        status: 200,
-        event: () =>
-          event(
-            small,
-            `/catalog/nodes?filter=${encodeURIComponent(`in(id,${small.leafNodeId},${small.rootNodeId})`)}`,
-            'GET /catalog/nodes',
-          ),
-      },
+      'list-nodes': { status: 200, event: () => breadcrumbEvent(small) },
+
       'get-node': {
         status: 200,
         event: () => nodeEvent(small, '/catalog/nodes/{node_id}', 'node_id', small.leafNodeId),
@@ -266,6 +266,29 @@ export async function setUpCatalogProductsBench(largeProducts = 100_000): Promis
           const layout = await layoutOf(small.storeId);
           await catalogLookupRepository.read(layout, { lookups: [{ attribute: 'slug', value: small.slug }] });
           await catalogRepository.readRelease(layout, { products: [small.productId], chunks: [] });
+        },
+      },
+      {
+        function: 'get-node',
+        expectStatus: 200,
+        event: () => nodeEvent(small, '/catalog/nodes/{node_id}', 'node_id', small.leafNodeId),
+        // The registry, then the node.
+        raw: async () => {
+          const layout = await layoutOf(small.storeId);
+          await catalogRepository.readNodes(layout, { nodes: [small.leafNodeId], lists: [] });
+        },
+      },
+      {
+        function: 'list-nodes',
+        expectStatus: 200,
+        event: () => breadcrumbEvent(small),
+        // The registry, then the two nodes the filter names.
+        raw: async () => {
+          const layout = await layoutOf(small.storeId);
+          await catalogRepository.readNodes(layout, {
+            nodes: [small.leafNodeId, small.rootNodeId],
+            lists: [],
+          });
         },
       },
     ],
