@@ -13,7 +13,7 @@ import {
   ROOT_NODE,
   STANDALONE,
 } from '../support/catalog-fixtures';
-import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
+import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
 
 let store: TestStore;
 let implicit: string;
@@ -22,7 +22,7 @@ let catalogId: string;
 const BASE = `/catalog/products/${PARENT}/relationships/children`;
 
 beforeAll(async () => {
-  store = await createTestStore({ page_length: 5 });
+  store = await createTestStore({ page_length: 5, rate_limit: SHARED_STORE_RATE_LIMIT });
   implicit = await tokenFor(store, 'implicit');
   admin = await tokenFor(store, 'client_credentials');
   catalogId = (await publishRelease(store.store.id, childrenRelease())).catalog_id;

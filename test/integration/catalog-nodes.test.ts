@@ -15,6 +15,7 @@ import {
   createTestStore,
   type InvokeResult,
   invoke,
+  SHARED_STORE_RATE_LIMIT,
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
@@ -88,7 +89,7 @@ let publishedAt: string;
 let catalogId: string;
 
 beforeAll(async () => {
-  store = await createTestStore();
+  store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
   token = await tokenFor(store);
   other = await createTestStore();
   otherToken = await tokenFor(other, 'implicit');

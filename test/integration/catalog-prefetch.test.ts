@@ -3,14 +3,14 @@ import { clearCatalogCaches, currentRegistry } from '../../lib/catalog/cache';
 import { publishRelease } from '../../lib/catalog/publisher';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { childrenRelease, LIVE_CHILDREN, listChildren, PARENT } from '../support/catalog-fixtures';
-import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
+import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
 
 let store: TestStore;
 let token: string;
 
 // A publish (its first validation also loads and compiles the release schema): seconds on a loaded machine.
 beforeAll(async () => {
-  store = await createTestStore({ page_length: 5 });
+  store = await createTestStore({ page_length: 5, rate_limit: SHARED_STORE_RATE_LIMIT });
   token = await tokenFor(store, 'implicit');
   await publishRelease(store.store.id, childrenRelease());
 }, 60_000);

@@ -25,6 +25,7 @@ import {
   createTestStore,
   type InvokeResult,
   invoke,
+  SHARED_STORE_RATE_LIMIT,
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
@@ -84,7 +85,7 @@ describe('storefront catalog reads', () => {
   let catalogId: string;
 
   beforeAll(async () => {
-    store = await createTestStore();
+    store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
     other = await createTestStore({ name: 'Other store' });
     const result = await publishRelease(store.store.id, childrenRelease());
     releaseId = result.release_id;

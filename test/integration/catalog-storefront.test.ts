@@ -2,7 +2,7 @@ import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { publishRelease } from '../../lib/catalog/publisher';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { id, listChildren } from '../support/catalog-fixtures';
-import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
+import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
 
 /**
  * What a storefront asks of the child list beyond the seed: `include` (main images, files, component
@@ -137,7 +137,7 @@ let token: string;
 const ALL = [PLAIN, SHARED_A, SHARED_B, BUNDLE, ON_SALE];
 
 beforeAll(async () => {
-  store = await createTestStore({ currencies: CURRENCIES });
+  store = await createTestStore({ currencies: CURRENCIES, rate_limit: SHARED_STORE_RATE_LIMIT });
   token = await tokenFor(store, 'implicit');
   await publishRelease(store.store.id, release());
 });

@@ -14,6 +14,13 @@ export interface TestStore {
 }
 
 /** A new store with one application key (reserved rate limit 0). */
+/**
+ * The rate limit of a store that a whole test file reads through, for files that are not about rate limits:
+ * one source address may take half of a store's shopper pool per second, and a fast machine sends more
+ * than 50 requests a second from one file, so the default 100/s store would answer 429s by speed alone.
+ */
+export const SHARED_STORE_RATE_LIMIT = 100_000;
+
 export async function createTestStore(input: Partial<NewStore> = {}): Promise<TestStore> {
   const store = await storeRepository.create({ name: 'Test store', ...input });
   const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
