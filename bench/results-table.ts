@@ -136,7 +136,7 @@ export function renderPerformanceTable(r: BenchResults): string {
   }
   const p = r.publish_10k;
   rows.push([
-    'publish of 10,152 items',
+    'publish of the 10,000-child release (all its items)',
     'publisher in-process, in-memory DynamoDB Local',
     `${fixed(p.seconds)} s (${grouped(p.items_per_s)} items/s)`,
     `raw \`BatchWriteItem\` ${fixed(p.raw_batchwrite_seconds)} s (ratio ${fixed(p.ratio)})`,
