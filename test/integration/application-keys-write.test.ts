@@ -459,7 +459,8 @@ describe('DELETE /v2/application-keys/{id}', () => {
     }
   });
 
-  it("refuses a deleted key's cached token for every write at once, though reads may still use the cache", async () => {
+  /** A store, its admin token, and a second key of it with a client_credentials token (to be deleted). */
+  async function leakedKeyToken() {
     const own = await createTestStore();
     const adminToken = await tokenFor(own);
     const { key, clientSecret } = await applicationKeyRepository.create(own.store.id, {
@@ -471,6 +472,11 @@ describe('DELETE /v2/application-keys/{id}', () => {
       client_id: key.client_id,
       client_secret: clientSecret,
     });
+    return { own, adminToken, key, leaked };
+  }
+
+  it("refuses a deleted key's cached token for every write at once, though reads may still use the cache", async () => {
+    const { own, adminToken, key, leaked } = await leakedKeyToken();
     // This container validates the leaked token and caches it; then the store deletes its key.
     expect((await get(leaked, own.keyId)).status).toBe(200);
     expect((await remove(adminToken, key.id)).status).toBe(204);
@@ -511,17 +517,7 @@ describe('DELETE /v2/application-keys/{id}', () => {
   });
 
   it("refuses a deleted key's cached token for a prefix write that would change nothing (no transaction to check it)", async () => {
-    const own = await createTestStore();
-    const adminToken = await tokenFor(own);
-    const { key, clientSecret } = await applicationKeyRepository.create(own.store.id, {
-      name: 'leaked',
-      reserved_rate_limit: 0,
-    });
-    const { access_token: leaked } = await issueAccessToken({
-      grant_type: 'client_credentials',
-      client_id: key.client_id,
-      client_secret: clientSecret,
-    });
+    const { own, adminToken, key, leaked } = await leakedKeyToken();
     const setPrefix = (token: string) =>
       invoke(updateMapping, {
         method: 'PUT',
