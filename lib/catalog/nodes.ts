@@ -8,9 +8,9 @@ import { catalogRepository, type NodeListRef, nodeListId } from '../store/catalo
 import { currentRegistry, nodeCache, nodeListCache, productCache } from './cache';
 import { chunksForPage, HEAP_PER_SERIALIZED_CHAR } from './child-index';
 import {
-  buildHierarchyItems,
   decodeIdList,
   encodeIdList,
+  type HierarchyItems,
   hierarchyPath,
   NODE_LIST_CHUNK,
   type NodeListKind,
@@ -20,21 +20,16 @@ import {
 } from './hierarchy-items';
 import { type Include, includedJson, releaseFor } from './list-children';
 import { productLocale, renderProductJson } from './render';
-import type { ReleaseDocument, ReleaseLayout, StoredProduct } from './types';
+import type { ReleaseLayout, StoredProduct } from './types';
 
 export const NODE_NOT_FOUND = 'node not found in the catalog';
 export const HIERARCHY_NOT_FOUND = 'hierarchy not found in the catalog';
 
-/** The release's items for the node and hierarchy reads (see hierarchy-items.ts), as table items. */
+/** The release's items for the node and hierarchy reads (built by buildHierarchyItems), as table items. */
 export function hierarchyReleaseItems(
-  document: Pick<ReleaseDocument, 'nodes' | 'products'>,
-  context: { catalogId: string; layout: ReleaseLayout },
+  built: HierarchyItems,
+  layout: ReleaseLayout,
 ): ReturnType<typeof catalogRepository.nodeItem>[] {
-  const { layout } = context;
-  const built = buildHierarchyItems(document, {
-    catalogId: context.catalogId,
-    publishedAt: layout.published_at,
-  });
   const items: ReturnType<typeof catalogRepository.nodeItem>[] = [];
   for (const [id, stored] of built.nodes)
     items.push(catalogRepository.nodeItem(layout, id, JSON.stringify(stored)));

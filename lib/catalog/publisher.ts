@@ -9,9 +9,11 @@ import { type CurrencySettings, DEFAULT_CURRENCIES, storeRepository } from '../s
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
 import { FILTER_INDEX_VERSION, filterIndexItems } from './filter-index';
+import { buildHierarchyItems } from './hierarchy-items';
 import { hierarchyReleaseItems } from './nodes';
 import { productLookupItems } from './product-lookups';
 import { type CatalogRule, unselectableReason } from './rules';
+import { nodePageWeights, pageBudgetIssues, productBudgetIssues } from './size-budget';
 import type { ReleaseDocument, ReleaseLayout } from './types';
 import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from './validate-release';
 
@@ -110,8 +112,11 @@ export function buildReleaseItems(
   // A loop, not push(...): a release's lookups and node lists can be hundreds of thousands of items, more
   // arguments than one call's stack takes.
   for (const item of productLookupItems(document, prepared, context)) items.push(item);
-  for (const item of hierarchyReleaseItems(document, { catalogId: context.catalogId, layout }))
-    items.push(item);
+  const hierarchy = buildHierarchyItems(document, {
+    catalogId: context.catalogId,
+    publishedAt: layout.published_at,
+  });
+  for (const item of hierarchyReleaseItems(hierarchy, layout)) items.push(item);
   const oversized: ValidationIssue[] = [];
   items.forEach((item, index) => {
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: only strings that could be too large are measured.
@@ -128,6 +133,25 @@ export function buildReleaseItems(
       });
     }
   });
+  // No page of any read may be past what one Lambda response carries (lib/catalog/size-budget.ts).
+  const chars = (item: (typeof items)[number]) => (typeof item.d === 'string' ? item.d.length : 0);
+  oversized.push(
+    ...productBudgetIssues(prepared.products, prepared.files, {
+      productChars: items.slice(0, prepared.products.length).map(chars),
+      fileChars: items
+        .slice(prepared.products.length, prepared.products.length + prepared.files.length)
+        .map(chars),
+    }),
+  );
+  oversized.push(
+    ...pageBudgetIssues(
+      nodePageWeights(
+        document.nodes.map((node) => node.id),
+        hierarchy.nodes,
+      ),
+      'nodes',
+    ),
+  );
   if (oversized.length > 0) throw new ReleaseValidationError(oversized, oversized.length);
   return { items, counts: prepared.counts };
 }

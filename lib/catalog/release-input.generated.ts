@@ -43,7 +43,7 @@ export type NullableUuid = string | null;
  */
 export type NullableText = string | null;
 /**
- * Text of up to 65,536 characters (may be empty).
+ * Text of up to 16,384 characters (may be empty). With 100 products on a page, longer texts could not fit in one response (see the publisher's response budget in docs/catalog.md).
  *
  * This interface was referenced by `ReleaseDocumentInput`'s JSON-Schema
  * via the `definition` "longText".
@@ -530,7 +530,9 @@ export interface Product {
    */
   node_ids?: Uuid[];
   /**
-   * Files of the document's `files` (checked by the publisher), rendered as `relationships.files`.
+   * Files of the document's `files` (checked by the publisher), rendered as `relationships.files`: at most 100.
+   *
+   * @maxItems 100
    */
   files?: ProductFile[];
   /**
@@ -632,7 +634,7 @@ export interface Attributes {
     };
   };
   /**
-   * A bundle's components by key; a bundle needs at least one (checked by the publisher).
+   * A bundle's components by key, at most 50; a bundle needs at least one (checked by the publisher).
    */
   components?: {
     [k: string]: Component;
@@ -656,7 +658,7 @@ export interface Attributes {
    */
   updated_at?: string;
   /**
-   * Texts by language tag, chosen with Accept-Language.
+   * Texts by language tag (at most 50), chosen with Accept-Language.
    */
   locales?: {
     [k: string]: LocaleText;
@@ -725,9 +727,10 @@ export interface Component {
   max?: number | null;
   sort_order?: SortOrder;
   /**
-   * The options (at least one).
+   * The options (1 to 100).
    *
    * @minItems 1
+   * @maxItems 100
    */
   options: ComponentOption[];
 }

@@ -1,0 +1,117 @@
+import { RELEASE_SCHEMA } from '../../lib/catalog/release-schema';
+
+/**
+ * Release documents at the schema's limits, for the publisher's response budget: every text at its maximum
+ * length in the character that weighs most in a Lambda response (`"`: 2 bytes in the body, 4 once the body
+ * is a JSON string of the response), every product naming the most files.
+ */
+
+const defs = RELEASE_SCHEMA.$defs;
+export const MAX_TEXT: number = defs.text.maxLength;
+export const MAX_LONG_TEXT: number = defs.longText.maxLength;
+export const MAX_FILES: number = defs.product.properties.files.maxItems;
+export const MAX_TAGS: number = defs.attributes.properties.tags.maxItems;
+export const MAX_HREF: number = defs.file.properties.link.properties.href.maxLength;
+export const MAX_COMPONENTS: number = defs.attributes.properties.components.maxProperties;
+export const MAX_OPTIONS: number = defs.component.properties.options.maxItems;
+
+export const PARENT_ID = '00000000-0000-4000-8000-00000000000a';
+export const BUNDLE_ID = '00000000-0000-4000-8000-00000000000b';
+const CREATED = '2024-01-01T00:00:00Z';
+
+const uuid = (kind: number, n: number) =>
+  `00000000-0000-4000-8${kind.toString(16).padStart(3, '0')}-${n.toString(16).padStart(12, '0')}`;
+export const childId = (n: number) => uuid(1, n);
+const fileId = (n: number) => uuid(2, n);
+
+function files(count: number, hrefLength: number): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, n) => {
+    const prefix = `https://img.example.com/${n}/`;
+    return {
+      id: fileId(n),
+      file_name: `"${'"'.repeat(MAX_TEXT - 2)}"`,
+      mime_type: 'image/png',
+      file_size: 9007199254740991,
+      link: { href: prefix + 'x'.repeat(Math.max(0, hrefLength - prefix.length)) },
+    };
+  });
+}
+
+/**
+ * A parent with `children` live children, each with a description of `description` quote characters; with
+ * `maximal`, also every other text at its limit, MAX_TAGS tags, MAX_FILES files and a main image (files
+ * with the longest names and links).
+ */
+export function releaseWithChildren(options: {
+  children: number;
+  description: number;
+  maximal?: boolean;
+}): Record<string, unknown> {
+  const maximal = options.maximal === true;
+  const longest = (n: number, at: number) => `${n}${'"'.repeat(at - String(n).length)}`;
+  const products: Record<string, unknown>[] = [
+    {
+      id: PARENT_ID,
+      attributes: { name: 'Parent', sku: 'PARENT', status: 'live', commodity_type: 'physical' },
+    },
+  ];
+  for (let n = 0; n < options.children; n += 1) {
+    products.push({
+      id: childId(n),
+      attributes: {
+        name: maximal ? longest(n, MAX_TEXT) : `Child ${n}`,
+        description: '"'.repeat(options.description),
+        sku: maximal ? longest(n, MAX_TEXT).replaceAll('"', 'S') : `CHILD-${n}`,
+        status: 'live',
+        base_product_id: PARENT_ID,
+        ...(maximal
+          ? { tags: Array.from({ length: MAX_TAGS }, (_, t) => `${t}`.padEnd(MAX_TEXT, '"')) }
+          : {}),
+      },
+      ...(maximal
+        ? {
+            main_image: fileId(0),
+            files: Array.from({ length: MAX_FILES }, (_, f) => ({ id: fileId(f), created_at: CREATED })),
+          }
+        : {}),
+    });
+  }
+  return {
+    catalog: { name: 'Large' },
+    ...(maximal ? { files: files(MAX_FILES, MAX_HREF) } : {}),
+    products,
+  };
+}
+
+/**
+ * One bundle with the most components and options, each option a distinct live product with a description
+ * of `description` quote characters.
+ */
+export function maximalBundleRelease(description: number): Record<string, unknown> {
+  const components: Record<string, unknown> = {};
+  const products: Record<string, unknown>[] = [];
+  for (let c = 0; c < MAX_COMPONENTS; c += 1) {
+    const options: Record<string, unknown>[] = [];
+    for (let o = 0; o < MAX_OPTIONS; o += 1) {
+      const id = childId(c * MAX_OPTIONS + o);
+      options.push({ id, type: 'product', quantity: 1 });
+      products.push({
+        id,
+        attributes: {
+          name: `Option ${c}-${o}`,
+          description: '"'.repeat(description),
+          sku: `OPT-${c}-${o}`,
+          status: 'live',
+          commodity_type: 'physical',
+          price: { USD: { amount: 100, includes_tax: false } },
+        },
+      });
+    }
+    components[`component-${c}`] = { name: `Component ${c}`, options };
+  }
+  products.push({
+    id: BUNDLE_ID,
+    attributes: { name: 'Bundle', sku: 'BUNDLE', status: 'live', commodity_type: 'physical', components },
+  });
+  return { catalog: { name: 'Bundle' }, products };
+}
