@@ -15,6 +15,8 @@ export const MAX_HREF: number = defs.file.properties.link.properties.href.maxLen
 export const MAX_COMPONENTS: number = defs.attributes.properties.components.maxProperties;
 export const MAX_OPTIONS: number = defs.component.properties.options.maxItems;
 
+/** The catalog id of releaseWithChildren's documents (renderings carry it, so sizes depend on it). */
+export const CATALOG_ID = '00000000-0000-4000-8000-0000000000c0';
 export const PARENT_ID = '00000000-0000-4000-8000-00000000000a';
 export const BUNDLE_ID = '00000000-0000-4000-8000-00000000000b';
 const CREATED = '2024-01-01T00:00:00Z';
@@ -40,14 +42,19 @@ function files(count: number, hrefLength: number): Record<string, unknown>[] {
 /**
  * A parent with `children` live children, each with a description of `description` quote characters; with
  * `maximal`, also every other text at its limit, MAX_TAGS tags, MAX_FILES files and a main image (files
- * with the longest names and links).
+ * with the longest names and links). With `ownFiles`, each child instead names a main image and `ownFiles`
+ * files of its own.
  */
 export function releaseWithChildren(options: {
   children: number;
   description: number;
   maximal?: boolean;
+  ownFiles?: number;
 }): Record<string, unknown> {
   const maximal = options.maximal === true;
+  const own = options.ownFiles ?? 0;
+  const ownFileIds = (n: number) =>
+    Array.from({ length: own + 1 }, (_, f) => fileId(MAX_FILES + n * (own + 1) + f));
   const longest = (n: number, at: number) => `${n}${'"'.repeat(at - String(n).length)}`;
   const products: Record<string, unknown>[] = [
     {
@@ -73,12 +80,23 @@ export function releaseWithChildren(options: {
             main_image: fileId(0),
             files: Array.from({ length: MAX_FILES }, (_, f) => ({ id: fileId(f), created_at: CREATED })),
           }
-        : {}),
+        : own > 0
+          ? {
+              main_image: ownFileIds(n)[0],
+              files: ownFileIds(n)
+                .slice(1)
+                .map((id) => ({ id, created_at: CREATED })),
+            }
+          : {}),
     });
   }
+  const documentFiles = [
+    ...(maximal ? files(MAX_FILES, MAX_HREF) : []),
+    ...(own > 0 ? files(MAX_FILES + options.children * (own + 1), 64).slice(MAX_FILES) : []),
+  ];
   return {
-    catalog: { name: 'Large' },
-    ...(maximal ? { files: files(MAX_FILES, MAX_HREF) } : {}),
+    catalog: { id: CATALOG_ID, name: 'Large' },
+    ...(documentFiles.length > 0 ? { files: documentFiles } : {}),
     products,
   };
 }
