@@ -21,8 +21,8 @@ const TOOL = 'catalog';
 const USAGE = `Usage:
   npm run catalog -- validate --file release.json [--json]
       Checks a release document as publish does (catalog/release.schema.json, then references, uniqueness,
-      the node tree, parents and children, item sizes), without a database: for your own CI. Exit 0 when
-      valid, 1 with every error (the first 100), 2 for a usage error.
+      the node tree, parents and children, item and response sizes), without a database: for your own
+      CI. Exit 0 when valid, 1 with every error (the first 100), 2 for a usage error.
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Validates the release document (all errors at once, nothing written on error), writes the release,
       then makes it the catalog's current release. Warns on stderr when the new catalog can never be
