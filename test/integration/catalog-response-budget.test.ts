@@ -1,20 +1,15 @@
 import { handler as getProduct } from '../../functions/get-catalog-product/handler';
 import { handler as listProducts } from '../../functions/list-catalog-products/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
-import { prepareRelease } from '../../lib/catalog/derive';
 import { publishRelease } from '../../lib/catalog/publisher';
 import {
-  EXACT,
   LAMBDA_RESPONSE_BYTES,
   PAGE_BUDGET_BYTES,
   PAGE_SIZE,
-  productPageWeights,
   responseBytes,
-  worstPageBytes,
 } from '../../lib/catalog/size-budget';
-import { ReleaseValidationError, validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { catalogRepository } from '../../lib/store/catalog-repository';
-import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 import { LAMBDA_MAX_RESPONSE_BYTES, lambdaResponseBytes } from '../../local/gateway';
 import { listChildren } from '../support/catalog-fixtures';
 import {
@@ -26,7 +21,12 @@ import {
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
-import { CATALOG_ID, childId, PARENT_ID, releaseWithChildren } from '../support/large-catalogs';
+import {
+  childId,
+  heaviestAcceptedDescription,
+  PARENT_ID,
+  releaseWithChildren,
+} from '../support/large-catalogs';
 
 /**
  * The heaviest catalog the publisher accepts, served: 100 children whose descriptions are as long as the
@@ -39,21 +39,7 @@ const OWN_FILES = 2;
 const INCLUDE = 'include=main_image,files,component_products';
 const WEB = { 'svc-channel': 'web' };
 
-function exactWorstPage(description: number): number {
-  const result = validateReleaseDocument(
-    releaseWithChildren({ children: PAGE_SIZE, description, ownFiles: OWN_FILES }),
-  );
-  if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
-  const release = prepareRelease(result.document, {
-    catalogId: CATALOG_ID,
-    publishedAt: new Date().toISOString(),
-    currencies: DEFAULT_CURRENCIES,
-  });
-  return worstPageBytes(productPageWeights(release.products, release.files, EXACT));
-}
-
-// Each quote of a description weighs 4 bytes in a response, on each of the page's 100 children.
-const FITS = Math.floor((PAGE_BUDGET_BYTES - exactWorstPage(0)) / (4 * PAGE_SIZE));
+const FITS = heaviestAcceptedDescription(OWN_FILES);
 
 let store: TestStore;
 let implicit: string;

@@ -1,4 +1,14 @@
+import { prepareRelease } from '../../lib/catalog/derive';
 import { RELEASE_SCHEMA } from '../../lib/catalog/release-schema';
+import {
+  EXACT,
+  PAGE_BUDGET_BYTES,
+  PAGE_SIZE,
+  productPageWeights,
+  worstPageBytes,
+} from '../../lib/catalog/size-budget';
+import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 
 /**
  * Release documents at the schema's limits, for the publisher's response budget: every text at its maximum
@@ -132,4 +142,24 @@ export function maximalBundleRelease(description: number): Record<string, unknow
     attributes: { name: 'Bundle', sku: 'BUNDLE', status: 'live', commodity_type: 'physical', components },
   });
   return { catalog: { name: 'Bundle' }, products };
+}
+
+/** The exact worst page (see lib/catalog/size-budget.ts) of releaseWithChildren's 100-child document. */
+export function worstChildPage(description: number, ownFiles: number): number {
+  const result = validateReleaseDocument(releaseWithChildren({ children: PAGE_SIZE, description, ownFiles }));
+  if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+  const release = prepareRelease(result.document, {
+    catalogId: CATALOG_ID,
+    publishedAt: new Date().toISOString(),
+    currencies: DEFAULT_CURRENCIES,
+  });
+  return worstPageBytes(productPageWeights(release.products, release.files, EXACT));
+}
+
+/**
+ * The longest description (in quotes, 4 bytes each in a response, on each of the page's 100 children) with
+ * which releaseWithChildren's 100-child document still fits the response budget: one more is refused.
+ */
+export function heaviestAcceptedDescription(ownFiles: number): number {
+  return Math.floor((PAGE_BUDGET_BYTES - worstChildPage(0, ownFiles)) / (4 * PAGE_SIZE));
 }
