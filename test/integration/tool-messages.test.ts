@@ -113,7 +113,8 @@ describe('Ctrl-C during catalog publish', () => {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    // 'close', not 'exit': at 'exit' the child's stderr may still hold the message (seen on a loaded machine).
+    const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
     const deadline = Date.now() + 60_000;
     let markers = await catalogRepository.listReleases(store.store.id);
     while (markers.length === 0) {
