@@ -13,7 +13,7 @@ import {
 import type { OperationBench } from './operations';
 import { round } from './support';
 
-const CHILDREN = 10000;
+export const CHILDREN = 10000;
 const LIMIT = 25;
 const ROUTE_KEY = 'GET /catalog/products/{product_id}/relationships/children';
 

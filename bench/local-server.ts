@@ -57,7 +57,7 @@ export function tailRatio(rows: ConcurrencyRow[]): number {
 }
 
 /** Starts a child process and resolves once it printed `ready` on stdout. */
-function startProcess(
+export function startProcess(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -84,7 +84,7 @@ function startProcess(
   });
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
+export async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((done) => child.once('exit', done));
   child.kill('SIGTERM');

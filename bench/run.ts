@@ -16,13 +16,19 @@ import { tokenRepository } from '../lib/store/token-repository';
 import { parseCli, usageError } from '../local/cli';
 import { bundleFunctions } from './bundle';
 import type { WorstCaseFigures } from './cache-worst-case';
-import { type CatalogBench, setUpCatalogBench } from './catalog';
+import { type CatalogBench, CHILDREN, setUpCatalogBench } from './catalog';
 import {
   type CatalogProductsBench,
   type CatalogProductsFigures,
   setUpCatalogProductsBench,
 } from './catalog-products';
 import { type ColdStart, measureColdStart } from './cold-start';
+import {
+  describeHttpFirstRequests,
+  type HttpFirstRequestsFigures,
+  measureFilteredCold,
+  measureFirstRequests,
+} from './http-first-requests';
 import { rawListCalls } from './list-application-keys';
 import { benchLocalServer, describeConcurrency } from './local-server';
 import { measureRssAfter, measureWorstCaseInProcess } from './memory';
@@ -307,6 +313,12 @@ async function main(): Promise<void> {
     const request = fixtures.catalog.httpRequest();
     const local_server = await benchLocalServer(request.path, request.headers, childEnv);
 
+    progress('the first requests of fresh local API processes, then a 50,000-child filtered page');
+    const http_first_requests: HttpFirstRequestsFigures = {
+      first_requests: await measureFirstRequests(request.path, request.headers, childEnv, CHILDREN),
+      filtered_cold: await measureFilteredCold(childEnv),
+    };
+
     progress('memory: one fresh process caching every page of the 10,000-child parent');
     const list_child_products_rss_mb = await measureRssAfter(
       bundles['list-child-products']?.file ?? '',
@@ -334,6 +346,7 @@ async function main(): Promise<void> {
       child_products_deep_offset,
       publish_10k,
       local_server,
+      http_first_requests,
       memory: { list_child_products_rss_mb, worst_case_cache },
     };
     writeFileSync(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -354,6 +367,7 @@ type Results = {
   child_products_deep_offset: Awaited<ReturnType<CatalogBench['deepOffset']>>;
   publish_10k: Awaited<ReturnType<CatalogBench['publish10k']>>;
   local_server: Awaited<ReturnType<typeof benchLocalServer>>;
+  http_first_requests: HttpFirstRequestsFigures;
   memory: { list_child_products_rss_mb: number; worst_case_cache: WorstCaseFigures };
   rate_limit: RateLimitFigures;
   catalog_products: CatalogProductsFigures;
@@ -500,6 +514,8 @@ function report(r: Results): number {
     l.ratio >= TARGETS.local_server_ratio_min,
   );
   describeConcurrency(l, check, (text) => out.push(text));
+  out.push('', 'Local API (npm start), a fresh process: its first requests');
+  describeHttpFirstRequests(r.http_first_requests, check);
   out.push('', `Memory (Lambda memory in the stack: ${FUNCTION_MEMORY_MB} MB)`);
   check(
     'list-child-products RSS after every page (MB)',

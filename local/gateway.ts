@@ -152,7 +152,14 @@ function send(
   res.end(body);
 }
 
+const NO_BODY = Buffer.alloc(0);
+
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  // A request without Content-Length or Transfer-Encoding has no body (HTTP/1.1): no stream to wait for.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    req.resume();
+    return NO_BODY;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -176,6 +183,19 @@ export function localOrigin(host: string | undefined, port: number, publicUrl?: 
   if (publicUrl !== undefined) return publicUrl;
   const match = host === undefined ? null : LOOPBACK_HOST.exec(host);
   return match && Number(match[1]) === port ? `http://${host}` : `http://127.0.0.1:${port}`;
+}
+
+/** Host and protocol of each origin `localOrigin` returned (a handful: it only returns loopback origins). */
+const originParts = new Map<string, { host: string; protocol: string }>();
+
+function partsOf(origin: string): { host: string; protocol: string } {
+  let parts = originParts.get(origin);
+  if (parts === undefined) {
+    const url = new URL(origin);
+    parts = { host: url.host, protocol: url.protocol.slice(0, -1) };
+    originParts.set(origin, parts);
+  }
+  return parts;
 }
 
 /** `PUBLIC_URL`, checked once: an http(s) origin with nothing after the host and port. */
@@ -237,9 +257,9 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
     }
     // As API Gateway does: Host and X-Forwarded-Proto are the server's own, not what the client sent.
-    const origin = new URL(localOrigin(headers.host, req.socket.localPort ?? 0, options.publicUrl));
+    const origin = partsOf(localOrigin(headers.host, req.socket.localPort ?? 0, options.publicUrl));
     headers.host = origin.host;
-    headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
+    headers['x-forwarded-proto'] = origin.protocol;
     const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
     const event = createHttpEvent({
       method: req.method ?? 'GET',

@@ -131,6 +131,8 @@ export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, Lo
     },
   };
   const accessLine = (request: Request<LoggedEvent, LoggedResult>) => {
+    // Powertools builds a line's trace context before it compares levels: below info, build nothing.
+    if (logger.level > LogLevelThreshold.INFO) return;
     const { event } = request;
     const start = started.get(request);
     logger.info('request completed', {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
   closeServer,
@@ -127,5 +127,57 @@ describe('request limit (10 MB)', () => {
     expect(response.status).toBe(413);
     expect(await response.text()).toBe('{"message":"Request Entity Too Large"}');
     expect(invoked).toBe(false);
+  });
+
+  it('counts a chunked body (no Content-Length) too: 413 over 10 MB, passed whole under it', async () => {
+    const seen: (string | undefined)[] = [];
+    server = createGatewayServer<string>({
+      routes: [{ method: 'POST', path: '/echo', target: 'echo' }],
+      invoke: async (_target, event) => {
+        seen.push(event.body);
+        return ok('{}');
+      },
+      describeError: (error) => String(error),
+    });
+    const port = await listen(server, 0);
+    const chunked = (chunks: string[]) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/echo',
+            method: 'POST',
+            headers: { 'content-type': 'text/plain' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        for (const chunk of chunks) req.write(chunk);
+        req.end();
+      });
+    expect(await chunked(['abc', 'def'])).toBe(200);
+    expect(seen).toEqual(['abcdef']);
+    const mb = 'x'.repeat(1024 * 1024);
+    expect(await chunked([...Array(10).fill(mb), 'x'])).toBe(413);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('gives a request without a body (no Content-Length, no Transfer-Encoding) no body', async () => {
+    const bodies: (string | undefined)[] = [];
+    server = createGatewayServer<string>({
+      routes: [{ method: 'GET', path: '/echo', target: 'echo' }],
+      invoke: async (_target, event) => {
+        bodies.push(event.body);
+        return ok('{}');
+      },
+      describeError: (error) => String(error),
+    });
+    const response = await fetch(`http://127.0.0.1:${await listen(server, 0)}/echo`);
+    expect(response.status).toBe(200);
+    expect(bodies).toEqual([undefined]);
   });
 });
