@@ -634,7 +634,7 @@ export interface Attributes {
     };
   };
   /**
-   * A bundle's components by key, at most 50; a bundle needs at least one (checked by the publisher).
+   * A bundle's components by key, at most 25; a bundle needs at least one (checked by the publisher).
    */
   components?: {
     [k: string]: Component;
@@ -727,10 +727,10 @@ export interface Component {
   max?: number | null;
   sort_order?: SortOrder;
   /**
-   * The options (1 to 100).
+   * The options (1 to 20).
    *
    * @minItems 1
-   * @maxItems 100
+   * @maxItems 20
    */
   options: ComponentOption[];
 }
