@@ -24,6 +24,11 @@ export interface Config {
    * DynamoDB calls before it is admitted (failing open) while the call goes on in the background.
    */
   rateLimitDeadlineMs: number;
+  /**
+   * MAX_KEYS_PER_STORE (default 1000, 1-10000): the most application keys a store may hold; creating
+   * one more answers 409. It bounds what a key listing (and its `name` filter) reads.
+   */
+  maxKeysPerStore: number;
   /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
   logLevel: LogLevel;
 }
@@ -99,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),
     rateLimits: rateLimits === 'on',
     rateLimitDeadlineMs: intFrom(env, 'RATE_LIMIT_DEADLINE_MS', 50, 5, 2000),
+    maxKeysPerStore: intFrom(env, 'MAX_KEYS_PER_STORE', 1000, 1, 10000),
     logLevel,
   };
 }

@@ -198,7 +198,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
     responses: {
       201: ['The new key, with its client secret.', CREATED_APPLICATION_KEY_SCHEMA, { Location: LOCATION }],
       409: [
-        "The reserved rate limits would exceed the store's limit, or a write conflict persisted (nothing written).",
+        "The reserved rate limits would exceed the store's limit, the store already holds its most keys (MAX_KEYS_PER_STORE, default 1,000), or a write conflict persisted (nothing written).",
         ERROR_BODY_SCHEMA,
       ],
     },

@@ -1,4 +1,5 @@
 import { generateClientId, generateClientSecret, hashSecret } from '../auth/secrets';
+import { getConfig } from '../config';
 import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { CallerRevokedError, isCallerKey, type WriteCaller, withCallerChecks } from './caller-check';
@@ -44,6 +45,14 @@ export interface ApplicationKeyChanges {
 }
 
 export const RESERVED_RATE_LIMIT_EXCEEDED = 'requested reserved rate limit will exceed the maximum';
+
+/** The 409 for a key past the store's cap on keys (`MAX_KEYS_PER_STORE`). */
+export function keyCapReached(): ConflictError {
+  const cap = getConfig().maxKeysPerStore;
+  return new ConflictError(
+    `the store already has ${cap} application keys, the most it may hold: delete one before creating another`,
+  );
+}
 /**
  * Attempts of one key write. Every key write of a store also updates the store's counter item, so a
  * burst of admin writes to one store conflicts on it (DynamoDB cancels all but one transaction holding
@@ -68,36 +77,45 @@ class KeyChangedError extends Error {
 
 /**
  * Update of the store's key counters, conditioned on the store's rate limit and current total so the
- * sum of reserved rate limits can never exceed the store's rate limit, whatever runs concurrently.
+ * sum of reserved rate limits can never exceed the store's rate limit, and, when it adds a key, on the
+ * key count staying under the store's cap (`MAX_KEYS_PER_STORE`), whatever runs concurrently.
  */
 export function storeCounterUpdate(store: StoreRecord, keyDelta: number, reservedDelta: number) {
-  const maxBefore = store.rate_limit - reservedDelta;
+  const conditions = ['attribute_exists(pk)'];
+  const values: Record<string, unknown> = {
+    ':kd': keyDelta,
+    ':rd': reservedDelta,
+    ':now': new Date().toISOString(),
+  };
+  if (reservedDelta > 0) {
+    conditions.push('rate_limit = :rl', 'reserved_rate_limit_total <= :max');
+    values[':rl'] = store.rate_limit;
+    values[':max'] = store.rate_limit - reservedDelta;
+  }
+  if (keyDelta > 0) {
+    conditions.push('key_count <= :max_keys');
+    values[':max_keys'] = getConfig().maxKeysPerStore - keyDelta;
+  }
   return {
     Update: {
       TableName: tableName('keys'),
       Key: keysTable.store(store.id),
       UpdateExpression: 'ADD key_count :kd, reserved_rate_limit_total :rd SET updated_at = :now',
-      ConditionExpression:
-        reservedDelta > 0
-          ? 'attribute_exists(pk) AND rate_limit = :rl AND reserved_rate_limit_total <= :max'
-          : 'attribute_exists(pk)',
-      ExpressionAttributeValues: {
-        ':kd': keyDelta,
-        ':rd': reservedDelta,
-        ':now': new Date().toISOString(),
-        ...(reservedDelta > 0 ? { ':rl': store.rate_limit, ':max': maxBefore } : {}),
-      },
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeValues: values,
     },
   };
 }
 
 /**
- * Runs a transaction that includes a store counter update (at `counterIndex`), retrying when the store
- * changed underneath; 409 when the reserved rate limits would exceed the store's rate limit. With a
+ * Runs a transaction that includes a store counter update (at `counterIndex`, adding `keyDelta` keys),
+ * retrying when the store changed underneath; 409 when the reserved rate limits would exceed the store's
+ * rate limit or the store's keys its cap. With a
  * `caller`, the transaction also checks the caller's token and key (`CallerRevokedError` when gone).
  */
 export async function withStoreCounters(
   storeId: string,
+  keyDelta: number,
   reservedDelta: (store: StoreRecord) => number,
   build: (store: StoreRecord) => {
     items: NonNullable<TransactWriteCommand['input']['TransactItems']>;
@@ -114,6 +132,7 @@ export async function withStoreCounters(
     if (delta > 0 && store.reserved_rate_limit_total + delta > store.rate_limit) {
       throw new ConflictError(RESERVED_RATE_LIMIT_EXCEEDED, 'reserved_rate_limit');
     }
+    if (keyDelta > 0 && store.key_count + keyDelta > getConfig().maxKeysPerStore) throw keyCapReached();
     const built = build(store);
     const { items, revoked } = withCallerChecks(built.items, caller, writesCallerKey);
     const { counterIndex } = built;
@@ -320,6 +339,7 @@ export const applicationKeyRepository = {
     };
     await withStoreCounters(
       storeId,
+      1,
       () => input.reserved_rate_limit,
       (store) => ({
         counterIndex: 0,
@@ -443,6 +463,7 @@ export const applicationKeyRepository = {
         );
         await withStoreCounters(
           storeId,
+          0,
           () => delta,
           (store) => ({
             counterIndex: 0,
@@ -493,6 +514,7 @@ export const applicationKeyRepository = {
       (key) =>
         withStoreCounters(
           storeId,
+          -1,
           () => -key.reserved_rate_limit,
           (store) => ({
             counterIndex: 0,

@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import { firstKeyReservation } from '../../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
-import { ScanCommand } from '../../lib/store/dynamodb';
-import { tableName } from '../../lib/store/schema';
+import { ScanCommand, UpdateCommand } from '../../lib/store/dynamodb';
+import { keysTable, tableName } from '../../lib/store/schema';
 import { createTestStore, type TestStore } from '../support/fixtures';
 import { type LocalApi, startLocalApi } from '../support/local-api';
 
@@ -11,7 +11,7 @@ import { type LocalApi, startLocalApi } from '../support/local-api';
  * The red-team cases against the limits, over HTTP against the local API (both local servers run this
  * file): nobody can lock a key's owner out with wrong secrets, concurrent correct grants all succeed, a
  * storefront flood from one address leaves the admin key and other shoppers served, a deleted key's token
- * is refused, and unknown client ids store nothing. Callers come from different loopback addresses
+ * is refused, unknown client ids store nothing, and concurrent creates stop at the store's cap on keys. Callers come from different loopback addresses
  * (127.0.0.x): the local servers take the source address from the connection, never from a header.
  */
 
@@ -197,4 +197,45 @@ it('stores nothing for unknown client ids: 40 grants, 40 answers 401, no item in
     }),
   );
   expect(items.Items ?? []).toEqual([]);
+});
+
+it("stops 20 concurrent key creates at the store's cap on keys (1,000): 10 created, 10 answered 409", async () => {
+  const store = await createTestStore();
+  const adminToken = await tokenOf(OWNER, store.clientId, store.clientSecret);
+  // The store's counter says 990 keys (creating 989 real ones would only slow the test down).
+  await getDocumentClient().send(
+    new UpdateCommand({
+      TableName: tableName('keys'),
+      Key: keysTable.store(store.store.id),
+      UpdateExpression: 'SET key_count = :count',
+      ExpressionAttributeValues: { ':count': 990 },
+    }),
+  );
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      call(OWNER, 'POST', '/v2/application-keys', {
+        body: JSON.stringify({ data: { type: 'application_key', name: `flood ${i}` } }),
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      }),
+    ),
+  );
+  expect(answers.filter((a) => a.status === 201)).toHaveLength(10);
+  const refused = answers.filter((a) => a.status === 409);
+  expect(refused).toHaveLength(10);
+  for (const answer of refused) {
+    expect(answer.body).toMatchObject({
+      errors: [
+        {
+          status: '409',
+          title: 'Conflict',
+          detail:
+            'the store already has 1000 application keys, the most it may hold: delete one before creating another',
+        },
+      ],
+    });
+  }
+  const listed = await call(OWNER, 'GET', '/v2/application-keys?page[limit]=1', {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  expect(listed.body).toMatchObject({ meta: { results: { total: 1000 } } });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { handler as createKey } from '../../functions/create-application-key/handler';
 import { handler as deleteKey } from '../../functions/delete-application-key/handler';
 import { handler as updateKey } from '../../functions/update-application-key/handler';
+import { resetConfig } from '../../lib/config/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
 import { QueryCommand } from '../../lib/store/dynamodb';
@@ -152,6 +153,41 @@ describe('application key counters under concurrent writes', () => {
       expect(result.detail).toBe('requested reserved rate limit will exceed the maximum');
     expect(await storedCounters(store.store.id)).toEqual({ key_count: 11, reserved_rate_limit_total: 100 });
     expect(await realSums(store.store.id)).toEqual({ key_count: 11, reserved_rate_limit_total: 100 });
+  }, 30_000);
+
+  it('never let racing creates take a store past its cap on keys, and a delete frees a place', async () => {
+    const previous = process.env.MAX_KEYS_PER_STORE;
+    process.env.MAX_KEYS_PER_STORE = '8';
+    resetConfig();
+    try {
+      const { store, token } = await storeWithKeys(1000, []);
+      const ops: Op[] = Array.from({ length: 20 }, () => ({ kind: 'create', reserved: 0 }));
+      const results = await runConcurrently(store, token, [], ops);
+      // The fixture's key and 7 of the 20: the cap holds exactly, whatever the interleaving.
+      expect(results.filter((result) => result.status === 201)).toHaveLength(7);
+      const refused = results.filter((result) => result.status === 409);
+      expect(refused).toHaveLength(13);
+      for (const result of refused) {
+        expect(result.detail).toBe(
+          'the store already has 8 application keys, the most it may hold: delete one before creating another',
+        );
+      }
+      expect(await storedCounters(store.store.id)).toEqual({ key_count: 8, reserved_rate_limit_total: 0 });
+      expect(await realSums(store.store.id)).toEqual({ key_count: 8, reserved_rate_limit_total: 0 });
+
+      // A delete frees exactly one place.
+      const { keys } = await applicationKeyRepository.list(store.store.id, { limit: 8, offset: 0 });
+      const doomed = keys.find((key) => key.id !== store.keyId);
+      if (!doomed) throw new Error('no key to delete');
+      await applicationKeyRepository.delete(store.store.id, doomed.id);
+      const again = await runConcurrently(store, token, [], [ops[0] as Op, ops[1] as Op]);
+      expect(again.map((result) => result.status).sort()).toEqual([201, 409]);
+      expect(await realSums(store.store.id)).toEqual({ key_count: 8, reserved_rate_limit_total: 0 });
+    } finally {
+      if (previous === undefined) delete process.env.MAX_KEYS_PER_STORE;
+      else process.env.MAX_KEYS_PER_STORE = previous;
+      resetConfig();
+    }
   }, 30_000);
 
   it('equal the real sums for any mix of 20 racing writes (property)', async () => {

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       releaseCacheSeconds: 2,
       rateLimits: true,
       rateLimitDeadlineMs: 50,
+      maxKeysPerStore: 1000,
       logLevel: 'info',
     });
   });
@@ -32,6 +33,7 @@ describe('loadConfig', () => {
         RELEASE_CACHE_SECONDS: '5',
         RATE_LIMITS: 'off',
         RATE_LIMIT_DEADLINE_MS: '80',
+        MAX_KEYS_PER_STORE: '50',
         LOG_LEVEL: 'silent',
       }),
     ).toEqual({
@@ -46,6 +48,7 @@ describe('loadConfig', () => {
       releaseCacheSeconds: 5,
       rateLimits: false,
       rateLimitDeadlineMs: 80,
+      maxKeysPerStore: 50,
       logLevel: 'silent',
     });
   });
@@ -63,6 +66,10 @@ describe('loadConfig', () => {
     [
       { RATE_LIMIT_DEADLINE_MS: '2001' },
       'RATE_LIMIT_DEADLINE_MS must be an integer from 5 to 2000, got "2001"',
+    ],
+    [
+      { MAX_KEYS_PER_STORE: '0' },
+      'MAX_KEYS_PER_STORE must be an integer from 1 to 10000, got "0"',
     ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
     [
