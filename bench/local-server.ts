@@ -28,6 +28,12 @@ export type ConcurrencyRow = LoadFigures;
 
 export interface LocalServerFigures {
   rps: number;
+  /**
+   * The local gateway alone in front of a function answering the same bytes at once (no middy, auth,
+   * limiter or catalog): the most any function behind it could reach, and its ratio to bare node:http.
+   */
+  gateway_floor_rps: number;
+  gateway_floor_ratio: number;
   p99_ms: number;
   bare_node_rps: number;
   ratio: number;
@@ -85,7 +91,8 @@ export function startProcess(
 }
 
 export async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  // A child ended by a signal has a null exitCode and its signalCode set: it has exited all the same.
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((done) => child.once('exit', done));
   child.kill('SIGTERM');
   await exited;
@@ -119,6 +126,7 @@ export async function benchLocalServer(
     /Local API listening/,
   );
   let bare: ChildProcess | undefined;
+  let floor: ChildProcess | undefined;
   try {
     const url = `http://127.0.0.1:${apiPort}${path}`;
     const sample = await fetch(url, { headers });
@@ -156,8 +164,28 @@ export async function benchLocalServer(
       await loadAt(bareUrl, headers, level, 1000);
       bare_concurrency.push(await loadAt(bareUrl, headers, level, Math.min(durationSeconds, 5) * 1000));
     }
+    // The harness alone: the same gateway in front of a function that answers the same bytes at once.
+    await stopProcess(bare);
+    bare = undefined;
+    const floorPort = await freePort();
+    floor = await startProcess(
+      process.execPath,
+      ['--import', 'tsx', 'bench/stand-ins/gateway-floor.ts'],
+      {
+        ...process.env,
+        PORT: String(floorPort),
+        FLOOR_BODY: body.toString('base64'),
+        FLOOR_HEADERS: JSON.stringify(responseHeaders),
+      },
+      /ready/,
+    );
+    const floorUrl = `http://127.0.0.1:${floorPort}${path}`;
+    await autocannon({ url: floorUrl, connections, duration: 2, headers });
+    const gatewayFloor = await autocannon({ url: floorUrl, connections, duration: durationSeconds, headers });
     return {
       rps: round(local.requests.average, 0),
+      gateway_floor_rps: round(gatewayFloor.requests.average, 0),
+      gateway_floor_ratio: round(gatewayFloor.requests.average / baseline.requests.average, 3),
       p99_ms: local.latency.p99,
       bare_node_rps: round(baseline.requests.average, 0),
       ratio: round(local.requests.average / baseline.requests.average, 3),
@@ -168,6 +196,7 @@ export async function benchLocalServer(
   } finally {
     await stopProcess(api);
     if (bare) await stopProcess(bare);
+    if (floor) await stopProcess(floor);
   }
 }
 
@@ -215,6 +244,7 @@ runAsScript(
   (figures) => {
     const lines = [
       `local API ${figures.rps} rps (p99 ${figures.p99_ms} ms) vs bare node:http ${figures.bare_node_rps} rps, ratio ${figures.ratio}`,
+      `the local gateway alone, answering the same bytes at once: ${figures.gateway_floor_rps} rps, ratio ${figures.gateway_floor_ratio}`,
     ];
     describeConcurrency(
       figures,
