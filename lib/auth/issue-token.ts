@@ -17,12 +17,13 @@ export interface AccessTokenResponse {
 /** The token endpoint's rate limits (lib/rate-limit/token-attempts.ts builds them; absent: none). */
 export interface TokenRequestGuard {
   /**
-   * Beside the client lookup, before a secret is compared: 429 when this caller's failed attempts for the
-   * client id used up its limit. Writes nothing.
+   * After the client lookup, before a known client's secret is compared: 429 when this caller's failed
+   * attempts for the client id used up its limit. Writes nothing, and reads nothing unless a secret for
+   * this client failed in the current minute (the client's `failed_minute`).
    */
-  checkAttempts(clientId: string): Promise<void>;
+  checkAttempts(client: ClientRecord): Promise<void>;
   /** After a secret of a known client id did not match: counts the failure (429 when over the limit). */
-  recordFailure(clientId: string, client: ClientRecord): Promise<void>;
+  recordFailure(client: ClientRecord): Promise<void>;
   /**
    * Counts a request with valid credentials against the key's store (429 when over its allowance); an
    * implicit grant as a storefront request (the store's pool only, by source address).
@@ -47,15 +48,15 @@ export async function issueAccessToken(
   const clientId = request.client_id;
   const clientSecret = request.grant_type === 'client_credentials' ? request.client_secret : undefined;
 
-  const [client] = await Promise.all([
-    applicationKeyRepository.findClient(clientId),
-    clientSecret === undefined ? undefined : guard?.checkAttempts(clientId),
-  ]);
+  // The happy path is this read and the token's write: the failed-attempt counters are read only after a
+  // failure this minute, and written only after a failed comparison.
+  const client = await applicationKeyRepository.findClient(clientId);
   if (clientSecret !== undefined) {
+    if (client) await guard?.checkAttempts(client);
     const matches = digestsEqual(hashSecret(clientSecret), client?.secret_hash ?? DUMMY_HASH);
     if (!matches) {
       // Only a failed comparison of a known client id counts (unknown ids store nothing).
-      if (client) await guard?.recordFailure(clientId, client);
+      if (client) await guard?.recordFailure(client);
       throw authenticationFailure(INVALID_CLIENT);
     }
   }

@@ -3,6 +3,7 @@ import { getConfig } from '../config/index';
 import { TooManyRequestsError } from '../http/errors';
 import { errorFields, log } from '../http/log';
 import { countMetric, METRIC } from '../metrics/index';
+import { applicationKeyRepository } from '../store/application-key-repository';
 import { rateLimitRepository } from '../store/rate-limit-repository';
 import { DEADLINE_PASSED, withDeadline } from './deadline';
 import { checkRateLimit, type RequestLogKeys, refuse } from './index';
@@ -15,10 +16,12 @@ const MINUTE_MS = 60_000;
 /**
  * The token endpoint's limits for one request (docs/rate-limits.md, "Failed token attempts"):
  * - the failed-attempt limit counts, per client id and source address (API Gateway's
- *   `requestContext.http.sourceIp`), the secrets that did NOT match. Its counter is read beside the client
- *   lookup (nothing written); only a failed comparison of a known client id writes, so a correct secret
- *   costs no bookkeeping, an attempt in flight never counts, and an address's failures refuse that
- *   address only — never the key's owner calling from elsewhere. Unknown client ids store nothing.
+ *   `requestContext.http.sourceIp`), the secrets that did NOT match. A known client's counter is read
+ *   before its secret is compared, and only when the client item's `failed_minute` says a secret failed
+ *   this minute (from any address): a correct secret otherwise costs no read and no write of the limits
+ *   table. Only a failed comparison of a known client id writes (first the client's `failed_minute`,
+ *   then the counter), so an attempt in flight never counts, and an address's failures refuse that
+ *   address only, never the key's owner calling from elsewhere. Unknown client ids store nothing.
  * - a request with valid credentials is then counted against its key's store like any other request.
  * The limiter's calls have a deadline and fail open (logged).
  */
@@ -43,8 +46,10 @@ export function tokenRequestGuard(
     });
   };
   return {
-    async checkAttempts(clientId) {
-      const read = rateLimitRepository.failedAttempts(clientId, source, minute);
+    async checkAttempts(client) {
+      // No failure for this client id this minute, from any address: nothing to read.
+      if (client.failed_minute === undefined || client.failed_minute < minute) return;
+      const read = rateLimitRepository.failedAttempts(client.client_id, source, minute);
       let failures: number | typeof DEADLINE_PASSED;
       try {
         failures = await withDeadline(read, getConfig().rateLimitDeadlineMs);
@@ -60,8 +65,14 @@ export function tokenRequestGuard(
       if (failures >= FAILED_ATTEMPTS_PER_MINUTE) throw tooMany();
     },
 
-    async recordFailure(clientId, client) {
-      const write = rateLimitRepository.recordFailure(clientId, source, minute, FAILED_ATTEMPTS_PER_MINUTE);
+    async recordFailure(client) {
+      const clientId = client.client_id;
+      // The mark first, so every grant that could read this minute's counter knows to read it.
+      const write = (
+        client.failed_minute !== undefined && client.failed_minute >= minute
+          ? Promise.resolve()
+          : applicationKeyRepository.markFailedMinute(clientId, minute)
+      ).then(() => rateLimitRepository.recordFailure(clientId, source, minute, FAILED_ATTEMPTS_PER_MINUTE));
       let counted: boolean | typeof DEADLINE_PASSED;
       try {
         counted = await withDeadline(write, getConfig().rateLimitDeadlineMs);

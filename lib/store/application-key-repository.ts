@@ -27,6 +27,12 @@ export interface ClientRecord {
   store_id: string;
   key_id: string;
   secret_hash: string;
+  /**
+   * The last minute (epoch minutes) in which a secret for this client id failed its comparison, from any
+   * address; absent before the first failure. A grant reads the failed-attempt counters only when it is
+   * the current minute, so a correct secret costs no read of the limits table otherwise.
+   */
+  failed_minute?: number;
 }
 
 /** A page of a store's keys with the store's counters, read fresh (not from the auth cache). */
@@ -541,6 +547,28 @@ export const applicationKeyRepository = {
   /** The client lookup item for a client id, or undefined. */
   findClient(clientId: string): Promise<ClientRecord | undefined> {
     return getRecord<ClientRecord>('keys', keysTable.client(clientId), true);
+  },
+
+  /**
+   * Marks `minute` as one in which a secret for this client id failed (`failed_minute`), forward only: an
+   * earlier minute never overwrites a later one. Written before the minute's first failure is counted, so
+   * any grant that could see the counter sees the mark. Nothing happens when the client is gone.
+   */
+  async markFailedMinute(clientId: string, minute: number): Promise<void> {
+    try {
+      await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName('keys'),
+          Key: keysTable.client(clientId),
+          UpdateExpression: 'SET failed_minute = :minute',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(failed_minute) OR failed_minute < :minute)',
+          ExpressionAttributeValues: { ':minute': minute },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   },
 };
 

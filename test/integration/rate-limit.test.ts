@@ -371,6 +371,34 @@ describe('failed token attempts', () => {
     expect(keysCalls.attempts).toEqual({ GetItem: 1, PutItem: 1 });
     expect(await failureItems(test.clientId)).toEqual([]);
   });
+
+  it('reads no failed-attempt counter on a correct grant until a secret fails this minute, and then the counter of its own address only', async () => {
+    await awayFromMinuteEnd();
+    const test = await createTestStore();
+    await attempt(test.clientId, test.clientSecret); // the store's first lease and last_used_at
+    const counterReads = () =>
+      injectFaults(getDocumentClient(), {
+        rate: 0,
+        operations: ['GetItem'],
+        exceptTables: [tableName('keys')],
+      });
+    let reads = counterReads();
+    injectors.push(reads);
+    expect((await attempt(test.clientId, test.clientSecret)).status).toBe(200);
+    expect(reads.attempts).toEqual({});
+    reads.remove();
+
+    // One wrong secret from another address marks the minute on the client item...
+    expect((await attempt(test.clientId, 'wrong', '203.0.113.77')).status).toBe(401);
+    expect((await applicationKeyRepository.findClient(test.clientId))?.failed_minute).toBe(
+      Math.floor(Date.now() / 60_000),
+    );
+    // ...so a correct grant reads its own address's counter (empty) and gets its token.
+    reads = counterReads();
+    injectors.push(reads);
+    expect((await attempt(test.clientId, test.clientSecret)).status).toBe(200);
+    expect(reads.attempts).toEqual({ GetItem: 1 });
+  });
 });
 
 describe('changes to limits apply within 60 s', () => {
