@@ -67,10 +67,7 @@ describe('loadConfig', () => {
       { RATE_LIMIT_DEADLINE_MS: '2001' },
       'RATE_LIMIT_DEADLINE_MS must be an integer from 5 to 2000, got "2001"',
     ],
-    [
-      { MAX_KEYS_PER_STORE: '0' },
-      'MAX_KEYS_PER_STORE must be an integer from 1 to 10000, got "0"',
-    ],
+    [{ MAX_KEYS_PER_STORE: '0' }, 'MAX_KEYS_PER_STORE must be an integer from 1 to 10000, got "0"'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
     [
       { POWERTOOLS_LOG_LEVEL: 'chatty' },
