@@ -11,6 +11,13 @@ export interface AuthContext {
   keyId: string;
   kind: TokenKind;
   store: StoreRecord;
+  /**
+   * Only when this request's own token check read the token's items (not from the container's token
+   * cache): the key's rate limits as read (the store's limit and reserved total, the key's reservation)
+   * and when (ms). The rate limiter takes them instead of reading the same items again, when they are
+   * newer than what it holds, so a container's first request reads them once.
+   */
+  limits?: { rateLimit: number; reservedTotal: number; reserved: number; readAt: number };
 }
 
 interface CacheEntry {
@@ -78,5 +85,14 @@ export async function authenticate(
     }
     cache.set(tokenHash, { auth, expiresAt: resolved.token.expires_at, cachedUntil: nowMs + cacheMs });
   }
-  return auth;
+  // The limits go to this request only: a request served from the token cache lets the limiter read them.
+  return {
+    ...auth,
+    limits: {
+      rateLimit: resolved.store.rate_limit,
+      reservedTotal: resolved.store.reserved_rate_limit_total,
+      reserved: resolved.reservedRateLimit,
+      readAt: nowMs,
+    },
+  };
 }

@@ -55,17 +55,32 @@ async function readLimits(storeId: string, keyId: string): Promise<KeyLimits | u
   };
 }
 
+/** A key's limits as another read of the same items saw them (the token check's), and when (ms). */
+export type LimitsSeen = KeyLimits & { readAt: number };
+
 /**
  * A key's limits from the container's cache, without waiting when they are cached and younger than 50 s
- * (from 20 s on, they are read again in the background); otherwise read first.
+ * (from 20 s on, they are read again in the background); otherwise read first. `seen`: the same limits
+ * as the token check read them; taken instead when newer than the cache's (a container's first request
+ * then reads nothing more), never when older, so a cached token can never make them older.
  */
 export function keyLimits(
   storeId: string,
   keyId: string,
   now = Date.now(),
+  seen?: LimitsSeen,
 ): KeyLimits | undefined | Promise<KeyLimits | undefined> {
   const id = `${storeId}/${keyId}`;
-  const cached = limitsCache.get(id);
+  let cached = limitsCache.get(id);
+  if (seen && now - seen.readAt < LIMITS_REFRESH_MS && (!cached || cached.fetchedAt < seen.readAt)) {
+    if (!cached) {
+      evictOldestIfFull();
+      cached = { limits: undefined, fetchedAt: 0, pending: undefined, stalled: false };
+      limitsCache.set(id, cached);
+    }
+    cached.limits = { rateLimit: seen.rateLimit, reservedTotal: seen.reservedTotal, reserved: seen.reserved };
+    cached.fetchedAt = seen.readAt;
+  }
   const refresh = (entry: CachedLimits): Promise<KeyLimits | undefined> => {
     entry.pending ??= readLimits(storeId, keyId)
       .then((limits) => {
@@ -91,10 +106,7 @@ export function keyLimits(
     }
     return cached.limits;
   }
-  if (!cached && limitsCache.size >= MAX_CACHED_KEYS) {
-    const oldest = limitsCache.keys().next().value;
-    if (oldest !== undefined) limitsCache.delete(oldest);
-  }
+  if (!cached) evictOldestIfFull();
   const entry = cached ?? { limits: undefined, fetchedAt: 0, pending: undefined, stalled: false };
   limitsCache.set(id, entry);
   if (entry.stalled) throw new LimitsStalled();
@@ -105,6 +117,12 @@ export function keyLimits(
     read.catch(() => undefined);
     throw new LimitsStalled();
   });
+}
+
+function evictOldestIfFull(): void {
+  if (limitsCache.size < MAX_CACHED_KEYS) return;
+  const oldest = limitsCache.keys().next().value;
+  if (oldest !== undefined) limitsCache.delete(oldest);
 }
 
 /** A key's limits were not read within the limiter's deadline (the read goes on in the background). */
@@ -131,7 +149,8 @@ export function resetRateLimits(): void {
 }
 
 /**
- * Counts one request of a key against its store's limit. Undefined when there is nothing to limit
+ * Counts one request of a key against its store's limit (`seen`: its limits as the token check read
+ * them, see keyLimits). Undefined when there is nothing to limit
  * (RATE_LIMITS=off) or the limits cannot be read within the deadline (failed open: logged and counted).
  * Throws a 401 when the key or its store is gone. The caller turns a refusal into a 429 with `refuse`.
  */
@@ -139,6 +158,7 @@ export function checkRateLimit(
   storeId: string,
   keyId: string,
   storefront?: { address: string },
+  seen?: LimitsSeen,
 ): RateLimitDecision | undefined | Promise<RateLimitDecision | undefined> {
   if (!getConfig().rateLimits) return undefined;
   const admit = (read: KeyLimits) =>
@@ -149,7 +169,7 @@ export function checkRateLimit(
       : rateLimiter.admit(storeId, keyId, read);
   let limits: ReturnType<typeof keyLimits>;
   try {
-    limits = keyLimits(storeId, keyId);
+    limits = keyLimits(storeId, keyId, Date.now(), seen);
   } catch (error) {
     return limitsUnavailable(storeId, keyId, error);
   }

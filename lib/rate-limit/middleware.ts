@@ -1,11 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { HttpResponse } from '../http/response';
-import { checkRateLimit, type RateLimitDecision, rateLimitHeaders, refuse } from './index';
+import { checkRateLimit, type LimitsSeen, type RateLimitDecision, rateLimitHeaders, refuse } from './index';
 
 /** An event the limiter has seen: who called (from the authorizer) and what was decided. */
 export type RateLimitedEvent = APIGatewayProxyEventV2 & {
-  auth?: { storeId: string; keyId: string; kind?: string } | undefined;
+  auth?: { storeId: string; keyId: string; kind?: string; limits?: LimitsSeen } | undefined;
   rateLimit?: RateLimitDecision | undefined;
 };
 
@@ -35,6 +35,7 @@ export function rateLimit(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
         auth.kind === 'implicit'
           ? { address: request.event.requestContext?.http?.sourceIp ?? 'unknown' }
           : undefined,
+        auth.limits,
       );
       return decision instanceof Promise ? decision.then(apply) : apply(decision);
     },

@@ -89,14 +89,15 @@ export const tokenRepository = {
 
   /**
    * Reads a token, its key and its store in one consistent batch (the token names its store and key, so
-   * their keys are known up front). Undefined when any of them is gone — deleting a key revokes its
+   * their keys are known up front), with the key's reservation (the rate limiter's limits come from the
+   * same read). Undefined when any of them is gone — deleting a key revokes its
    * tokens — or when the stored token does not belong to the store and key it names.
    */
   async resolve(
     tokenHash: string,
     storeId: string,
     keyId: string,
-  ): Promise<{ token: TokenRecord; store: StoreRecord } | undefined> {
+  ): Promise<{ token: TokenRecord; store: StoreRecord; reservedRateLimit: number } | undefined> {
     const table = tableName('keys');
     let keys: Record<string, unknown>[] = [
       keysTable.token(tokenHash),
@@ -120,6 +121,10 @@ export const tokenRepository = {
     if (!tokenItem || !keyItem || !storeItem) return undefined;
     const { ttl: _ttl, ...token } = withoutKeys(tokenItem) as unknown as TokenRecord & { ttl?: number };
     if (token.store_id !== storeId || token.key_id !== keyId) return undefined;
-    return { token, store: withoutKeys(storeItem) as unknown as StoreRecord };
+    return {
+      token,
+      store: withoutKeys(storeItem) as unknown as StoreRecord,
+      reservedRateLimit: Number(keyItem.reserved_rate_limit ?? 0),
+    };
   },
 };

@@ -1,7 +1,9 @@
 import { handler as createToken } from '../../functions/create-access-token/handler';
 import { handler as createKey } from '../../functions/create-application-key/handler';
+import { handler as getMapping } from '../../functions/get-merchant-realm-mapping/handler';
 import { handler as listKeys } from '../../functions/list-application-keys/handler';
 import { handler as updateKey } from '../../functions/update-application-key/handler';
+import { clearAuthCache } from '../../lib/auth/authenticate';
 import { getConfig } from '../../lib/config/index';
 import {
   checkRateLimit,
@@ -431,6 +433,60 @@ describe('changes to limits apply within 60 s', () => {
       reservedTotal: 15,
       reserved: 15,
     });
+  });
+
+  it('takes the limits the token check read instead of reading them again, and never older ones than it holds', async () => {
+    const test = await createTestStore({ rate_limit: 40 });
+    const t0 = Date.now();
+    const seen = { rateLimit: 40, reservedTotal: 0, reserved: 0, readAt: t0 };
+    // Nothing cached: the token check's limits answer at once (no promise, no read).
+    expect(keyLimits(test.store.id, test.keyId, t0, seen)).toEqual({
+      rateLimit: 40,
+      reservedTotal: 0,
+      reserved: 0,
+    });
+    // An older view (a token cached before) never replaces a newer one.
+    const older = { rateLimit: 999, reservedTotal: 0, reserved: 0, readAt: t0 - 5000 };
+    expect(keyLimits(test.store.id, test.keyId, t0 + 1, older)).toEqual({
+      rateLimit: 40,
+      reservedTotal: 0,
+      reserved: 0,
+    });
+    // A newer one does.
+    const newer = { rateLimit: 25, reservedTotal: 5, reserved: 5, readAt: t0 + 10 };
+    expect(keyLimits(test.store.id, test.keyId, t0 + 11, newer)).toEqual({
+      rateLimit: 25,
+      reservedTotal: 5,
+      reserved: 5,
+    });
+    // One 20 s or older is not taken: the limits are read (the stored ones: 40, nothing reserved).
+    resetRateLimits();
+    const stale = { rateLimit: 999, reservedTotal: 0, reserved: 0, readAt: t0 - LIMITS_REFRESH_MS };
+    expect(await keyLimits(test.store.id, test.keyId, t0, stale)).toEqual({
+      rateLimit: 40,
+      reservedTotal: 0,
+      reserved: 0,
+    });
+  });
+
+  it("reads neither the store nor the key again for a container's first request: the token check's batch read them", async () => {
+    const test = await createTestStore();
+    const token = await tokenFor(test);
+    clearAuthCache();
+    const keysCalls = injectFaults(getDocumentClient(), {
+      rate: 0,
+      exceptTables: [tableName('limits'), tableName('mappings')],
+    });
+    injectors.push(keysCalls);
+    const response = await invoke(getMapping, {
+      method: 'GET',
+      path: `/v2/merchant-realm-mappings/${test.store.mapping_id}`,
+      headers: bearer(token, HEADERS),
+      pathParameters: { id: test.store.mapping_id },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers['X-RateLimit-Limit']).toBeDefined();
+    expect(keysCalls.attempts).toEqual({ BatchGetItem: 1 });
   });
 
   it('puts a reservation changed through the update route into another key’s allowance header', async () => {
