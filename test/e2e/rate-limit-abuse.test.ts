@@ -11,7 +11,7 @@ import { type LocalApi, startLocalApi } from '../support/local-api';
  * The red-team cases against the limits, over HTTP against the local API (both local servers run this
  * file): nobody can lock a key's owner out with wrong secrets, concurrent correct grants all succeed, a
  * storefront flood from one address leaves the admin key and other shoppers served, a deleted key's token
- * is refused, unknown client ids store nothing, and concurrent creates stop at the store's cap on keys. Callers come from different loopback addresses
+ * is refused, unknown client ids store nothing, and key creates stop at the store's cap on keys. Callers come from different loopback addresses
  * (127.0.0.x): the local servers take the source address from the connection, never from a header.
  */
 
@@ -199,30 +199,31 @@ it('stores nothing for unknown client ids: 40 grants, 40 answers 401, no item in
   expect(items.Items ?? []).toEqual([]);
 });
 
-it("stops 20 concurrent key creates at the store's cap on keys (1,000): 10 created, 10 answered 409", async () => {
+it("stops key creates at the store's cap on keys (1,000): past it, 409 and nothing created", async () => {
   const store = await createTestStore();
   const adminToken = await tokenOf(OWNER, store.clientId, store.clientSecret);
-  // The store's counter says 990 keys (creating 989 real ones would only slow the test down).
+  // The store's counter says 995 keys (creating 994 real ones would only slow the test down).
   await getDocumentClient().send(
     new UpdateCommand({
       TableName: tableName('keys'),
       Key: keysTable.store(store.store.id),
       UpdateExpression: 'SET key_count = :count',
-      ExpressionAttributeValues: { ':count': 990 },
+      ExpressionAttributeValues: { ':count': 995 },
     }),
   );
-  const answers = await Promise.all(
-    Array.from({ length: 20 }, (_, i) =>
-      call(OWNER, 'POST', '/v2/application-keys', {
+  // One at a time: overlapping requests share the in-process server's logger, which the log scan cannot
+  // tell apart. Racing creates at the cap are the race test's (test/integration/application-keys-race).
+  const answers: Answer[] = [];
+  for (let i = 0; i < 10; i += 1) {
+    answers.push(
+      await call(OWNER, 'POST', '/v2/application-keys', {
         body: JSON.stringify({ data: { type: 'application_key', name: `flood ${i}` } }),
         headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
       }),
-    ),
-  );
-  expect(answers.filter((a) => a.status === 201)).toHaveLength(10);
-  const refused = answers.filter((a) => a.status === 409);
-  expect(refused).toHaveLength(10);
-  for (const answer of refused) {
+    );
+  }
+  expect(answers.map((a) => a.status)).toEqual([...Array(5).fill(201), ...Array(5).fill(409)]);
+  for (const answer of answers.slice(5)) {
     expect(answer.body).toMatchObject({
       errors: [
         {

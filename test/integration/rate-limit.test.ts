@@ -61,7 +61,12 @@ afterEach(() => {
   for (const injector of injectors) injector.remove();
   injectors = [];
 });
-afterAll(() => resetDocumentClient());
+// Leases the last tests started in the background finish before the file's client goes (else they load
+// the client's HTTP module after Jest tore the file's environment down).
+afterAll(async () => {
+  await rateLimiter.settled();
+  resetDocumentClient();
+});
 
 /** A limiter with its own clock, on the real window items (a "container" the test controls). */
 function container(clock: { now: number }): RateLimiter {
