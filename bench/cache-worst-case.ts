@@ -12,7 +12,8 @@ import {
 import { CHILD_CHUNK_SIZE } from '../lib/catalog/child-index';
 import { generateRelease } from '../lib/catalog/generator';
 import { listChildProducts } from '../lib/catalog/list-children';
-import { publishRelease } from '../lib/catalog/publisher';
+import { checkRelease, publishRelease } from '../lib/catalog/publisher';
+import { ReleaseValidationError } from '../lib/catalog/validate-release';
 import { storeRepository } from '../lib/store/store-repository';
 import { progress, round, startBenchDatabase } from './support';
 
@@ -21,7 +22,8 @@ const MAX_TAGS: number = releaseSchema.$defs.attributes.properties.tags.maxItems
 
 /**
  * The catalog caches under the worst valid catalog: every child of one parent carries the most tags
- * (100) of the longest text (250 characters), and the longest name, SKU and part number (255), and
+ * of the longest text (250 characters) that the response budget lets it carry (the schema's 100 for a few
+ * children, fewer when 100 such children would pass it), and the longest name, SKU and part number (255), and
  * requests read every child-index chunk of the parent (one one-product page per chunk; a filtered
  * request reads only its page's chunks since releases carry a filter index). Each store gets its own release (the
  * caches are keyed by release), and each is requested once. Reports the heap after each store, what
@@ -38,6 +40,8 @@ export const CACHE_BUDGET_BYTES = CACHE_BUDGETS.products + CACHE_BUDGETS.chunks 
 export interface WorstCaseFigures {
   stores: number;
   children_per_store: number;
+  /** Tags of 250 characters on each child: the most the response budget allows for this many children. */
+  tags_per_child: number;
   /** Heap used (MB, after a full GC) before the first store and after each store's request. */
   heap_mb: number[];
   /** Heap growth over the run, MB. */
@@ -55,8 +59,8 @@ export interface WorstCaseFigures {
  * as large as the limits allow. Two-byte characters (CJK) take twice the heap of ASCII in V8. */
 const text = (length: number, char: string) => char.repeat(length);
 
-/** The generated release with every child's filterable text at its maximum. */
-export function worstCaseRelease(children: number, seed: number): Record<string, unknown> {
+/** The generated release with every child's filterable text at its maximum, with `tags` tags each. */
+function releaseWithTags(children: number, seed: number, tags: number): Record<string, unknown> {
   const release = generateRelease({ children, seed, catalogName: `Worst case ${seed}` });
   const products = release.products as { attributes: Record<string, unknown> }[];
   products.forEach((product, i) => {
@@ -66,11 +70,32 @@ export function worstCaseRelease(children: number, seed: number): Record<string,
     product.attributes.sku = `${unique}${text(255 - unique.length, 'S')}`;
     product.attributes.manufacturer_part_num = text(255, '\u578b');
     product.attributes.tags = Array.from(
-      { length: MAX_TAGS },
+      { length: tags },
       (_, t) => `${t}-${text(250 - `${t}-`.length, '\u6807')}`,
     );
   });
   return release;
+}
+
+/**
+ * The worst valid release: every child with the longest texts and as many tags of 250 characters as the
+ * publisher accepts, the schema's 100 when that fits, else fewer, so that the 100 heaviest products still fit
+ * the response budget (lib/catalog/size-budget.ts; 300 such children would make a 7.5 MB page).
+ */
+export function worstCaseRelease(children: number, seed: number): Record<string, unknown> {
+  for (let tags = MAX_TAGS; tags > 0; tags -= 5) {
+    const release = releaseWithTags(children, seed, tags);
+    try {
+      checkRelease(release);
+      return release;
+    } catch (error) {
+      const overBudget =
+        error instanceof ReleaseValidationError &&
+        error.issues.every((issue) => issue.rule === 'response_size');
+      if (!overBudget) throw error;
+    }
+  }
+  throw new Error('no worst-case release fits the response budget');
 }
 
 function heapMb(): number {
@@ -85,9 +110,16 @@ function heapMb(): number {
 export async function measureWorstCaseCache(stores: number, children: number): Promise<WorstCaseFigures> {
   clearCatalogCaches();
   const heap = [heapMb()];
+  let tags = 0;
   for (let s = 0; s < stores; s += 1) {
     const store = await storeRepository.create({ name: `Worst case ${s}` });
     const release = worstCaseRelease(children, 1000 + s);
+    tags = Math.max(
+      0,
+      ...(release.products as { attributes: { tags?: unknown[] } }[]).map(
+        (p) => p.attributes.tags?.length ?? 0,
+      ),
+    );
     await publishRelease(store.id, release);
     const parentId = findParent(release);
     for (let offset = 0; offset < children; offset += CHILD_CHUNK_SIZE) {
@@ -113,6 +145,7 @@ export async function measureWorstCaseCache(stores: number, children: number): P
   return {
     stores,
     children_per_store: children,
+    tags_per_child: tags,
     heap_mb: heap.map((value) => round(value, 1)),
     heap_growth_mb: round((heap[heap.length - 1] ?? 0) - (heap[0] ?? 0), 1),
     charged_mb: round(charged / MB, 1),
@@ -147,7 +180,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       process.stdout.write(
         args.includes('--json')
           ? `${JSON.stringify(figures)}\n`
-          : `worst-case catalog caches: ${figures.stores} stores x ${figures.children_per_store} children; heap ${figures.heap_mb.join(' -> ')} MB; charged ${figures.charged_mb} MB, held ${figures.held_mb} MB, budget ${figures.budget_mb} MB\n`,
+          : `worst-case catalog caches: ${figures.stores} stores x ${figures.children_per_store} children of ${figures.tags_per_child} tags; heap ${figures.heap_mb.join(' -> ')} MB; charged ${figures.charged_mb} MB, held ${figures.held_mb} MB, budget ${figures.budget_mb} MB\n`,
       );
     } finally {
       await database?.stop();
