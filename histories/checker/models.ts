@@ -86,7 +86,12 @@ export const keyModel: Model<KeyState, KeyInput, KeyOutput> = {
           : input.op === 'reserve'
             ? `(${input.reserved})`
             : '()';
-    return `${input.op}${args} -> ${describeAnswer(output)}`;
+    // What a successful get saw, so a get that matches no state shows what it read.
+    const seen =
+      input.op === 'get' && output !== undefined && output.status === 200
+        ? ` {name: ${JSON.stringify(output.name)}, reserved: ${output.reserved}}`
+        : '';
+    return `${input.op}${args} -> ${describeAnswer(output)}${seen}`;
   },
   describeState: (state) =>
     state === null ? 'absent' : `{name: ${JSON.stringify(state.name)}, reserved: ${state.reserved}}`,

@@ -317,7 +317,10 @@ describe('checkHistory and the report', () => {
     expect(check.anomalies).toHaveLength(1);
     const [anomaly] = check.anomalies;
     expect(anomaly?.lines[1]).toMatch(/client 1 {2}0\.0 ms \.\. 10\.0 ms {2}rename\("b"\) -> 200$/);
-    expect(anomaly?.lines.join('\n')).toContain('get() -> 200   <- cannot be linearized here');
+    // A get shows what it read, so a get that matches no state says what it saw.
+    expect(anomaly?.lines.join('\n')).toContain(
+      'get() -> 200 {name: "a", reserved: 0}   <- cannot be linearized here',
+    );
     const svg = timelineSvg(anomaly as never);
     expect(svg.match(/<rect /g)).toHaveLength(anomaly?.minimal.length ?? -1);
     expect(svg).toContain('stroke-dasharray');
