@@ -225,90 +225,85 @@ function keyFieldUpdate(changes: ApplicationKeyChanges, now: string) {
 }
 
 /**
- * One `UpdateItem` of the named fields under `condition`, returning the key as stored after it; 404 when
- * the condition fails (the caller's condition always includes the key's existence). With a `caller`, the
- * update is a transaction that also checks the caller's token and key (see `setKeyFieldsAsCaller`).
+ * Condition on a key item for an update made from a read of it: it exists and the fields a write sets
+ * (name, reserved rate limit) are still as read. The answer, that read with the write's own fields over
+ * it, is then the key exactly as the write left it, and a reservation change moves the store's total by
+ * the right difference. When another write got in between, the update is refused and the key re-read.
  */
-async function setKeyFields(
+function keyFieldsUnchanged(key: ApplicationKeyRecord) {
+  return {
+    ConditionExpression: 'attribute_exists(pk) AND reserved_rate_limit = :old_reserved AND #name = :old_name',
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ':old_reserved': key.reserved_rate_limit, ':old_name': key.name },
+  };
+}
+
+/** The key item's update for `changes`, made from the read `key` (see `keyFieldsUnchanged`). */
+function keyFieldsUpdate(
   storeId: string,
   keyId: string,
+  key: ApplicationKeyRecord,
   changes: ApplicationKeyChanges,
-  condition: string,
-  conditionValues: Record<string, unknown>,
-  caller?: WriteCaller,
-): Promise<ApplicationKeyRecord> {
-  const now = new Date().toISOString();
-  const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
-    changes,
-    now,
-  );
-  if (caller) {
-    const update = {
-      TableName: tableName('keys'),
-      Key: keysTable.applicationKey(storeId, keyId),
-      UpdateExpression,
-      ConditionExpression: condition,
-      ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
-      ExpressionAttributeValues: { ...ExpressionAttributeValues, ...conditionValues },
-    };
-    const stored = await setKeyFieldsAsCaller(storeId, keyId, update, caller);
-    // The read after the transaction may already show a later writer's fields: the answer is the key as
-    // this write left it (its own fields over the rest), so it never reports another request's change.
-    const written = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-    return { ...stored, ...written, updated_at: now };
-  }
-  try {
-    const result = await getDocumentClient().send(
-      new UpdateCommand({
-        TableName: tableName('keys'),
-        Key: keysTable.applicationKey(storeId, keyId),
-        UpdateExpression,
-        ConditionExpression: condition,
-        ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
-        ExpressionAttributeValues: { ...ExpressionAttributeValues, ...conditionValues },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return withoutKeys(result.Attributes ?? {}) as ApplicationKeyRecord;
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFoundError();
-    throw error;
-  }
+  now: string,
+) {
+  const set = keyFieldUpdate(changes, now);
+  const unchanged = keyFieldsUnchanged(key);
+  return {
+    TableName: tableName('keys'),
+    Key: keysTable.applicationKey(storeId, keyId),
+    UpdateExpression: set.UpdateExpression,
+    ConditionExpression: unchanged.ConditionExpression,
+    ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...unchanged.ExpressionAttributeNames },
+    ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...unchanged.ExpressionAttributeValues },
+  };
+}
+
+/** The key as a write of `changes` at `now` left it, from the read the write was conditioned on. */
+function asWritten(
+  key: ApplicationKeyRecord,
+  changes: ApplicationKeyChanges,
+  now: string,
+): ApplicationKeyRecord {
+  const written = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  return { ...key, ...written, updated_at: now };
 }
 
 /**
- * `setKeyFields` for a caller: the update and the caller's checks in one transaction (retried while
- * concurrent transactions hold one of its items), then a consistent read of the key as stored (a
- * transaction returns no item). The same round trips as a separate check of the caller before an
- * `UpdateItem`, and exact: nothing is written once the caller's key is deleted.
+ * A key update that leaves the store's counters alone: one `UpdateItem` without a caller; with one, a
+ * transaction that also checks the caller's token and key (retried while concurrent transactions hold one
+ * of its items), so nothing is written once the caller's key is deleted. `KeyChangedError` when the key
+ * is gone or changed since it was read.
  */
-async function setKeyFieldsAsCaller(
-  storeId: string,
-  keyId: string,
-  update: NonNullable<NonNullable<TransactWriteCommand['input']['TransactItems']>[number]['Update']>,
-  caller: WriteCaller,
-): Promise<ApplicationKeyRecord> {
-  const own = isCallerKey(caller, storeId, keyId);
+async function updateKeyFields(
+  update: ReturnType<typeof keyFieldsUpdate>,
+  caller: WriteCaller | undefined,
+  own: boolean,
+): Promise<void> {
+  if (!caller) {
+    try {
+      await getDocumentClient().send(new UpdateCommand(update));
+      return;
+    } catch (error) {
+      if (isConditionFailure(error)) throw new KeyChangedError();
+      throw error;
+    }
+  }
   const { items, revoked } = withCallerChecks([{ Update: update }], caller, own);
   for (let attempt = 1; ; attempt += 1) {
     try {
       await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
-      break;
+      return;
     } catch (error) {
       const codes = cancellationCodes(error);
       if (!codes || throttledCancellation(codes)) throw error;
       if (revoked(codes)) throw new CallerRevokedError();
-      if (codes[0] === 'ConditionalCheckFailed') throw new NotFoundError();
+      if (codes[0] === 'ConditionalCheckFailed') throw new KeyChangedError();
       if (!codes.includes('TransactionConflict') || attempt >= MAX_ATTEMPTS) {
         throw new ConflictError(WRITE_CONFLICT);
       }
       await backoff(attempt);
     }
   }
-  const stored = await applicationKeyRepository.get(storeId, keyId, true);
-  // Deleted right after the update committed: the update happened, but there is no key to show.
-  if (!stored) throw new NotFoundError();
-  return stored;
 }
 
 /** Application keys and their client-id lookup items, in the keys table. */
@@ -416,12 +411,13 @@ export const applicationKeyRepository = {
   },
 
   /**
-   * Changes only the fields `changes` names, each with its own `SET` (never a rewrite of the whole key
-   * from an earlier read), so concurrent updates of different fields all land. A changed reserved rate
-   * limit moves the store's total by the difference in the same transaction, conditioned on the key
-   * still reserving what was read (re-read and retried otherwise, so the counter stays exact); 409 when
-   * the total would exceed the store's rate limit; 404 when the key does not exist. Returns the key as
-   * stored after the write. With a `caller`, every write also checks the caller's token and key.
+   * Changes only the fields `changes` names, written from a consistent read of the key and conditioned
+   * on the fields a write sets being still as read (re-read and retried otherwise, so concurrent updates
+   * of different fields all land). A changed reserved rate limit moves the store's total by the
+   * difference in the same transaction, so the counter stays exact; 409 when the total would exceed the
+   * store's rate limit; 404 when the key does not exist. Returns the key exactly as this write left it
+   * (never another request's change, and never a 404 for a write that took effect because the key was
+   * deleted right after it). With a `caller`, every write also checks the caller's token and key.
    */
   async update(
     storeId: string,
@@ -431,77 +427,31 @@ export const applicationKeyRepository = {
   ): Promise<ApplicationKeyRecord> {
     const reserved = changes.reserved_rate_limit;
     const own = isCallerKey(caller, storeId, keyId);
-    if (reserved === undefined) {
-      try {
-        return await setKeyFields(storeId, keyId, changes, 'attribute_exists(pk)', {}, caller);
-      } catch (error) {
-        // The caller's own key is gone: its credentials went with it.
-        if (own && error instanceof NotFoundError) throw new CallerRevokedError();
-        throw error;
-      }
-    }
     return withCurrentKey(
       storeId,
       keyId,
       async (key) => {
-        const delta = reserved - key.reserved_rate_limit;
-        const unchanged = keyUnchanged(key);
+        const now = new Date().toISOString();
+        const update = keyFieldsUpdate(storeId, keyId, key, changes, now);
+        const delta = reserved === undefined ? 0 : reserved - key.reserved_rate_limit;
         if (delta === 0) {
           // The counters stay as they are; the condition pins the reservation they were computed from.
-          try {
-            return await setKeyFields(
-              storeId,
-              keyId,
-              changes,
-              unchanged.ConditionExpression,
-              unchanged.ExpressionAttributeValues,
-              caller,
-            );
-          } catch (error) {
-            if (error instanceof NotFoundError) throw new KeyChangedError();
-            throw error;
-          }
+          await updateKeyFields(update, caller, own);
+        } else {
+          await withStoreCounters(
+            storeId,
+            0,
+            () => delta,
+            (store) => ({
+              counterIndex: 0,
+              items: [storeCounterUpdate(store, 0, delta), { Update: update }],
+            }),
+            keyChangedAt(1),
+            caller,
+            own,
+          );
         }
-        const now = new Date().toISOString();
-        const { UpdateExpression, ExpressionAttributeNames, ExpressionAttributeValues } = keyFieldUpdate(
-          changes,
-          now,
-        );
-        await withStoreCounters(
-          storeId,
-          0,
-          () => delta,
-          (store) => ({
-            counterIndex: 0,
-            items: [
-              storeCounterUpdate(store, 0, delta),
-              {
-                Update: {
-                  TableName: tableName('keys'),
-                  Key: keysTable.applicationKey(storeId, keyId),
-                  UpdateExpression,
-                  ConditionExpression: unchanged.ConditionExpression,
-                  ...(ExpressionAttributeNames ? { ExpressionAttributeNames } : {}),
-                  ExpressionAttributeValues: {
-                    ...ExpressionAttributeValues,
-                    ...unchanged.ExpressionAttributeValues,
-                  },
-                },
-              },
-            ],
-          }),
-          keyChangedAt(1),
-          caller,
-          own,
-        );
-        // A transaction returns no item: read what is stored now (fields other writers set included).
-        return (
-          (await applicationKeyRepository.get(storeId, keyId, true)) ?? {
-            ...key,
-            ...changes,
-            updated_at: now,
-          }
-        );
+        return asWritten(key, changes, now);
       },
       caller,
     );

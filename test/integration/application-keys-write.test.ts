@@ -300,6 +300,43 @@ describe('PUT /v2/application-keys/{id}', () => {
     expect((await get(ownToken, keyId)).body.data.name).toBe('renamed');
   });
 
+  it.each([
+    ['a rename', { name: 'last words' }],
+    ['a reservation change', { reserved_rate_limit: 2 }],
+  ])(
+    'answers 200 to %s that took effect though the key was deleted right after it',
+    async (_case, changes) => {
+      // The histories checker found a rename answering 404 after its write had committed (a get saw the
+      // new name): the answer came from a read made after the write, and the key was deleted in between.
+      const { key } = await applicationKeyRepository.create(own.store.id, {
+        name: 'short-lived',
+        reserved_rate_limit: 0,
+      });
+      const stop = getDocumentClient().use((next) => async (operation, body) => {
+        const result = await next(operation, body);
+        if (operation === 'TransactWriteItems' && body.includes(key.id)) {
+          stop();
+          await applicationKeyRepository.delete(own.store.id, key.id);
+        }
+        return result;
+      });
+      try {
+        const response = await put(ownToken, key.id, { data: { type: 'application_key', ...changes } });
+        expect(response.status).toBe(200);
+        expect(response.body.data).toMatchObject({
+          id: key.id,
+          name: 'short-lived',
+          reserved_rate_limit: 0,
+          ...changes,
+        });
+      } finally {
+        stop();
+      }
+      expect(await applicationKeyRepository.get(own.store.id, key.id, true)).toBeUndefined();
+      expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 5 });
+    },
+  );
+
   it('applies the difference of a new reserved rate limit to the total, up and down', async () => {
     const up = await put(ownToken, keyId, { data: { type: 'application_key', reserved_rate_limit: 45 } });
     expect(up.status).toBe(200);
