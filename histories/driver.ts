@@ -406,9 +406,19 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
           }),
         );
         noteWrite(store, t, auth.key);
-        const output = t.answer && { status: t.answer.status };
-        record(ops, t, { op: 'reserve', reserved }, output);
-        record(storeList, t, { op: 'reserve', id: key.id, reserved }, output);
+        const data = parse(t.answer?.body ?? '')?.data;
+        record(
+          ops,
+          t,
+          { op: 'reserve', reserved },
+          t.answer && { status: t.answer.status, name: data?.name, reserved: data?.reserved_rate_limit },
+        );
+        record(
+          storeList,
+          t,
+          { op: 'reserve', id: key.id, reserved },
+          t.answer && { status: t.answer.status },
+        );
       } else if (what < 0.8) {
         const t = await timed(clientNo, 'grant', () => grant(key));
         const token = parse(t.answer?.body ?? '')?.access_token as string | undefined;

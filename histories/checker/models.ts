@@ -23,10 +23,10 @@ export type KeyOutput = Answer & { name?: string; reserved?: number };
 
 /**
  * One application key's fields as a register (absent before its create and after its delete). A get
- * answers the fields as they are; a rename answers the key as stored after it (one `UpdateItem`, so the
- * reservation in its answer is the one at that moment). A reservation change answers the key as read
- * again after its transaction, so only its status is checked. A refused write (4xx other than 404, 5xx
- * when no faults are injected) changed nothing. A token grant succeeds only while the key exists.
+ * answers the fields as they are; a rename or a reservation change answers the key exactly as its write
+ * left it (the write is conditioned on the fields it was computed from), including when the key was
+ * deleted right after it. A refused write (4xx other than 404, 5xx when no faults are injected) changed
+ * nothing. A token grant succeeds only while the key exists.
  */
 export const keyModel: Model<KeyState, KeyInput, KeyOutput> = {
   name: 'application key (register)',
@@ -66,7 +66,10 @@ export const keyModel: Model<KeyState, KeyInput, KeyOutput> = {
       case 'reserve': {
         const changed = state === null ? null : { ...state, reserved: input.reserved };
         if (output === undefined) return changed === null ? [state] : [state, changed];
-        if (ok(output)) return changed !== null ? [changed] : [];
+        if (ok(output))
+          return changed !== null && output.name === changed.name && output.reserved === changed.reserved
+            ? [changed]
+            : [];
         if (notFound(output)) return state === null ? [state] : [];
         return [state];
       }
@@ -86,9 +89,13 @@ export const keyModel: Model<KeyState, KeyInput, KeyOutput> = {
           : input.op === 'reserve'
             ? `(${input.reserved})`
             : '()';
-    // What a successful get saw, so a get that matches no state shows what it read.
+    // What a successful get, rename or reservation change answered, so one that matches no state shows it.
     const seen =
-      input.op === 'get' && output !== undefined && output.status === 200
+      input.op !== 'create' &&
+      input.op !== 'delete' &&
+      input.op !== 'grant' &&
+      output !== undefined &&
+      output.status === 200
         ? ` {name: ${JSON.stringify(output.name)}, reserved: ${output.reserved}}`
         : '';
     return `${input.op}${args} -> ${describeAnswer(output)}${seen}`;

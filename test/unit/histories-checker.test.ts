@@ -77,12 +77,28 @@ describe('the linearizability checker, on one key as a register', () => {
   it('flags a lost update: a rename and a reservation change both succeed, then the reservation is the old one', () => {
     const history = key(existing, [
       op(1, 0, 10, { op: 'rename', name: 'b' }, { status: 200, name: 'b', reserved: 0 }),
-      op(2, 1, 12, { op: 'reserve', reserved: 5 }, { status: 200 }),
+      op(2, 1, 12, { op: 'reserve', reserved: 5 }, { status: 200, name: 'b', reserved: 5 }),
       op(1, 20, 25, { op: 'get' }, { status: 200, name: 'b', reserved: 0 }),
     ]);
     expect(verdict(history)).toBe('violation');
     // The same two writes with the get seeing both changes are fine.
     history.operations[2] = op(1, 20, 25, { op: 'get' }, { status: 200, name: 'b', reserved: 5 });
+    expect(verdict(history)).toBe('ok');
+  });
+
+  it('flags a reservation change whose answer shows a name the key did not have when it was written', () => {
+    const history = key(existing, [
+      op(1, 0, 10, { op: 'rename', name: 'b' }, { status: 200, name: 'b', reserved: 0 }),
+      op(2, 20, 30, { op: 'reserve', reserved: 5 }, { status: 200, name: 'a', reserved: 5 }),
+    ]);
+    expect(verdict(history)).toBe('violation');
+    history.operations[1] = op(
+      2,
+      20,
+      30,
+      { op: 'reserve', reserved: 5 },
+      { status: 200, name: 'b', reserved: 5 },
+    );
     expect(verdict(history)).toBe('ok');
   });
 
@@ -316,7 +332,9 @@ describe('checkHistory and the report', () => {
     expect(check.largest.operations).toBe(3);
     expect(check.anomalies).toHaveLength(1);
     const [anomaly] = check.anomalies;
-    expect(anomaly?.lines[1]).toMatch(/client 1 {2}0\.0 ms \.\. 10\.0 ms {2}rename\("b"\) -> 200$/);
+    expect(anomaly?.lines[1]).toMatch(
+      /client 1 {2}0\.0 ms \.\. 10\.0 ms {2}rename\("b"\) -> 200 \{name: "b", reserved: 0\}$/,
+    );
     // A get shows what it read, so a get that matches no state says what it saw.
     expect(anomaly?.lines.join('\n')).toContain(
       'get() -> 200 {name: "a", reserved: 0}   <- cannot be linearized here',
