@@ -1,8 +1,8 @@
 import './quiet-sdk';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReleaseCounts } from '../lib/catalog/derive';
-import { generateRelease } from '../lib/catalog/generator';
+import { generateReleaseText, MAX_PRODUCT_BYTES } from '../lib/catalog/generator';
 import {
   checkRelease,
   cleanupReleases,
@@ -28,8 +28,11 @@ const USAGE = `Usage:
       then makes it the catalog's current release. Warns on stderr when the new catalog can never be
       selected by a shopper (see docs/filtering.md, "How the catalog is chosen"). Interrupted (Ctrl-C),
       it says which release it leaves half-written: \`cleanup --now\` removes it at once.
-  npm run catalog -- generate --children N [--drafts N] [--parents N] [--seed N] [--out file.json]
-      Writes a large valid release document (to stdout without --out).
+  npm run catalog -- generate --children N [--drafts N] [--parents N] [--product-bytes N] [--seed N]
+                              [--out file.json]
+      Writes a large valid release document (to stdout without --out), product by product: any size takes
+      little memory. --product-bytes fills each product's description so it takes at least N bytes
+      (up to ${MAX_PRODUCT_BYTES}; real products weigh several KB, bare generated ones about 400 bytes).
   npm run catalog -- cleanup --store STORE_ID [--now] [--json]
       Deletes replaced and abandoned releases of the store's catalogs (publish does this too): a release
       replaced over a minute ago, one whose publish stopped over 5 minutes ago. --now takes both at once
@@ -49,6 +52,7 @@ const OPTIONS = {
   drafts: { type: 'string' },
   parents: { type: 'string' },
   seed: { type: 'string' },
+  'product-bytes': { type: 'string' },
   out: { type: 'string' },
   now: { type: 'boolean' },
 } as const;
@@ -58,7 +62,7 @@ const COMMAND_OPTIONS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   validate: ['file', 'json'],
   publish: ['store', 'file', 'json'],
   cleanup: ['store', 'now', 'json'],
-  generate: ['children', 'drafts', 'parents', 'seed', 'out'],
+  generate: ['children', 'drafts', 'parents', 'product-bytes', 'seed', 'out'],
 };
 
 type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
@@ -253,20 +257,41 @@ async function cleanup(values: Values): Promise<number> {
 function generate(values: Values): number {
   const int = (name: 'children' | 'drafts' | 'parents' | 'seed', fallback: number, min: number) =>
     intOption(TOOL, values[name] as string | undefined, name, fallback, min, 1_000_000);
-  const document = generateRelease({
+  const productBytes = values['product-bytes'] as string | undefined;
+  const options = {
     children: int('children', Number.NaN, 0),
     drafts: int('drafts', 0, 0),
     parents: int('parents', 1, 1),
     seed: int('seed', 1, 0),
-  });
-  const text = `${JSON.stringify(document)}\n`;
+    ...(productBytes === undefined
+      ? {}
+      : { productBytes: intOption(TOOL, productBytes, 'product-bytes', 0, 0, MAX_PRODUCT_BYTES) }),
+  };
   const out = values.out === undefined ? undefined : required(values, 'out');
-  if (out === undefined) process.stdout.write(text);
-  else {
-    writeFileSync(out, text);
-    process.stderr.write(`wrote ${out} (${(document.products as unknown[]).length} products)\n`);
+  // Synchronous writes, piece by piece: nothing waits in memory, whatever the document's size.
+  const fd = out === undefined ? 1 : openSync(out, 'w');
+  try {
+    for (const piece of generateReleaseText(options)) writeAll(fd, piece);
+  } finally {
+    if (out !== undefined) closeSync(fd);
   }
+  // Each parent with its children and drafts, and the standalone product.
+  const products = options.parents * (options.children + options.drafts + 1) + 1;
+  if (out !== undefined) process.stderr.write(`wrote ${out} (${count(products, 'product')})\n`);
   return 0;
+}
+
+/** Writes all of `text` to `fd`, waiting out a full pipe (EAGAIN) rather than failing. */
+function writeAll(fd: number, text: string): void {
+  let buffer = Buffer.from(text);
+  while (buffer.length > 0) {
+    try {
+      buffer = buffer.subarray(writeSync(fd, buffer));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
 }
 
 async function main(): Promise<number> {

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateReleaseDocument } from '../../lib/catalog/validate-release';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { childrenRelease, SAMPLE_COUNTS } from '../support/catalog-fixtures';
-import { runCli } from '../support/cli';
+import { runCli, runCliWith } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
 // Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
@@ -128,6 +128,49 @@ describe('npm run catalog -- generate', () => {
     const children = products.filter((p) => p.attributes.base_product_id !== undefined);
     expect(children.filter((p) => p.attributes.status === 'live')).toHaveLength(150);
     expect(children.filter((p) => p.attributes.status === 'draft')).toHaveLength(5);
+    expect(run.stderr).toBe(`wrote ${out} (157 products)\n`);
+  });
+
+  it('makes every product at least --product-bytes long, and the document stays valid', () => {
+    const run = catalogCli('generate', '--children', '40', '--parents', '2', '--product-bytes', '2048');
+    expect(run.status).toBe(0);
+    const document = JSON.parse(run.stdout);
+    expect(validateReleaseDocument(document).ok).toBe(true);
+    const sizes = (document.products as unknown[]).map((p) => Buffer.byteLength(JSON.stringify(p)));
+    expect(sizes).toHaveLength(83);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(2048);
+    // Filled with words up to the size, not far past it.
+    expect(Math.max(...sizes)).toBeLessThan(2048 + 20);
+  });
+
+  it('writes a document far larger than its heap: product by product, never the whole text at once', () => {
+    // 60,000 products of 1 KB (about 62 MB) from a process allowed a 48 MB heap: building the document as
+    // one object and one string, as generate did before, runs out of memory.
+    const out = join(dir, 'large.json');
+    const run = runCliWith(
+      { ...process.env, NODE_OPTIONS: '--max-old-space-size=48' },
+      'catalog',
+      'generate',
+      '--children',
+      '60000',
+      '--product-bytes',
+      '1024',
+      '--out',
+      out,
+    );
+    expect(run.stderr).toBe(`wrote ${out} (60002 products)\n`);
+    expect(run.status).toBe(0);
+    expect(statSync(out).size).toBeGreaterThan(60_000 * 1024);
+    // Whole and well-formed (the small documents above are parsed and validated): every product, then the end.
+    const text = readFileSync(out, 'latin1');
+    expect(text.match(/"sku":"GEN-/g)).toHaveLength(60_002);
+    expect(text.endsWith('}]}\n')).toBe(true);
+  });
+
+  it('refuses a --product-bytes past what a description can hold', () => {
+    const run = catalogCli('generate', '--children', '1', '--product-bytes', '16001');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("--product-bytes must be an integer from 0 to 16000, got '16001'");
   });
 });
 
