@@ -1,33 +1,9 @@
-import { prefetchRegistry } from '../../lib/catalog/cache';
-import { shopperHeaders } from '../../lib/catalog/child-list-response';
-import { listNodeList, nodePageJson, parseNodeFilter } from '../../lib/catalog/nodes';
-import { pathParameter, queryParameter } from '../../lib/http/request';
-import { jsonText } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { createHandler } from '../create-handler';
+import { nodeListHandler } from '../node-list-handler';
 
-/**
- * GET /catalog/nodes/{node_id}/relationships/children: the direct children of a node in the catalog the shopper's
- * context selects, in document order, paginated, as nodes; `filter=in(id,...)` keeps the named ones, in
- * the order they were last updated. Any token of the store.
- */
-export const handler = createHandler('list-node-children', { prefetch: prefetchRegistry }, async (event) => {
-  const store = event.auth.store;
-  const { channel, tag } = shopperHeaders(event.headers, event.auth.store);
-  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
-  const filterText = queryParameter(event, 'filter');
-  const filter = parseNodeFilter(filterText);
-  const id = pathParameter(event, 'node_id');
-  const result = await listNodeList(
-    { storeId: store.id, channel, tag },
-    id,
-    'children',
-    'node',
-    page,
-    filter,
-  );
-  return jsonText(
-    200,
-    nodePageJson(`/catalog/nodes/${id}/relationships/children`, { filter: filterText }, page, result),
-  );
+/** GET /catalog/nodes/{node_id}/relationships/children: the direct children of a node. */
+export const handler = nodeListHandler('list-node-children', {
+  param: 'node_id',
+  of: 'node',
+  kind: 'children',
+  path: (id) => `/catalog/nodes/${id}/relationships/children`,
 });

@@ -1,0 +1,46 @@
+import { prefetchRegistry } from '../lib/catalog/cache';
+import { shopperHeaders } from '../lib/catalog/child-list-response';
+import { listNodeList, nodePageJson, parseNodeFilter } from '../lib/catalog/nodes';
+import { pathParameter, queryParameter } from '../lib/http/request';
+import { jsonText } from '../lib/http/response';
+import { parsePageRequest } from '../lib/pagination/index';
+import { createHandler } from './create-handler';
+
+/** What one of the node-list routes lists: whose nodes, which of them, and where its pages link. */
+export interface NodeListRoute {
+  /** The path parameter naming the node or hierarchy. */
+  param: 'node_id' | 'hierarchy_id';
+  of: 'node' | 'hierarchy';
+  /** Its direct children, or every node below it. */
+  kind: 'children' | 'descendants';
+  /** The route's path for `id`, which the page's links carry. */
+  path: (id: string) => string;
+}
+
+/**
+ * The handler of a node-list route: the nodes `route` names in the catalog the shopper's context selects,
+ * in document order, paginated; `filter=in(id,...)` keeps the named ones, in the order they were last
+ * updated. Any token of the store.
+ */
+export function nodeListHandler(
+  name: 'list-node-children' | 'list-hierarchy-children' | 'list-hierarchy-nodes',
+  route: NodeListRoute,
+) {
+  return createHandler(name, { prefetch: prefetchRegistry }, async (event) => {
+    const store = event.auth.store;
+    const { channel, tag } = shopperHeaders(event.headers, event.auth.store);
+    const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
+    const filterText = queryParameter(event, 'filter');
+    const filter = parseNodeFilter(filterText);
+    const id = pathParameter(event, route.param);
+    const result = await listNodeList(
+      { storeId: store.id, channel, tag },
+      id,
+      route.kind,
+      route.of,
+      page,
+      filter,
+    );
+    return jsonText(200, nodePageJson(route.path(id), { filter: filterText }, page, result));
+  });
+}
