@@ -133,12 +133,19 @@ describe('checkCapture', () => {
 
 describe('captureOutput', () => {
   it('captures stdout, stderr and console, and writes through only what passThrough allows', () => {
+    // Both streams stubbed: what passes through is recorded, not printed into the test run's output.
     const written: string[] = [];
+    const writtenToStderr: string[] = [];
     const realWrite = process.stdout.write;
+    const realStderrWrite = process.stderr.write;
     process.stdout.write = ((chunk: string) => {
       written.push(chunk);
       return true;
     }) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      writtenToStderr.push(Buffer.from(chunk).toString());
+      return true;
+    }) as typeof process.stderr.write;
     try {
       const consoleLog = jest.spyOn(console, 'log').mockImplementation(() => undefined);
       const capture = captureOutput((chunk) => !isServiceLog(chunk));
@@ -154,8 +161,10 @@ describe('captureOutput', () => {
       );
     } finally {
       process.stdout.write = realWrite;
+      process.stderr.write = realStderrWrite;
     }
     expect(written).toEqual(['plain text\n']);
+    expect(writtenToStderr).toEqual(['to stderr\n']);
   });
 });
 
