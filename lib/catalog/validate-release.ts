@@ -531,6 +531,61 @@ function uniqueAcross(
   }
 }
 
+/**
+ * The rules a product must keep that need no other product: how its product types, base_product,
+ * variations, variation options, commodity type and components fit whether it names a parent.
+ */
+function productRules({ product, index }: ProductDraft, issues: Issues): void {
+  const path: PathSegments = ['products', index];
+  const attributes = product.attributes;
+  const types = attributes.product_types;
+  if (attributes.base_product_id !== undefined) {
+    if (types !== undefined && !types.includes('child')) {
+      issues.add(
+        [...path, 'attributes', 'product_types'],
+        'product_types',
+        'a product with base_product_id must be a child',
+      );
+    }
+    if (attributes.base_product === true) {
+      issues.add([...path, 'attributes', 'base_product'], 'base_product', 'a child cannot be a base product');
+    }
+    if (product.variations.length > 0) {
+      issues.add(
+        [...path, 'variations'],
+        'variations',
+        'only parent products have variations; children pick variation_options',
+      );
+    }
+  } else {
+    if (types?.includes('child')) {
+      issues.add(
+        [...path, 'attributes', 'product_types'],
+        'product_types',
+        'a child must name its parent in base_product_id',
+      );
+    }
+    if (attributes.commodity_type === undefined) {
+      issues.add(
+        [...path, 'attributes', 'commodity_type'],
+        'required',
+        'is required: physical or digital (children inherit it)',
+      );
+    }
+    if (Object.keys(product.variation_options).length > 0) {
+      issues.add(
+        [...path, 'variation_options'],
+        'variations',
+        'only children (with base_product_id) pick variation options',
+      );
+    }
+  }
+  const bundle = attributes.components !== undefined && Object.keys(attributes.components).length > 0;
+  if (types?.includes('bundle') && !bundle) {
+    issues.add([...path, 'attributes', 'components'], 'required', 'a bundle must have components');
+  }
+}
+
 /** Checks that need the whole document: uniqueness, references between products, nodes, files and modifiers. */
 function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues): void {
   uniqueAcross(drafts, 'id', (product) => product.id, issues);
@@ -583,7 +638,6 @@ function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues):
         }
       });
     }
-    const types = attributes.product_types;
     const parentId = attributes.base_product_id;
     if (parentId !== undefined) {
       const parent = byId.get(parentId);
@@ -604,54 +658,8 @@ function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues):
         if (siblings) siblings.push(draft);
         else childrenOf.set(parentId, [draft]);
       }
-      if (types !== undefined && !types.includes('child')) {
-        issues.add(
-          [...path, 'attributes', 'product_types'],
-          'product_types',
-          'a product with base_product_id must be a child',
-        );
-      }
-      if (attributes.base_product === true) {
-        issues.add(
-          [...path, 'attributes', 'base_product'],
-          'base_product',
-          'a child cannot be a base product',
-        );
-      }
-      if (product.variations.length > 0) {
-        issues.add(
-          [...path, 'variations'],
-          'variations',
-          'only parent products have variations; children pick variation_options',
-        );
-      }
-    } else {
-      if (types?.includes('child')) {
-        issues.add(
-          [...path, 'attributes', 'product_types'],
-          'product_types',
-          'a child must name its parent in base_product_id',
-        );
-      }
-      if (attributes.commodity_type === undefined) {
-        issues.add(
-          [...path, 'attributes', 'commodity_type'],
-          'required',
-          'is required: physical or digital (children inherit it)',
-        );
-      }
-      if (Object.keys(product.variation_options).length > 0) {
-        issues.add(
-          [...path, 'variation_options'],
-          'variations',
-          'only children (with base_product_id) pick variation options',
-        );
-      }
     }
-    const bundle = attributes.components !== undefined && Object.keys(attributes.components).length > 0;
-    if (types?.includes('bundle') && !bundle) {
-      issues.add([...path, 'attributes', 'components'], 'required', 'a bundle must have components');
-    }
+    productRules(draft, issues);
   }
   for (const [parentId, children] of childrenOf) {
     const parent = byId.get(parentId);
@@ -792,6 +800,39 @@ export function validateReleaseDocument(input: unknown): ValidationResult {
       files: document.files,
       products: drafts.map((draft) => draft.product),
     },
+  };
+}
+
+/** A product checked on its own: normalised, or its issues (paths as in the whole document). */
+export type ProductValidation =
+  | { ok: true; product: ProductInput }
+  | { ok: false; issues: ValidationIssue[]; total: number };
+
+/**
+ * The checks `products[index]` takes without the rest of the document: the schema, the per-product rules
+ * (dates, prices, variations, components) and how its fields fit whether it names a parent. What needs
+ * other products or the document's node, file and modifier lists (uniqueness, references, families) is
+ * left to the caller. The same issues, at the same paths, as `validateReleaseDocument` reports for that
+ * product, so a streamed document can be validated one product at a time.
+ */
+export function validateProduct(raw: unknown, index: number): ProductValidation {
+  // The product alone in the smallest valid document, so the schema checks it where it stands.
+  const alone = { catalog: { name: 'product' }, products: [raw] };
+  const shape = checkShape(alone);
+  const issues = new Issues();
+  let draft: ProductDraft | undefined;
+  if (shape.length === 0) {
+    draft = { index: 0, product: product(raw as Input.Product, 0, issues) };
+    productRules(draft, issues);
+  }
+  if (draft && issues.list.length === 0) return { ok: true, product: draft.product };
+  const failed = result(alone, shape, issues.list);
+  const at = (path: string) =>
+    path.startsWith('products[0]') ? `products[${index}]${path.slice(11)}` : path;
+  return {
+    ok: false,
+    issues: failed.issues.map((issue) => ({ ...issue, path: at(issue.path) })),
+    total: failed.total,
   };
 }
 

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { generateRelease } from '../../lib/catalog/generator';
+import {
+  type ValidationIssue,
+  validateProduct,
+  validateReleaseDocument,
+} from '../../lib/catalog/validate-release';
+
+const sample = JSON.parse(readFileSync(join(__dirname, '../../catalog/sample-release.json'), 'utf8'));
+
+/**
+ * What only the whole document can tell (uniqueness across products, references to other products, nodes,
+ * files and modifiers, a family's agreement): the issues `validateProduct` leaves to its caller.
+ */
+const NEEDS_THE_DOCUMENT = [
+  /is also used by products\[/,
+  /is not a (product|node) of this release/,
+  /is not one of the release's/,
+  /a bundle cannot contain itself/,
+  /a product cannot be its own parent/,
+  /is itself a child; children cannot have children/,
+  /names this product as its base_product_id/,
+  /a product with children must be a parent/,
+  /not a variation of the parent/,
+  /is not an option of variation/,
+  /already has this combination of variation options/,
+];
+
+function documentIssuesOf(document: unknown, index: number): ValidationIssue[] {
+  const result = validateReleaseDocument(document);
+  if (result.ok) return [];
+  const own = new RegExp(`^products\\[${index}\\]([.[]|$)`);
+  return result.issues.filter(
+    (issue) => own.test(issue.path) && !NEEDS_THE_DOCUMENT.some((pattern) => pattern.test(issue.message)),
+  );
+}
+
+function productIssuesOf(raw: unknown, index: number): ValidationIssue[] {
+  const result = validateProduct(raw, index);
+  return result.ok ? [] : result.issues;
+}
+
+describe('validateProduct', () => {
+  it('normalises each product of a valid document as the whole-document validation does', () => {
+    for (const document of [sample, generateRelease({ children: 20, drafts: 3, images: true, seed: 5 })]) {
+      const whole = validateReleaseDocument(document);
+      if (!whole.ok) throw new Error(JSON.stringify(whole.issues));
+      document.products.forEach((raw: unknown, index: number) => {
+        expect(validateProduct(raw, index)).toEqual({ ok: true, product: whole.document.products[index] });
+      });
+    }
+  });
+
+  it('reports the issues the whole document reports for that product, at the same paths', () => {
+    const fields = [
+      'id',
+      'attributes',
+      'node_ids',
+      'files',
+      'main_image',
+      'variations',
+      'variation_options',
+      'sale',
+    ];
+    const attributeFields = Object.keys(sample.products[0].attributes).concat([
+      'base_product_id',
+      'base_product',
+      'product_types',
+      'components',
+    ]);
+    // Arbitrary JSON breaks the schema; these values pass it and break the rules the code checks.
+    const telling = fc.constantFrom<unknown>(
+      '2024-02-30T00:00:00Z',
+      ['child'],
+      ['parent', 'bundle'],
+      ['standard'],
+      true,
+      false,
+      sample.products[0].id,
+      [
+        sample.products[0].node_ids?.[0] ?? '00000000-0000-4000-8000-000000000001',
+        sample.products[0].node_ids?.[0] ?? '00000000-0000-4000-8000-000000000001',
+      ],
+      {},
+      { '00000000-0000-4000-8000-000000000009': '00000000-0000-4000-8000-00000000000a' },
+      [],
+      null,
+    );
+    fc.assert(
+      fc.property(
+        fc.nat({ max: sample.products.length - 1 }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(...fields, ...attributeFields.map((field) => `attributes.${field}`)),
+            fc.oneof(telling, fc.jsonValue()),
+          ),
+          { minLength: 1, maxLength: 3 },
+        ),
+        (index, changes) => {
+          const copy = structuredClone(sample);
+          const target = copy.products[index];
+          for (const [field, shared] of changes) {
+            const value = structuredClone(shared); // the same constant twice must not make a cycle
+            if (!field.startsWith('attributes.')) target[field] = value;
+            else if (typeof target.attributes === 'object' && target.attributes !== null)
+              target.attributes[field.slice(11)] = value;
+          }
+          expect(productIssuesOf(target, index)).toEqual(documentIssuesOf(copy, index));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('names paths by the product index in the document', () => {
+    const raw = {
+      ...sample.products[0],
+      id: 'not-a-uuid',
+      attributes: { ...sample.products[0].attributes, commodity_type: undefined },
+    };
+    const result = validateProduct(raw, 41_999);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((issue) => issue.path)).toEqual(['products[41999].id']);
+    const child = {
+      ...sample.products[0],
+      attributes: { ...sample.products[0].attributes, product_types: ['child'] },
+    };
+    expect(productIssuesOf(child, 7)).toEqual([
+      {
+        path: 'products[7].attributes.product_types',
+        rule: 'product_types',
+        message: 'a child must name its parent in base_product_id',
+      },
+    ]);
+  });
+});
