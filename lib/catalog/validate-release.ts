@@ -54,7 +54,7 @@ export function childPath(path: string, key: string): string {
 }
 
 /** The printable JSON path of segments: `products[12].attributes.slug`, or `$` for the document itself. */
-function formatPath(segments: PathSegments): string {
+export function formatPath(segments: PathSegments): string {
   if (segments.length === 0) return '$';
   let path = '';
   for (const segment of segments)
@@ -108,7 +108,7 @@ function compareOrder(a: number[], b: number[]): number {
 }
 
 /** The checks the schema cannot express, collected with their paths. */
-class Issues {
+export class Issues {
   readonly list: ShapeIssue[] = [];
   /** Date-times already normalised in this document. */
   readonly times = new Map<string, string | undefined>();
@@ -486,7 +486,18 @@ function currencies(
   return result;
 }
 
-interface ProductDraft {
+/** What the checks of a child against its parent read of it. */
+export interface ChildDraft {
+  index: number;
+  product: {
+    id: string;
+    attributes: Pick<ProductAttributesInput, 'base_product_id'>;
+    variation_options: Record<string, string>;
+  };
+}
+
+/** A product that passed its own checks, with its index in the document. */
+export interface ProductDraft {
   index: number;
   product: ProductInput;
 }
@@ -502,11 +513,15 @@ function declaredIds(list: unknown): Set<string> {
   return ids;
 }
 
-interface Declared {
-  products: ReadonlySet<string>;
+/** The ids (lower-case) and names a product may refer to besides other products. */
+export interface DeclaredLists {
   nodes: ReadonlySet<string>;
   files: ReadonlySet<string>;
   modifiers: ReadonlySet<string>;
+}
+
+interface Declared extends DeclaredLists {
+  products: ReadonlySet<string>;
 }
 
 /** The first product each value of `value(product)` belongs to; later ones are reported as repeats. */
@@ -586,6 +601,104 @@ function productRules({ product, index }: ProductDraft, issues: Issues): void {
   }
 }
 
+/** What the reference checks read of a product. */
+export interface ReferencingDraft {
+  index: number;
+  product: Pick<ProductInput, 'node_ids' | 'main_image' | 'files'> & {
+    attributes: Pick<ProductAttributesInput, 'price_modifiers'>;
+  };
+}
+
+/** What the component checks read of a bundle. */
+export interface BundleDraft {
+  index: number;
+  product: Pick<ProductInput, 'id'> & { attributes: Pick<ProductAttributesInput, 'components'> };
+}
+
+/** A product's references to the document's nodes, files and price modifiers. */
+export function listReferences(
+  { product, index }: ReferencingDraft,
+  declared: DeclaredLists,
+  issues: Issues,
+): void {
+  const path: PathSegments = ['products', index];
+  product.node_ids.forEach((nodeId, nodeIndex) => {
+    if (!declared.nodes.has(nodeId)) {
+      issues.add([...path, 'node_ids', nodeIndex], 'reference', `${nodeId} is not a node of this release`);
+    }
+  });
+  if (product.main_image !== undefined && !declared.files.has(product.main_image)) {
+    issues.add(
+      [...path, 'main_image'],
+      'reference',
+      `${product.main_image} is not one of the release's files`,
+    );
+  }
+  product.files.forEach((file, fileIndex) => {
+    if (!declared.files.has(file.id)) {
+      issues.add(
+        [...path, 'files', fileIndex, 'id'],
+        'reference',
+        `${file.id} is not one of the release's files`,
+      );
+    }
+  });
+  product.attributes.price_modifiers?.forEach((name, modifierIndex) => {
+    if (!declared.modifiers.has(name)) {
+      issues.add(
+        [...path, 'attributes', 'price_modifiers', modifierIndex],
+        'reference',
+        `${JSON.stringify(name)} is not one of the release's price_modifiers`,
+      );
+    }
+  });
+}
+
+/** A bundle's references to its component products; `declared` says whether the document lists a product id. */
+export function componentReferences(
+  { product, index }: BundleDraft,
+  declared: (productId: string) => boolean,
+  issues: Issues,
+): void {
+  for (const [key, component] of Object.entries(product.attributes.components ?? {})) {
+    component.options.forEach((option, optionIndex) => {
+      const optionPath = ['products', index, 'attributes', 'components', key, 'options', optionIndex, 'id'];
+      if (option.id === product.id) issues.add(optionPath, 'reference', 'a bundle cannot contain itself');
+      else if (!declared(option.id))
+        issues.add(optionPath, 'reference', `${option.id} is not a product of this release`);
+    });
+  }
+}
+
+/**
+ * A child's parent: `parent` is the first valid product with its id (index, and whether it names a parent
+ * itself), `declared` whether the document lists the id at all. True when the child joins its parent's
+ * family (which `checkFamily` then checks); the reason otherwise is an issue, unless the parent has errors
+ * of its own (reported there, not again here).
+ */
+export function parentReference(
+  { product, index }: ChildDraft,
+  parent: { index: number; child: boolean } | undefined,
+  declared: (productId: string) => boolean,
+  issues: Issues,
+): boolean {
+  const parentId = product.attributes.base_product_id;
+  if (parentId === undefined) return false;
+  const parentPath = ['products', index, 'attributes', 'base_product_id'];
+  if (parentId === product.id) issues.add(parentPath, 'reference', 'a product cannot be its own parent');
+  else if (!parent) {
+    if (!declared(parentId))
+      issues.add(parentPath, 'reference', `${parentId} is not a product of this release`);
+  } else if (parent.child) {
+    issues.add(
+      parentPath,
+      'reference',
+      `products[${parent.index}] is itself a child; children cannot have children`,
+    );
+  } else return true;
+  return false;
+}
+
 /** Checks that need the whole document: uniqueness, references between products, nodes, files and modifiers. */
 function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues): void {
   uniqueAcross(drafts, 'id', (product) => product.id, issues);
@@ -594,70 +707,23 @@ function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues):
   uniqueAcross(drafts, 'external_ref', (product) => product.attributes.external_ref, issues);
   const byId = new Map<string, ProductDraft>();
   for (const draft of drafts) if (!byId.has(draft.product.id)) byId.set(draft.product.id, draft);
+  const isDeclared = (productId: string) => declared.products.has(productId);
   const childrenOf = new Map<string, ProductDraft[]>();
   for (const draft of drafts) {
-    const { product, index } = draft;
-    const path: PathSegments = ['products', index];
-    const attributes = product.attributes;
-    product.node_ids.forEach((nodeId, nodeIndex) => {
-      if (!declared.nodes.has(nodeId)) {
-        issues.add([...path, 'node_ids', nodeIndex], 'reference', `${nodeId} is not a node of this release`);
-      }
-    });
-    if (product.main_image !== undefined && !declared.files.has(product.main_image)) {
-      issues.add(
-        [...path, 'main_image'],
-        'reference',
-        `${product.main_image} is not one of the release's files`,
-      );
-    }
-    product.files.forEach((file, fileIndex) => {
-      if (!declared.files.has(file.id)) {
-        issues.add(
-          [...path, 'files', fileIndex, 'id'],
-          'reference',
-          `${file.id} is not one of the release's files`,
-        );
-      }
-    });
-    attributes.price_modifiers?.forEach((name, modifierIndex) => {
-      if (!declared.modifiers.has(name)) {
-        issues.add(
-          [...path, 'attributes', 'price_modifiers', modifierIndex],
-          'reference',
-          `${JSON.stringify(name)} is not one of the release's price_modifiers`,
-        );
-      }
-    });
-    for (const [key, component] of Object.entries(attributes.components ?? {})) {
-      component.options.forEach((option, optionIndex) => {
-        const optionPath = [...path, 'attributes', 'components', key, 'options', optionIndex, 'id'];
-        if (option.id === product.id) issues.add(optionPath, 'reference', 'a bundle cannot contain itself');
-        else if (!declared.products.has(option.id)) {
-          issues.add(optionPath, 'reference', `${option.id} is not a product of this release`);
-        }
-      });
-    }
-    const parentId = attributes.base_product_id;
-    if (parentId !== undefined) {
-      const parent = byId.get(parentId);
-      const parentPath = [...path, 'attributes', 'base_product_id'];
-      if (parentId === product.id) issues.add(parentPath, 'reference', 'a product cannot be its own parent');
-      else if (!parent) {
-        // A declared parent with errors of its own is reported there, not again here.
-        if (!declared.products.has(parentId))
-          issues.add(parentPath, 'reference', `${parentId} is not a product of this release`);
-      } else if (parent.product.attributes.base_product_id !== undefined) {
-        issues.add(
-          parentPath,
-          'reference',
-          `products[${parent.index}] is itself a child; children cannot have children`,
-        );
-      } else {
-        const siblings = childrenOf.get(parentId);
-        if (siblings) siblings.push(draft);
-        else childrenOf.set(parentId, [draft]);
-      }
+    listReferences(draft, declared, issues);
+    componentReferences(draft, isDeclared, issues);
+    const parentId = draft.product.attributes.base_product_id;
+    const parent = parentId === undefined ? undefined : byId.get(parentId);
+    const joins = parentReference(
+      draft,
+      parent && { index: parent.index, child: parent.product.attributes.base_product_id !== undefined },
+      isDeclared,
+      issues,
+    );
+    if (joins && parentId !== undefined) {
+      const siblings = childrenOf.get(parentId);
+      if (siblings) siblings.push(draft);
+      else childrenOf.set(parentId, [draft]);
     }
     productRules(draft, issues);
   }
@@ -667,8 +733,23 @@ function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues):
   }
 }
 
+/** What a family check reads of a parent. */
+export interface FamilyParent {
+  index: number;
+  product: {
+    attributes: Pick<ProductAttributesInput, 'base_product' | 'product_types'>;
+    variations: Variation[];
+  };
+}
+
+/** What a family check reads of a child. */
+export interface FamilyChild {
+  index: number;
+  product: Pick<ProductInput, 'variation_options'>;
+}
+
 /** A parent and its children agree: the parent may be one, and each child picks a distinct combination of its options. */
-function checkFamily(parent: ProductDraft, children: ProductDraft[], issues: Issues): void {
+export function checkFamily(parent: FamilyParent, children: FamilyChild[], issues: Issues): void {
   if (parent.product.attributes.base_product === false) {
     issues.add(
       ['products', parent.index, 'attributes', 'base_product'],
@@ -806,7 +887,8 @@ export function validateReleaseDocument(input: unknown): ValidationResult {
 /** A product checked on its own: normalised, or its issues (paths as in the whole document). */
 export type ProductValidation =
   | { ok: true; product: ProductInput }
-  | { ok: false; issues: ValidationIssue[]; total: number };
+  /** `product` when only rules the schema cannot express were broken: the checks across products still take it. */
+  | { ok: false; issues: ValidationIssue[]; total: number; product?: ProductInput };
 
 /**
  * The checks `products[index]` takes without the rest of the document: the schema, the per-product rules
@@ -833,6 +915,7 @@ export function validateProduct(raw: unknown, index: number): ProductValidation 
     ok: false,
     issues: failed.issues.map((issue) => ({ ...issue, path: at(issue.path) })),
     total: failed.total,
+    ...(draft ? { product: draft.product } : {}),
   };
 }
 
