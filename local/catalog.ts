@@ -1,7 +1,8 @@
 import './quiet-sdk';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, writeSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReleaseCounts } from '../lib/catalog/derive';
+import { DocumentReadError } from '../lib/catalog/document-stream';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../lib/catalog/generator';
 import {
   checkRelease,
@@ -11,6 +12,7 @@ import {
   StoreNotFoundError,
 } from '../lib/catalog/publisher';
 import { ReleaseValidationError } from '../lib/catalog/validate-release';
+import { type StreamValidation, validateReleaseStream } from '../lib/catalog/validate-stream';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { resetDocumentClient } from '../lib/store/client';
 import { ensureTables } from '../lib/store/tables';
@@ -19,10 +21,12 @@ import { count, databaseUnreachableMessage, parseJson } from './messages';
 
 const TOOL = 'catalog';
 const USAGE = `Usage:
-  npm run catalog -- validate --file release.json [--json]
+  npm run catalog -- validate --file release.json [--stream] [--json]
       Checks a release document as publish does (catalog/release.schema.json, then references, uniqueness,
       the node tree, parents and children, item and response sizes), without a database: for your own
-      CI. Exit 0 when valid, 1 with every error (the first 100), 2 for a usage error.
+      CI. Exit 0 when valid, 1 with every error (the first 100), 2 for a usage error. --stream reads the
+      document one product at a time, in little memory whatever its size, and runs every check but the
+      item and response sizes (docs/publishing.md).
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Validates the release document (all errors at once, nothing written on error), writes the release,
       then makes it the catalog's current release. Warns on stderr when the new catalog can never be
@@ -55,11 +59,12 @@ const OPTIONS = {
   'product-bytes': { type: 'string' },
   out: { type: 'string' },
   now: { type: 'boolean' },
+  stream: { type: 'boolean' },
 } as const;
 
 /** Which options each command takes: any other is a usage error. */
 const COMMAND_OPTIONS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
-  validate: ['file', 'json'],
+  validate: ['file', 'json', 'stream'],
   publish: ['store', 'file', 'json'],
   cleanup: ['store', 'now', 'json'],
   generate: ['children', 'drafts', 'parents', 'product-bytes', 'seed', 'out'],
@@ -215,10 +220,41 @@ async function publish(values: Values): Promise<number> {
   }
 }
 
+/**
+ * `validate --file F --stream [--json]`: the document's checks on a stream of it, one product at a time
+ * (the item and response sizes, which need each product's stored form, are left to publish).
+ */
+async function validateStreamed(file: string, json: boolean): Promise<number> {
+  let result: StreamValidation;
+  try {
+    result = await validateReleaseStream(createReadStream(file));
+  } catch (error) {
+    if (error instanceof DocumentReadError) usageError(TOOL, `cannot read ${file}: ${error.message}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      usageError(TOOL, `cannot read ${file}: no such file`);
+    throw error;
+  }
+  if (!result.ok) {
+    const error = new ReleaseValidationError(result.issues, result.total);
+    printValidationErrors(file, error, { json, fields: { valid: false } }, '');
+    return 1;
+  }
+  if (json)
+    process.stdout.write(
+      `${JSON.stringify({ valid: true, streamed: true, products: { total: result.products } })}\n`,
+    );
+  else
+    process.stdout.write(
+      `${file}: valid (streamed: every check but item and response sizes); ${count(result.products, 'product')}\n`,
+    );
+  return 0;
+}
+
 /** `validate --file F [--json]`: publish's checks without a database. */
-function validate(values: Values): number {
+function validate(values: Values): number | Promise<number> {
   const file = required(values, 'file');
   const json = values.json === true;
+  if (values.stream === true) return validateStreamed(file, json);
   let checked: ReturnType<typeof checkRelease>;
   try {
     checked = checkRelease(readDocument(file));

@@ -234,6 +234,33 @@ describe('npm run catalog -- validate', () => {
     ]);
   });
 
+  it('--stream: the same errors from a stream of the document, a summary when valid, line and column for bad JSON', () => {
+    const bad = childrenRelease();
+    (bad.products[0] as { attributes: Record<string, unknown> }).attributes.slug = 'a b';
+    (bad.products[3] as { attributes: Record<string, unknown> }).attributes.sku = (
+      bad.products[4] as { attributes: { sku: string } }
+    ).attributes.sku;
+    const path = file('invalid-streamed.json', bad);
+    const whole = catalogCli('validate', '--file', path, '--json');
+    const streamed = catalogCli('validate', '--file', path, '--json', '--stream');
+    expect(streamed.status).toBe(1);
+    expect(JSON.parse(streamed.stdout)).toEqual(JSON.parse(whole.stdout));
+    const valid = catalogCli('validate', '--file', sampleFile, '--stream');
+    expect(valid.status).toBe(0);
+    expect(valid.stdout).toBe(
+      `${sampleFile}: valid (streamed: every check but item and response sizes); 14 products\n`,
+    );
+    const json = catalogCli('validate', '--file', sampleFile, '--stream', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ valid: true, streamed: true, products: { total: 14 } });
+    const broken = join(dir, 'broken-streamed.json');
+    writeFileSync(broken, '{"catalog": {"name": "x"},\n "products": [{"id": 1},]}');
+    const syntax = catalogCli('validate', '--file', broken, '--stream');
+    expect(syntax.status).toBe(2);
+    expect(syntax.stderr).toContain(
+      `cannot read ${broken}: line 2, column 25: expected a value in "products", not ']'`,
+    );
+  });
+
   it('usage errors are one line on stderr and exit 2; --help prints the usage and exits 0', () => {
     for (const [args, message] of [
       [['--file', sampleFile, '--bogus'], "catalog: Unknown option '--bogus'"],
@@ -251,7 +278,7 @@ describe('npm run catalog -- validate', () => {
     for (const flag of ['--help', '-h']) {
       const help = catalogCli('validate', flag);
       expect(help.status).toBe(0);
-      expect(help.stdout).toContain('npm run catalog -- validate --file release.json [--json]');
+      expect(help.stdout).toContain('npm run catalog -- validate --file release.json [--stream] [--json]');
       expect(help.stderr).toBe('');
     }
   });
