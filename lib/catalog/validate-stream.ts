@@ -124,7 +124,8 @@ const ELEMENT = /^[A-Za-z_$][A-Za-z0-9_]*\[(\d+)\]/;
 
 export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): Promise<StreamValidation> {
   const members: string[] = [];
-  const head: Record<string, unknown> = {};
+  // No prototype: a member named `__proto__` is a member like any other (and an unknown one).
+  const head: Record<string, unknown> = Object.create(null);
   const issues = new OrderedIssues();
   const position = (member: string) => {
     const at = members.indexOf(member);

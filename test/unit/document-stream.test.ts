@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import {
   type DocumentPart,
   DocumentReadError,
@@ -25,10 +26,13 @@ async function read(
 
 /** The document the parts describe, rebuilt: what JSON.parse would have made of the whole text. */
 function rebuild(parts: DocumentPart[]): Record<string, unknown> {
+  // Own properties only, as JSON.parse makes them (a `__proto__` member included).
   const document: Record<string, unknown> = {};
+  const set = (key: string, value: unknown) =>
+    Object.defineProperty(document, key, { value, enumerable: true, writable: true, configurable: true });
   const arrays = new Map<string, unknown[]>();
   for (const part of parts) {
-    if (part.kind === 'value') document[part.key] = part.value;
+    if (part.kind === 'value') set(part.key, part.value);
     else if (part.kind === 'element') {
       const list = arrays.get(part.key) ?? [];
       expect(part.index).toBe(list.length);
@@ -36,7 +40,7 @@ function rebuild(parts: DocumentPart[]): Record<string, unknown> {
       arrays.set(part.key, list);
     } else {
       expect(arrays.get(part.key)?.length ?? 0).toBe(part.count);
-      document[part.key] = arrays.get(part.key) ?? [];
+      set(part.key, arrays.get(part.key) ?? []);
     }
   }
   return document;
@@ -143,6 +147,73 @@ describe('readReleaseDocument', () => {
     const error = await failure(bytes, 4);
     expect(error.rule).toBe('encoding');
     expect(error.message).toBe('line 1, column 12: the value of "catalog" is not valid UTF-8');
+  });
+
+  it('reads any JSON object as JSON.parse does, however it is spaced and chunked', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.constantFrom(undefined, 1, '\t', ' \r\n'),
+        fc.integer({ min: 1, max: 64 }),
+        async (object, space, size) => {
+          const text = JSON.stringify(object, null, space as string | number | undefined);
+          expect(rebuild(await read(text, size))).toEqual(JSON.parse(text));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never accepts what JSON.parse refuses, and never fails otherwise than with a DocumentReadError', async () => {
+    // Near-valid documents: a valid one with a few characters inserted, deleted or replaced.
+    const base = JSON.stringify({
+      catalog: { name: 'a"b\\c', n: [1, -2.5e3, true, null] },
+      products: [{ id: 1 }, 'x', []],
+    });
+    const alphabet = fc.constantFrom(...'{}[]":,\\ \n0-1.eE+tfnulrsa\u00e9'.split(''));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: 2 }), alphabet), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.integer({ min: 1, max: 16 }),
+        async (edits, size) => {
+          let text = base;
+          for (const [at, kind, character] of edits) {
+            const where = Math.min(at, text.length);
+            text =
+              kind === 0
+                ? text.slice(0, where) + character + text.slice(where)
+                : kind === 1
+                  ? text.slice(0, where) + text.slice(where + 1)
+                  : text.slice(0, where) + character + text.slice(where + 1);
+          }
+          let expected: unknown;
+          try {
+            expected = JSON.parse(text);
+          } catch {
+            expected = undefined;
+          }
+          const outcome = await read(text, size).then(
+            (parts) => ({ parts }),
+            (error: unknown) => ({ error }),
+          );
+          if ('error' in outcome) {
+            expect(outcome.error).toBeInstanceOf(DocumentReadError);
+            // JSON.parse may accept it: not an object, or a member given twice.
+            if (
+              expected !== undefined &&
+              typeof expected === 'object' &&
+              expected !== null &&
+              !Array.isArray(expected)
+            )
+              expect((outcome.error as DocumentReadError).rule).toBe('duplicate_key');
+          } else expect(rebuild(outcome.parts)).toEqual(expected);
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 
   it('reads a document far larger than its heap, one element at a time', () => {

@@ -149,6 +149,20 @@ describe('validateReleaseStream', () => {
     );
   });
 
+  it('treats a member named __proto__ as the unknown member it is', async () => {
+    const text = JSON.stringify(sample).replace('{', '{"__proto__":{"polluted":true},');
+    const whole = validateReleaseDocument(JSON.parse(text));
+    const bytes = Buffer.from(text);
+    const streamed = await validateReleaseStream(
+      (async function* () {
+        yield bytes;
+      })(),
+    );
+    expect(whole.ok).toBe(false);
+    expect(streamed).toEqual(whole);
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it('counts every issue and keeps the first 100 in document order', async () => {
     const document = generateRelease({ children: 300, seed: 1 });
     for (const product of document.products as Doc[]) product.attributes.sku = 'SAME';
