@@ -148,7 +148,7 @@ export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): 
   const unique = { sku: new UniqueColumn(), slug: new UniqueColumn(), external_ref: new UniqueColumn() };
   const brokenIds = new Set<string>();
   let childFlags = new Uint8Array(1 << 16); // 1 for a product that names a parent
-  const childrenOf = new Map<string, FamilyChild[]>();
+  const childrenOf = new Map<string, number[]>(); // positions in `children`
   const parents = new Map<number, FamilyParent>();
   const interned = new Map<string, string>();
   const intern = (value: string) => {
@@ -159,7 +159,11 @@ export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): 
   };
   const laterLists: ReferencingDraft[] = [];
   const bundles: BundleDraft[] = [];
-  const childDrafts: ChildDraft[] = [];
+  const children = {
+    indexes: [] as number[],
+    parents: [] as string[],
+    options: [] as (string[] | undefined)[],
+  };
   let known: DeclaredLists = { nodes: new Set(), files: new Set(), modifiers: new Set() };
   let products = 0;
   const found = new Issues();
@@ -215,17 +219,19 @@ export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): 
       const parentId = product.attributes.base_product_id;
       if (parentId !== undefined) {
         childFlags[index] = 1;
-        const variationOptions: Record<string, string> = {};
-        for (const [variation, option] of Object.entries(product.variation_options))
-          variationOptions[intern(variation)] = intern(option);
-        childDrafts.push({
-          index,
-          product: {
-            id: product.id,
-            attributes: { base_product_id: intern(parentId) },
-            variation_options: variationOptions,
-          },
-        });
+        if (parentId === product.id) {
+          parentReference(draft, undefined, () => true, found);
+          addFound(found);
+        } else {
+          // Kept as three entries of parallel arrays, not as objects: a million children are cheaper so.
+          const picked = Object.entries(product.variation_options).flatMap(([variation, option]) => [
+            intern(variation),
+            intern(option),
+          ]);
+          children.indexes.push(index);
+          children.parents.push(intern(parentId));
+          children.options.push(picked.length > 0 ? picked : undefined);
+        }
       } else {
         const { base_product, product_types } = product.attributes;
         if (product.variations.length > 0 || base_product === false || product_types !== undefined)
@@ -284,18 +290,34 @@ export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): 
       found.add(segments, 'unique', `${what} is also used by products[${owner}]`);
     }
   }
-  for (const draft of childDrafts) {
-    const parentId = draft.product.attributes.base_product_id as string;
+  const child = (position: number): ChildDraft => {
+    const picked = children.options[position] ?? [];
+    const variationOptions: Record<string, string> = {};
+    for (let i = 0; i < picked.length; i += 2)
+      variationOptions[picked[i] as string] = picked[i + 1] as string;
+    return {
+      index: children.indexes[position] as number,
+      // A child naming itself was reported as it was read; the id is only compared with the parent's.
+      product: {
+        id: '',
+        attributes: { base_product_id: children.parents[position] },
+        variation_options: variationOptions,
+      },
+    };
+  };
+  children.indexes.forEach((_, position) => {
+    const parentId = children.parents[position] as string;
     const parentIndex = firstWithId(parentId);
     const parent =
       parentIndex === undefined ? undefined : { index: parentIndex, child: childFlags[parentIndex] === 1 };
-    if (parentReference(draft, parent, declared, found)) {
+    if (parentReference(child(position), parent, declared, found)) {
       const family = childrenOf.get(parentId);
-      if (family) family.push(draft);
-      else childrenOf.set(parentId, [draft]);
+      if (family) family.push(position);
+      else childrenOf.set(parentId, [position]);
     }
-  }
-  for (const [parentId, family] of childrenOf) {
+  });
+  for (const [parentId, positions] of childrenOf) {
+    const family: FamilyChild[] = positions.map(child);
     const parentIndex = firstWithId(parentId) as number;
     const parent = parents.get(parentIndex) ?? {
       index: parentIndex,
