@@ -122,6 +122,11 @@ class OrderedIssues {
 
 const ELEMENT = /^[A-Za-z_$][A-Za-z0-9_]*\[(\d+)\]/;
 
+/**
+ * The answer of `validateReleaseDocument` for the document `source` streams (its issues, the first
+ * MAX_VALIDATION_ISSUES of them, and their total), holding one product at a time. Throws
+ * DocumentReadError when the source is not a JSON object (see `readReleaseDocument`).
+ */
 export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): Promise<StreamValidation> {
   const members: string[] = [];
   // No prototype: a member named `__proto__` is a member like any other (and an unknown one).
