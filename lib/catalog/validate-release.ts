@@ -748,15 +748,12 @@ export interface FamilyChild {
   product: Pick<ProductInput, 'variation_options'>;
 }
 
-/** A parent and its children agree: the parent may be one, and each child picks a distinct combination of its options. */
-export function checkFamily(parent: FamilyParent, children: FamilyChild[], issues: Issues): void {
-  if (parent.product.attributes.base_product === false) {
-    issues.add(
-      ['products', parent.index, 'attributes', 'base_product'],
-      'base_product',
-      `must not be false: products[${children[0]?.index}] names this product as its base_product_id`,
-    );
-  }
+/**
+ * A parent and its children agree: the parent may be one, and each child picks a distinct combination of
+ * its options. `children` (at least one, in document order) is read once, so it may make each child as it
+ * goes: a family of a million children need not be held.
+ */
+export function checkFamily(parent: FamilyParent, children: Iterable<FamilyChild>, issues: Issues): void {
   const parentTypes = parent.product.attributes.product_types;
   if (parentTypes !== undefined && !parentTypes.includes('parent')) {
     issues.add(
@@ -767,7 +764,9 @@ export function checkFamily(parent: FamilyParent, children: FamilyChild[], issue
   }
   const variationsOfParent = parent.product.variations;
   const combinations = new Map<string, number>();
+  let first: number | undefined;
   for (const { product, index } of children) {
+    first ??= index;
     const path: PathSegments = ['products', index, 'variation_options'];
     let complete = variationsOfParent.length > 0;
     for (const [variationId, optionId] of Object.entries(product.variation_options)) {
@@ -798,6 +797,13 @@ export function checkFamily(parent: FamilyParent, children: FamilyChild[], issue
     if (other !== undefined) {
       issues.add(path, 'unique', `products[${other}] already has this combination of variation options`);
     } else combinations.set(key, index);
+  }
+  if (parent.product.attributes.base_product === false) {
+    issues.add(
+      ['products', parent.index, 'attributes', 'base_product'],
+      'base_product',
+      `must not be false: products[${first}] names this product as its base_product_id`,
+    );
   }
 }
 

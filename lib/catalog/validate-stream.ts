@@ -21,7 +21,6 @@ import {
   checkFamily,
   componentReferences,
   type DeclaredLists,
-  type FamilyChild,
   type FamilyParent,
   formatPath,
   Issues,
@@ -322,7 +321,10 @@ export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): 
     }
   });
   for (const [parentId, positions] of childrenOf) {
-    const family: FamilyChild[] = positions.map(child);
+    // One child made at a time: a parent may have a million.
+    const family = (function* () {
+      for (const position of positions) yield child(position);
+    })();
     const parentIndex = firstWithId(parentId) as number;
     const parent = parents.get(parentIndex) ?? {
       index: parentIndex,
