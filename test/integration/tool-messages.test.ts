@@ -89,11 +89,16 @@ describe('npm run smoke against a closed port', () => {
     const refused = lines.filter((line) =>
       line.includes(`: connection refused at ${base}: is the API running? (`),
     );
+    // A check that is not run does no I/O, but on a loaded machine (a GC pause, a busy core) it can still
+    // take a millisecond: its time is any number (this test once failed in a loaded run expecting 0 ms).
     const notRun = lines.filter((line) =>
-      /^FAIL {2}.+: not run: the (admin token|create) failed \(0 ms\)$/.test(line),
+      /^FAIL {2}.+: not run: the (admin token|create) failed \(\d+ ms\)$/.test(line),
     );
     expect(refused.length).toBeGreaterThanOrEqual(4);
-    expect(refused.length + notRun.length).toBe(lines.length - 1);
+    // Every line but the summary is one of the two: any other is shown whole.
+    expect(lines.slice(0, -1).filter((line) => !refused.includes(line) && !notRun.includes(line))).toEqual(
+      [],
+    );
     expect(run.stdout).not.toContain('fetch failed');
   });
 });
