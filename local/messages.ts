@@ -1,5 +1,7 @@
 /** Wording shared by the local tools' messages. */
 
+import { jsonParseFailure } from '../lib/json-error';
+
 /** `1 parent`, `2 parents`, `0 parents` (`plural` when adding an s is wrong: `1 child`, `2 children`). */
 export function count(n: number, singular: string, plural = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : plural}`;
@@ -18,10 +20,9 @@ export function parseJson(text: string): unknown {
 }
 
 function describeJsonError(text: string, error: Error): string {
-  const message = error.message.replace(/\s*\(line \d+ column \d+\)$/, '');
-  const at = /at position (\d+)/.exec(message);
-  const position = at ? Number(at[1]) : /end of JSON input/.test(message) ? text.length : undefined;
-  const reason = message.replace(/ in JSON at position \d+$/, '').replace(/ at position \d+$/, '');
+  const failure = jsonParseFailure(error);
+  const position = failure.position ?? (failure.endOfInput ? text.length : undefined);
+  const reason = failure.reason;
   if (position === undefined) return reason;
   const before = text.slice(0, position);
   const line = before.split('\n').length;

@@ -16,6 +16,8 @@
  * the last one).
  */
 
+import { jsonParseFailure } from '../json-error';
+
 /** A top-level value read whole. */
 export interface DocumentValue {
   kind: 'value';
@@ -110,20 +112,6 @@ const endsScalar = (byte: number) =>
 
 function describeByte(byte: number): string {
   return byte >= 0x21 && byte < 0x7f ? `'${String.fromCharCode(byte)}'` : `byte 0x${byte.toString(16)}`;
-}
-
-/**
- * The reason and, when V8 gives one, the offset (in UTF-16 units of `text`) of a JSON.parse error. V8
- * says where for some errors only ("Expected ',' or '}' after property value in JSON at position 12");
- * an unexpected token comes with a snippet of the text around it instead.
- */
-function parseFailure(error: Error): { reason: string; position?: number } {
-  const message = error.message.replace(/\s*\(line \d+ column \d+\)$/, '');
-  const at = /at position (\d+)/.exec(message);
-  return {
-    reason: message.replace(/ in JSON at position \d+$/, '').replace(/ at position \d+$/, ''),
-    ...(at ? { position: Number(at[1]) } : {}),
-  };
 }
 
 /** What a captured run of bytes is: a property name, a top-level value, or an array's element. */
@@ -231,7 +219,7 @@ export async function* readReleaseDocument(
     try {
       value = JSON.parse(text);
     } catch (error) {
-      const { reason, position } = parseFailure(error as Error);
+      const { reason, position } = jsonParseFailure(error as Error);
       failInCapture(text, `${what()}: ${reason}`, position ?? 0);
     }
     if (purpose === Purpose.Key) {
