@@ -11,6 +11,18 @@ export const EMPTY_PARENT = id(4);
 export const ROOT_NODE = id(900);
 export const LEAF_NODE = id(901);
 /** Live children of PARENT in publish order: id(101) .. id(112). */
+/** The members of a product in a release document, for tests that replace one of them. */
+export const PRODUCT_FIELDS = [
+  'id',
+  'attributes',
+  'node_ids',
+  'files',
+  'main_image',
+  'variations',
+  'variation_options',
+  'sale',
+] as const;
+
 export const LIVE_CHILDREN = Array.from({ length: 12 }, (_, i) => id(101 + i));
 export const COLORS = ['red', 'blue', 'green'] as const;
 

@@ -7,6 +7,7 @@ import {
   validateProduct,
   validateReleaseDocument,
 } from '../../lib/catalog/validate-release';
+import { PRODUCT_FIELDS } from '../support/catalog-fixtures';
 
 const sample = JSON.parse(readFileSync(join(__dirname, '../../catalog/sample-release.json'), 'utf8'));
 
@@ -54,16 +55,7 @@ describe('validateProduct', () => {
   });
 
   it('reports the issues the whole document reports for that product, at the same paths', () => {
-    const fields = [
-      'id',
-      'attributes',
-      'node_ids',
-      'files',
-      'main_image',
-      'variations',
-      'variation_options',
-      'sale',
-    ];
+    const fields = PRODUCT_FIELDS;
     const attributeFields = Object.keys(sample.products[0].attributes).concat([
       'base_product_id',
       'base_product',
