@@ -29,6 +29,15 @@ export interface Config {
    * one more answers 409. It bounds what a key listing (and its `name` filter) reads.
    */
   maxKeysPerStore: number;
+  /** DOCUMENTS_BUCKET: the S3 bucket holding catalog release documents and the publishing workflow's files. */
+  documentsBucket: string;
+  /** S3_ENDPOINT: an S3-compatible endpoint (the local object store); undefined means AWS. */
+  s3Endpoint: string | undefined;
+  /**
+   * RELEASE_STATE_MACHINE_ARN: the publishing workflow (AWS Step Functions) a new release starts; undefined
+   * locally, where the harness runs the workflow's steps in process (lib/catalog/pipeline/run-local.ts).
+   */
+  releaseStateMachineArn: string | undefined;
   /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
   logLevel: LogLevel;
 }
@@ -92,6 +101,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (rateLimits !== 'on' && rateLimits !== 'off') {
     throw new ConfigError(`RATE_LIMITS must be on or off, got "${rateLimits}"`);
   }
+  const s3Endpoint = env.S3_ENDPOINT || undefined;
+  if (s3Endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(s3Endpoint)) {
+    throw new ConfigError(`S3_ENDPOINT must be an http(s) URL, got "${s3Endpoint}"`);
+  }
+  const documentsBucket = env.DOCUMENTS_BUCKET || 'commerce-documents';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(documentsBucket)) {
+    throw new ConfigError(
+      `DOCUMENTS_BUCKET must be an S3 bucket name (3-63 of a-z 0-9 . -), got "${documentsBucket}"`,
+    );
+  }
   return {
     dynamodbEndpoint: endpoint,
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
@@ -105,6 +124,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: rateLimits === 'on',
     rateLimitDeadlineMs: intFrom(env, 'RATE_LIMIT_DEADLINE_MS', 50, 5, 2000),
     maxKeysPerStore: intFrom(env, 'MAX_KEYS_PER_STORE', 1000, 1, 10000),
+    documentsBucket,
+    s3Endpoint,
+    releaseStateMachineArn: env.RELEASE_STATE_MACHINE_ARN || undefined,
     logLevel,
   };
 }

@@ -15,6 +15,9 @@ describe('loadConfig', () => {
       rateLimits: true,
       rateLimitDeadlineMs: 50,
       maxKeysPerStore: 1000,
+      documentsBucket: 'commerce-documents',
+      s3Endpoint: undefined,
+      releaseStateMachineArn: undefined,
       logLevel: 'info',
     });
   });
@@ -34,6 +37,9 @@ describe('loadConfig', () => {
         RATE_LIMITS: 'off',
         RATE_LIMIT_DEADLINE_MS: '80',
         MAX_KEYS_PER_STORE: '50',
+        DOCUMENTS_BUCKET: 'docs-bucket',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        RELEASE_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
         LOG_LEVEL: 'silent',
       }),
     ).toEqual({
@@ -49,6 +55,9 @@ describe('loadConfig', () => {
       rateLimits: false,
       rateLimitDeadlineMs: 80,
       maxKeysPerStore: 50,
+      documentsBucket: 'docs-bucket',
+      s3Endpoint: 'http://127.0.0.1:9000',
+      releaseStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
       logLevel: 'silent',
     });
   });
@@ -68,6 +77,8 @@ describe('loadConfig', () => {
       'RATE_LIMIT_DEADLINE_MS must be an integer from 5 to 2000, got "2001"',
     ],
     [{ MAX_KEYS_PER_STORE: '0' }, 'MAX_KEYS_PER_STORE must be an integer from 1 to 10000, got "0"'],
+    [{ S3_ENDPOINT: 'localhost:9000' }, 'S3_ENDPOINT must be an http(s) URL, got "localhost:9000"'],
+    [{ DOCUMENTS_BUCKET: 'Docs_Bucket' }, 'DOCUMENTS_BUCKET must be an S3 bucket name'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
     [
       { POWERTOOLS_LOG_LEVEL: 'chatty' },
