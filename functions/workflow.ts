@@ -1,5 +1,5 @@
-import type { TableAccess } from './routes';
 import type { TableRole } from '../lib/store/schema';
+import type { TableAccess } from './routes';
 
 /**
  * The publishing workflow (docs/publishing.md, DESIGN.md section 17): one table for the CDK stack, which
