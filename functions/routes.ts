@@ -25,6 +25,10 @@ export interface FunctionDefinition {
    * data tables.
    */
   tables: Partial<Record<TableRole, TableAccess>>;
+  /** What it does with the documents bucket (release documents and their uploads), if anything. */
+  bucket?: 'read' | 'readwrite';
+  /** `start`: it starts the publishing workflow (functions/workflow.ts). */
+  workflow?: 'start';
   description: string;
 }
 
@@ -152,6 +156,71 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /catalog/hierarchies/{hierarchy_id}/nodes: every node below a hierarchy',
   },
+  'pcm-create-catalog': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/catalogs: creates a catalog (its content comes from a release document)',
+  },
+  'pcm-list-catalogs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/catalogs: the store's catalogs",
+  },
+  'pcm-get-catalog': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/catalogs/{catalog_id}: one catalog of the store',
+  },
+  'pcm-update-catalog': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/catalogs/{catalog_id}: changes a catalog's name, description, hierarchies or price book",
+  },
+  'pcm-delete-catalog': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/catalogs/{catalog_id}: deletes a catalog that has no releases',
+  },
+  'pcm-put-catalog-document': {
+    auth: 'admin',
+    body: 'document',
+    bucket: 'readwrite',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/catalogs/{catalog_id}/document: stores the catalog's release document (up to 5 MB)",
+  },
+  'pcm-create-release': {
+    auth: 'admin',
+    body: 'json',
+    workflow: 'start',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "POST /pcm/catalogs/{catalog_id}/releases: publishes the catalog's document (201 PENDING at once)",
+  },
+  'pcm-list-releases': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/catalogs/{catalog_id}/releases: the catalog's releases, newest first",
+  },
+  'pcm-get-release': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/catalogs/{catalog_id}/releases/{release_id}: one release (or latestPublished)',
+  },
+  'pcm-delete-release': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}: deletes a release that is not current',
+  },
+  'pcm-delete-releases': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release but the current one',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -195,6 +264,21 @@ export const ROUTES: RouteDefinition[] = [
     function: 'list-hierarchy-children',
   },
   { method: 'GET', path: '/catalog/hierarchies/{hierarchy_id}/nodes', function: 'list-hierarchy-nodes' },
+  { method: 'POST', path: '/pcm/catalogs', function: 'pcm-create-catalog' },
+  { method: 'GET', path: '/pcm/catalogs', function: 'pcm-list-catalogs' },
+  { method: 'GET', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-get-catalog' },
+  { method: 'PUT', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-update-catalog' },
+  { method: 'DELETE', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-delete-catalog' },
+  { method: 'PUT', path: '/pcm/catalogs/{catalog_id}/document', function: 'pcm-put-catalog-document' },
+  { method: 'POST', path: '/pcm/catalogs/{catalog_id}/releases', function: 'pcm-create-release' },
+  { method: 'GET', path: '/pcm/catalogs/{catalog_id}/releases', function: 'pcm-list-releases' },
+  { method: 'GET', path: '/pcm/catalogs/{catalog_id}/releases/{release_id}', function: 'pcm-get-release' },
+  {
+    method: 'DELETE',
+    path: '/pcm/catalogs/{catalog_id}/releases/{release_id}',
+    function: 'pcm-delete-release',
+  },
+  { method: 'DELETE', path: '/pcm/catalogs/{catalog_id}/releases', function: 'pcm-delete-releases' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

@@ -66,7 +66,7 @@ export interface PublishResult {
 
 /** The registry entry's rules: ids and ages kept for rules that existed, new ones generated and stamped. */
 function registeredRules(
-  document: ReleaseDocument,
+  document: SwitchFacts,
   catalogId: string,
   previous: RegisteredCatalog | undefined,
   publishedMs: number,
@@ -289,10 +289,26 @@ export async function publishRelease(
   };
 }
 
+/** What the switch needs of a release's document: small, so the workflow keeps it beside the release. */
+export interface SwitchFacts {
+  catalog: { name: string };
+  rules: ReleaseDocument['rules'];
+  currencies?: ReleaseDocument['currencies'];
+}
+
+/** The facts of a document the switch needs. */
+export function switchFacts(document: ReleaseDocument): SwitchFacts {
+  return {
+    catalog: { name: document.catalog.name },
+    rules: document.rules,
+    ...(document.currencies === undefined ? {} : { currencies: document.currencies }),
+  };
+}
+
 /** The one-step switch, retried while other publishes of the same store change the registry. */
-async function activate(
+export async function activate(
   storeId: string,
-  document: ReleaseDocument,
+  document: SwitchFacts,
   catalogId: string,
   layout: ReleaseLayout,
   now: () => Date,
@@ -347,12 +363,19 @@ export interface CleanupOptions {
   now?: Date;
   abandonedAfterMs?: number;
   retainReplacedMs?: number;
+  /** Replaced releases a catalog keeps, items and all, besides its current one (default KEPT_REPLACED). */
+  keepReplaced?: number;
 }
 
+/** A catalog keeps its current release and the two before it (DESIGN.md section 17); older ones go. */
+export const KEPT_REPLACED = 2;
+
 /**
- * Deletes releases no reader can reach any more: releases replaced more than RETAIN_REPLACED_MS ago,
- * `writing` releases whose publisher stopped sending heartbeats ABANDONED_AFTER_MS ago, and `abandoned`
- * ones (a failed publish that could not delete them). Current releases are never touched.
+ * Deletes releases no reader can reach any more and that a catalog does not keep: replaced releases past
+ * the newest `keepReplaced` of their catalog once replaced more than RETAIN_REPLACED_MS ago, `writing`
+ * releases whose publisher stopped sending heartbeats ABANDONED_AFTER_MS ago, `abandoned` ones (a failed
+ * publish that could not delete them), and the records of `failed` ones past the newest `keepReplaced`.
+ * Current releases are never touched.
  */
 export async function cleanupReleases(
   storeId: string,
@@ -361,16 +384,28 @@ export async function cleanupReleases(
   const now = (options.now ?? new Date()).getTime();
   const abandonedAfter = options.abandonedAfterMs ?? ABANDONED_AFTER_MS;
   const retainReplaced = options.retainReplacedMs ?? RETAIN_REPLACED_MS;
+  const keep = options.keepReplaced ?? KEPT_REPLACED;
   const registry = await catalogRepository.getRegistry(storeId);
   const current = new Set(Object.values(registry?.catalogs ?? {}).map((catalog) => catalog.release.id));
   const markers = await catalogRepository.listReleases(storeId, options.catalogId);
+  // Newest first (release ids are UUID v7): the first `keep` replaced (and failed) releases of each
+  // catalog stay.
+  markers.sort((a, b) => (a.release_id < b.release_id ? 1 : a.release_id > b.release_id ? -1 : 0));
+  const seen = new Map<string, number>();
+  const kept = (marker: ReleaseMarker): boolean => {
+    const key = `${marker.catalog_id}#${marker.status}`;
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    return count <= keep;
+  };
   const removed: string[] = [];
   let items = 0;
   for (const marker of markers) {
     if (current.has(marker.release_id)) continue;
-    // An abandoned release was never current and can no longer become so: nobody reads it.
+    if ((marker.status === 'complete' || marker.status === 'failed') && kept(marker)) continue;
+    // An abandoned or failed release was never current and can no longer become so: nobody reads it.
     const since =
-      marker.status === 'abandoned'
+      marker.status === 'abandoned' || marker.status === 'failed'
         ? Number.NEGATIVE_INFINITY
         : marker.status === 'writing'
           ? Date.parse(marker.heartbeat_at) + abandonedAfter

@@ -7,7 +7,7 @@ import {
   SVC_CONTEXT_TAG_SCHEMA,
 } from '../catalog/child-list-response';
 import { MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS } from '../filter/index';
-import { type BodyKind, MAX_BODY_BYTES } from '../http/middleware';
+import { type BodyKind, maxBodyBytes } from '../http/middleware';
 import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
@@ -15,6 +15,7 @@ import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../va
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import type { HeaderSpec, OperationSpec, Parameter } from './operation';
+import { PUBLISHING_OPERATIONS } from './publishing';
 import {
   ACCESS_TOKEN_SCHEMA,
   APPLICATION_KEY_DOCUMENT_SCHEMA,
@@ -297,6 +298,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   },
   ...CATALOG_PRODUCT_OPERATIONS,
   ...NAVIGATION_OPERATIONS,
+  ...PUBLISHING_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {
@@ -438,7 +440,7 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
     generic.push([404, 'No such resource in this store.']);
   if (definition.body !== undefined) {
     generic.push(
-      [413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`],
+      [413, `The body is over ${maxBodyBytes(definition.body) / 1024} KiB.`],
       [
         415,
         'The body is not JSON (or form-encoded, for the token endpoint), or declares a charset other than UTF-8.',
@@ -474,7 +476,7 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
     ...(spec.requestBody
       ? {
           requestBody: {
-            required: true,
+            required: spec.requestBodyOptional !== true,
             content: Object.fromEntries(
               (body === 'json-or-form'
                 ? ['application/json', 'application/x-www-form-urlencoded']
@@ -552,6 +554,7 @@ export function buildOpenApiDocument({ routes, functions }: RouteTable): Json {
       { name: 'Application keys' },
       { name: 'Merchant realm mappings' },
       { name: 'Catalog' },
+      { name: 'Catalog publishing' },
     ],
     paths,
     components: {

@@ -13,9 +13,11 @@ export interface OperationSpec {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Authentication' | 'Application keys' | 'Merchant realm mappings' | 'Catalog';
+  tag: 'Authentication' | 'Application keys' | 'Merchant realm mappings' | 'Catalog' | 'Catalog publishing';
   parameters?: Parameter[];
   requestBody?: Schema;
+  /** The body may be left out (the release body). */
+  requestBodyOptional?: boolean;
   /** Success and operation-specific statuses: status -> [description, body schema?, headers?]. */
   responses: Record<number, [string, Schema?, Record<string, HeaderSpec>?]>;
 }

@@ -105,9 +105,10 @@ export interface CatalogRegistry {
 
 /**
  * `writing` while its items are written; `complete` once the switch made it current; `abandoned` when its
- * publish failed before the switch (no switch can happen any more, so it can be deleted at once).
+ * publish failed before the switch (no switch can happen any more, so it can be deleted at once); `failed`
+ * once a failed publish of the API deleted its items: only the marker is left, to say why it failed.
  */
-export type ReleaseStatus = 'writing' | 'complete' | 'abandoned';
+export type ReleaseStatus = 'writing' | 'complete' | 'abandoned' | 'failed';
 
 export interface ReleaseMarker {
   store_id: string;
@@ -548,6 +549,18 @@ export const catalogRepository = {
 
   /** Deletes every item of a release, then its marker; returns the number of items deleted. */
   async deleteRelease(marker: ReleaseMarker): Promise<number> {
+    const deleted = await catalogRepository.deleteReleaseItems(marker);
+    await getDocumentClient().send(
+      new DeleteCommand({
+        TableName: tableName('products'),
+        Key: catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
+      }),
+    );
+    return deleted;
+  },
+
+  /** Deletes every item of a release but its marker; returns the number of items deleted. */
+  async deleteReleaseItems(marker: Pick<ReleaseMarker, 'release_id' | 'shards'>): Promise<number> {
     const table = tableName('products');
     let deleted = 0;
     for (let shard = 0; shard < marker.shards; shard += 1) {
@@ -580,12 +593,6 @@ export const catalogRepository = {
         startKey = page.LastEvaluatedKey;
       } while (startKey);
     }
-    await getDocumentClient().send(
-      new DeleteCommand({
-        TableName: table,
-        Key: catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
-      }),
-    );
     return deleted;
   },
 };

@@ -292,17 +292,19 @@ describe('switching releases', () => {
     expect(oldAfterNew).toEqual([]);
   });
 
-  it('cleans up replaced releases after the retention time, never the current one', async () => {
+  it('cleans up replaced releases past the kept ones after the retention time, never the current one', async () => {
     const firstRegistry = await catalogRepository.getRegistry(store.store.id);
     const first = Object.values(firstRegistry?.catalogs ?? {})[0]?.release.id as string;
     const second = await publishRelease(store.store.id, childrenRelease({ namePrefix: 'B ' }));
     expect(second.cleaned_up).toEqual([]);
     expect(await itemsOfRelease(first)).toBe(RELEASE_ITEMS);
-    expect(await cleanupReleases(store.store.id, { retainReplacedMs: 60_000 })).toEqual({
+    expect(await cleanupReleases(store.store.id, { retainReplacedMs: 60_000, keepReplaced: 0 })).toEqual({
       releases: [],
       items: 0,
     });
-    const cleaned = await cleanupReleases(store.store.id, { retainReplacedMs: 0 });
+    // A catalog keeps the two releases before its current one.
+    expect(await cleanupReleases(store.store.id, { retainReplacedMs: 0 })).toEqual({ releases: [], items: 0 });
+    const cleaned = await cleanupReleases(store.store.id, { retainReplacedMs: 0, keepReplaced: 0 });
     expect(cleaned).toEqual({ releases: [first], items: RELEASE_ITEMS });
     expect(await itemsOfRelease(first)).toBe(0);
     expect(await itemsOfRelease(second.release_id)).toBe(RELEASE_ITEMS);

@@ -1,0 +1,25 @@
+import { pathParameter, requestOrigin } from '../../lib/http/request';
+import { json } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { releaseUrl, renderRelease } from '../../lib/pcm/render';
+import { createRelease } from '../../lib/pcm/service';
+import { parseNewRelease, parsePcmId } from '../../lib/validation/pcm-catalog';
+import { createHandler } from '../create-handler';
+
+/**
+ * POST /pcm/catalogs/{catalog_id}/releases: publishes the catalog's current document. Answers 201 at once
+ * with `release_status: PENDING`; the publishing workflow moves it to IN_PROGRESS, then PUBLISHED or FAILED.
+ */
+export const handler = createHandler('pcm-create-release', {}, async (event) => {
+  const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
+  parseNewRelease(event.parsedBody);
+  const release = await asWriteCaller(event, (caller) =>
+    createRelease(event.auth.storeId, catalogId, caller),
+  );
+  const origin = requestOrigin(event);
+  return json(
+    201,
+    { data: renderRelease(release, origin, false) },
+    { Location: releaseUrl(origin, catalogId, release.release_id) },
+  );
+});

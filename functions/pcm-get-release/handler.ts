@@ -1,0 +1,18 @@
+import { NotFoundError } from '../../lib/http/errors';
+import { pathParameter, requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { isUuid } from '../../lib/ids';
+import { renderRelease } from '../../lib/pcm/render';
+import { getRelease, LATEST_PUBLISHED } from '../../lib/pcm/service';
+import { parsePcmId } from '../../lib/validation/pcm-catalog';
+import { createHandler } from '../create-handler';
+
+/** GET /pcm/catalogs/{catalog_id}/releases/{release_id}: one release, or `latestPublished`. */
+export const handler = createHandler('pcm-get-release', {}, async (event) => {
+  const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
+  const raw = pathParameter(event, 'release_id');
+  if (raw !== LATEST_PUBLISHED && !isUuid(raw)) throw new NotFoundError('release not found');
+  const releaseId = raw === LATEST_PUBLISHED ? raw : raw.toLowerCase();
+  const { release, current } = await getRelease(event.auth.storeId, catalogId, releaseId);
+  return ok({ data: renderRelease(release, requestOrigin(event), current) });
+});

@@ -1,0 +1,20 @@
+import { pathParameter, requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { parsePageRequest } from '../../lib/pagination/index';
+import { catalogUrl, renderPage, renderRelease } from '../../lib/pcm/render';
+import { listReleases } from '../../lib/pcm/service';
+import { parsePcmId } from '../../lib/validation/pcm-catalog';
+import { createHandler } from '../create-handler';
+
+/** GET /pcm/catalogs/{catalog_id}/releases: the catalog's releases, newest first, paginated. */
+export const handler = createHandler('pcm-list-releases', {}, async (event) => {
+  const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
+  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+  const origin = requestOrigin(event);
+  const { releases, current } = await listReleases(event.auth.storeId, catalogId);
+  return ok(
+    renderPage(releases, page, `${catalogUrl(origin, catalogId)}/releases`, (release) =>
+      renderRelease(release, origin, release.release_id === current),
+    ),
+  );
+});

@@ -1,0 +1,72 @@
+import { type ReleaseExecutionInput, WRITE_CONCURRENCY, type WriteChunk } from '../../../functions/workflow';
+import { errorFields, log } from '../../http/log';
+import { abandonStep, deriveStep, readManifest, switchStep, validateStep, writeStep } from './steps';
+
+/** Attempts of a failed write, as the state machine's Retry on the write task makes them. */
+export const WRITE_ATTEMPTS = 3;
+
+/**
+ * The publishing workflow as the local harness runs it: the state machine's states (infra/publishing.ts) in
+ * the same order, over the same step functions, with the same chunk files and WRITE_CONCURRENCY writers at
+ * once; an error after validation takes the Abandon step, as the state machine's Catch does.
+ */
+export async function runWorkflowLocally(
+  input: ReleaseExecutionInput,
+  options: { concurrency?: number } = {},
+): Promise<'PUBLISHED' | 'FAILED'> {
+  try {
+    const validated = await validateStep(input);
+    if (!validated.valid) return 'FAILED';
+    const derived = await deriveStep(input);
+    const chunks = await readManifest(derived.manifest_key);
+    await eachAtMost(chunks, options.concurrency ?? WRITE_CONCURRENCY, (chunk) =>
+      writeWithRetries(input, chunk),
+    );
+    await switchStep(input);
+    return 'PUBLISHED';
+  } catch (error) {
+    const fields = errorFields(error);
+    log('warn', 'workflow failed', { release_id: input.release_id, error: fields });
+    const { state } = await abandonStep({ ...input, error: { Error: fields.name, Cause: fields.message } });
+    return state;
+  }
+}
+
+async function writeWithRetries(input: ReleaseExecutionInput, chunk: WriteChunk): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await writeStep({ ...input, chunk });
+      return;
+    } catch (error) {
+      if (attempt >= WRITE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+    }
+  }
+}
+
+/** Runs `work` on every item, at most `limit` at once; the first failure stops new work and is thrown. */
+export async function eachAtMost<T>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      try {
+        await work(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const results = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker),
+  );
+  const rejected = results.find((result) => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
+}

@@ -1,0 +1,284 @@
+import type {
+  AbandonInput,
+  DeriveOutput,
+  ReleaseExecutionInput,
+  ValidateOutput,
+  WriteChunk,
+  WriteInput,
+} from '../../../functions/workflow';
+import { CHUNK_ITEMS, WRITER_BATCHES_IN_FLIGHT } from '../../../functions/workflow';
+import { catalogRepository } from '../../store/catalog-repository';
+import { objectStore } from '../../store/object-store';
+import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
+import { storeRepository } from '../../store/store-repository';
+import { CHILD_CHUNK_SIZE } from '../child-index';
+import { DocumentReadError } from '../document-stream';
+import { FILTER_INDEX_VERSION } from '../filter-index';
+import { activate, buildReleaseItems, cleanupReleases, type SwitchFacts, switchFacts } from '../publisher';
+import type { ReleaseLayout } from '../types';
+import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from '../validate-release';
+import { validateReleaseStream } from '../validate-stream';
+import { decodeItem, encodeItem, readLines, readText } from './codec';
+
+/**
+ * The publishing workflow's steps (functions/workflow.ts): each takes the state's JSON and answers JSON,
+ * and keeps what is large (chunk files, the manifest, the facts the switch needs) in the documents bucket,
+ * under `work/<store>/<release>/`, since a state's input and output are bounded (256 KB). The Step Functions
+ * state machine (infra/publishing.ts) and the local harness (run-local.ts) run these same functions.
+ */
+
+/**
+ * The derivation still reads the whole document (docs/publishing.md, "What is not streamed yet"): past this
+ * size the release fails with a clear error rather than running the function out of memory.
+ */
+export const MAX_DERIVE_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+/** Progress shown while each phase runs: validation to 10 %, derivation to 20 %, writes to 99 %. */
+const VALIDATED_PERCENT = 10;
+const DERIVED_PERCENT = 20;
+
+export const workKeys = {
+  prefix: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
+    `work/${input.store_id}/${input.release_id}/`,
+  chunk: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, n: number) =>
+    `${workKeys.prefix(input)}items-${String(n).padStart(6, '0')}.jsonl`,
+  manifest: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
+    `${workKeys.prefix(input)}manifest.jsonl`,
+  switchFacts: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
+    `${workKeys.prefix(input)}switch.json`,
+};
+
+/** What Derive leaves for the switch. */
+interface SwitchFile {
+  facts: SwitchFacts;
+  layout: ReleaseLayout;
+  total_products: number;
+  total_nodes: number;
+}
+
+/** A release's workflow failed for the caller's document: the issues are the release's errors. */
+export class ReleaseInvalidError extends Error {
+  override name = 'ReleaseInvalid';
+}
+
+const now = () => new Date().toISOString();
+
+async function record(
+  input: ReleaseExecutionInput,
+  fields: Partial<PcmRelease>,
+  add?: { written_items: number },
+) {
+  return pcmRepository.updateRelease(
+    input.store_id,
+    input.catalog_id,
+    input.release_id,
+    { ...fields, updated_at: now(), heartbeat_at: now() },
+    { ...(add ? { add } : {}), unlessState: ['FAILED', 'PUBLISHED'] },
+  );
+}
+
+/** Records a release FAILED with its issues, deletes nothing (nothing was written yet), frees the catalog. */
+async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], total: number): Promise<void> {
+  await pcmRepository.updateRelease(
+    input.store_id,
+    input.catalog_id,
+    input.release_id,
+    { state: 'FAILED', status: 'failed', errors: issues, errors_total: total, updated_at: now() },
+    { unlessState: ['FAILED', 'PUBLISHED'] },
+  );
+  await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+}
+
+/** Validate: every check of the release validation, on the document as it streams from the bucket. */
+export async function validateStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
+  await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
+  let result: Awaited<ReturnType<typeof validateReleaseStream>>;
+  try {
+    result = await validateReleaseStream(objectStore.read(input.document_key));
+  } catch (error) {
+    if (!(error instanceof DocumentReadError)) throw error;
+    const issue = { path: '', rule: error.rule, message: error.message };
+    await fail(input, [issue], 1);
+    return { ...input, valid: false };
+  }
+  if (!result.ok) {
+    await fail(input, result.issues, result.total);
+    return { ...input, valid: false };
+  }
+  await record(input, { percent_completed: VALIDATED_PERCENT });
+  return { ...input, valid: true };
+}
+
+/**
+ * Derive: the release's items, in chunk files of CHUNK_ITEMS and a manifest (JSON Lines) that the write
+ * map reads, and the facts the switch needs. Reads the whole document (at most MAX_DERIVE_DOCUMENT_BYTES).
+ */
+export async function deriveStep(input: ReleaseExecutionInput): Promise<DeriveOutput> {
+  const head = await objectStore.head(input.document_key);
+  if (!head) throw new Error(`the release document ${input.document_key} is missing`);
+  if (head.bytes > MAX_DERIVE_DOCUMENT_BYTES) {
+    const issue = {
+      path: '',
+      rule: 'document_size',
+      message: `the document takes ${head.bytes} bytes; releases of documents over ${MAX_DERIVE_DOCUMENT_BYTES} bytes cannot be derived yet (docs/publishing.md)`,
+    };
+    await fail(input, [issue], 1);
+    throw new ReleaseInvalidError(issue.message);
+  }
+  const validation = validateReleaseDocument(
+    JSON.parse(await readText(objectStore.read(input.document_key))),
+  );
+  if (!validation.ok) {
+    await fail(input, validation.issues, validation.total);
+    throw new ReleaseInvalidError('the release document is not valid');
+  }
+  const document = validation.document;
+  if (document.catalog.id !== undefined && document.catalog.id !== input.catalog_id) {
+    const issue = {
+      path: 'catalog.id',
+      rule: 'catalog_id',
+      message: `the document names catalog ${document.catalog.id}, but it is published as catalog ${input.catalog_id} (leave catalog.id out, or give the catalog's)`,
+    };
+    await fail(input, [issue], 1);
+    throw new ReleaseInvalidError(issue.message);
+  }
+  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  if (!release) throw new Error(`release ${input.release_id} is gone`);
+  const store = await storeRepository.get(input.store_id, true);
+  if (!store) throw new Error(`store ${input.store_id} is gone`);
+  const layout: ReleaseLayout = {
+    id: input.release_id,
+    shards: release.shards,
+    chunk_size: CHILD_CHUNK_SIZE,
+    published_at: release.started_at,
+    filter_index: FILTER_INDEX_VERSION,
+  };
+  let built: ReturnType<typeof buildReleaseItems>;
+  try {
+    built = buildReleaseItems(document, {
+      catalogId: input.catalog_id,
+      layout,
+      currencies: document.currencies ?? store.currencies,
+    });
+  } catch (error) {
+    if (!(error instanceof ReleaseValidationError)) throw error;
+    await fail(input, error.issues, error.total);
+    throw new ReleaseInvalidError(error.message);
+  }
+  const chunks: WriteChunk[] = [];
+  for (let start = 0; start < built.items.length; start += CHUNK_ITEMS) {
+    const slice = built.items.slice(start, start + CHUNK_ITEMS);
+    const key = workKeys.chunk(input, chunks.length);
+    await objectStore.put(key, `${slice.map(encodeItem).join('\n')}\n`, {
+      contentType: 'application/x-ndjson',
+    });
+    chunks.push({ key, items: slice.length });
+  }
+  const manifestKey = workKeys.manifest(input);
+  await objectStore.put(manifestKey, chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''), {
+    contentType: 'application/x-ndjson',
+  });
+  const facts: SwitchFile = {
+    facts: switchFacts(document),
+    layout,
+    total_products: built.counts.total,
+    total_nodes: document.nodes.length,
+  };
+  await objectStore.put(workKeys.switchFacts(input), JSON.stringify(facts), {
+    contentType: 'application/json',
+  });
+  await record(input, {
+    percent_completed: DERIVED_PERCENT,
+    total_items: built.items.length,
+    written_items: 0,
+    total_products: built.counts.total,
+    total_nodes: document.nodes.length,
+  });
+  return { ...input, manifest_key: manifestKey, chunks: chunks.length, items: built.items.length };
+}
+
+/** The chunks a manifest lists. */
+export async function readManifest(key: string): Promise<WriteChunk[]> {
+  const chunks: WriteChunk[] = [];
+  for await (const line of readLines(objectStore.read(key))) chunks.push(JSON.parse(line) as WriteChunk);
+  return chunks;
+}
+
+/** Write: one chunk file's items, batched and retried; then the release's progress. */
+export async function writeStep(input: WriteInput): Promise<{ written: number }> {
+  const items: Parameters<typeof catalogRepository.writeItems>[0] = [];
+  for await (const line of readLines(objectStore.read(input.chunk.key))) {
+    items.push(decodeItem(line) as (typeof items)[number]);
+  }
+  await catalogRepository.writeItems(items, { concurrency: WRITER_BATCHES_IN_FLIGHT });
+  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  const total = release?.total_items ?? 0;
+  const written = (release?.written_items ?? 0) + items.length;
+  const percent =
+    total === 0
+      ? DERIVED_PERCENT
+      : DERIVED_PERCENT + Math.floor(((99 - DERIVED_PERCENT) * Math.min(written, total)) / total);
+  await record(input, { percent_completed: percent }, { written_items: items.length });
+  return { written: items.length };
+}
+
+/** Switch: the release becomes the catalog's current one in one transaction; older releases go. */
+export async function switchStep(input: ReleaseExecutionInput): Promise<{ published: true }> {
+  const file = JSON.parse(await readText(objectStore.read(workKeys.switchFacts(input)))) as SwitchFile;
+  await activate(input.store_id, file.facts, input.catalog_id, file.layout, () => new Date());
+  const at = now();
+  await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
+    state: 'PUBLISHED',
+    percent_completed: 100,
+    published_at: at,
+    updated_at: at,
+  });
+  await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+  await cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
+  await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
+  return { published: true };
+}
+
+/**
+ * Abandon (the failure branch): fences the release so no switch can happen, deletes what it wrote, and
+ * records it FAILED (keeping the validation issues when a step recorded them). The previous release keeps
+ * serving throughout. A switch that happened although its step then failed counts as published.
+ */
+export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED' | 'PUBLISHED' }> {
+  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  if (!release) return { state: 'FAILED' };
+  const status = await catalogRepository.abandonRelease(release);
+  if (status === 'complete') {
+    await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
+      state: 'PUBLISHED',
+      percent_completed: 100,
+      published_at: release.published_at ?? now(),
+      updated_at: now(),
+    });
+    await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+    return { state: 'PUBLISHED' };
+  }
+  await catalogRepository.deleteReleaseItems(release);
+  const recorded = release.errors !== undefined && release.errors.length > 0;
+  const cause = input.error?.Error ?? 'Error';
+  await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
+    state: 'FAILED',
+    status: 'failed',
+    updated_at: now(),
+    ...(recorded
+      ? {}
+      : {
+          errors: [
+            {
+              path: '',
+              rule: 'publish',
+              message: `the release could not be published (${cause}); publish again`,
+            },
+          ],
+          errors_total: 1,
+        }),
+  });
+  await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+  await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
+  return { state: 'FAILED' };
+}

@@ -1,0 +1,239 @@
+import { MAX_DOCUMENT_BYTES } from '../http/middleware';
+import { pageParameterSchemas } from '../pagination/index';
+import type { Schema } from '../schema/index';
+import { CATALOG_UPDATE_SCHEMA, NEW_CATALOG_SCHEMA, NEW_RELEASE_SCHEMA } from '../validation/pcm-catalog';
+import type { HeaderSpec, OperationSpec, Parameter } from './operation';
+import { ERROR_BODY_SCHEMA } from './schemas';
+
+/** The platform's catalog and release API (`/pcm/catalogs`, DESIGN.md section 17, docs/publishing.md). */
+
+const DATE: Schema = { type: 'string', format: 'date-time' };
+const LOCATION: HeaderSpec = { description: 'The URL of the new resource.', schema: { type: 'string' } };
+
+export const PCM_CATALOG_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'attributes', 'relationships', 'links', 'meta'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    type: { const: 'catalog' },
+    attributes: {
+      type: 'object',
+      required: ['name', 'description', 'hierarchy_ids', 'pricebook_id', 'created_at', 'updated_at', 'owner'],
+      properties: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        hierarchy_ids: { type: 'array', items: { type: 'string' } },
+        pricebook_id: { type: ['string', 'null'] },
+        created_at: DATE,
+        updated_at: DATE,
+        owner: { const: 'store' },
+      },
+    },
+    relationships: { type: 'object' },
+    links: { type: 'object', required: ['self'], properties: { self: { type: 'string' } } },
+    meta: {
+      type: 'object',
+      required: ['document', 'publishing_release_id'],
+      properties: {
+        document: {
+          type: ['object', 'null'],
+          description: 'The document the next release publishes: its size and when it was stored.',
+        },
+        publishing_release_id: { type: ['string', 'null'], description: 'The release being published.' },
+      },
+    },
+  },
+};
+
+export const PCM_RELEASE_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'attributes', 'links', 'meta'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    type: { const: 'catalog-release' },
+    attributes: {
+      type: 'object',
+      required: ['name', 'published_at', 'catalog_id', 'description', 'hierarchies'],
+      properties: {
+        name: { type: 'string' },
+        published_at: { type: ['string', 'null'] },
+        catalog_id: { type: 'string' },
+        description: { type: 'string' },
+        hierarchies: { type: 'array' },
+      },
+    },
+    links: { type: 'object', required: ['self'], properties: { self: { type: 'string' } } },
+    meta: {
+      type: 'object',
+      required: [
+        'created_at',
+        'started_at',
+        'updated_at',
+        'release_status',
+        'is_full_publish',
+        'is_full_delta',
+        'total_products',
+        'total_nodes',
+        'percent_completed',
+        'owner',
+        'current',
+      ],
+      properties: {
+        created_at: DATE,
+        started_at: DATE,
+        updated_at: DATE,
+        release_status: { enum: ['PENDING', 'IN_PROGRESS', 'PUBLISHED', 'FAILED'] },
+        is_full_publish: { const: true },
+        is_full_delta: { const: false },
+        total_products: { type: ['integer', 'null'] },
+        total_nodes: { type: ['integer', 'null'] },
+        percent_completed: { type: 'integer', minimum: 0, maximum: 100 },
+        owner: { const: 'store' },
+        current: {
+          type: 'boolean',
+          description: "Whether this is the release shoppers read (the catalog's current one).",
+        },
+        errors: {
+          type: 'array',
+          description: 'FAILED only: the first 100 issues; `source` is the JSON path in the document.',
+          items: { type: 'object', required: ['status', 'title', 'detail', 'source', 'rule'] },
+        },
+        errors_total: { type: 'integer', description: 'FAILED only: how many issues there were.' },
+      },
+    },
+  },
+};
+
+const document = (data: Schema): Schema => ({ type: 'object', required: ['data'], properties: { data } });
+const list = (item: Schema): Schema => ({
+  type: 'object',
+  required: ['data', 'links', 'meta'],
+  properties: { data: { type: 'array', items: item }, links: { type: 'object' }, meta: { type: 'object' } },
+});
+
+const CATALOG_ID: Parameter = {
+  name: 'catalog_id',
+  in: 'path',
+  required: true,
+  description: "The catalog. An unknown id or another store's answers 404.",
+  schema: { type: 'string' },
+};
+const RELEASE_ID: Parameter = {
+  name: 'release_id',
+  in: 'path',
+  required: true,
+  description: 'The release.',
+  schema: { type: 'string' },
+};
+const PAGE: Parameter[] = (() => {
+  const schemas = pageParameterSchemas({ defaultLimit: 25 });
+  return [
+    { name: 'page[limit]', in: 'query', schema: schemas.limit },
+    { name: 'page[offset]', in: 'query', schema: schemas.offset },
+  ];
+})();
+
+export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
+  'POST /pcm/catalogs': {
+    operationId: 'createCatalog',
+    summary: 'Create a catalog',
+    description: 'An empty catalog: its content is the release document `PUT …/document` stores.',
+    tag: 'Catalog publishing',
+    requestBody: NEW_CATALOG_SCHEMA,
+    responses: { 201: ['The new catalog.', document(PCM_CATALOG_SCHEMA), { Location: LOCATION }] },
+  },
+  'GET /pcm/catalogs': {
+    operationId: 'getCatalogs',
+    summary: "List the store's catalogs",
+    description: 'Oldest first.',
+    tag: 'Catalog publishing',
+    parameters: PAGE,
+    responses: { 200: ['A page of catalogs.', list(PCM_CATALOG_SCHEMA)] },
+  },
+  'GET /pcm/catalogs/{catalog_id}': {
+    operationId: 'getCatalogById',
+    summary: 'Get a catalog',
+    description: 'With the size of its current document and the release being published, if any.',
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID],
+    responses: { 200: ['The catalog.', document(PCM_CATALOG_SCHEMA)] },
+  },
+  'PUT /pcm/catalogs/{catalog_id}': {
+    operationId: 'updateCatalog',
+    summary: 'Update a catalog',
+    description: "Any of its attributes; `data.id`, when given, must be the path's (409 otherwise).",
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID],
+    requestBody: CATALOG_UPDATE_SCHEMA,
+    responses: {
+      200: ['The catalog.', document(PCM_CATALOG_SCHEMA)],
+      409: ['`data.id` is not the id of the path.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'DELETE /pcm/catalogs/{catalog_id}': {
+    operationId: 'deleteCatalogById',
+    summary: 'Delete a catalog',
+    description: 'Only a catalog without releases.',
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID],
+    responses: { 204: ['Deleted.'], 409: ['The catalog has releases.', ERROR_BODY_SCHEMA] },
+  },
+  'PUT /pcm/catalogs/{catalog_id}/document': {
+    operationId: 'putCatalogDocument',
+    summary: "Store the catalog's release document",
+    description: `The release document (the JSON Schema \`npm run catalog -- validate\` checks; docs/catalog.md), up to ${MAX_DOCUMENT_BYTES} bytes, stored as sent. The next release publishes it; it is validated then.`,
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID],
+    requestBody: { type: 'object', description: 'A release document (docs/catalog.md).' },
+    responses: { 200: ['The catalog, with the size of its document.', document(PCM_CATALOG_SCHEMA)] },
+  },
+  'POST /pcm/catalogs/{catalog_id}/releases': {
+    operationId: 'publishRelease',
+    summary: "Publish the catalog's document",
+    description:
+      'Answers 201 at once with `release_status` `PENDING`; poll the release: `IN_PROGRESS` with `percent_completed`, then `PUBLISHED` (the catalog serves it) or `FAILED` with `meta.errors`. The body is optional.',
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID],
+    requestBody: NEW_RELEASE_SCHEMA,
+    requestBodyOptional: true,
+    responses: {
+      201: ['The new release.', document(PCM_RELEASE_SCHEMA), { Location: LOCATION }],
+      409: ['The catalog has no document, or a release of it is being published.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /pcm/catalogs/{catalog_id}/releases': {
+    operationId: 'getReleases',
+    summary: "List the catalog's releases",
+    description: 'Newest first: the current release and the two before it, and failed releases.',
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID, ...PAGE],
+    responses: { 200: ['A page of releases.', list(PCM_RELEASE_SCHEMA)] },
+  },
+  'GET /pcm/catalogs/{catalog_id}/releases/{release_id}': {
+    operationId: 'getReleaseById',
+    summary: 'Get a release',
+    description: '`latestPublished` names the newest published release.',
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID, RELEASE_ID],
+    responses: { 200: ['The release.', document(PCM_RELEASE_SCHEMA)] },
+  },
+  'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': {
+    operationId: 'deleteReleaseById',
+    summary: 'Delete a release',
+    description: 'With its items. Not the current release (it serves shoppers), nor one being published.',
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID, RELEASE_ID],
+    responses: {
+      204: ['Deleted.'],
+      409: ['The release is current or being published.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'DELETE /pcm/catalogs/{catalog_id}/releases': {
+    operationId: 'deleteReleases',
+    summary: "Delete the catalog's releases",
+    description: 'Every release but the current one (it serves shoppers) and one being published.',
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID],
+    responses: { 204: ['Deleted.'] },
+  },
+};

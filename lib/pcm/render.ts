@@ -1,0 +1,107 @@
+import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
+import type { PcmCatalog, PcmRelease, ReleaseState } from '../store/pcm-repository';
+
+/**
+ * The platform's catalog and release resources (`type: "catalog"`, `type: "catalog-release"`), as its
+ * tools read them: the SDK's `Catalogs` and `Catalogs.Releases`, the command-line tool's publish-and-poll.
+ */
+
+export const catalogUrl = (origin: string, catalogId: string) => `${origin}/pcm/catalogs/${catalogId}`;
+export const releaseUrl = (origin: string, catalogId: string, releaseId: string) =>
+  `${catalogUrl(origin, catalogId)}/releases/${releaseId}`;
+
+export function renderCatalog(catalog: PcmCatalog, origin: string): Record<string, unknown> {
+  return {
+    id: catalog.id,
+    type: 'catalog',
+    attributes: {
+      name: catalog.name,
+      description: catalog.description,
+      hierarchy_ids: catalog.hierarchy_ids,
+      pricebook_id: catalog.pricebook_id,
+      created_at: catalog.created_at,
+      updated_at: catalog.updated_at,
+      owner: 'store',
+    },
+    relationships: {
+      releases: { links: { related: `/catalogs/${catalog.id}/releases` } },
+    },
+    links: { self: catalogUrl(origin, catalog.id) },
+    meta: {
+      owner: 'store',
+      document:
+        catalog.document === undefined
+          ? null
+          : { bytes: catalog.document.bytes, updated_at: catalog.document.updated_at },
+      publishing_release_id: catalog.publishing ?? null,
+    },
+  };
+}
+
+/** The API state of a release, also for releases the CLI published before the API kept one. */
+export function releaseState(release: PcmRelease): ReleaseState {
+  if (release.state !== undefined) return release.state;
+  if (release.status === 'complete') return 'PUBLISHED';
+  if (release.status === 'writing') return 'IN_PROGRESS';
+  return 'FAILED';
+}
+
+export function renderRelease(
+  release: PcmRelease,
+  origin: string,
+  current: boolean,
+): Record<string, unknown> {
+  const state = releaseState(release);
+  const meta: Record<string, unknown> = {
+    created_at: release.created_at ?? release.started_at,
+    started_at: release.started_at,
+    updated_at: release.updated_at ?? release.heartbeat_at,
+    release_status: state,
+    is_full_publish: true,
+    is_full_delta: false,
+    total_products: release.total_products ?? null,
+    total_nodes: release.total_nodes ?? null,
+    percent_completed: state === 'PUBLISHED' ? 100 : (release.percent_completed ?? 0),
+    owner: 'store',
+    current,
+  };
+  if (state === 'FAILED') {
+    const errors = (release.errors ?? []).map((issue) => ({
+      status: '422',
+      title: 'Unprocessable Entity',
+      detail: issue.message,
+      source: issue.path,
+      rule: issue.rule,
+    }));
+    meta.errors = errors;
+    meta.errors_total = release.errors_total ?? errors.length;
+  }
+  return {
+    id: release.release_id,
+    type: 'catalog-release',
+    attributes: {
+      name: release.name ?? '',
+      published_at: state === 'PUBLISHED' ? (release.published_at ?? release.activated_at ?? null) : null,
+      catalog_id: release.catalog_id,
+      description: '',
+      hierarchies: [],
+    },
+    links: { self: releaseUrl(origin, release.catalog_id, release.release_id) },
+    meta,
+  };
+}
+
+/** A page of resources in the platform's list shape: `data`, `links`, `meta.page` and `meta.results`. */
+export function renderPage<T>(
+  all: T[],
+  page: PageRequest,
+  base: string,
+  render: (item: T) => Record<string, unknown>,
+): Record<string, unknown> {
+  const slice = all.slice(page.offset, page.offset + page.limit);
+  return {
+    data: slice.map(render),
+    links: pageLinks(page, all.length, (offset, limit) => pageUrl(base, offset, limit)),
+    meta: { page: pageMeta(page, all.length), results: { total: all.length } },
+  };
+}

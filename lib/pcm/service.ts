@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import type { ReleaseExecutionInput } from '../../functions/workflow';
+import { startReleaseWorkflow } from '../catalog/pipeline/start';
+import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/publisher';
+import { ConflictError, NotFoundError } from '../http/errors';
+import { uuidv7 } from '../ids';
+import { assertCallerExists, type WriteCaller } from '../store/caller-check';
+import { catalogRepository } from '../store/catalog-repository';
+import { objectStore } from '../store/object-store';
+import {
+  CatalogBusyError,
+  CatalogNotFoundError,
+  NoDocumentError,
+  type PcmCatalog,
+  type PcmRelease,
+  pcmRepository,
+} from '../store/pcm-repository';
+import type { CatalogAttributes } from '../validation/pcm-catalog';
+import { releaseState } from './render';
+
+/** The release id that names a catalog's newest published release (`GET …/releases/latestPublished`). */
+export const LATEST_PUBLISHED = 'latestPublished';
+
+/** Where a catalog's documents are kept: one immutable object per `PUT …/document`. */
+export const documentKey = (storeId: string, catalogId: string) =>
+  `documents/${storeId}/${catalogId}/${randomUUID()}.json`;
+
+async function catalogOf(storeId: string, catalogId: string): Promise<PcmCatalog> {
+  const catalog = await pcmRepository.getCatalog(storeId, catalogId);
+  if (!catalog) throw new NotFoundError('catalog not found');
+  return catalog;
+}
+
+export async function createCatalog(
+  storeId: string,
+  attributes: CatalogAttributes & { name: string },
+  caller: WriteCaller,
+): Promise<PcmCatalog> {
+  const at = new Date().toISOString();
+  const catalog: PcmCatalog = {
+    id: uuidv7(),
+    name: attributes.name,
+    description: attributes.description ?? '',
+    hierarchy_ids: attributes.hierarchy_ids ?? [],
+    pricebook_id: attributes.pricebook_id ?? null,
+    created_at: at,
+    updated_at: at,
+  };
+  await pcmRepository.createCatalog(storeId, catalog, caller);
+  return catalog;
+}
+
+export async function updateCatalog(
+  storeId: string,
+  catalogId: string,
+  changes: CatalogAttributes,
+  caller: WriteCaller,
+): Promise<PcmCatalog> {
+  try {
+    await pcmRepository.updateCatalog(storeId, catalogId, changes, new Date().toISOString(), caller);
+  } catch (error) {
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    throw error;
+  }
+  return catalogOf(storeId, catalogId);
+}
+
+/** Deletes a catalog that has no releases (409 otherwise: delete them first, which keeps the current one). */
+export async function deleteCatalog(storeId: string, catalogId: string, caller: WriteCaller): Promise<void> {
+  await catalogOf(storeId, catalogId);
+  const releases = await catalogRepository.listReleases(storeId, catalogId);
+  if (releases.length > 0) {
+    throw new ConflictError(
+      `the catalog has ${releases.length} release${releases.length === 1 ? '' : 's'}; a catalog with releases cannot be deleted`,
+    );
+  }
+  try {
+    await pcmRepository.deleteCatalog(storeId, catalogId, caller);
+  } catch (error) {
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    if (error instanceof CatalogBusyError) throw new ConflictError(error.message);
+    throw error;
+  }
+}
+
+/** Stores a document (already checked as JSON) as the catalog's current one. */
+export async function putDocument(
+  storeId: string,
+  catalogId: string,
+  bytes: Uint8Array,
+  caller: WriteCaller,
+): Promise<PcmCatalog> {
+  await catalogOf(storeId, catalogId);
+  const key = documentKey(storeId, catalogId);
+  await objectStore.put(key, bytes, { contentType: 'application/json' });
+  try {
+    await pcmRepository.setDocument(
+      storeId,
+      catalogId,
+      { key, bytes: bytes.byteLength, updated_at: new Date().toISOString() },
+      caller,
+    );
+  } catch (error) {
+    await objectStore.deletePrefix(key).catch(() => undefined);
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    throw error;
+  }
+  return catalogOf(storeId, catalogId);
+}
+
+/**
+ * Creates a release of the catalog's current document (201 PENDING) and starts its workflow. A second
+ * release while one is being published is refused (409), unless the first stalled (no progress for
+ * ABANDONED_AFTER_MS), which is then failed and replaced.
+ */
+export async function createRelease(
+  storeId: string,
+  catalogId: string,
+  caller: WriteCaller,
+): Promise<PcmRelease> {
+  const catalog = await catalogOf(storeId, catalogId);
+  if (catalog.document === undefined) {
+    throw new ConflictError('the catalog has no document: PUT /pcm/catalogs/{catalog_id}/document first');
+  }
+  let takeOver: string | undefined;
+  if (catalog.publishing !== undefined) {
+    const running = await pcmRepository.getRelease(storeId, catalogId, catalog.publishing);
+    const stalled =
+      running === undefined ||
+      Date.parse(running.heartbeat_at) + ABANDONED_AFTER_MS < Date.now() ||
+      releaseState(running) === 'FAILED' ||
+      releaseState(running) === 'PUBLISHED';
+    if (!stalled) throw busy(catalog.publishing);
+    takeOver = catalog.publishing;
+  }
+  const at = new Date();
+  const release: PcmRelease = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: uuidv7(at.getTime()),
+    shards: RELEASE_SHARDS,
+    status: 'writing',
+    started_at: at.toISOString(),
+    heartbeat_at: at.toISOString(),
+    state: 'PENDING',
+    name: catalog.name,
+    document_key: catalog.document.key,
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+    percent_completed: 0,
+  };
+  try {
+    await pcmRepository.createRelease(release, { caller, ...(takeOver === undefined ? {} : { takeOver }) });
+  } catch (error) {
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    if (error instanceof CatalogBusyError) throw busy(error.releaseId);
+    if (error instanceof NoDocumentError) throw new ConflictError('the catalog document changed; try again');
+    throw error;
+  }
+  if (takeOver !== undefined) {
+    await pcmRepository.updateRelease(
+      storeId,
+      catalogId,
+      takeOver,
+      {
+        state: 'FAILED',
+        errors: [{ path: '', rule: 'stalled', message: 'the release made no progress and was replaced' }],
+        errors_total: 1,
+      },
+      { unlessState: ['FAILED', 'PUBLISHED'] },
+    );
+  }
+  const input: ReleaseExecutionInput = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: release.release_id,
+    document_key: release.document_key,
+  };
+  await startReleaseWorkflow(input);
+  return release;
+}
+
+function busy(releaseId: string): ConflictError {
+  return new ConflictError(
+    `release ${releaseId} of this catalog is being published; wait until it is PUBLISHED or FAILED`,
+  );
+}
+
+/** The catalog's releases, newest first, and the id of its current one. */
+export async function listReleases(
+  storeId: string,
+  catalogId: string,
+): Promise<{ releases: PcmRelease[]; current: string | undefined }> {
+  await catalogOf(storeId, catalogId);
+  const [markers, registry] = await Promise.all([
+    catalogRepository.listReleases(storeId, catalogId),
+    catalogRepository.getRegistry(storeId),
+  ]);
+  const releases = (markers as PcmRelease[]).sort((a, b) =>
+    a.release_id < b.release_id ? 1 : a.release_id > b.release_id ? -1 : 0,
+  );
+  return { releases, current: registry?.catalogs[catalogId]?.release.id };
+}
+
+export async function getRelease(
+  storeId: string,
+  catalogId: string,
+  releaseId: string,
+): Promise<{ release: PcmRelease; current: boolean }> {
+  if (releaseId === LATEST_PUBLISHED) {
+    const { releases, current } = await listReleases(storeId, catalogId);
+    const latest = releases.find((release) => releaseState(release) === 'PUBLISHED');
+    if (!latest) throw new NotFoundError('the catalog has no published release');
+    return { release: latest, current: latest.release_id === current };
+  }
+  await catalogOf(storeId, catalogId);
+  const release = await pcmRepository.getRelease(storeId, catalogId, releaseId);
+  if (!release) throw new NotFoundError('release not found');
+  const registry = await catalogRepository.getRegistry(storeId);
+  return { release, current: registry?.catalogs[catalogId]?.release.id === releaseId };
+}
+
+/**
+ * Deletes a release with its items. The current release is never deleted (409: it serves shoppers until
+ * another release replaces it), nor one being published (409).
+ */
+export async function deleteRelease(
+  storeId: string,
+  catalogId: string,
+  releaseId: string,
+  caller: WriteCaller,
+): Promise<void> {
+  const { release, current } = await getRelease(storeId, catalogId, releaseId);
+  if (current) throw new ConflictError('the current release serves shoppers: publish another to replace it');
+  const state = releaseState(release);
+  if (state === 'PENDING' || state === 'IN_PROGRESS') {
+    throw new ConflictError('the release is being published; wait until it is PUBLISHED or FAILED');
+  }
+  await assertCallerExists(caller);
+  await catalogRepository.deleteRelease(release);
+}
+
+/** Deletes every release of the catalog that is neither current nor being published; returns how many. */
+export async function deleteReleases(
+  storeId: string,
+  catalogId: string,
+  caller: WriteCaller,
+): Promise<number> {
+  const { releases, current } = await listReleases(storeId, catalogId);
+  await assertCallerExists(caller);
+  let deleted = 0;
+  for (const release of releases) {
+    const state = releaseState(release);
+    if (release.release_id === current || state === 'PENDING' || state === 'IN_PROGRESS') continue;
+    await catalogRepository.deleteRelease(release);
+    deleted += 1;
+  }
+  return deleted;
+}

@@ -1,0 +1,365 @@
+import type { ValidationIssue } from '../catalog/validate-release';
+import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
+import { catalogKeys, type ReleaseMarker } from './catalog-repository';
+import { getDocumentClient } from './client';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { tableName } from './schema';
+import { cancellationCodes } from './transactions';
+
+/**
+ * The catalogs of the platform's catalog API (`/pcm/catalogs`, DESIGN.md section 17) and the API's view of
+ * their releases, in the products table beside the registry:
+ *
+ * - `STORE#<store>` / `PCM#<catalog>`: a catalog: name, description, hierarchy ids, price book, its current
+ *   document (an immutable object in the documents bucket) and, while a release of it is being published,
+ *   that release's id (`publishing`), which makes a second publish of the same catalog a 409.
+ * - `STORE#<store>` / `RELEASE#<catalog>#<release>`: the release marker the publisher already keeps
+ *   (lib/store/catalog-repository.ts), with what the API shows: `state`, progress, totals and errors.
+ */
+export interface PcmCatalog {
+  id: string;
+  name: string;
+  description: string;
+  hierarchy_ids: string[];
+  pricebook_id: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The document a new release publishes: its object key, size and when it was stored. */
+  document?: { key: string; bytes: number; updated_at: string };
+  /** The release being published, if any. */
+  publishing?: string;
+}
+
+/** What the API says of a release (EPCC's `meta.release_status`). */
+export type ReleaseState = 'PENDING' | 'IN_PROGRESS' | 'PUBLISHED' | 'FAILED';
+
+/** A release marker with the API's fields. */
+export interface PcmRelease extends ReleaseMarker {
+  state: ReleaseState;
+  name: string;
+  document_key: string;
+  created_at: string;
+  updated_at: string;
+  /** Items the release writes (known once derived) and written so far: `percent_completed`. */
+  total_items?: number;
+  written_items?: number;
+  percent_completed?: number;
+  total_products?: number;
+  total_nodes?: number;
+  published_at?: string;
+  /** Why it failed: the first validation issues (JSON paths) or the workflow's error. */
+  errors?: ValidationIssue[];
+  errors_total?: number;
+}
+
+export class CatalogNotFoundError extends Error {
+  override name = 'CatalogNotFoundError';
+}
+export class CatalogBusyError extends Error {
+  override name = 'CatalogBusyError';
+  constructor(readonly releaseId: string) {
+    super(`a release of this catalog is being published (${releaseId})`);
+  }
+}
+export class NoDocumentError extends Error {
+  override name = 'NoDocumentError';
+}
+
+const PCM_PREFIX = 'PCM#';
+const pcmKey = (storeId: string, catalogId: string) => ({
+  pk: `STORE#${storeId}`,
+  sk: `${PCM_PREFIX}${catalogId}`,
+});
+
+function strip<T>(item: Record<string, unknown>): T {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as T;
+}
+
+/** Runs a transaction with the caller's checks; a failed caller check throws CallerRevokedError. */
+async function transact(
+  items: NonNullable<TransactWriteCommand['input']['TransactItems']>,
+  caller: WriteCaller | undefined,
+): Promise<string[] | undefined> {
+  const checked = withCallerChecks(items, caller);
+  try {
+    await getDocumentClient().send(new TransactWriteCommand({ TransactItems: checked.items }));
+    return undefined;
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (!codes) throw error;
+    if (checked.revoked(codes)) throw new CallerRevokedError();
+    return codes;
+  }
+}
+
+export const pcmRepository = {
+  async getCatalog(storeId: string, catalogId: string, consistent = true): Promise<PcmCatalog | undefined> {
+    const found = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('products'),
+        Key: pcmKey(storeId, catalogId),
+        ConsistentRead: consistent,
+      }),
+    );
+    return found.Item ? strip<PcmCatalog>(found.Item) : undefined;
+  },
+
+  /** Every catalog of the store, oldest first (ids are UUID v7). A store has few catalogs. */
+  async listCatalogs(storeId: string): Promise<PcmCatalog[]> {
+    const catalogs: PcmCatalog[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await getDocumentClient().send(
+        new QueryCommand({
+          TableName: tableName('products'),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': PCM_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) catalogs.push(strip<PcmCatalog>(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return catalogs;
+  },
+
+  async createCatalog(storeId: string, catalog: PcmCatalog, caller?: WriteCaller): Promise<void> {
+    const codes = await transact(
+      [
+        {
+          Put: {
+            TableName: tableName('products'),
+            Item: { ...pcmKey(storeId, catalog.id), ...catalog },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+      caller,
+    );
+    if (codes) throw new Error(`catalog ${catalog.id} could not be created (${codes.join(', ')})`);
+  },
+
+  /** Changes a catalog's attributes; CatalogNotFoundError when it does not exist. */
+  async updateCatalog(
+    storeId: string,
+    catalogId: string,
+    changes: Partial<Pick<PcmCatalog, 'name' | 'description' | 'hierarchy_ids' | 'pricebook_id'>>,
+    at: string,
+    caller?: WriteCaller,
+  ): Promise<void> {
+    const names: Record<string, string> = { '#updated': 'updated_at' };
+    const values: Record<string, unknown> = { ':updated': at };
+    const sets = ['#updated = :updated'];
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    const codes = await transact(
+      [
+        {
+          Update: {
+            TableName: tableName('products'),
+            Key: pcmKey(storeId, catalogId),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+      ],
+      caller,
+    );
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new CatalogNotFoundError(catalogId);
+    if (codes) throw new Error(`catalog ${catalogId} could not be updated (${codes.join(', ')})`);
+  },
+
+  /** Points the catalog at a newly stored document. */
+  async setDocument(
+    storeId: string,
+    catalogId: string,
+    document: NonNullable<PcmCatalog['document']>,
+    caller?: WriteCaller,
+  ): Promise<void> {
+    const codes = await transact(
+      [
+        {
+          Update: {
+            TableName: tableName('products'),
+            Key: pcmKey(storeId, catalogId),
+            UpdateExpression: 'SET #doc = :doc, updated_at = :at',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#doc': 'document' },
+            ExpressionAttributeValues: { ':doc': document, ':at': document.updated_at },
+          },
+        },
+      ],
+      caller,
+    );
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new CatalogNotFoundError(catalogId);
+    if (codes) throw new Error(`catalog ${catalogId} could not be updated (${codes.join(', ')})`);
+  },
+
+  /**
+   * Deletes a catalog record, unless a release of it is being published (CatalogBusyError). Its releases are
+   * the caller's to remove first.
+   */
+  async deleteCatalog(storeId: string, catalogId: string, caller?: WriteCaller): Promise<void> {
+    const codes = await transact(
+      [
+        {
+          Delete: {
+            TableName: tableName('products'),
+            Key: pcmKey(storeId, catalogId),
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(publishing)',
+          },
+        },
+      ],
+      caller,
+    );
+    if (codes?.[0] === 'ConditionalCheckFailed') {
+      const catalog = await pcmRepository.getCatalog(storeId, catalogId);
+      if (!catalog) throw new CatalogNotFoundError(catalogId);
+      throw new CatalogBusyError(catalog.publishing ?? '');
+    }
+    if (codes) throw new Error(`catalog ${catalogId} could not be deleted (${codes.join(', ')})`);
+  },
+
+  /**
+   * Creates a PENDING release of the catalog's current document and marks the catalog as publishing it, in
+   * one transaction: CatalogNotFoundError, NoDocumentError, or CatalogBusyError when another release of it
+   * is being published (`takeOver`: the id of a stalled release whose lock may be taken).
+   */
+  async createRelease(
+    release: PcmRelease,
+    options: { caller?: WriteCaller; takeOver?: string } = {},
+  ): Promise<void> {
+    const table = tableName('products');
+    const lock =
+      options.takeOver === undefined ? 'attribute_not_exists(publishing)' : 'publishing = :stalled';
+    const codes = await transact(
+      [
+        {
+          Update: {
+            TableName: table,
+            Key: pcmKey(release.store_id, release.catalog_id),
+            UpdateExpression: 'SET publishing = :release',
+            ConditionExpression: `attribute_exists(pk) AND #doc.#key = :document AND ${lock}`,
+            ExpressionAttributeNames: { '#doc': 'document', '#key': 'key' },
+            ExpressionAttributeValues: {
+              ':release': release.release_id,
+              ':document': release.document_key,
+              ...(options.takeOver === undefined ? {} : { ':stalled': options.takeOver }),
+            },
+          },
+        },
+        {
+          Put: {
+            TableName: table,
+            Item: {
+              ...catalogKeys.releaseMarker(release.store_id, release.catalog_id, release.release_id),
+              ...release,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+      options.caller,
+    );
+    if (!codes) return;
+    if (codes[0] !== 'ConditionalCheckFailed') {
+      throw new Error(`release ${release.release_id} could not be created (${codes.join(', ')})`);
+    }
+    const catalog = await pcmRepository.getCatalog(release.store_id, release.catalog_id);
+    if (!catalog) throw new CatalogNotFoundError(release.catalog_id);
+    if (catalog.publishing !== undefined) throw new CatalogBusyError(catalog.publishing);
+    // The document changed between the caller's read and this write: the caller reads again.
+    throw new NoDocumentError('the catalog has no document to publish');
+  },
+
+  async getRelease(storeId: string, catalogId: string, releaseId: string): Promise<PcmRelease | undefined> {
+    const found = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('products'),
+        Key: catalogKeys.releaseMarker(storeId, catalogId, releaseId),
+        ConsistentRead: true,
+      }),
+    );
+    return found.Item ? strip<PcmRelease>(found.Item) : undefined;
+  },
+
+  /** Sets fields of a release (the workflow's progress). Only while the release still exists. */
+  async updateRelease(
+    storeId: string,
+    catalogId: string,
+    releaseId: string,
+    fields: Partial<PcmRelease>,
+    options: { add?: Partial<Record<'written_items', number>>; unlessState?: ReleaseState[] } = {},
+  ): Promise<boolean> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    for (const [field, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    const adds: string[] = [];
+    for (const [field, value] of Object.entries(options.add ?? {})) {
+      names[`#${field}`] = field;
+      values[`:add_${field}`] = value;
+      adds.push(`#${field} :add_${field}`);
+    }
+    let condition = 'attribute_exists(pk)';
+    if (options.unlessState && options.unlessState.length > 0) {
+      names['#state'] = 'state';
+      const listed = options.unlessState.map((state, n) => {
+        values[`:unless${n}`] = state;
+        return `:unless${n}`;
+      });
+      condition += ` AND NOT #state IN (${listed.join(', ')})`;
+    }
+    try {
+      await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName('products'),
+          Key: catalogKeys.releaseMarker(storeId, catalogId, releaseId),
+          UpdateExpression: [
+            sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+            adds.length > 0 ? `ADD ${adds.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join(' '),
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  },
+
+  /** Clears the catalog's publishing lock if this release holds it. */
+  async releaseLock(storeId: string, catalogId: string, releaseId: string): Promise<void> {
+    try {
+      await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName('products'),
+          Key: pcmKey(storeId, catalogId),
+          UpdateExpression: 'REMOVE publishing',
+          ConditionExpression: 'publishing = :release',
+          ExpressionAttributeValues: { ':release': releaseId },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  },
+};

@@ -1,0 +1,148 @@
+import { ConflictError, NotFoundError } from '../http/errors';
+import { isUuid } from '../ids';
+import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
+
+/** The platform's catalog API bodies (`/pcm/catalogs`, DESIGN.md section 17). */
+export const CATALOG_TYPE = 'catalog';
+export const CATALOG_NAME_MAX = 255;
+export const CATALOG_DESCRIPTION_MAX = 1024;
+/** Hierarchy ids a catalog may name (recorded; the hierarchies a release serves come from its document). */
+export const MAX_HIERARCHY_IDS = 100;
+
+const TEXT = (max: number, what: string): Schema => ({
+  type: 'string',
+  maxLength: max,
+  pattern: `^${WELL_FORMED_TEXT}$`,
+  'x-message': `must be a string of at most ${max} characters`,
+  description: what,
+});
+
+const ATTRIBUTES: Record<string, Schema> = {
+  name: {
+    ...TEXT(CATALOG_NAME_MAX, 'The catalog name.'),
+    minLength: 1,
+    pattern: `^(?=[\\s\\S]*\\S)${WELL_FORMED_TEXT}$`,
+    'x-message': `must be a string of 1 to ${CATALOG_NAME_MAX} characters, not only spaces`,
+    examples: ['Main catalog'],
+  },
+  description: TEXT(CATALOG_DESCRIPTION_MAX, 'A description of the catalog.'),
+  hierarchy_ids: {
+    type: 'array',
+    maxItems: MAX_HIERARCHY_IDS,
+    items: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._~-]+$' },
+    'x-message': `must be a list of at most ${MAX_HIERARCHY_IDS} ids`,
+    description: 'The hierarchies of the catalog, as the platform records them.',
+  },
+  pricebook_id: {
+    type: ['string', 'null'],
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9._~-]*$',
+    'x-message': 'must be an id or null',
+    description: 'The price book of the catalog, as the platform records it.',
+  },
+};
+
+const TYPE: Schema = { const: CATALOG_TYPE, description: 'Always `catalog`.' };
+
+/** `POST /pcm/catalogs`. */
+export const NEW_CATALOG_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['type', 'attributes'],
+      properties: {
+        type: TYPE,
+        attributes: { type: 'object', required: ['name'], properties: ATTRIBUTES },
+      },
+    },
+  },
+};
+
+/** `PUT /pcm/catalogs/{catalog_id}`: any of the attributes. */
+export const CATALOG_UPDATE_SCHEMA: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['type', 'attributes'],
+      properties: {
+        type: TYPE,
+        id: { type: 'string', description: 'When given, the id of the path.' },
+        attributes: {
+          type: 'object',
+          properties: ATTRIBUTES,
+          anyOf: [
+            { required: ['name'] },
+            { required: ['description'] },
+            { required: ['hierarchy_ids'] },
+            { required: ['pricebook_id'] },
+          ],
+          'x-message': 'needs name, description, hierarchy_ids or pricebook_id',
+        },
+      },
+    },
+  },
+};
+
+/** `POST /pcm/catalogs/{catalog_id}/releases`: the body is optional; the platform's fields are accepted. */
+export const NEW_RELEASE_SCHEMA: Schema = {
+  type: 'object',
+  properties: {
+    data: {
+      type: 'object',
+      properties: {
+        type: { const: 'catalog-release', description: 'When given, `catalog-release`.' },
+        export_full_delta: { type: 'boolean', description: 'Accepted; every release is a full publish.' },
+        include_organization_resources: {
+          type: ['boolean', 'null'],
+          description: 'Accepted; a store has no organization resources.',
+        },
+      },
+    },
+  },
+};
+
+export interface CatalogAttributes {
+  name?: string;
+  description?: string;
+  hierarchy_ids?: string[];
+  pricebook_id?: string | null;
+}
+
+const validateNew = compileSchema(NEW_CATALOG_SCHEMA);
+const validateUpdate = compileSchema(CATALOG_UPDATE_SCHEMA);
+const validateRelease = compileSchema(NEW_RELEASE_SCHEMA);
+
+export function parseNewCatalog(body: unknown): CatalogAttributes & { name: string } {
+  const { data } = assertValid<{ data: { attributes: CatalogAttributes & { name: string } } }>(
+    validateNew,
+    body,
+  );
+  return data.attributes;
+}
+
+export function parseCatalogUpdate(body: unknown, catalogId: string): CatalogAttributes {
+  const { data } = assertValid<{ data: { id?: string; attributes: CatalogAttributes } }>(
+    validateUpdate,
+    body,
+  );
+  if (data.id !== undefined && data.id.toLowerCase() !== catalogId) {
+    throw new ConflictError('data.id must be the id of the path', 'data.id');
+  }
+  return data.attributes;
+}
+
+/** The optional release body: checked, nothing in it changes what is published. */
+export function parseNewRelease(body: unknown): void {
+  if (body === undefined) return;
+  assertValid(validateRelease, body);
+}
+
+/** A catalog or release id of a path: a UUID (anything else is 404, like an unknown id). */
+export function parsePcmId(raw: string): string {
+  if (!isUuid(raw)) throw new NotFoundError();
+  return raw.toLowerCase();
+}
