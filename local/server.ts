@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiCorsConfiguration } from '../functions/routes';
+import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
+import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
@@ -23,6 +25,8 @@ export interface LocalServerOptions {
  */
 export function createLocalServer(options: LocalServerOptions = {}): Server {
   const env = options.env ?? process.env;
+  // Releases created through this server run the publishing workflow's steps in this process.
+  registerLocalWorkflow(runWorkflowLocally);
   return createGatewayServer({
     routes: GATEWAY_ROUTES,
     publicUrl: publicUrlFrom(env),

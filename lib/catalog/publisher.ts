@@ -12,17 +12,14 @@ import { FILTER_INDEX_VERSION, filterIndexItems } from './filter-index';
 import { buildHierarchyItems } from './hierarchy-items';
 import { hierarchyReleaseItems } from './nodes';
 import { productLookupItems } from './product-lookups';
+import { ABANDONED_AFTER_MS, KEPT_REPLACED, RELEASE_SHARDS, RETAIN_REPLACED_MS } from './release-settings';
 import { type CatalogRule, unselectableReason } from './rules';
 import { nodePageWeights, pageBudgetIssues, productBudgetIssues } from './size-budget';
 import type { ReleaseDocument, ReleaseLayout } from './types';
 import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from './validate-release';
 
-/** Partitions a release's items are spread over (by product id) so a publish's writes spread too. */
-export const RELEASE_SHARDS = 16;
-/** A `writing` release whose heartbeat is older than this was abandoned (the publisher died). */
-export const ABANDONED_AFTER_MS = 5 * 60 * 1000;
-/** A replaced release is kept this long for requests that still hold its id (cached <= 10 s). */
-export const RETAIN_REPLACED_MS = 60 * 1000;
+export { ABANDONED_AFTER_MS, KEPT_REPLACED, RELEASE_SHARDS, RETAIN_REPLACED_MS };
+
 const HEARTBEAT_MS = 20 * 1000;
 /** DynamoDB's item limit is 400 KB; leave room for keys and attribute names. */
 const MAX_ITEM_BYTES = 390 * 1024;
@@ -366,9 +363,6 @@ export interface CleanupOptions {
   /** Replaced releases a catalog keeps, items and all, besides its current one (default KEPT_REPLACED). */
   keepReplaced?: number;
 }
-
-/** A catalog keeps its current release and the two before it (DESIGN.md section 17); older ones go. */
-export const KEPT_REPLACED = 2;
 
 /**
  * Deletes releases no reader can reach any more and that a catalog does not keep: replaced releases past

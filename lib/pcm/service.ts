@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ReleaseExecutionInput } from '../../functions/workflow';
 import { startReleaseWorkflow } from '../catalog/pipeline/start';
-import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/publisher';
+import type { ReleaseExecutionInput } from '../catalog/pipeline/workflow';
+import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/release-settings';
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';

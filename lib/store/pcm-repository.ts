@@ -1,4 +1,3 @@
-import type { ValidationIssue } from '../catalog/validate-release';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { catalogKeys, type ReleaseMarker } from './catalog-repository';
 import { getDocumentClient } from './client';
@@ -30,6 +29,13 @@ export interface PcmCatalog {
   publishing?: string;
 }
 
+/** A validation issue as a release keeps it (the shape of lib/catalog/validate-release.ts's). */
+export interface ReleaseIssue {
+  path: string;
+  rule: string;
+  message: string;
+}
+
 /** What the API says of a release (EPCC's `meta.release_status`). */
 export type ReleaseState = 'PENDING' | 'IN_PROGRESS' | 'PUBLISHED' | 'FAILED';
 
@@ -48,7 +54,7 @@ export interface PcmRelease extends ReleaseMarker {
   total_nodes?: number;
   published_at?: string;
   /** Why it failed: the first validation issues (JSON paths) or the workflow's error. */
-  errors?: ValidationIssue[];
+  errors?: ReleaseIssue[];
   errors_total?: number;
 }
 

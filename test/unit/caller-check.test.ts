@@ -70,6 +70,13 @@ describe('write routes', () => {
       'create-access-token',
       'create-application-key',
       'delete-application-key',
+      'pcm-create-catalog',
+      'pcm-create-release',
+      'pcm-delete-catalog',
+      'pcm-delete-release',
+      'pcm-delete-releases',
+      'pcm-put-catalog-document',
+      'pcm-update-catalog',
       'update-application-key',
       'update-merchant-realm-mapping',
     ]);

@@ -1,6 +1,6 @@
-import { type ReleaseExecutionInput, WRITE_CONCURRENCY, type WriteChunk } from '../../../functions/workflow';
 import { errorFields, log } from '../../http/log';
 import { abandonStep, deriveStep, readManifest, switchStep, validateStep, writeStep } from './steps';
+import { type ReleaseExecutionInput, WRITE_CONCURRENCY, type WriteChunk } from './workflow';
 
 /** Attempts of a failed write, as the state machine's Retry on the write task makes them. */
 export const WRITE_ATTEMPTS = 3;

@@ -1,12 +1,3 @@
-import type {
-  AbandonInput,
-  DeriveOutput,
-  ReleaseExecutionInput,
-  ValidateOutput,
-  WriteChunk,
-  WriteInput,
-} from '../../../functions/workflow';
-import { CHUNK_ITEMS, WRITER_BATCHES_IN_FLIGHT } from '../../../functions/workflow';
 import { catalogRepository } from '../../store/catalog-repository';
 import { objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
@@ -19,6 +10,15 @@ import type { ReleaseLayout } from '../types';
 import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from '../validate-release';
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
+import type {
+  AbandonInput,
+  DeriveOutput,
+  ReleaseExecutionInput,
+  ValidateOutput,
+  WriteChunk,
+  WriteInput,
+} from './workflow';
+import { CHUNK_ITEMS, WRITER_BATCHES_IN_FLIGHT } from './workflow';
 
 /**
  * The publishing workflow's steps (functions/workflow.ts): each takes the state's JSON and answers JSON,

@@ -1,0 +1,118 @@
+import type { TableRole } from '../../store/schema';
+
+/** How a step uses a table (the route table's `TableAccess`). */
+type TableAccess = 'read' | 'readwrite';
+
+/**
+ * The publishing workflow (docs/publishing.md, DESIGN.md section 17): one table for the CDK stack, which
+ * makes a Step Functions state machine and one Lambda per step from it, and for the local harness, which
+ * runs the same step handlers in the same order with the same chunking and concurrency
+ * (lib/catalog/pipeline/run-local.ts). `functions/workflow.ts` re-exports it for the stack.
+ *
+ *   Validate -> (invalid: Failed) -> Derive -> Write (Distributed Map over the manifest) -> Switch
+ *   any error after Validate -> Abandon -> Failed
+ */
+export interface WorkflowStepDefinition {
+  /** The tables the step touches and how (least privilege, as for the API functions). */
+  tables: Partial<Record<TableRole, TableAccess>>;
+  /** What it does with the documents bucket. */
+  bucket: 'read' | 'readwrite';
+  /** Lambda memory, MB. */
+  memoryMb: number;
+  /** Lambda timeout, seconds. */
+  timeoutSeconds: number;
+  description: string;
+}
+
+export const WORKFLOW_STEPS = {
+  'release-validate': {
+    tables: { products: 'readwrite' },
+    bucket: 'read',
+    memoryMb: 1024,
+    timeoutSeconds: 900,
+    description: 'Publishing workflow: validates the release document as it streams from S3',
+  },
+  'release-derive': {
+    tables: { products: 'readwrite' },
+    bucket: 'readwrite',
+    memoryMb: 3008,
+    timeoutSeconds: 900,
+    description: "Publishing workflow: derives the release's items into chunk files and their manifest",
+  },
+  'release-write': {
+    tables: { products: 'readwrite' },
+    bucket: 'read',
+    memoryMb: 512,
+    timeoutSeconds: 300,
+    description: 'Publishing workflow: writes one chunk of the release items with batched, retried writes',
+  },
+  'release-switch': {
+    tables: { products: 'readwrite' },
+    bucket: 'readwrite',
+    memoryMb: 512,
+    timeoutSeconds: 300,
+    description: 'Publishing workflow: makes the release current and removes releases past the kept three',
+  },
+  'release-abandon': {
+    tables: { products: 'readwrite' },
+    bucket: 'readwrite',
+    memoryMb: 512,
+    timeoutSeconds: 900,
+    description: 'Publishing workflow: marks a failed release FAILED and deletes what it wrote',
+  },
+} as const satisfies Record<string, WorkflowStepDefinition>;
+
+export type WorkflowStepName = keyof typeof WORKFLOW_STEPS;
+
+/** Items a chunk file holds: one writer invocation's work (DynamoDB batches of 25 in flight, below). */
+export const CHUNK_ITEMS = 5000;
+/** Writer invocations at once in the local harness's pool (one machine, one DynamoDB Local). */
+export const WRITE_CONCURRENCY = 4;
+/**
+ * Writer invocations at once in AWS: the Distributed Map's MaxConcurrency (infra/publishing.ts). The ceiling is
+ * the products table, not Lambda: a release's items spread over RELEASE_SHARDS (16) partitions of at most
+ * 1,000 WCU/s each, about 10,400 items/s at the measured 1.53 WCU an item (docs/publishing.md). 16 writers with
+ * WRITER_BATCHES_IN_FLIGHT batches of 25 each keep 6,400 items in flight, enough to reach it even at 0.6 s a
+ * batch; more would only be throttled (and retried), and would take more of the account's 1,000 concurrent
+ * Lambda executions from the API. Raise it with RELEASE_SHARDS and the table's warm throughput.
+ */
+export const AWS_WRITE_CONCURRENCY = 16;
+/** BatchWriteItem calls in flight inside one writer. */
+export const WRITER_BATCHES_IN_FLIGHT = 16;
+
+/** The execution's input, made by `POST /pcm/catalogs/{id}/releases` (and the CLI). */
+export interface ReleaseExecutionInput {
+  store_id: string;
+  catalog_id: string;
+  release_id: string;
+  /** The object key of the document the release publishes (immutable). */
+  document_key: string;
+}
+
+/** What Validate answers: the input, and whether the document is valid (it records FAILED itself). */
+export interface ValidateOutput extends ReleaseExecutionInput {
+  valid: boolean;
+}
+
+/** What Derive answers: where the chunk manifest is (JSON Lines of {@link WriteChunk}) and how much is in it. */
+export interface DeriveOutput extends ReleaseExecutionInput {
+  manifest_key: string;
+  chunks: number;
+  items: number;
+}
+
+/** One line of the manifest: a chunk file of the release's items. */
+export interface WriteChunk {
+  key: string;
+  items: number;
+}
+
+/** The Distributed Map's item, as its ItemSelector builds it: the execution's ids and one manifest line. */
+export interface WriteInput extends ReleaseExecutionInput {
+  chunk: WriteChunk;
+}
+
+/** What the Abandon step gets: the execution's input and the error the Catch caught. */
+export interface AbandonInput extends ReleaseExecutionInput {
+  error?: { Error?: string; Cause?: string };
+}
