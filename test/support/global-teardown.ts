@@ -1,6 +1,10 @@
 import type { DynamoDbLocal } from '../../local/dynamodb-local';
+import type { ObjectStoreLocal } from '../../local/object-store-local';
 
 export default async function globalTeardown(): Promise<void> {
-  const database = (globalThis as { __dynamodbLocal__?: DynamoDbLocal }).__dynamodbLocal__;
-  await database?.stop();
+  const started = globalThis as {
+    __dynamodbLocal__?: DynamoDbLocal;
+    __objectStoreLocal__?: ObjectStoreLocal;
+  };
+  await Promise.all([started.__dynamodbLocal__?.stop(), started.__objectStoreLocal__?.stop()]);
 }

@@ -1,9 +1,11 @@
-/** Environment every test worker runs with (the endpoint comes from the global setup). */
+/** Environment every test worker runs with (the endpoints come from the global setup). */
 export const TEST_ENV = {
   KEYS_TABLE: 'test-keys',
   MAPPINGS_TABLE: 'test-mappings',
   PRODUCTS_TABLE: 'test-products',
   LIMITS_TABLE: 'test-limits',
+  // The documents bucket on the run's local object store (S3_ENDPOINT, from the global setup).
+  DOCUMENTS_BUCKET: 'test-documents',
   LOG_LEVEL: 'silent',
   // DynamoDB Local on a test machine shared by parallel builds often answers well beyond production's
   // 50 ms limiter deadline; the deadline's own tests set theirs explicitly.

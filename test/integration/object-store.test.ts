@@ -1,0 +1,368 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { connect, createServer, type Server } from 'node:net';
+import { loadConfig } from '../../lib/config/index';
+import {
+  createObjectStore,
+  createS3Client,
+  getS3Client,
+  ObjectNotFoundError,
+  objectStore,
+  PART_BYTES,
+  READ_RESUMES,
+  resetObjectStoreClient,
+} from '../../lib/store/object-store';
+
+/**
+ * The documents bucket against the run's local object store (s3rver, started by the global setup): what
+ * the publishing workflow relies on, bytes for bytes. Every key is under this file's own prefix.
+ */
+const prefix = `object-store-test/${randomUUID()}/`;
+
+afterAll(async () => {
+  await objectStore.deletePrefix(prefix);
+  resetObjectStoreClient();
+});
+
+async function bytesOf(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of source) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** A store on a client of its own that records the name of every command it sends. */
+function recordingStore() {
+  const commands: string[] = [];
+  const client = createS3Client(loadConfig());
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return {
+    store: createObjectStore({ client: () => client, bucket: () => loadConfig().documentsBucket }),
+    commands,
+    close: () => client.destroy(),
+  };
+}
+
+const TEXT = 'Ünïcödé ✓ 商品 — 🧦 socks, "quoted" and \\ escaped\n'.repeat(40);
+
+describe('objectStore', () => {
+  it('reads back exactly the bytes put, whole and in byte ranges (inclusive ends), non-ASCII included', async () => {
+    const key = `${prefix}text.json`;
+    const expected = Buffer.from(TEXT, 'utf8');
+    await objectStore.put(key, TEXT, { contentType: 'application/json' });
+
+    expect((await bytesOf(objectStore.read(key))).equals(expected)).toBe(true);
+    for (const [start, end] of [
+      [0, 0],
+      [0, 1],
+      [1, 3],
+      [2, 2],
+      [100, 1099],
+      [expected.length - 1, expected.length - 1],
+    ] as const) {
+      const part = await bytesOf(objectStore.read(key, { start, end }));
+      expect(part.equals(expected.subarray(start, end + 1))).toBe(true);
+    }
+    // A range past the end stops at the last byte, as in S3.
+    const tail = await bytesOf(
+      objectStore.read(key, { start: expected.length - 5, end: expected.length + 100 }),
+    );
+    expect(tail.equals(expected.subarray(expected.length - 5))).toBe(true);
+  });
+
+  it('stores bytes as given, every byte value included', async () => {
+    const key = `${prefix}bytes.bin`;
+    const bytes = new Uint8Array(1024).map((_, i) => (i * 7) % 256);
+    await objectStore.put(key, bytes);
+    expect(new Uint8Array(await bytesOf(objectStore.read(key)))).toEqual(bytes);
+    expect(new Uint8Array(await bytesOf(objectStore.read(key, { start: 250, end: 260 })))).toEqual(
+      bytes.subarray(250, 261),
+    );
+  });
+
+  it('heads an object (its size in bytes) and answers undefined for a missing key', async () => {
+    const key = `${prefix}head.json`;
+    await objectStore.put(key, 'é');
+    expect(await objectStore.head(key)).toEqual({ bytes: 2 });
+    expect(await objectStore.head(`${prefix}missing.json`)).toBeUndefined();
+  });
+
+  it('refuses to read a missing key with ObjectNotFound, and a backwards range before asking', async () => {
+    const missing = `${prefix}missing.json`;
+    const failure = await bytesOf(objectStore.read(missing)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ObjectNotFoundError);
+    expect((failure as Error).name).toBe('ObjectNotFound');
+    expect((failure as ObjectNotFoundError).key).toBe(missing);
+    await expect(bytesOf(objectStore.read(missing, { start: 0, end: 0 }))).rejects.toMatchObject({
+      name: 'ObjectNotFound',
+    });
+    expect(() => objectStore.read(missing, { start: 5, end: 4 })).toThrow(RangeError);
+    expect(() => objectStore.read(missing, { start: -1, end: 4 })).toThrow(RangeError);
+  });
+
+  it('reports a missing bucket as such, not as a missing key', async () => {
+    const elsewhere = createObjectStore({ client: getS3Client, bucket: () => `missing-${randomUUID()}` });
+    await expect(bytesOf(elsewhere.read(`${prefix}text.json`))).rejects.toMatchObject({
+      name: 'NoSuchBucket',
+    });
+  });
+
+  it('stores a stream of unknown length (~20 MB in uneven chunks, several parts) and streams it back equal', async () => {
+    const key = `${prefix}streamed.json`;
+    const total = 20_000_000;
+    const written = createHash('sha256');
+    let produced = 0;
+    async function* generate() {
+      for (let i = 0; produced < total; i++) {
+        const size = Math.min(65_536 + (i % 7) * 1_001, total - produced);
+        const chunk = Buffer.alloc(size, `chunk ${i} ✓ `);
+        written.update(chunk);
+        produced += size;
+        yield i % 2 === 0 ? chunk : new Uint8Array(chunk);
+      }
+    }
+    const { store, commands, close } = recordingStore();
+    await store.put(key, generate(), { contentType: 'application/json' }).finally(close);
+    expect(produced).toBe(total);
+    // Three parts of at least 8 MiB but the last, never the whole body in one request.
+    expect(commands).toEqual([
+      'CreateMultipartUploadCommand',
+      'UploadPartCommand',
+      'UploadPartCommand',
+      'UploadPartCommand',
+      'CompleteMultipartUploadCommand',
+    ]);
+    expect(total).toBeGreaterThan(2 * PART_BYTES);
+    expect(await objectStore.head(key)).toEqual({ bytes: total });
+
+    const read = createHash('sha256');
+    let chunks = 0;
+    let largest = 0;
+    let bytes = 0;
+    for await (const chunk of objectStore.read(key)) {
+      read.update(chunk);
+      chunks += 1;
+      bytes += chunk.length;
+      largest = Math.max(largest, chunk.length);
+    }
+    expect(bytes).toBe(total);
+    expect(read.digest('hex')).toBe(written.digest('hex'));
+    // Streamed, not handed over whole.
+    expect(chunks).toBeGreaterThan(100);
+    expect(largest).toBeLessThanOrEqual(1024 * 1024);
+
+    // A range across a part boundary.
+    const start = PART_BYTES - 10;
+    const ranged = await bytesOf(objectStore.read(key, { start, end: start + 19 }));
+    expect(ranged).toHaveLength(20);
+    expect(ranged.toString('latin1')).toBe(await rangeOfGenerated(start, 20));
+  });
+
+  it('stores a short stream in one request, an empty one as an empty object, and text chunks as UTF-8', async () => {
+    async function* from(chunks: (string | Uint8Array)[]) {
+      yield* chunks;
+    }
+    const { store, commands, close } = recordingStore();
+    await store.put(`${prefix}short.txt`, from(['é', Buffer.from('-'), '✓'])).finally(close);
+    expect(commands).toEqual(['PutObjectCommand']);
+    expect((await bytesOf(objectStore.read(`${prefix}short.txt`))).toString('utf8')).toBe('é-✓');
+    await objectStore.put(`${prefix}empty.txt`, from([]));
+    expect(await objectStore.head(`${prefix}empty.txt`)).toEqual({ bytes: 0 });
+    expect(await bytesOf(objectStore.read(`${prefix}empty.txt`))).toHaveLength(0);
+  });
+
+  it('fails a streamed put whose source fails, storing nothing', async () => {
+    const key = `${prefix}broken-source.json`;
+    async function* failing() {
+      yield Buffer.alloc(PART_BYTES + 1, 'x');
+      yield Buffer.alloc(1024, 'y');
+      throw new Error('source broke');
+    }
+    await expect(objectStore.put(key, failing())).rejects.toThrow('source broke');
+    expect(await objectStore.head(key)).toBeUndefined();
+  });
+
+  it('hands out a pre-signed PUT URL that fetch can upload to, with the signed Content-Type only', async () => {
+    const key = `${prefix}uploaded.json`;
+    const before = Date.now();
+    const { url, expires_at } = await objectStore.presignPut(key, {
+      expiresInSeconds: 300,
+      contentType: 'application/json',
+    });
+    const expires = Date.parse(expires_at);
+    expect(expires).toBeGreaterThan(before + 298_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 300_000);
+    expect(new URL(url).searchParams.get('X-Amz-Expires')).toBe('300');
+
+    const wrongType = await fetch(url, {
+      method: 'PUT',
+      body: '{}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(wrongType.status).toBe(403);
+    expect(await objectStore.head(key)).toBeUndefined();
+
+    const body = JSON.stringify({ name: 'Chaussettes ✓', sku: '商品-1' });
+    const uploaded = await fetch(url, {
+      method: 'PUT',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(uploaded.status).toBe(200);
+    expect((await bytesOf(objectStore.read(key))).toString('utf8')).toBe(body);
+
+    // The URL is for its key only.
+    const otherKey = url.replace('/uploaded.json?', '/other.json?');
+    const elsewhere = await fetch(otherKey, {
+      method: 'PUT',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(elsewhere.status).toBe(403);
+    expect(await objectStore.head(`${prefix}other.json`)).toBeUndefined();
+  });
+
+  it('refuses an upload to a pre-signed URL once it has expired', async () => {
+    const key = `${prefix}late.json`;
+    const { url, expires_at } = await objectStore.presignPut(key, {
+      expiresInSeconds: 1,
+      contentType: 'application/json',
+    });
+    // Waits for the clock (the server's too: same machine) to pass the expiry: under 1 s.
+    while (Date.now() <= Date.parse(expires_at) + 10) await new Promise((r) => setTimeout(r, 50));
+    const late = await fetch(url, {
+      method: 'PUT',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(late.status).toBe(403);
+    expect(await late.text()).toContain('expired');
+    expect(await objectStore.head(key)).toBeUndefined();
+    await expect(objectStore.presignPut(key, { expiresInSeconds: 0 })).rejects.toThrow(RangeError);
+    await expect(objectStore.presignPut(key, { expiresInSeconds: 8 * 24 * 3600 })).rejects.toThrow(
+      RangeError,
+    );
+  });
+
+  it('deletes exactly the objects under a prefix, over 1,000 of them (several list pages), and counts them', async () => {
+    const base = `${prefix}delete/`;
+    const doomed = Array.from({ length: 1_003 }, (_, i) => `${base}a/${String(i).padStart(4, '0')}.json`);
+    const kept = [`${base}a`, `${base}ab/1.json`, `${base}b/1.json`];
+    const keys = [...doomed, ...kept];
+    for (let i = 0; i < keys.length; i += 25) {
+      await Promise.all(keys.slice(i, i + 25).map((key) => objectStore.put(key, key)));
+    }
+
+    expect(await objectStore.deletePrefix(`${base}a/`)).toBe(1_003);
+    const left: { key: string; bytes: number }[] = [];
+    for await (const object of objectStore.list(base)) left.push(object);
+    expect(left).toEqual(kept.map((key) => ({ key, bytes: Buffer.byteLength(key) })));
+    expect(await objectStore.deletePrefix(`${base}a/`)).toBe(0);
+    await expect(objectStore.deletePrefix('')).rejects.toThrow(RangeError);
+  }, 60_000);
+});
+
+/** The latin1 text of `length` bytes at `start` of the streamed test's document, regenerated. */
+async function rangeOfGenerated(start: number, length: number): Promise<string> {
+  let offset = 0;
+  const parts: Buffer[] = [];
+  for (let i = 0; offset < start + length; i++) {
+    const chunk = Buffer.alloc(65_536 + (i % 7) * 1_001, `chunk ${i} ✓ `);
+    if (offset + chunk.length > start) parts.push(chunk);
+    offset += chunk.length;
+  }
+  const joined = Buffer.concat(parts);
+  const skip = start - (offset - joined.length);
+  return joined.subarray(skip, skip + length).toString('latin1');
+}
+
+/**
+ * A TCP proxy to the object store that breaks the connection of each of its next `cuts` requests after
+ * `after` bytes of its response: a connection reset in the middle of a download.
+ */
+async function cuttingProxy(target: string) {
+  const { hostname, port } = new URL(target);
+  const state = { cuts: 0, after: 1024 * 1024, requests: 0 };
+  const server: Server = createServer((downstream) => {
+    const upstream = connect(Number(port), hostname);
+    let sent = 0;
+    let cutAt = Number.POSITIVE_INFINITY;
+    downstream.on('data', (chunk: Buffer) => {
+      // Requests on a kept-alive connection: each starts with its method.
+      if (/^[A-Z]+ \//.test(chunk.toString('latin1', 0, 16))) {
+        state.requests += 1;
+        cutAt = state.cuts > 0 ? sent + state.after : Number.POSITIVE_INFINITY;
+        if (state.cuts > 0) state.cuts -= 1;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (sent + chunk.length >= cutAt) {
+        downstream.end(chunk.subarray(0, cutAt - sent));
+        downstream.destroy();
+        upstream.destroy();
+        return;
+      }
+      sent += chunk.length;
+      downstream.write(chunk);
+    });
+    upstream.on('end', () => downstream.end());
+    upstream.on('error', () => downstream.destroy());
+    downstream.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    state,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+describe('objectStore reads through a broken connection', () => {
+  const key = `${prefix}resumed.bin`;
+  const expected = Buffer.alloc(3 * 1024 * 1024 + 17);
+  for (let i = 0; i + 4 <= expected.length; i += 4) expected.writeUInt32LE(i, i);
+  let proxy: Awaited<ReturnType<typeof cuttingProxy>>;
+  let client: ReturnType<typeof createS3Client>;
+  let store: ReturnType<typeof createObjectStore>;
+
+  beforeAll(async () => {
+    await objectStore.put(key, expected);
+    proxy = await cuttingProxy(process.env.S3_ENDPOINT as string);
+    client = createS3Client(loadConfig({ ...process.env, S3_ENDPOINT: proxy.endpoint }));
+    store = createObjectStore({ client: () => client, bucket: () => loadConfig().documentsBucket });
+  });
+  afterAll(async () => {
+    client.destroy();
+    await proxy.close();
+  });
+  beforeEach(() => {
+    proxy.state.requests = 0;
+  });
+
+  it('resumes a whole read from the next byte and a ranged one within its range, every byte once', async () => {
+    proxy.state.cuts = 1;
+    expect((await bytesOf(store.read(key))).equals(expected)).toBe(true);
+    expect(proxy.state.requests).toBe(2);
+
+    proxy.state.cuts = 1;
+    proxy.state.requests = 0;
+    const range = { start: 12_345, end: 2_500_000 };
+    const part = await bytesOf(store.read(key, range));
+    expect(part.equals(expected.subarray(range.start, range.end + 1))).toBe(true);
+    expect(proxy.state.requests).toBe(2);
+  });
+
+  it(`gives up after ${READ_RESUMES} resumes with the connection's error`, async () => {
+    // Four responses of 256 KiB cannot make 3 MiB.
+    Object.assign(proxy.state, { cuts: 100, after: 256 * 1024 });
+    await expect(bytesOf(store.read(key))).rejects.toThrow();
+    expect(proxy.state.requests).toBe(1 + READ_RESUMES);
+    Object.assign(proxy.state, { cuts: 0, after: 1024 * 1024 });
+  });
+});
