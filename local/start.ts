@@ -1,9 +1,11 @@
 import './quiet-sdk';
 import './lambda-env';
+import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { parseCorsOrigins } from '../lib/http/cors';
+import { objectStore } from '../lib/store/object-store';
 import { ensureTables } from '../lib/store/tables';
 import { DATABASE_HELP, parseCli, usageError } from './cli';
 import { createDevServer } from './dev';
@@ -15,21 +17,26 @@ import {
 } from './dynamodb-local';
 import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
 import { closeServer, listen, publicUrlFrom } from './gateway';
+import { type ObjectStoreLocal, objectStoreEnvironment, startObjectStoreLocal } from './object-store-local';
 import { DEMO_PARENT_ID, seedDemo } from './seed';
 import { createLocalServer } from './server';
 import { createTemplateServer } from './template/server';
 
 const USAGE = `Usage: npm start [-- --in-memory] [-- --from-template]      npm run dev [-- --in-memory]
 Starts DynamoDB Local on 127.0.0.1:$DYNAMODB_PORT (default 8000; data under .data/, or nothing on disk
-with --in-memory), creates the tables, seeds the demo store and serves the local API on
-127.0.0.1:$PORT (default 3000). It then prints one \`export ...\` line with BASE, STORE_ID, CLIENT_ID,
-CLIENT_SECRET (the admin key), STOREFRONT_CLIENT_ID (the storefront's own key, for implicit grants),
-MAPPING_ID and PRODUCT_ID: paste it into the terminal you run the docs' examples in.
+with --in-memory) and the local object store (S3-compatible) on 127.0.0.1:$S3_PORT (default 9000; objects
+under .data/s3/, or in a temporary folder removed on stop with --in-memory), creates the tables and the
+documents bucket, seeds the demo store and serves the local API on 127.0.0.1:$PORT (default 3000). It
+then prints one \`export ...\` line with BASE, STORE_ID, CLIENT_ID, CLIENT_SECRET (the admin key),
+STOREFRONT_CLIENT_ID (the storefront's own key, for implicit grants), MAPPING_ID and PRODUCT_ID: paste it
+into the terminal you run the docs' examples in.
 
 With DYNAMODB_ENDPOINT set to a URL it uses that DynamoDB instead of starting one (and creates the
 tables and the demo there); with DYNAMODB_ENDPOINT=aws it serves the deployed tables (AWS credentials
 and region from the environment, table names from KEYS_TABLE, MAPPINGS_TABLE and PRODUCTS_TABLE) and
-creates and seeds nothing.
+creates and seeds nothing. With S3_ENDPOINT set to a URL it uses that object store instead of starting
+one (and creates the bucket DOCUMENTS_BUCKET there); with DYNAMODB_ENDPOINT=aws and no S3_ENDPOINT, the
+deployed bucket named by DOCUMENTS_BUCKET.
 
   --in-memory      keep nothing on disk (default: data in .data/)
   --from-template  serve what cdk deploy uploads: routes, functions, handlers and environments from
@@ -47,7 +54,10 @@ function exportLine(values: Record<string, string>): string {
     .join(' ')}`;
 }
 
-/** `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), tables, demo seed, local API. */
+/**
+ * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), the local object store (unless S3_ENDPOINT
+ * is set), tables, bucket, demo seed, local API.
+ */
 async function main(): Promise<void> {
   const { values } = parseCli(TOOL, `${USAGE}\n\n${DATABASE_HELP}`, {
     'in-memory': { type: 'boolean' },
@@ -80,11 +90,27 @@ async function main(): Promise<void> {
     const stopDatabase = database;
     process.once('exit', () => stopDatabase.process.kill('SIGKILL'));
   }
+  let objects: ObjectStoreLocal | undefined;
+  if (!onAws && !process.env.S3_ENDPOINT) {
+    const port = Number(process.env.S3_PORT || 9000);
+    process.stdout.write(
+      `starting the local object store on 127.0.0.1:${port} (${inMemory ? 'in a temporary folder' : 'data in .data/s3/'})...\n`,
+    );
+    objects = await startObjectStoreLocal({ port, ...(inMemory ? {} : { directory: '.data/s3' }) });
+    process.env.S3_ENDPOINT = objects.endpoint;
+    if (inMemory) {
+      // Ctrl-C removes the temporary folder through stop(); this covers an exit on an error.
+      const folder = objects.directory;
+      process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    }
+  }
   resetConfig();
   const config = getConfig();
   const demo = onAws
     ? undefined
     : await prepareLocalDatabase(config.dynamodbEndpoint as string, config.region);
+  // A given S3_ENDPOINT may not have the bucket yet (a started one does).
+  if (!onAws && !objects) await objectStore.ensureBucket();
 
   // Checked at start: a bad CORS_ORIGINS stops here with a message naming it.
   const corsOrigins = parseCorsOrigins(process.env.CORS_ORIGINS);
@@ -96,7 +122,7 @@ async function main(): Promise<void> {
     const template = createTemplateServer({
       outdir: CDK_OUT,
       tables: localTables(config),
-      runtimeEnv: runtimeEnvironment(config),
+      runtimeEnv: { ...runtimeEnvironment(config), ...objectStoreEnvironment(config) },
       publicUrl: publicUrlFrom(process.env),
       corsOrigins: process.env.CORS_ORIGINS ? corsOrigins : undefined,
     });
@@ -114,7 +140,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const lines = [
     '',
-    `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint ?? `AWS, ${config.region}`})`,
+    `Local API listening on ${base} (DynamoDB: ${config.dynamodbEndpoint ?? `AWS, ${config.region}`}; documents: bucket ${config.documentsBucket} on ${config.s3Endpoint ?? `AWS S3, ${config.region}`})`,
     `Serving: ${mode}`,
     `Browsers may call it from: ${corsOrigins.join(', ')} (CORS_ORIGINS)`,
     assembly
@@ -139,6 +165,9 @@ async function main(): Promise<void> {
       exportLine({
         ...exported,
         ...(process.env.PORT ? { PORT: String(port) } : {}),
+        // The same for the object store: S3_PORT when set, S3_ENDPOINT when given by URL.
+        ...(process.env.S3_PORT && objects ? { S3_PORT: process.env.S3_PORT } : {}),
+        ...(objects ? {} : { S3_ENDPOINT: config.s3Endpoint as string }),
         ...(process.env.DYNAMODB_PORT && database ? { DYNAMODB_PORT: process.env.DYNAMODB_PORT } : {}),
         // A DynamoDB given by URL (not one started here): the CLIs must talk to it, not to port 8000.
         ...(database ? {} : { DYNAMODB_ENDPOINT: config.dynamodbEndpoint as string }),
@@ -165,7 +194,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${signal}: stopping...\n`);
     await closeServer(server);
     await stopFunctions();
-    await database?.stop();
+    await Promise.all([database?.stop(), objects?.stop()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -3,6 +3,7 @@ import { gateway } from '@elasticpath/js-sdk';
 import { getConfig } from '../../lib/config/index';
 import { CDK_OUT, localTables, runtimeEnvironment } from '../../local/from-template';
 import { closeServer, listen } from '../../local/gateway';
+import { objectStoreEnvironment } from '../../local/object-store-local';
 import { createLocalServer, type LocalServerOptions } from '../../local/server';
 import { createTemplateServer } from '../../local/template/server';
 import { tapServer } from './log-scan';
@@ -37,7 +38,7 @@ export async function startLocalApi(options: LocalServerOptions = {}): Promise<L
     const template = createTemplateServer({
       outdir: CDK_OUT,
       tables: localTables(config),
-      runtimeEnv: runtimeEnvironment(config),
+      runtimeEnv: { ...runtimeEnvironment(config), ...objectStoreEnvironment(config) },
       corsOrigins: options.corsOrigins,
     });
     server = template.server;
