@@ -161,6 +161,8 @@ runAsScript(
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_REGION: 'us-east-1',
+      // npm start starts its own S3-compatible store: on a free port, not beside a developer's on 9000.
+      S3_PORT: String(await freePort()),
     };
     progress(`publishing a release with a ${children}-child parent`);
     const setup = await setUpChildList(children);

@@ -233,6 +233,8 @@ runAsScript(
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_REGION: 'us-east-1',
+      // npm start starts its own S3-compatible store: on a free port, not beside a developer's on 9000.
+      S3_PORT: String(await freePort()),
     };
     progress('local API under autocannon beside a bare node:http server, then at 1, 16 and 64 connections');
     return benchLocalServer(
