@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { getConfig } from '../../lib/config/index';
 import type { GatewayCors } from '../gateway-cors';
 
 /*
@@ -119,6 +120,10 @@ export function readTemplateApi(
         throw new TemplateError(`${where} references table ${id}, which has no local table`);
       return local;
     }
+    // The documents bucket is the local object store's (S3_ENDPOINT, DOCUMENTS_BUCKET); the publishing state
+    // machine has no local twin: without its ARN a function runs the workflow's steps itself.
+    if (ref && target?.Type === 'AWS::S3::Bucket') return getConfig().documentsBucket;
+    if (ref && target?.Type === 'AWS::StepFunctions::StateMachine') return '';
     throw new TemplateError(`${where} has a value the local API cannot resolve: ${JSON.stringify(value)}`);
   };
 
