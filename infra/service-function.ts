@@ -1,0 +1,78 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { TableAccess } from '../functions/routes';
+import type { TableRole } from '../lib/store/schema';
+import { BUNDLING } from './bundling';
+
+/** Environment variable that carries each table's name to the functions (read by lib/config). */
+export const TABLE_ENV: Record<TableRole, string> = {
+  keys: 'KEYS_TABLE',
+  mappings: 'MAPPINGS_TABLE',
+  products: 'PRODUCTS_TABLE',
+  limits: 'LIMITS_TABLE',
+};
+
+export interface ServiceFunctionProps {
+  /** Its code: `functions/<name>/handler.ts`, exporting `handler`. */
+  name: string;
+  description: string;
+  memoryMb: number;
+  timeoutSeconds: number;
+  /** The tables it touches and how: each gets its name in TABLE_ENV and a least-privilege grant. */
+  tableAccess: Partial<Record<TableRole, TableAccess>>;
+  tables: Record<TableRole, ITable>;
+  /** More environment variables (LOG_LEVEL and the table names are set here). */
+  environment?: Record<string, string>;
+}
+
+/**
+ * A Lambda with the defaults every function of the service shares, API operations and workflow steps alike:
+ * nodejs22.x on arm64, the ESM bundle of infra/bundling.ts, JSON logs to its own log group kept 30 days,
+ * X-Ray tracing, and read or read-write grants on exactly the tables it names.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const environment: Record<string, string> = { LOG_LEVEL: 'info', ...props.environment };
+    for (const role of Object.keys(props.tableAccess) as TableRole[]) {
+      environment[TABLE_ENV[role]] = props.tables[role].tableName;
+    }
+    super(scope, id, {
+      entry: `functions/${props.name}/handler.ts`,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMb,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      tracing: Tracing.ACTIVE,
+      environment,
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: BUNDLING.minify,
+        target: BUNDLING.target,
+        mainFields: [...BUNDLING.mainFields],
+        banner: BUNDLING.banner,
+        externalModules: [],
+        sourceMap: false,
+        esbuildArgs: Object.fromEntries(
+          Object.entries(BUNDLING.alias).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
+      },
+    });
+    for (const [role, access] of Object.entries(props.tableAccess) as [TableRole, TableAccess][]) {
+      const table = props.tables[role];
+      if (access === 'read') table.grantReadData(this);
+      else table.grantReadWriteData(this);
+    }
+  }
+}
