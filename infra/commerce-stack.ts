@@ -15,6 +15,7 @@ import { parseCorsOrigins } from '../lib/http/cors';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
+import { Publishing } from './publishing';
 
 /** Stage-wide throttling when none is given. */
 export const DEFAULT_THROTTLE = { rateLimit: 500, burstLimit: 1000 } as const;
@@ -35,12 +36,14 @@ export interface CommerceStackProps extends StackProps {
 
 /**
  * The whole service: four tables (keys, mappings, products, and limits for the shared rate-limit windows),
- * one Lambda per operation, and the HTTP API routing to them.
+ * one Lambda per operation, the HTTP API routing to them, and the publishing workflow (its documents bucket,
+ * step functions and state machine: infra/publishing.ts).
  */
 export class CommerceStack extends Stack {
   readonly tables: Record<TableRole, ITable>;
   readonly functions: Record<string, ApiFunction> = {};
   readonly monitoring: Monitoring;
+  readonly publishing: Publishing;
 
   constructor(scope: Construct, id: string, props: CommerceStackProps = {}) {
     super(scope, id, props);
@@ -106,6 +109,14 @@ export class CommerceStack extends Stack {
       this.functions[name] = fn;
       integrations.set(name, new HttpLambdaIntegration(`${pascal(name)}Integration`, fn));
     }
+    // After the API functions: those that start releases or use the documents bucket get grants and names.
+    const publishing = new Publishing(this, 'Publishing', { tables, corsOrigins: cors.allowOrigins });
+    this.publishing = publishing;
+    for (const fn of Object.values(this.functions)) {
+      if (fn.definition.workflow === 'start') publishing.grantStart(fn);
+      if (fn.definition.bucket !== undefined) publishing.grantDocuments(fn, fn.definition.bucket);
+    }
+
     for (const route of ROUTES) {
       const integration = integrations.get(route.function);
       if (!integration)
@@ -121,12 +132,21 @@ export class CommerceStack extends Stack {
       routes: ROUTES,
       ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+      workflow: { stateMachine: publishing.stateMachine, writer: publishing.functions['release-write'] },
     });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the commerce API' });
     for (const role of TABLE_ROLES) {
       new CfnOutput(this, `${pascal(role)}TableName`, { value: tables[role].tableName });
     }
+    new CfnOutput(this, 'DocumentsBucketName', {
+      value: publishing.bucket.bucketName,
+      description: 'The bucket of release documents, their uploads and the publishing workflow files',
+    });
+    new CfnOutput(this, 'ReleaseStateMachineArn', {
+      value: publishing.stateMachine.stateMachineArn,
+      description: 'The publishing workflow (one execution a release)',
+    });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }

@@ -8,6 +8,7 @@ import {
   type IMetric,
   MathExpression,
   Metric,
+  type MetricOptions,
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -18,6 +19,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../functions/routes';
 import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE } from '../lib/metrics/names';
@@ -40,6 +42,12 @@ export interface AlarmThresholds {
   tableSystemErrors: number;
   /** Requests refused with 429 by the stores' rate limits (all stores). */
   rateLimitedRequests: number;
+  /** Publishing workflow executions that failed (a step failed, or the document was invalid). */
+  releaseFailedExecutions: number;
+  /** Publishing workflow executions that ran past their timeout (2 hours). */
+  releaseTimedOutExecutions: number;
+  /** Failed invocations of the workflow's writer (each is retried; a chunk fails the release after 3). */
+  releaseWriterErrors: number;
 }
 
 /** Defaults, documented in docs/deploy.md ("Alarms and dashboard"). */
@@ -52,6 +60,9 @@ export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   tableThrottledRequests: 1,
   tableSystemErrors: 1,
   rateLimitedRequests: 100,
+  releaseFailedExecutions: 1,
+  releaseTimedOutExecutions: 1,
+  releaseWriterErrors: 1,
 };
 
 const PERIOD = Duration.minutes(5);
@@ -78,11 +89,14 @@ export interface MonitoringProps {
   thresholds?: Partial<AlarmThresholds>;
   /** Subscribed to the alarm topic when given. */
   alarmEmail?: string;
+  /** The publishing workflow (infra/publishing.ts): its executions and its writer function. */
+  workflow?: { stateMachine: IStateMachine; writer: IFunction };
 }
 
 /**
- * Alarms on everything that needs an operator (functions, the API, the tables, rate limiting), all
- * notifying one SNS topic, and one dashboard with requests, latency and errors per route.
+ * Alarms on everything that needs an operator (functions, the API, the tables, rate limiting, the publishing
+ * workflow), all notifying one SNS topic, and one dashboard with requests, latency and errors per route and
+ * a row for the publishing workflow.
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
@@ -196,6 +210,28 @@ export class Monitoring extends Construct {
       'Requests refused with 429 by the stores’ rate limits',
     );
 
+    const workflow = props.workflow;
+    if (workflow) {
+      alarm(
+        'ReleaseExecutionsFailed',
+        workflow.stateMachine.metricFailed({ period: PERIOD, statistic: 'Sum' }),
+        thresholds.releaseFailedExecutions,
+        'Publishing workflow: failed executions',
+      );
+      alarm(
+        'ReleaseExecutionsTimedOut',
+        workflow.stateMachine.metricTimedOut({ period: PERIOD, statistic: 'Sum' }),
+        thresholds.releaseTimedOutExecutions,
+        'Publishing workflow: timed-out executions',
+      );
+      alarm(
+        'ReleaseWriterErrors',
+        workflow.writer.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        thresholds.releaseWriterErrors,
+        'Publishing workflow: failed invocations of the writer',
+      );
+    }
+
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${Stack.of(this).stackName}-api` });
     const routeMetric = (route: RouteDefinition, metricName: string, statistic: string, label: string) =>
       new Metric({
@@ -262,6 +298,38 @@ export class Monitoring extends Construct {
         width: 12,
       }),
     );
+    if (workflow) {
+      const perMinute = (statistic: string, label: string): MetricOptions => ({
+        period: Duration.minutes(1),
+        statistic,
+        label,
+      });
+      const graph = (title: string, left: IMetric[]) => new GraphWidget({ title, left, width: 8 });
+      const { stateMachine, writer } = workflow;
+      this.dashboard.addWidgets(
+        new TextWidget({
+          markdown:
+            '# Publishing workflow\nExecutions of the release state machine, and its writer (one chunk a call).',
+          width: 24,
+          height: 2,
+        }),
+        graph('Release executions', [
+          stateMachine.metricStarted(perMinute('Sum', 'started')),
+          stateMachine.metricSucceeded(perMinute('Sum', 'succeeded')),
+          stateMachine.metricFailed(perMinute('Sum', 'failed')),
+          stateMachine.metricTimedOut(perMinute('Sum', 'timed out')),
+        ]),
+        graph('Writer: invocations and errors', [
+          writer.metricInvocations(perMinute('Sum', 'invocations')),
+          writer.metricErrors(perMinute('Sum', 'errors')),
+          writer.metricThrottles(perMinute('Sum', 'throttles')),
+        ]),
+        graph('Writer: duration (ms)', [
+          writer.metricDuration(perMinute('p50', 'p50')),
+          writer.metricDuration(perMinute('p99', 'p99')),
+        ]),
+      );
+    }
   }
 }
 

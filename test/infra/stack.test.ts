@@ -6,6 +6,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../../functions/routes';
+import { WORKFLOW_STEPS } from '../../functions/workflow';
 import { CommerceStack } from '../../infra/commerce-stack';
 import { stackPropsFromContext } from '../../infra/context';
 import { applyNagSuppressions, NAG_ACKNOWLEDGEMENTS } from '../../infra/nag-suppressions';
@@ -56,9 +57,12 @@ describe('tables', () => {
 
 describe('functions', () => {
   it('creates one arm64 nodejs22.x function per operation in the route table, with tracing and JSON logs', () => {
-    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(Object.keys(FUNCTIONS).length);
-    for (const fn of functions) {
+    const all = template.findResources('AWS::Lambda::Function');
+    // and one per publishing workflow step (test/infra/publishing.test.ts)
+    expect(Object.keys(all)).toHaveLength(Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length);
+    expect(Object.keys(stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
+    for (const apiFunction of Object.values(stack.functions)) {
+      const fn = all[logicalId(apiFunction as never)] as { Properties: Record<string, unknown> };
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
@@ -69,8 +73,8 @@ describe('functions', () => {
 
   it('gives every function an explicit log group with retention', () => {
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
-    // one per function plus the API access log group
-    expect(groups).toHaveLength(Object.keys(FUNCTIONS).length + 1);
+    // one per function (operations and workflow steps), the API access log group and the state machine's
+    expect(groups).toHaveLength(Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + 2);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
@@ -254,10 +258,14 @@ describe('CORS (corsPreflight)', () => {
   });
 
   it('has every function answer Vary: Origin when the origins are listed, and none with *', () => {
+    // The API's functions: the workflow's steps answer Step Functions, not browsers.
     const varyOf = (template: Template) =>
-      Object.values(template.findResources('AWS::Lambda::Function'))
-        .filter((fn) => fn.Properties?.Environment?.Variables?.LOG_LEVEL !== undefined)
-        .map((fn) => fn.Properties.Environment.Variables.CORS_VARY ?? null);
+      Object.entries(template.findResources('AWS::Lambda::Function'))
+        .filter(
+          ([id, fn]) =>
+            fn.Properties?.Environment?.Variables?.LOG_LEVEL !== undefined && !id.startsWith('Publishing'),
+        )
+        .map(([, fn]) => fn.Properties.Environment.Variables.CORS_VARY ?? null);
     const listed = new App({
       context: { 'aws:cdk:bundling-stacks': [], corsOrigins: 'https://shop.example.com' },
     });
@@ -313,8 +321,8 @@ describe('alarms and dashboard', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     template.resourceCountIs('AWS::SNS::Subscription', 0);
     const functions = Object.keys(FUNCTIONS).length;
-    // per function 3, the API 2, per table 2, rate limiting 1
-    expect(alarms()).toHaveLength(functions * 3 + 2 + TABLE_ROLES.length * 2 + 1);
+    // per function 3, the API 2, per table 2, rate limiting 1, the publishing workflow 3
+    expect(alarms()).toHaveLength(functions * 3 + 2 + TABLE_ROLES.length * 2 + 1 + 3);
     for (const alarm of alarms()) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
