@@ -1,6 +1,9 @@
-import { type Stack, Validations } from 'aws-cdk-lib';
+import { type Acknowledgment, type Stack, Token, Validations } from 'aws-cdk-lib';
 
-/** Every cdk-nag (AwsSolutions) finding this stack accepts, each with the reason it is acceptable. */
+/**
+ * The cdk-nag (AwsSolutions) findings this stack accepts, each with the reason it is acceptable, whatever
+ * its environment (see {@link nagAcknowledgements} for those whose id names it).
+ */
 export const NAG_ACKNOWLEDGEMENTS = [
   {
     id: 'AwsSolutions::AwsSolutions-APIG4',
@@ -45,18 +48,6 @@ export const NAG_ACKNOWLEDGEMENTS = [
       'versions and aliases (`:*`), as CDK’s LambdaInvoke task grants it.',
   })),
   {
-    id: 'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"PublishingReleaseStateMachineB057AE2A"}]}]}:*]',
-    reason:
-      'The Distributed Map runs its child workflow executions: states:DescribeExecution and StopExecution on ' +
-      'executions of the release state machine itself, whose names Step Functions chooses.',
-  },
-  {
-    id: 'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"PublishingReleaseStateMachineB057AE2A"}]}]}/ReleaseWrite:*]',
-    reason:
-      'The Distributed Map redrives its own Map Run (label ReleaseWrite): states:RedriveExecution on the ' +
-      'release state machine’s executions only, as CDK grants it.',
-  },
-  {
     id: 'AwsSolutions::AwsSolutions-S1',
     reason:
       'The documents bucket is used only by this stack’s functions (each logs the release and step it ' +
@@ -69,7 +60,35 @@ export const NAG_ACKNOWLEDGEMENTS = [
   },
 ] as const;
 
+/**
+ * Every finding the stack accepts. The release state machine's Distributed Map policy names execution ARNs
+ * that CDK formats with the stack's region and account: literal when the stack has them
+ * (`cdk deploy` sets the region, and the account with credentials), `<AWS::Region>` and `<AWS::AccountId>`
+ * otherwise; so do the ids of those findings.
+ */
+export function nagAcknowledgements(stack: Stack): Acknowledgment[] {
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+  const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"PublishingReleaseStateMachineB057AE2A"}]}]}`;
+  return [
+    ...NAG_ACKNOWLEDGEMENTS,
+    {
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${executions}:*]`,
+      reason:
+        'The Distributed Map runs its child workflow executions: states:DescribeExecution and StopExecution on ' +
+        'executions of the release state machine itself, whose names Step Functions chooses.',
+    },
+    {
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${executions}/ReleaseWrite:*]`,
+      reason:
+        'The Distributed Map redrives its own Map Run (label ReleaseWrite): states:RedriveExecution on the ' +
+        'release state machine’s executions only, as CDK grants it.',
+    },
+  ];
+}
+
 /** Acknowledges the accepted findings for the whole stack. */
 export function applyNagSuppressions(stack: Stack): void {
-  for (const acknowledgement of NAG_ACKNOWLEDGEMENTS) Validations.of(stack).acknowledge(acknowledgement);
+  for (const acknowledgement of nagAcknowledgements(stack))
+    Validations.of(stack).acknowledge(acknowledgement);
 }

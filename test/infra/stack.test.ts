@@ -9,7 +9,7 @@ import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../../functions/routes'
 import { WORKFLOW_STEPS } from '../../functions/workflow';
 import { CommerceStack } from '../../infra/commerce-stack';
 import { stackPropsFromContext } from '../../infra/context';
-import { applyNagSuppressions, NAG_ACKNOWLEDGEMENTS } from '../../infra/nag-suppressions';
+import { applyNagSuppressions, nagAcknowledgements } from '../../infra/nag-suppressions';
 import { TABLE_ROLES } from '../../lib/store/schema';
 
 /** Bundling is skipped in tests: the assertions are about resources and grants, not bundles. */
@@ -287,10 +287,13 @@ describe('CORS (corsPreflight)', () => {
 });
 
 describe('cdk-nag AwsSolutions', () => {
-  function synthWithNag(skip?: string): void {
+  const deployed = { account: '123456789012', region: 'eu-west-1' };
+
+  function synthWithNag(skip?: string, env?: typeof deployed): void {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const nagged = new CommerceStack(app, 'Nagged');
-    for (const ack of NAG_ACKNOWLEDGEMENTS) if (ack.id !== skip) Validations.of(nagged).acknowledge(ack);
+    const nagged = new CommerceStack(app, 'Nagged', env ? { env } : {});
+    for (const ack of nagAcknowledgements(nagged))
+      if (ack.id !== skip) Validations.of(nagged).acknowledge(ack);
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     app.synth();
   }
@@ -300,9 +303,22 @@ describe('cdk-nag AwsSolutions', () => {
     expect(typeof applyNagSuppressions).toBe('function');
   });
 
-  it.each(NAG_ACKNOWLEDGEMENTS.map((ack) => ack.id))('needs the acknowledgement %s (none is dead)', (id) => {
-    expect(() => synthWithNag(id)).toThrow(`Acknowledge with '${id}'`);
+  it('passes for a stack with an account and a region, whose findings name them', () => {
+    expect(() => synthWithNag(undefined, deployed)).not.toThrow();
+    const ids = nagAcknowledgements(
+      new CommerceStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Deployed', {
+        env: deployed,
+      }),
+    ).map((a) => a.id);
+    expect(ids.filter((id) => id.includes(':states:eu-west-1:123456789012:execution:'))).toHaveLength(2);
   });
+
+  it.each(nagAcknowledgements(stack).map((ack) => ack.id))(
+    'needs the acknowledgement %s (none is dead)',
+    (id) => {
+      expect(() => synthWithNag(id)).toThrow(`Acknowledge with '${id}'`);
+    },
+  );
 });
 
 describe('alarms and dashboard', () => {
