@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTIONS, ROUTES } from '../../functions/routes';
+import { WORKFLOW_STEPS } from '../../functions/workflow';
 import { TABLE_ENV } from '../../infra/api-function';
 import { getConfig } from '../../lib/config/index';
 import { freePort } from '../../local/dynamodb-local';
@@ -30,8 +31,11 @@ describe('the synthesized template', () => {
       products: config.productsTable,
       limits: config.limitsTable,
     };
-    expect([...api.functions.keys()].sort()).toEqual(Object.keys(FUNCTIONS).sort());
-    for (const [name, definition] of Object.entries(FUNCTIONS)) {
+    // The API's functions and the publishing workflow's steps.
+    expect([...api.functions.keys()].sort()).toEqual(
+      [...Object.keys(FUNCTIONS), ...Object.keys(WORKFLOW_STEPS)].sort(),
+    );
+    for (const [name, definition] of [...Object.entries(FUNCTIONS), ...Object.entries(WORKFLOW_STEPS)]) {
       const fn = api.functions.get(name);
       const expected: Record<string, string> = {};
       for (const role of Object.keys(definition.tables) as (keyof typeof local)[])

@@ -9,8 +9,8 @@ type TableAccess = 'read' | 'readwrite';
  * runs the same step handlers in the same order with the same chunking and concurrency
  * (lib/catalog/pipeline/run-local.ts). `functions/workflow.ts` re-exports it for the stack.
  *
- *   Validate -> (invalid: Failed) -> Derive -> Write (Distributed Map over the manifest) -> Switch
- *   any error after Validate -> Abandon -> Failed
+ *   Validate -> (invalid: ReleaseInvalid) -> Derive -> Write (Distributed Map over the manifest) -> Switch
+ *   any error in a step -> Abandon -> ReleaseFailed (or ReleasePublished when the switch had happened)
  */
 export interface WorkflowStepDefinition {
   /** The tables the step touches and how (least privilege, as for the API functions). */
