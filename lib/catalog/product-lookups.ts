@@ -83,13 +83,37 @@ export function productLookupItems(
 ): ReturnType<typeof catalogLookupRepository.summaryItem>[] {
   const { layout } = context;
   const entries = prepared.products.filter((stored) => stored.live).map(indexEntryOf);
+  const items = [releaseSummaryItem(document, context, entries.length)];
+  chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
+    items.push(catalogLookupRepository.indexChunkItem(layout, n, encodeChunk(chunk)));
+  });
+  for (const attribute of LOOKUP_ATTRIBUTES) {
+    const byValue = new Map<string, LookupEntry[]>();
+    entries.forEach((entry, pos) => {
+      const value = entry[attribute];
+      if (value === '') return;
+      const list = byValue.get(value);
+      if (list) list.push({ ...entry, pos });
+      else byValue.set(value, [{ ...entry, pos }]);
+    });
+    for (const [value, list] of byValue) items.push(lookupItem(layout, attribute, value, list));
+  }
+  return items;
+}
+
+/** The release summary item: the catalog, its counts and as many root nodes as fit. */
+export function releaseSummaryItem(
+  document: Pick<ReleaseDocument, 'catalog' | 'nodes'>,
+  context: { catalogId: string; layout: ReleaseLayout },
+  liveProducts: number,
+): ReturnType<typeof catalogLookupRepository.summaryItem> {
   const summary: ReleaseSummary = {
     catalog_id: context.catalogId,
     name: document.catalog.name,
     description: document.catalog.description,
     pricebook_id: document.catalog.pricebook_id,
-    published_at: layout.published_at,
-    live_products: entries.length,
+    published_at: context.layout.published_at,
+    live_products: liveProducts,
     total_nodes: document.nodes.length,
     hierarchies: [],
   };
@@ -103,26 +127,19 @@ export function productLookupItems(
     if (bytes > MAX_SUMMARY_BYTES) break;
     summary.hierarchies.push(root);
   }
-  const items = [catalogLookupRepository.summaryItem(layout, JSON.stringify(summary))];
-  chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
-    items.push(catalogLookupRepository.indexChunkItem(layout, n, encodeChunk(chunk)));
-  });
-  for (const attribute of LOOKUP_ATTRIBUTES) {
-    const byValue = new Map<string, LookupEntry[]>();
-    entries.forEach((entry, pos) => {
-      const value = entry[attribute];
-      if (value === '') return;
-      const list = byValue.get(value);
-      if (list) list.push({ ...entry, pos });
-      else byValue.set(value, [{ ...entry, pos }]);
-    });
-    for (const [value, list] of byValue) {
-      const json = JSON.stringify(list);
-      const kept = json.length * 3 <= MAX_LOOKUP_BYTES || Buffer.byteLength(json) <= MAX_LOOKUP_BYTES;
-      items.push(catalogLookupRepository.lookupItem(layout, attribute, value, kept ? json : OVERFLOW));
-    }
-  }
-  return items;
+  return catalogLookupRepository.summaryItem(context.layout, JSON.stringify(summary));
+}
+
+/** The lookup item of one value: its live products' entries, or OVERFLOW when they do not fit. */
+export function lookupItem(
+  layout: ReleaseLayout,
+  attribute: LookupAttribute,
+  value: string,
+  list: LookupEntry[],
+): ReturnType<typeof catalogLookupRepository.lookupItem> {
+  const json = JSON.stringify(list);
+  const kept = json.length * 3 <= MAX_LOOKUP_BYTES || Buffer.byteLength(json) <= MAX_LOOKUP_BYTES;
+  return catalogLookupRepository.lookupItem(layout, attribute, value, kept ? json : OVERFLOW);
 }
 
 /** A lookup term of a filter: `eq`/`in` on `id`, `slug` or `sku`. */

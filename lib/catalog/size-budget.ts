@@ -62,7 +62,7 @@ export function productResponseBytes(stored: StoredProduct): number {
 }
 
 /** The ids a relationship of the product names (`data` an object or an array). */
-function relatedIds(stored: StoredProduct, relationship: string): string[] {
+export function relatedIds(stored: StoredProduct, relationship: string): string[] {
   const data = (stored.resource.relationships[relationship] as { data?: unknown } | undefined)?.data;
   if (Array.isArray(data)) return data.map((entry) => (entry as { id: string }).id);
   return data === undefined ? [] : [(data as { id: string }).id];

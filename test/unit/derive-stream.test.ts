@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { deriveReleaseStream, type ReleaseItem } from '../../lib/catalog/derive-stream';
+import { FILTER_INDEX_VERSION } from '../../lib/catalog/filter-index';
+import { generateRelease } from '../../lib/catalog/generator';
+import { buildReleaseItems } from '../../lib/catalog/publisher';
+import type { ReleaseLayout } from '../../lib/catalog/types';
+import { ReleaseValidationError, validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
+import { childrenRelease } from '../support/catalog-fixtures';
+import { maximalBundleRelease, releaseWithChildren } from '../support/large-catalogs';
+import { schemaValidRelease } from '../support/release-arbitrary';
+
+/**
+ * The streamed derivation makes exactly the items of the whole-document one (buildReleaseItems), and
+ * refuses what it refuses with the same issues, whatever the document's shape and member order.
+ */
+
+const LAYOUT: ReleaseLayout = {
+  id: '01900000-0000-7000-8000-0000000000aa',
+  shards: 16,
+  chunk_size: 100,
+  published_at: '2026-11-25T12:00:00.000Z',
+  filter_index: FILTER_INDEX_VERSION,
+};
+const CATALOG_ID = '01900000-0000-7000-8000-0000000000cc';
+
+type Outcome = { items: string[] } | { issues: unknown[]; total: number };
+
+/** An item as one comparable string (binary attributes as base64). */
+function key(item: ReleaseItem): string {
+  return JSON.stringify(item, (_k, value: unknown) =>
+    value instanceof Uint8Array ? `bytes:${Buffer.from(value).toString('base64')}` : value,
+  );
+}
+
+function whole(document: unknown): Outcome {
+  const validation = validateReleaseDocument(document);
+  if (!validation.ok) throw new Error('the test document must be valid');
+  try {
+    const { items } = buildReleaseItems(validation.document, {
+      catalogId: CATALOG_ID,
+      layout: LAYOUT,
+      currencies: validation.document.currencies ?? DEFAULT_CURRENCIES,
+    });
+    return { items: items.map(key).sort() };
+  } catch (error) {
+    if (!(error instanceof ReleaseValidationError)) throw error;
+    return { issues: error.issues, total: error.total };
+  }
+}
+
+async function streamed(document: unknown, chunkBytes = 4096): Promise<Outcome> {
+  const text = Buffer.from(JSON.stringify(document));
+  const items: string[] = [];
+  try {
+    const result = await deriveReleaseStream({
+      open: async function* () {
+        for (let at = 0; at < text.length; at += chunkBytes) yield text.subarray(at, at + chunkBytes);
+      },
+      catalogId: CATALOG_ID,
+      layout: LAYOUT,
+      storeCurrencies: DEFAULT_CURRENCIES,
+      emit: (item) => {
+        items.push(key(item));
+      },
+    });
+    expect(result.items).toBe(items.length);
+    return { items: items.sort() };
+  } catch (error) {
+    if (!(error instanceof ReleaseValidationError)) throw error;
+    return { issues: error.issues, total: error.total };
+  }
+}
+
+/** The same document with its products first (the generator writes them last). */
+function productsFirst(document: Record<string, unknown>): Record<string, unknown> {
+  const { products, ...rest } = document;
+  return { products, ...rest };
+}
+
+const SAMPLE = JSON.parse(
+  readFileSync(join(__dirname, '../../catalog/sample-release.json'), 'utf8'),
+) as Record<string, unknown>;
+
+/** 2,100 products in one node (its product list spans three chunks), a third of them named alike with no slug. */
+function crowdedNode(): Record<string, unknown> {
+  const document = generateRelease({ children: 2100, seed: 3 }) as {
+    nodes?: unknown[];
+    products: { node_ids?: string[]; attributes: { name: string; slug?: string } }[];
+  };
+  const node = '01900000-0000-7000-8000-0000000000dd';
+  document.nodes = [{ id: node, name: 'Everything', parent_id: null }];
+  document.products.forEach((product, index) => {
+    product.node_ids = [node];
+    if (index % 3 === 0) {
+      delete product.attributes.slug;
+      product.attributes.name = 'Same name';
+    }
+  });
+  return document;
+}
+
+describe('deriveReleaseStream', () => {
+  it.each([
+    ['the sample release', SAMPLE],
+    ['the sample release, products first', productsFirst(SAMPLE)],
+    ['the children fixture', childrenRelease()],
+    [
+      'a generated release (3 parents, drafts, images)',
+      generateRelease({ children: 250, drafts: 3, parents: 3, images: true, seed: 7 }),
+    ],
+    [
+      'a generated release of 1 KB products',
+      productsFirst(generateRelease({ children: 120, parents: 2, productBytes: 1024 })),
+    ],
+    ['a parent with 1,200 children', releaseWithChildren({ children: 1200, description: 20 })],
+    ['a node of 2,100 products, 700 with the same derived slug', crowdedNode()],
+  ])('makes the items of the whole-document derivation: %s', async (_name, document) => {
+    const expected = whole(document);
+    expect('items' in expected && expected.items.length).toBeGreaterThan(0);
+    expect(await streamed(document)).toEqual(expected);
+  });
+
+  it('refuses a release past the response budget with the issues of the whole-document derivation', async () => {
+    const document = maximalBundleRelease(16_384);
+    const expected = whole(document);
+    expect(
+      'issues' in expected && expected.issues.map((issue) => (issue as { rule: string }).rule),
+    ).toContain('response_size');
+    expect(await streamed(document, 65_536)).toEqual(expected);
+  });
+
+  it('makes the same items for any release the schema and the code checks accept (property)', async () => {
+    let checked = 0;
+    await fc.assert(
+      fc.asyncProperty(schemaValidRelease(), fc.integer({ min: 1, max: 512 }), async (document, chunk) => {
+        // About one in six schema-valid documents passes the code checks too (references, uniqueness).
+        if (!validateReleaseDocument(document).ok) return;
+        checked += 1;
+        expect(await streamed(document, chunk)).toEqual(whole(document));
+      }),
+      { numRuns: 300 },
+    );
+    expect(checked).toBeGreaterThan(10);
+  });
+});
