@@ -294,7 +294,9 @@ export interface SwitchFacts {
 }
 
 /** The facts of a document the switch needs. */
-export function switchFacts(document: ReleaseDocument): SwitchFacts {
+export function switchFacts(
+  document: Pick<ReleaseDocument, 'catalog' | 'rules' | 'currencies'>,
+): SwitchFacts {
   return {
     catalog: { name: document.catalog.name },
     rules: document.rules,

@@ -3,11 +3,12 @@ import { objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
 import { CHILD_CHUNK_SIZE } from '../child-index';
+import { deriveReleaseStream } from '../derive-stream';
 import { DocumentReadError } from '../document-stream';
 import { FILTER_INDEX_VERSION } from '../filter-index';
-import { activate, buildReleaseItems, cleanupReleases, type SwitchFacts, switchFacts } from '../publisher';
+import { activate, cleanupReleases, type SwitchFacts, switchFacts } from '../publisher';
 import type { ReleaseLayout } from '../types';
-import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from '../validate-release';
+import { ReleaseValidationError, type ValidationIssue } from '../validate-release';
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
 import type {
@@ -26,12 +27,6 @@ import { CHUNK_ITEMS, WRITER_BATCHES_IN_FLIGHT } from './workflow';
  * under `work/<store>/<release>/`, since a state's input and output are bounded (256 KB). The Step Functions
  * state machine (infra/publishing.ts) and the local harness (run-local.ts) run these same functions.
  */
-
-/**
- * The derivation still reads the whole document (docs/publishing.md, "What is not streamed yet"): past this
- * size the release fails with a clear error rather than running the function out of memory.
- */
-export const MAX_DERIVE_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /** Progress shown while each phase runs: validation to 10 %, derivation to 20 %, writes to 99 %. */
 const VALIDATED_PERCENT = 10;
@@ -110,38 +105,11 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
 }
 
 /**
- * Derive: the release's items, in chunk files of CHUNK_ITEMS and a manifest (JSON Lines) that the write
- * map reads, and the facts the switch needs. Reads the whole document (at most MAX_DERIVE_DOCUMENT_BYTES).
+ * Derive: the release's items, streamed from the document (lib/catalog/derive-stream.ts: never the whole
+ * document, nor all its items, in memory) into chunk files of CHUNK_ITEMS and a manifest (JSON Lines) that
+ * the write map reads, and the facts the switch needs.
  */
 export async function deriveStep(input: ReleaseExecutionInput): Promise<DeriveOutput> {
-  const head = await objectStore.head(input.document_key);
-  if (!head) throw new Error(`the release document ${input.document_key} is missing`);
-  if (head.bytes > MAX_DERIVE_DOCUMENT_BYTES) {
-    const issue = {
-      path: '',
-      rule: 'document_size',
-      message: `the document takes ${head.bytes} bytes; releases of documents over ${MAX_DERIVE_DOCUMENT_BYTES} bytes cannot be derived yet (docs/publishing.md)`,
-    };
-    await fail(input, [issue], 1);
-    throw new ReleaseInvalidError(issue.message);
-  }
-  const validation = validateReleaseDocument(
-    JSON.parse(await readText(objectStore.read(input.document_key))),
-  );
-  if (!validation.ok) {
-    await fail(input, validation.issues, validation.total);
-    throw new ReleaseInvalidError('the release document is not valid');
-  }
-  const document = validation.document;
-  if (document.catalog.id !== undefined && document.catalog.id !== input.catalog_id) {
-    const issue = {
-      path: 'catalog.id',
-      rule: 'catalog_id',
-      message: `the document names catalog ${document.catalog.id}, but it is published as catalog ${input.catalog_id} (leave catalog.id out, or give the catalog's)`,
-    };
-    await fail(input, [issue], 1);
-    throw new ReleaseInvalidError(issue.message);
-  }
   const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
   if (!release) throw new Error(`release ${input.release_id} is gone`);
   const store = await storeRepository.get(input.store_id, true);
@@ -153,48 +121,66 @@ export async function deriveStep(input: ReleaseExecutionInput): Promise<DeriveOu
     published_at: release.started_at,
     filter_index: FILTER_INDEX_VERSION,
   };
-  let built: ReturnType<typeof buildReleaseItems>;
+  const chunks: WriteChunk[] = [];
+  let lines: string[] = [];
+  const flush = async () => {
+    if (lines.length === 0) return;
+    const key = workKeys.chunk(input, chunks.length);
+    const count = lines.length;
+    const body = `${lines.join('\n')}\n`;
+    lines = [];
+    await objectStore.put(key, body, { contentType: 'application/x-ndjson' });
+    chunks.push({ key, items: count });
+  };
+  let derived: Awaited<ReturnType<typeof deriveReleaseStream>>;
   try {
-    built = buildReleaseItems(document, {
+    derived = await deriveReleaseStream({
+      open: () => objectStore.read(input.document_key),
       catalogId: input.catalog_id,
       layout,
-      currencies: document.currencies ?? store.currencies,
+      storeCurrencies: store.currencies,
+      emit: async (item) => {
+        lines.push(encodeItem(item));
+        if (lines.length >= CHUNK_ITEMS) await flush();
+      },
     });
   } catch (error) {
     if (!(error instanceof ReleaseValidationError)) throw error;
     await fail(input, error.issues, error.total);
     throw new ReleaseInvalidError(error.message);
   }
-  const chunks: WriteChunk[] = [];
-  for (let start = 0; start < built.items.length; start += CHUNK_ITEMS) {
-    const slice = built.items.slice(start, start + CHUNK_ITEMS);
-    const key = workKeys.chunk(input, chunks.length);
-    await objectStore.put(key, `${slice.map(encodeItem).join('\n')}\n`, {
-      contentType: 'application/x-ndjson',
-    });
-    chunks.push({ key, items: slice.length });
+  await flush();
+  const { head } = derived;
+  if (head.catalog.id !== undefined && head.catalog.id !== input.catalog_id) {
+    const issue = {
+      path: 'catalog.id',
+      rule: 'catalog_id',
+      message: `the document names catalog ${head.catalog.id}, but it is published as catalog ${input.catalog_id} (leave catalog.id out, or give the catalog's)`,
+    };
+    await fail(input, [issue], 1);
+    throw new ReleaseInvalidError(issue.message);
   }
   const manifestKey = workKeys.manifest(input);
   await objectStore.put(manifestKey, chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''), {
     contentType: 'application/x-ndjson',
   });
   const facts: SwitchFile = {
-    facts: switchFacts(document),
+    facts: switchFacts(head),
     layout,
-    total_products: built.counts.total,
-    total_nodes: document.nodes.length,
+    total_products: derived.counts.total,
+    total_nodes: derived.totalNodes,
   };
   await objectStore.put(workKeys.switchFacts(input), JSON.stringify(facts), {
     contentType: 'application/json',
   });
   await record(input, {
     percent_completed: DERIVED_PERCENT,
-    total_items: built.items.length,
+    total_items: derived.items,
     written_items: 0,
-    total_products: built.counts.total,
-    total_nodes: document.nodes.length,
+    total_products: derived.counts.total,
+    total_nodes: derived.totalNodes,
   });
-  return { ...input, manifest_key: manifestKey, chunks: chunks.length, items: built.items.length };
+  return { ...input, manifest_key: manifestKey, chunks: chunks.length, items: derived.items };
 }
 
 /** The chunks a manifest lists. */
