@@ -30,7 +30,7 @@ async function bytesOf(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
 }
 
 /** A store on a client of its own that records the name of every command it sends. */
-function recordingStore() {
+function recordingStore(tuning: Parameters<typeof createObjectStore>[1] = {}) {
   const commands: string[] = [];
   const client = createS3Client(loadConfig());
   client.middlewareStack.add(
@@ -41,7 +41,7 @@ function recordingStore() {
     { step: 'initialize', name: 'recordCommands' },
   );
   return {
-    store: createObjectStore({ client: () => client, bucket: () => loadConfig().documentsBucket }),
+    store: createObjectStore({ client: () => client, bucket: () => loadConfig().documentsBucket }, tuning),
     commands,
     close: () => client.destroy(),
   };
@@ -84,10 +84,15 @@ describe('objectStore', () => {
     );
   });
 
-  it('heads an object (its size in bytes) and answers undefined for a missing key', async () => {
+  it('heads an object (its size in bytes, when it was stored) and answers undefined for a missing key', async () => {
     const key = `${prefix}head.json`;
+    // S3 keeps whole seconds.
+    const before = Math.floor(Date.now() / 1000) * 1000;
     await objectStore.put(key, 'é');
-    expect(await objectStore.head(key)).toEqual({ bytes: 2 });
+    const head = await objectStore.head(key);
+    expect(head).toEqual({ bytes: 2, last_modified: expect.any(String) });
+    expect(Date.parse(head?.last_modified ?? '')).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(head?.last_modified ?? '')).toBeLessThanOrEqual(Date.now());
     expect(await objectStore.head(`${prefix}missing.json`)).toBeUndefined();
   });
 
@@ -137,7 +142,7 @@ describe('objectStore', () => {
       'CompleteMultipartUploadCommand',
     ]);
     expect(total).toBeGreaterThan(2 * PART_BYTES);
-    expect(await objectStore.head(key)).toEqual({ bytes: total });
+    expect(await objectStore.head(key)).toMatchObject({ bytes: total });
 
     const read = createHash('sha256');
     let chunks = 0;
@@ -171,7 +176,7 @@ describe('objectStore', () => {
     expect(commands).toEqual(['PutObjectCommand']);
     expect((await bytesOf(objectStore.read(`${prefix}short.txt`))).toString('utf8')).toBe('é-✓');
     await objectStore.put(`${prefix}empty.txt`, from([]));
-    expect(await objectStore.head(`${prefix}empty.txt`)).toEqual({ bytes: 0 });
+    expect(await objectStore.head(`${prefix}empty.txt`)).toMatchObject({ bytes: 0 });
     expect(await bytesOf(objectStore.read(`${prefix}empty.txt`))).toHaveLength(0);
   });
 
@@ -246,6 +251,40 @@ describe('objectStore', () => {
     await expect(objectStore.presignPut(key, { expiresInSeconds: 8 * 24 * 3600 })).rejects.toThrow(
       RangeError,
     );
+  });
+
+  it('copies an object server-side in one CopyObject, bytes kept, and refuses a missing source', async () => {
+    const from = `${prefix}copy/from.json`;
+    await objectStore.put(from, TEXT, { contentType: 'application/json' });
+    const { store, commands, close } = recordingStore();
+    const copied = await store.copy(from, `${prefix}copy/to.json`).finally(close);
+    expect(copied).toEqual({ bytes: Buffer.byteLength(TEXT) });
+    expect(commands).toEqual(['HeadObjectCommand', 'CopyObjectCommand']);
+    expect((await bytesOf(objectStore.read(`${prefix}copy/to.json`))).toString('utf8')).toBe(TEXT);
+    await expect(objectStore.copy(`${prefix}copy/missing.json`, `${prefix}copy/x.json`)).rejects.toThrow(
+      ObjectNotFoundError,
+    );
+    expect(await objectStore.head(`${prefix}copy/x.json`)).toBeUndefined();
+  });
+
+  it('copies a larger object in parts (UploadPartCopy of byte ranges), every byte in place', async () => {
+    const from = `${prefix}copy/large.bin`;
+    const expected = Buffer.alloc(12 * 1024 * 1024 + 5);
+    for (let i = 0; i + 4 <= expected.length; i += 4) expected.writeUInt32LE(i, i);
+    await objectStore.put(from, expected);
+    // S3's smallest part (but the last) is 5 MiB: three parts here.
+    const { store, commands, close } = recordingStore({ copyPartBytes: 5 * 1024 * 1024 });
+    const to = `${prefix}copy/large-copy.bin`;
+    expect(await store.copy(from, to).finally(close)).toEqual({ bytes: expected.length });
+    expect(commands).toEqual([
+      'HeadObjectCommand',
+      'CreateMultipartUploadCommand',
+      'UploadPartCopyCommand',
+      'UploadPartCopyCommand',
+      'UploadPartCopyCommand',
+      'CompleteMultipartUploadCommand',
+    ]);
+    expect((await bytesOf(objectStore.read(to))).equals(expected)).toBe(true);
   });
 
   it('deletes exactly the objects under a prefix, over 1,000 of them (several list pages), and counts them', async () => {
