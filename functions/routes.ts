@@ -192,9 +192,18 @@ export const FUNCTIONS = {
     description:
       "PUT /pcm/catalogs/{catalog_id}/document: stores the catalog's release document (up to 5 MB)",
   },
+  'pcm-create-document-upload': {
+    auth: 'admin',
+    bucket: 'readwrite',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/catalogs/{catalog_id}/document-uploads: a pre-signed URL to upload a larger document to S3',
+  },
   'pcm-create-release': {
     auth: 'admin',
     body: 'json',
+    // readwrite: a pending upload becomes the catalog's document (copied out of uploads/) first.
+    bucket: 'readwrite',
     workflow: 'start',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
@@ -270,6 +279,11 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'PUT', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-update-catalog' },
   { method: 'DELETE', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-delete-catalog' },
   { method: 'PUT', path: '/pcm/catalogs/{catalog_id}/document', function: 'pcm-put-catalog-document' },
+  {
+    method: 'POST',
+    path: '/pcm/catalogs/{catalog_id}/document-uploads',
+    function: 'pcm-create-document-upload',
+  },
   { method: 'POST', path: '/pcm/catalogs/{catalog_id}/releases', function: 'pcm-create-release' },
   { method: 'GET', path: '/pcm/catalogs/{catalog_id}/releases', function: 'pcm-list-releases' },
   { method: 'GET', path: '/pcm/catalogs/{catalog_id}/releases/{release_id}', function: 'pcm-get-release' },

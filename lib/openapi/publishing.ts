@@ -104,6 +104,27 @@ export const PCM_RELEASE_SCHEMA: Schema = {
   },
 };
 
+export const DOCUMENT_UPLOAD_SCHEMA: Schema = {
+  type: 'object',
+  required: ['type', 'id', 'upload_url', 'expires_at', 'method', 'headers'],
+  properties: {
+    type: { const: 'catalog-document-upload' },
+    id: { type: 'string', format: 'uuid', description: 'The upload.' },
+    upload_url: {
+      type: 'string',
+      description:
+        'A pre-signed URL of the documents bucket: `PUT` the document there, with the `headers` below (the URL is signed for them), as one request of at most 5 GB.',
+    },
+    expires_at: { ...DATE, description: 'When the URL stops working (15 minutes after it was issued).' },
+    method: { const: 'PUT' },
+    headers: {
+      type: 'object',
+      required: ['Content-Type'],
+      properties: { 'Content-Type': { const: 'application/json' } },
+    },
+  },
+};
+
 const document = (data: Schema): Schema => ({ type: 'object', required: ['data'], properties: { data } });
 const list = (item: Schema): Schema => ({
   type: 'object',
@@ -187,11 +208,19 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
     requestBody: { type: 'object', description: 'A release document (docs/catalog.md).' },
     responses: { 200: ['The catalog, with the size of its document.', document(PCM_CATALOG_SCHEMA)] },
   },
+  'POST /pcm/catalogs/{catalog_id}/document-uploads': {
+    operationId: 'createCatalogDocumentUpload',
+    summary: 'Upload a larger release document',
+    description: `For a document over the ${MAX_DOCUMENT_BYTES} bytes \`PUT …/document\` takes: a pre-signed URL to \`PUT\` it straight to object storage, valid for 15 minutes. The catalog's next release takes the uploaded document in as the catalog's document, when it was stored after the current one; an upload never made leaves the document as it is. The upload is not checked when it arrives: invalid JSON fails the release, with the line and column in \`meta.errors\`. A newer upload request replaces an older one. No request body.`,
+    tag: 'Catalog publishing',
+    parameters: [CATALOG_ID],
+    responses: { 201: ['Where and how to upload the document.', document(DOCUMENT_UPLOAD_SCHEMA)] },
+  },
   'POST /pcm/catalogs/{catalog_id}/releases': {
     operationId: 'publishRelease',
     summary: "Publish the catalog's document",
     description:
-      'Answers 201 at once with `release_status` `PENDING`; poll the release: `IN_PROGRESS` with `percent_completed`, then `PUBLISHED` (the catalog serves it) or `FAILED` with `meta.errors`. The body is optional.',
+      "Answers 201 at once with `release_status` `PENDING`; poll the release: `IN_PROGRESS` with `percent_completed`, then `PUBLISHED` (the catalog serves it) or `FAILED` with `meta.errors`. A document uploaded (`…/document-uploads`) after the current one becomes the catalog's document first. The body is optional.",
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
     requestBody: NEW_RELEASE_SCHEMA,

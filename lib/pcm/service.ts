@@ -13,6 +13,7 @@ import {
   NoDocumentError,
   type PcmCatalog,
   type PcmRelease,
+  type PendingUpload,
   pcmRepository,
 } from '../store/pcm-repository';
 import type { CatalogAttributes } from '../validation/pcm-catalog';
@@ -24,6 +25,16 @@ export const LATEST_PUBLISHED = 'latestPublished';
 /** Where a catalog's documents are kept: one immutable object per `PUT …/document`. */
 export const documentKey = (storeId: string, catalogId: string) =>
   `documents/${storeId}/${catalogId}/${randomUUID()}.json`;
+
+/** Where a pre-signed upload goes: under `uploads/`, which the bucket expires after a day. */
+export const uploadKey = (storeId: string, catalogId: string, id: string) =>
+  `uploads/${storeId}/${catalogId}/${id}.json`;
+
+/** How long a pre-signed upload URL works: long enough to start sending a gigabyte, short if it leaks. */
+export const UPLOAD_URL_SECONDS = 900;
+
+/** The media type an upload is signed for: the uploader must send it. */
+export const UPLOAD_CONTENT_TYPE = 'application/json';
 
 async function catalogOf(storeId: string, catalogId: string): Promise<PcmCatalog> {
   const catalog = await pcmRepository.getCatalog(storeId, catalogId);
@@ -109,19 +120,92 @@ export async function putDocument(
 }
 
 /**
- * Creates a release of the catalog's current document (201 PENDING) and starts its workflow. A second
- * release while one is being published is refused (409), unless the first stalled (no progress for
- * ABANDONED_AFTER_MS), which is then failed and replaced.
+ * A pre-signed URL to PUT a document of any size (up to S3's 5 GB for one PUT) straight to the documents
+ * bucket, for UPLOAD_URL_SECONDS. The catalog remembers it as its pending upload (replacing an earlier one);
+ * the next release takes the uploaded object in as the catalog's document (`createRelease`).
+ */
+export async function createDocumentUpload(
+  storeId: string,
+  catalogId: string,
+  caller: WriteCaller,
+): Promise<{ id: string; upload_url: string; expires_at: string }> {
+  const id = randomUUID();
+  const key = uploadKey(storeId, catalogId, id);
+  // Before signing: nothing can be stored at the key before this time (createRelease relies on it).
+  const createdAt = new Date().toISOString();
+  const { url, expires_at } = await objectStore.presignPut(key, {
+    expiresInSeconds: UPLOAD_URL_SECONDS,
+    contentType: UPLOAD_CONTENT_TYPE,
+  });
+  try {
+    await pcmRepository.setUpload(storeId, catalogId, { key, created_at: createdAt, expires_at }, caller);
+  } catch (error) {
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    throw error;
+  }
+  return { id, upload_url: url, expires_at };
+}
+
+/**
+ * The catalog with its pending upload taken in, when there is one stored after the current document: the
+ * object is copied to a `documents/` key (uploads/ expire after a day; a document is kept) and becomes the
+ * catalog's document. An upload never PUT, or stored before the current document, leaves the document as it
+ * is (and is forgotten once its URL has lapsed). What the upload holds is not read here: the release's
+ * validation reads it (invalid JSON fails the release with the reader's line and column).
+ */
+async function takeInUpload(storeId: string, catalog: PcmCatalog, caller: WriteCaller): Promise<PcmCatalog> {
+  const upload: PendingUpload | undefined = catalog.upload;
+  if (upload === undefined) return catalog;
+  const stored = await objectStore.head(upload.key);
+  // S3 keeps whole seconds, and nothing was stored before the URL was issued: the upload is newer than the
+  // document when the later of the two is. Within the same second as a document PUT after the URL was
+  // issued, that document is kept.
+  const current = catalog.document;
+  const newer =
+    stored !== undefined &&
+    (current === undefined ||
+      Math.max(Date.parse(stored.last_modified), Date.parse(upload.created_at)) >
+        Date.parse(current.updated_at));
+  if (!newer) {
+    if (Date.parse(upload.expires_at) <= Date.now()) {
+      await pcmRepository.dropUpload(storeId, catalog.id, upload.key, caller);
+    }
+    return catalog;
+  }
+  const key = documentKey(storeId, catalog.id);
+  const { bytes } = await objectStore.copy(upload.key, key);
+  const document = { key, bytes, updated_at: new Date().toISOString() };
+  let taken: boolean;
+  try {
+    taken = await pcmRepository.takeUpload(storeId, catalog.id, upload.key, document, caller);
+  } catch (error) {
+    await objectStore.deletePrefix(key).catch(() => undefined);
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    throw error;
+  }
+  if (!taken) {
+    // A newer upload was issued meanwhile: the catalog stays as that request left it.
+    await objectStore.deletePrefix(key).catch(() => undefined);
+    return catalogOf(storeId, catalog.id);
+  }
+  // Taken in: the uploaded object is not needed any more (the lifecycle would remove it in a day).
+  await objectStore.deletePrefix(upload.key).catch(() => undefined);
+  const { upload: _taken, ...rest } = catalog;
+  return { ...rest, document };
+}
+
+/**
+ * Creates a release of the catalog's current document (201 PENDING) and starts its workflow; a pending
+ * upload stored after that document becomes the catalog's document first. A second release while one is
+ * being published is refused (409), unless the first stalled (no progress for ABANDONED_AFTER_MS), which is
+ * then failed and replaced.
  */
 export async function createRelease(
   storeId: string,
   catalogId: string,
   caller: WriteCaller,
 ): Promise<PcmRelease> {
-  const catalog = await catalogOf(storeId, catalogId);
-  if (catalog.document === undefined) {
-    throw new ConflictError('the catalog has no document: PUT /pcm/catalogs/{catalog_id}/document first');
-  }
+  let catalog = await catalogOf(storeId, catalogId);
   let takeOver: string | undefined;
   if (catalog.publishing !== undefined) {
     const running = await pcmRepository.getRelease(storeId, catalogId, catalog.publishing);
@@ -132,6 +216,12 @@ export async function createRelease(
       releaseState(running) === 'PUBLISHED';
     if (!stalled) throw busy(catalog.publishing);
     takeOver = catalog.publishing;
+  }
+  catalog = await takeInUpload(storeId, catalog, caller);
+  if (catalog.document === undefined) {
+    throw new ConflictError(
+      'the catalog has no document: PUT /pcm/catalogs/{catalog_id}/document, or upload one (POST /pcm/catalogs/{catalog_id}/document-uploads), first',
+    );
   }
   const at = new Date();
   const release: PcmRelease = {

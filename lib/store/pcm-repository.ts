@@ -27,6 +27,15 @@ export interface PcmCatalog {
   document?: { key: string; bytes: number; updated_at: string };
   /** The release being published, if any. */
   publishing?: string;
+  /** The newest pre-signed upload (`POST …/document-uploads`), until a release takes it in or it lapses. */
+  upload?: PendingUpload;
+}
+
+/** A pre-signed upload of a document: its key under `uploads/`, when its URL was issued and when it expires. */
+export interface PendingUpload {
+  key: string;
+  created_at: string;
+  expires_at: string;
 }
 
 /** A validation issue as a release keeps it (the shape of lib/catalog/validate-release.ts's). */
@@ -80,6 +89,46 @@ const pcmKey = (storeId: string, catalogId: string) => ({
 function strip<T>(item: Record<string, unknown>): T {
   const { pk: _pk, sk: _sk, ...rest } = item;
   return rest as T;
+}
+
+/**
+ * Updates a catalog record through the caller's checks, on condition that it exists (and `condition`):
+ * CatalogNotFoundError when it does not; false when it does but `condition` failed.
+ */
+async function updateCatalogRecord(
+  storeId: string,
+  catalogId: string,
+  update: {
+    expression: string;
+    condition?: string;
+    names?: Record<string, string>;
+    values?: Record<string, unknown>;
+  },
+  caller: WriteCaller | undefined,
+): Promise<boolean> {
+  const codes = await transact(
+    [
+      {
+        Update: {
+          TableName: tableName('products'),
+          Key: pcmKey(storeId, catalogId),
+          UpdateExpression: update.expression,
+          ConditionExpression: ['attribute_exists(pk)', update.condition].filter(Boolean).join(' AND '),
+          ExpressionAttributeNames: update.names,
+          ExpressionAttributeValues: update.values,
+        },
+      },
+    ],
+    caller,
+  );
+  if (codes === undefined) return true;
+  if (codes[0] !== 'ConditionalCheckFailed') {
+    throw new Error(`catalog ${catalogId} could not be updated (${codes.join(', ')})`);
+  }
+  if (update.condition === undefined || !(await pcmRepository.getCatalog(storeId, catalogId))) {
+    throw new CatalogNotFoundError(catalogId);
+  }
+  return false;
 }
 
 /** Runs a transaction with the caller's checks; a failed caller check throws CallerRevokedError. */
@@ -207,6 +256,56 @@ export const pcmRepository = {
     );
     if (codes?.[0] === 'ConditionalCheckFailed') throw new CatalogNotFoundError(catalogId);
     if (codes) throw new Error(`catalog ${catalogId} could not be updated (${codes.join(', ')})`);
+  },
+
+  /** Records a new pre-signed upload as the catalog's pending one (replacing an earlier one). */
+  async setUpload(storeId: string, catalogId: string, upload: PendingUpload, caller?: WriteCaller) {
+    await updateCatalogRecord(
+      storeId,
+      catalogId,
+      { expression: 'SET #upload = :upload', names: { '#upload': 'upload' }, values: { ':upload': upload } },
+      caller,
+    );
+  },
+
+  /**
+   * Takes the pending upload `uploadKey` in: `document` (its copy) becomes the catalog's document and the
+   * upload is no longer pending, in one write. False when `uploadKey` is no longer the pending upload (a newer
+   * one replaced it meanwhile): nothing changed.
+   */
+  async takeUpload(
+    storeId: string,
+    catalogId: string,
+    uploadKey: string,
+    document: NonNullable<PcmCatalog['document']>,
+    caller?: WriteCaller,
+  ): Promise<boolean> {
+    return updateCatalogRecord(
+      storeId,
+      catalogId,
+      {
+        expression: 'SET #doc = :doc, updated_at = :at REMOVE #upload',
+        condition: '#upload.#key = :upload',
+        names: { '#doc': 'document', '#upload': 'upload', '#key': 'key' },
+        values: { ':doc': document, ':at': document.updated_at, ':upload': uploadKey },
+      },
+      caller,
+    );
+  },
+
+  /** Forgets the pending upload `uploadKey` (lapsed unused, or older than the document), if it is still the pending one. */
+  async dropUpload(storeId: string, catalogId: string, uploadKey: string, caller?: WriteCaller) {
+    await updateCatalogRecord(
+      storeId,
+      catalogId,
+      {
+        expression: 'REMOVE #upload',
+        condition: '#upload.#key = :upload',
+        names: { '#upload': 'upload', '#key': 'key' },
+        values: { ':upload': uploadKey },
+      },
+      caller,
+    );
   },
 
   /**

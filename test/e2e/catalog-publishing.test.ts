@@ -1,4 +1,8 @@
+import { hashSecret } from '../../lib/auth/secrets';
+import { generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
 import { cleanupReleases, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
+import { MAX_DOCUMENT_BYTES } from '../../lib/http/middleware';
+import { createDocumentUpload, UPLOAD_URL_SECONDS } from '../../lib/pcm/service';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { childrenRelease, LIVE_CHILDREN, PARENT } from '../support/catalog-fixtures';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
@@ -273,5 +277,163 @@ describe('what the catalog API refuses', () => {
       headers: { Authorization: `Bearer ${implicit}` },
     });
     expect(response.status).toBe(403);
+  });
+});
+
+describe('publishing a document uploaded to object storage (POST …/document-uploads)', () => {
+  type Upload = { upload_url: string; expires_at: string; id: string };
+
+  async function createUpload(catalogId: string): Promise<Upload> {
+    const { status, body } = await call('POST', `/pcm/catalogs/${catalogId}/document-uploads`);
+    expect(status).toBe(201);
+    expect(body.data).toMatchObject({
+      type: 'catalog-document-upload',
+      id: expect.any(String),
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    return body.data as Upload;
+  }
+
+  /** The upload itself: straight to object storage, no token, the signed Content-Type. */
+  function upload(url: string, body: string) {
+    return fetch(url, { method: 'PUT', body, headers: { 'Content-Type': 'application/json' } });
+  }
+
+  async function documentOf(catalogId: string): Promise<{ bytes: number; updated_at: string } | null> {
+    return (await call('GET', `/pcm/catalogs/${catalogId}`)).body.data.meta.document;
+  }
+
+  it('publishes a document over 5 MB PUT to the pre-signed URL: PENDING, then PUBLISHED, its document kept', async () => {
+    const catalogId = await createCatalog('Large catalog');
+    const text = [...generateReleaseText({ children: 400, productBytes: MAX_PRODUCT_BYTES, seed: 20 })].join(
+      '',
+    );
+    const bytes = Buffer.byteLength(text);
+    expect(bytes).toBeGreaterThan(MAX_DOCUMENT_BYTES);
+    const issued = Date.now();
+    const granted = await createUpload(catalogId);
+    const lifetime = Date.parse(granted.expires_at) - issued;
+    expect(lifetime).toBeGreaterThan((UPLOAD_URL_SECONDS - 5) * 1000);
+    expect(lifetime).toBeLessThanOrEqual(UPLOAD_URL_SECONDS * 1000);
+    expect(new URL(granted.upload_url).searchParams.get('X-Amz-Expires')).toBe(String(UPLOAD_URL_SECONDS));
+    // Nothing changes until a release: the catalog has no document yet.
+    expect(await documentOf(catalogId)).toBeNull();
+
+    const uploaded = await upload(granted.upload_url, text);
+    expect(uploaded.status).toBe(200);
+    const release = await publish(catalogId);
+    expect(release.meta).toMatchObject({
+      release_status: 'PUBLISHED',
+      percent_completed: 100,
+      total_products: (JSON.parse(text) as { products: unknown[] }).products.length,
+      current: true,
+    });
+    const latest = (await admin().Catalogs.Releases.Get({
+      catalogId,
+      releaseId: 'latestPublished',
+    })) as unknown as { data: Release };
+    expect(latest.data.id).toBe(release.id);
+    // The upload became the catalog's document (copied out of uploads/, which expire after a day).
+    const document = await documentOf(catalogId);
+    expect(document?.bytes).toBe(bytes);
+    const stored = await pcmRepository.getCatalog(store.store.id, catalogId);
+    expect(stored?.document?.key).toMatch(new RegExp(`^documents/${store.store.id}/${catalogId}/`));
+    expect(stored?.upload).toBeUndefined();
+    // The next release publishes the same document again.
+    expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
+    expect(await documentOf(catalogId)).toEqual(document);
+  }, 120_000);
+
+  it('publishes the newer of an upload and an inline document', async () => {
+    const catalogId = await createCatalog('Newest wins');
+    const granted = await createUpload(catalogId);
+    const uploaded = JSON.stringify(childrenRelease({ namePrefix: 'Uploaded ' }));
+    expect((await upload(granted.upload_url, uploaded)).status).toBe(200);
+    // Stored inline after the upload: the inline one is the document.
+    const inline = childrenRelease({ namePrefix: 'I ' });
+    expect((await putDocument(catalogId, inline)).status).toBe(200);
+    expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
+    expect((await documentOf(catalogId))?.bytes).toBe(Buffer.byteLength(JSON.stringify(inline)));
+
+    // Uploaded after the inline document: the upload is.
+    const again = await createUpload(catalogId);
+    const newer = JSON.stringify(childrenRelease({ namePrefix: 'Newer upload ' }));
+    expect((await upload(again.upload_url, newer)).status).toBe(200);
+    expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
+    expect((await documentOf(catalogId))?.bytes).toBe(Buffer.byteLength(newer));
+  });
+
+  it('leaves the current document when an upload URL is never used', async () => {
+    const catalogId = await createCatalog('Unused upload');
+    expect((await putDocument(catalogId, childrenRelease({ namePrefix: 'U ' }))).status).toBe(200);
+    const before = await documentOf(catalogId);
+    const granted = await createUpload(catalogId);
+    expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
+    expect(await documentOf(catalogId)).toEqual(before);
+    // Its URL still works: the upload stays pending for the next release.
+    expect((await pcmRepository.getCatalog(store.store.id, catalogId))?.upload?.key).toContain(granted.id);
+  });
+
+  it('refuses an upload URL used after its expiry; the next release keeps the document and forgets the upload', async () => {
+    const catalogId = await createCatalog('Late upload');
+    expect((await putDocument(catalogId, childrenRelease({ namePrefix: 'L ' }))).status).toBe(200);
+    const before = await documentOf(catalogId);
+    // The URL the API handed out 16 minutes ago (it lives 15): the same call with the clock moved back.
+    const caller = { storeId: store.store.id, keyId: store.keyId, tokenHash: hashSecret(token) };
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now - (UPLOAD_URL_SECONDS + 60) * 1000);
+    const late = await createDocumentUpload(store.store.id, catalogId, caller).finally(() =>
+      clock.mockRestore(),
+    );
+    expect(Date.parse(late.expires_at)).toBeLessThan(now);
+    const refused = await upload(late.upload_url, JSON.stringify(childrenRelease({ namePrefix: 'Late ' })));
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('Request has expired');
+
+    expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
+    expect(await documentOf(catalogId)).toEqual(before);
+    expect((await pcmRepository.getCatalog(store.store.id, catalogId))?.upload).toBeUndefined();
+  });
+
+  it('takes in an upload that is not JSON, and fails its release with the line and column', async () => {
+    const catalogId = await createCatalog('Broken upload');
+    const granted = await createUpload(catalogId);
+    expect((await upload(granted.upload_url, '{\n  "catalog": {"name": "x"},\n  oops\n}\n')).status).toBe(
+      200,
+    );
+    const failed = await publish(catalogId);
+    expect(failed.meta.release_status).toBe('FAILED');
+    expect(failed.meta.errors).toEqual([
+      {
+        status: '422',
+        title: 'Unprocessable Entity',
+        detail: "line 3, column 3: expected a double-quoted property name, not 'o'",
+        source: '',
+        rule: 'syntax',
+      },
+    ]);
+    expect(failed.meta.errors_total).toBe(1);
+  });
+
+  it('answers 404 for another store’s catalog and an unknown one, 403 for a storefront token', async () => {
+    const catalogId = await createCatalog('Not yours');
+    const other = await createTestStore();
+    const otherToken = await tokenFor(other);
+    const path = `/pcm/catalogs/${catalogId}/document-uploads`;
+    const foreign = await fetch(`${api.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${otherToken}` },
+    });
+    expect(foreign.status).toBe(404);
+    expect((await pcmRepository.getCatalog(store.store.id, catalogId))?.upload).toBeUndefined();
+    const unknown = await call('POST', '/pcm/catalogs/0190f2a0-0000-7000-8000-000000000000/document-uploads');
+    expect(unknown.status).toBe(404);
+    const implicit = await tokenFor(store, 'implicit');
+    const storefront = await fetch(`${api.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${implicit}` },
+    });
+    expect(storefront.status).toBe(403);
   });
 });

@@ -71,6 +71,7 @@ describe('write routes', () => {
       'create-application-key',
       'delete-application-key',
       'pcm-create-catalog',
+      'pcm-create-document-upload',
       'pcm-create-release',
       'pcm-delete-catalog',
       'pcm-delete-release',
