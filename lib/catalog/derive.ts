@@ -186,7 +186,9 @@ function effectiveOf(input: ProductInput, scope: DeriveScope, cache?: Map<string
     salePrice: sale && applyModifiers(sale.price, modifiersOf(modifiers)),
     modifiers,
   };
-  cache?.set(input.id, facts);
+  // Kept only for products the scope holds (parents and components, asked for again and again): a streamed
+  // derivation must not keep every product it reads.
+  if (scope.product(input.id) === input) cache?.set(input.id, facts);
   return facts;
 }
 
