@@ -34,28 +34,36 @@ import { benchLocalServer, describeConcurrency } from './local-server';
 import { measureRssAfter, measureWorstCaseInProcess } from './memory';
 import { describeNoise, measureNoise, type NoiseFigures, noisier, verdict } from './noise';
 import { benchOperation, type OperationBench, type OperationFigures } from './operations';
+import { describePublish, measurePublish } from './publish';
 import { benchRateLimit, describeRateLimit, type RateLimitFigures } from './rate-limit';
 import { TARGETS, updateReadmeTable } from './results-table';
 import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
-const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products [--products N]]
+const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products|publish [--products N] [--writers 1,2,4]]
 Runs the benchmark suite against its own in-memory DynamoDB Local (about 8 minutes on 2 cores), writes
 bench/results.json and regenerates README.md's performance table from it. --json also prints one JSON
 object on stdout (run it as \`npm run -s bench -- --json\`). --stage rate_limit runs only the rate-limit
 stage (its figures alone in results.json). --stage catalog_products runs only the storefront product reads
 (their operations and the eq(slug,…) lookup figures; --products N sizes the large release, default 100000).
+--stage publish publishes a generated document of --products N products (default 20000, 1 KB each) through
+the API on the local harness with each of --writers (default 1,2,4) write steps at once: each phase's time,
+items written a second, and every process's peak RSS (target: the API's at most 512 MB).
 Exit status 1 when a target is missed.`;
 const CLI = parseCli('bench', USAGE, {
   json: { type: 'boolean' },
   stage: { type: 'string' },
   products: { type: 'string' },
+  writers: { type: 'string' },
 }).values;
 const JSON_OUTPUT = CLI.json === true;
 /** `--stage rate_limit`: only that stage (its figures alone in results.json); all stages without it. */
 const STAGE = CLI.stage;
-if (STAGE !== undefined && STAGE !== 'rate_limit' && STAGE !== 'catalog_products')
-  usageError('bench', `--stage must be rate_limit or catalog_products, got '${STAGE}'`);
+if (STAGE !== undefined && STAGE !== 'rate_limit' && STAGE !== 'catalog_products' && STAGE !== 'publish')
+  usageError('bench', `--stage must be rate_limit, catalog_products or publish, got '${STAGE}'`);
+const WRITERS = (CLI.writers ?? '1,2,4').split(',').map(Number);
+if (WRITERS.some((writers) => !Number.isInteger(writers) || writers < 1 || writers > 64))
+  usageError('bench', `--writers must be integers from 1 to 64 separated by commas, got '${CLI.writers}'`);
 const LARGE_PRODUCTS = CLI.products === undefined ? 100_000 : Number(CLI.products);
 if (!Number.isInteger(LARGE_PRODUCTS) || LARGE_PRODUCTS < 1000 || LARGE_PRODUCTS > 1_000_000)
   usageError('bench', `--products must be an integer from 1000 to 1000000, got '${CLI.products}'`);
@@ -265,6 +273,27 @@ async function main(): Promise<void> {
       writeFileSync(file, `${JSON.stringify({ ...previous, rate_limit }, null, 2)}\n`);
       const missed = reportStage((check, note) => describeRateLimit(rate_limit, check, note));
       if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ rate_limit })}\n`);
+      process.exitCode = missed > 0 ? 1 : 0;
+      return;
+    }
+    if (STAGE === 'publish') {
+      const publish = await measurePublish({
+        products: CLI.products === undefined ? 20_000 : LARGE_PRODUCTS,
+        productBytes: 1024,
+        writers: WRITERS,
+        databasePid: Number(process.env.BENCH_DYNAMODB_PID) || undefined,
+      });
+      const missed = reportStage((check, note) => {
+        note(describePublish(publish));
+        for (const run of publish.runs) {
+          check(
+            `publish, ${run.writers} writers: API process peak RSS`,
+            `${run.peak_rss_mb.api} MB (target ≤ 512 MB)`,
+            run.peak_rss_mb.api <= 512,
+          );
+        }
+      });
+      if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ publish })}\n`);
       process.exitCode = missed > 0 ? 1 : 0;
       return;
     }

@@ -84,6 +84,8 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
   const database: DynamoDbLocal = await startDynamoDbLocal();
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: database.endpoint,
+    // For the stages that report every process's peak memory (bench/publish.ts).
+    BENCH_DYNAMODB_PID: String(database.process.pid ?? ''),
     KEYS_TABLE: 'bench-keys',
     MAPPINGS_TABLE: 'bench-mappings',
     PRODUCTS_TABLE: 'bench-products',

@@ -3,6 +3,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiCorsConfiguration } from '../functions/routes';
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
+import { getConfig } from '../lib/config/index';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
@@ -26,7 +27,7 @@ export interface LocalServerOptions {
 export function createLocalServer(options: LocalServerOptions = {}): Server {
   const env = options.env ?? process.env;
   // Releases created through this server run the publishing workflow's steps in this process.
-  registerLocalWorkflow(runWorkflowLocally);
+  registerLocalWorkflow((input) => runWorkflowLocally(input, { concurrency: getConfig().releaseWriters }));
   return createGatewayServer({
     routes: GATEWAY_ROUTES,
     publicUrl: publicUrlFrom(env),

@@ -38,6 +38,11 @@ export interface Config {
    * locally, where the harness runs the workflow's steps in process (lib/catalog/pipeline/run-local.ts).
    */
   releaseStateMachineArn: string | undefined;
+  /**
+   * RELEASE_WRITERS (default 4, 1-64): the local harness's write steps at once, as the Distributed Map's
+   * MaxConcurrency is in AWS (the bench compares 1, 2 and 4).
+   */
+  releaseWriters: number;
   /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
   logLevel: LogLevel;
 }
@@ -127,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentsBucket,
     s3Endpoint,
     releaseStateMachineArn: env.RELEASE_STATE_MACHINE_ARN || undefined,
+    releaseWriters: intFrom(env, 'RELEASE_WRITERS', 4, 1, 64),
     logLevel,
   };
 }

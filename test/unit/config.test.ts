@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       documentsBucket: 'commerce-documents',
       s3Endpoint: undefined,
       releaseStateMachineArn: undefined,
+      releaseWriters: 4,
       logLevel: 'info',
     });
   });
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
         DOCUMENTS_BUCKET: 'docs-bucket',
         S3_ENDPOINT: 'http://127.0.0.1:9000',
         RELEASE_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
+        RELEASE_WRITERS: '2',
         LOG_LEVEL: 'silent',
       }),
     ).toEqual({
@@ -58,6 +60,7 @@ describe('loadConfig', () => {
       documentsBucket: 'docs-bucket',
       s3Endpoint: 'http://127.0.0.1:9000',
       releaseStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
+      releaseWriters: 2,
       logLevel: 'silent',
     });
   });
@@ -77,6 +80,7 @@ describe('loadConfig', () => {
       'RATE_LIMIT_DEADLINE_MS must be an integer from 5 to 2000, got "2001"',
     ],
     [{ MAX_KEYS_PER_STORE: '0' }, 'MAX_KEYS_PER_STORE must be an integer from 1 to 10000, got "0"'],
+    [{ RELEASE_WRITERS: '0' }, 'RELEASE_WRITERS must be an integer from 1 to 64, got "0"'],
     [{ S3_ENDPOINT: 'localhost:9000' }, 'S3_ENDPOINT must be an http(s) URL, got "localhost:9000"'],
     [{ DOCUMENTS_BUCKET: 'Docs_Bucket' }, 'DOCUMENTS_BUCKET must be an S3 bucket name'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],

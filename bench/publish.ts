@@ -1,0 +1,261 @@
+import type { ChildProcess } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { generateReleaseText } from '../lib/catalog/generator';
+import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { pcmRepository } from '../lib/store/pcm-repository';
+import { storeRepository } from '../lib/store/store-repository';
+import { freePort } from '../local/dynamodb-local';
+import { startProcess, stopProcess } from './local-server';
+import { progress, round, runAsScript } from './support';
+
+/**
+ * The `publish` stage (issue 20): a generated document published through the API on the local harness, as
+ * a merchant's tools publish: a catalog, a pre-signed upload of the document, a release, then polling it
+ * until PUBLISHED. The local API runs in its own process (`npm start`'s server, with its S3-compatible
+ * store, and the workflow's steps, which it runs in process), on the bench's DynamoDB Local. Figures: the
+ * wall time of each phase (seen by polling every 250 ms), the items written a second, and the peak RSS of
+ * every process (Linux VmHWM), for 1, 2 and 4 writers.
+ */
+
+export interface PublishRun {
+  writers: number;
+  /** Seconds from the release's creation until the state first seen at or past each phase. */
+  validated_s: number;
+  derived_s: number;
+  published_s: number;
+  /** Items written a second in the write phase (from derived to published). */
+  items_per_s: number;
+  peak_rss_mb: { api: number; dynamodb_local: number };
+}
+
+export interface PublishFigures {
+  products: number;
+  product_bytes: number;
+  document_mb: number;
+  items: number;
+  /** The heap limit of the API process (`--max-old-space-size`), as Lambda sets one from its memory. */
+  api_heap_mb: number;
+  upload_s: number;
+  runs: PublishRun[];
+  /** The bench process itself (it generates the document to a file and uploads it as a stream). */
+  bench_peak_rss_mb: number;
+}
+
+const API_HEAP_MB = 320;
+
+/** The peak resident set of a process (Linux), in MB. */
+function peakRssMb(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    return Math.round(kb / 1024);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The pid of the Java process of DynamoDB Local: the child of the launcher, or the launcher itself. */
+function javaPid(launcher: number | undefined): number | undefined {
+  if (launcher === undefined) return undefined;
+  try {
+    const children = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim().split(/\s+/);
+    const java = children.find(
+      (pid) => pid !== '' && readFileSync(`/proc/${pid}/comm`, 'utf8').includes('java'),
+    );
+    return java === undefined ? launcher : Number(java);
+  } catch {
+    return launcher;
+  }
+}
+
+async function json(
+  response: Response,
+): Promise<Record<string, unknown> & { data: Record<string, unknown> }> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${response.status} ${response.url}: ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}
+
+export async function measurePublish(options: {
+  products: number;
+  productBytes: number;
+  writers: number[];
+  databasePid: number | undefined;
+}): Promise<PublishFigures> {
+  const parents = Math.max(1, Math.round(options.products / 100));
+  const children = Math.max(1, Math.round(options.products / parents) - 1);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-publish-'));
+  const file = join(dir, 'release.json');
+  try {
+    progress(
+      `generating ${parents} parents of ${children} children, ${options.productBytes} bytes a product`,
+    );
+    const out = createWriteStream(file);
+    for (const piece of generateReleaseText({
+      children,
+      parents,
+      productBytes: options.productBytes,
+      seed: 1,
+    })) {
+      if (!out.write(piece)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    }
+    out.end();
+    await finished(out);
+    const bytes = statSync(file).size;
+
+    const store = await storeRepository.create({ name: 'bench publish', rate_limit: 100_000 });
+    const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
+      name: 'bench',
+      reserved_rate_limit: 0,
+    });
+    const runs: PublishRun[] = [];
+    let uploadSeconds = Number.NaN;
+    let items = 0;
+    for (const writers of options.writers) {
+      const port = await freePort();
+      const api: ChildProcess = await startProcess(
+        process.execPath,
+        [`--max-old-space-size=${API_HEAP_MB}`, '--import', 'tsx', 'local/start.ts', '--in-memory'],
+        {
+          ...process.env,
+          PORT: String(port),
+          S3_PORT: String(await freePort()),
+          RELEASE_WRITERS: String(writers),
+          LOG_LEVEL: 'silent',
+        },
+        /Local API listening/,
+      );
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        const grant = await fetch(`${base}/oauth/access_token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: `grant_type=client_credentials&client_id=${key.client_id}&client_secret=${clientSecret}`,
+        });
+        const token = (await grant.json()) as { access_token: string };
+        const headers = { Authorization: `Bearer ${token.access_token}`, 'Content-Type': 'application/json' };
+        const catalog = await json(
+          await fetch(`${base}/pcm/catalogs`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ data: { type: 'catalog', attributes: { name: `bench ${writers}` } } }),
+          }),
+        );
+        const catalogId = catalog.data.id as string;
+        const upload = await json(
+          await fetch(`${base}/pcm/catalogs/${catalogId}/document-uploads`, { method: 'POST', headers }),
+        );
+        progress(`uploading ${round(bytes / 1048576, 1)} MB through the pre-signed URL`);
+        const uploadStarted = performance.now();
+        const put = await fetch(
+          upload.data.upload_url as string,
+          {
+            method: 'PUT',
+            headers: { 'Content-Type': 'application/json', 'Content-Length': String(bytes) },
+            body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+            duplex: 'half',
+          } as RequestInit,
+        );
+        if (!put.ok) throw new Error(`upload answered ${put.status}: ${await put.text()}`);
+        uploadSeconds = (performance.now() - uploadStarted) / 1000;
+
+        progress(`publishing with ${writers} writer${writers === 1 ? '' : 's'}`);
+        const started = performance.now();
+        const created = await json(
+          await fetch(`${base}/pcm/catalogs/${catalogId}/releases`, { method: 'POST', headers }),
+        );
+        const releaseId = created.data.id as string;
+        const seen: Record<string, number> = {};
+        let meta: Record<string, unknown> = {};
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          const release = await json(
+            await fetch(`${base}/pcm/catalogs/${catalogId}/releases/${releaseId}`, { headers }),
+          );
+          meta = release.data.meta as Record<string, unknown>;
+          const at = (performance.now() - started) / 1000;
+          const percent = meta.percent_completed as number;
+          if (percent >= 10) seen.validated ??= at;
+          if (percent >= 20) seen.derived ??= at;
+          if (meta.release_status === 'PUBLISHED' || meta.release_status === 'FAILED') {
+            seen.published = at;
+            break;
+          }
+        }
+        if (meta.release_status !== 'PUBLISHED') {
+          throw new Error(`the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`);
+        }
+        // The API shows products, not items: the release record the workflow keeps has both.
+        const totalItems = (await pcmRepository.getRelease(store.id, catalogId, releaseId))?.total_items ?? 0;
+        items = totalItems;
+        const validated = seen.validated ?? seen.published;
+        const derived = seen.derived ?? seen.published;
+        runs.push({
+          writers,
+          validated_s: round(validated, 1),
+          derived_s: round(derived, 1),
+          published_s: round(seen.published, 1),
+          items_per_s: Math.round(totalItems / Math.max(0.001, seen.published - derived)),
+          peak_rss_mb: { api: peakRssMb(api.pid), dynamodb_local: peakRssMb(javaPid(options.databasePid)) },
+        });
+        progress(`published in ${round(seen.published, 1)} s: ${JSON.stringify(runs.at(-1))}`);
+      } finally {
+        await stopProcess(api);
+      }
+    }
+    return {
+      products: options.products,
+      product_bytes: options.productBytes,
+      document_mb: round(bytes / 1048576, 1),
+      items,
+      api_heap_mb: API_HEAP_MB,
+      upload_s: round(uploadSeconds, 1),
+      runs,
+      bench_peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function describePublish(figures: PublishFigures): string {
+  const lines = [
+    `publish: ${figures.products.toLocaleString('en-US')} products of ${figures.product_bytes} bytes (${figures.document_mb} MB, ${figures.items.toLocaleString('en-US')} items), uploaded in ${figures.upload_s} s; API process heap limit ${figures.api_heap_mb} MB`,
+  ];
+  for (const run of figures.runs) {
+    lines.push(
+      `  ${run.writers} writer${run.writers === 1 ? ' ' : 's'}: validated ${run.validated_s} s, derived ${run.derived_s} s, published ${run.published_s} s; ${run.items_per_s} items/s written; peak RSS API ${run.peak_rss_mb.api} MB, DynamoDB Local ${run.peak_rss_mb.dynamodb_local} MB`,
+    );
+  }
+  lines.push(`  bench process (generates and uploads): peak RSS ${figures.bench_peak_rss_mb} MB`);
+  return `${lines.join('\n')}\n`;
+}
+
+runAsScript(
+  import.meta.url,
+  async (args) => {
+    const number = (name: string, fallback: number) => {
+      const index = args.indexOf(name);
+      return index === -1 ? fallback : Number(args[index + 1]);
+    };
+    const writersIndex = args.indexOf('--writers');
+    const writers =
+      writersIndex === -1
+        ? [1, 2, 4]
+        : String(args[writersIndex + 1])
+            .split(',')
+            .map(Number);
+    return measurePublish({
+      products: number('--products', 20_000),
+      productBytes: number('--product-bytes', 1024),
+      writers,
+      databasePid: Number(process.env.BENCH_DYNAMODB_PID) || undefined,
+    });
+  },
+  describePublish,
+);
