@@ -70,11 +70,11 @@ export const CHUNK_ITEMS = 5000;
 export const WRITE_CONCURRENCY = 4;
 /**
  * Writer invocations at once in AWS: the Distributed Map's MaxConcurrency (infra/publishing.ts). The ceiling is
- * the products table, not Lambda: a release's items spread over RELEASE_SHARDS (16) partitions of at most
- * 1,000 WCU/s each, about 10,400 items/s at the measured 1.53 WCU an item (docs/publishing.md). 16 writers with
- * WRITER_BATCHES_IN_FLIGHT batches of 25 each keep 6,400 items in flight, enough to reach it even at 0.6 s a
- * batch; more would only be throttled (and retried), and would take more of the account's 1,000 concurrent
- * Lambda executions from the API. Raise it with RELEASE_SHARDS and the table's warm throughput.
+ * the products table, not Lambda: a release's items spread over RELEASE_SHARDS (64) partitions of at most
+ * 1,000 WCU/s each, and an on-demand table serves 4,000 WCU/s new, 40,000 warmed (docs/publishing.md, the
+ * arithmetic: 1.53 WCU an item). 16 writers with WRITER_BATCHES_IN_FLIGHT batches of 25 each keep 6,400 items
+ * in flight, about 40,000 items/s at 150 ms a batch; more would only be throttled (and retried), and would
+ * take more of the account's 1,000 concurrent Lambda executions from the API.
  */
 export const AWS_WRITE_CONCURRENCY = 16;
 /** BatchWriteItem calls in flight inside one writer. */
