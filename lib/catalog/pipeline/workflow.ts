@@ -33,7 +33,8 @@ export const WORKFLOW_STEPS = {
     description: 'Publishing workflow: validates the release document as it streams from S3',
   },
   'release-derive': {
-    tables: { products: 'readwrite' },
+    // keys: read: the store's currencies, when the document gives none (its items' prices need them).
+    tables: { products: 'readwrite', keys: 'read' },
     bucket: 'readwrite',
     memoryMb: 3008,
     timeoutSeconds: 900,
