@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { file, exportName, functionName, memoryMb, timeoutMs } = workerData;
+const { file, exportName, functionName, memoryMb, timeoutMs, workflow } = workerData;
 
 // Log lines travel on the same channel as the results, so the parent writes an invocation's logs before
 // it answers the request (a worker's own stdout stream could deliver them after).
@@ -15,6 +15,15 @@ for (const stream of ['stdout', 'stderr']) {
     parentPort.postMessage({ stream, text });
     (typeof encoding === 'function' ? encoding : callback)?.();
     return true;
+  };
+}
+// A function that starts the publishing workflow, run without a state machine ARN, hands the execution's
+// input to the runner the harness registered under this name (lib/catalog/pipeline/start.ts): here, a
+// message to the parent, which runs the template's state machine over the step functions' bundles
+// (local/template/state-machine.ts). The function's answer does not wait for it, as StartExecution does not.
+if (workflow) {
+  globalThis[Symbol.for('commerce-api.local-workflow')] = async (input) => {
+    parentPort.postMessage({ workflow: input });
   };
 }
 const module = await import(pathToFileURL(file).href);

@@ -9,14 +9,18 @@ const WORKER_FILE = fileURLToPath(new URL('./lambda-worker.mjs', import.meta.url
 export type RuntimeEnvironment = Record<string, string>;
 
 interface Pending {
-  resolve(result: APIGatewayProxyStructuredResultV2): void;
+  resolve(result: unknown): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
 }
 
-/** What a worker posts: its ready signal, a log chunk, or an invocation's result or error. */
+/**
+ * What a worker posts: its ready signal, a log chunk, an invocation's result or error, or the input of a
+ * workflow execution its function starts (lambda-worker.mjs).
+ */
 interface WorkerMessage {
   ready?: true;
+  workflow?: unknown;
   stream?: 'stdout' | 'stderr';
   text?: string;
   id?: number;
@@ -24,9 +28,27 @@ interface WorkerMessage {
   error?: Error;
 }
 
-/** A function's failure as Lambda reports it (an unhandled error, a timeout, an init failure). */
+/**
+ * A function's failure as Lambda reports it (an unhandled error, a timeout, an init failure); `errorType`
+ * is what Lambda names it (the error's own name, `Sandbox.Timedout`...), as Step Functions sees it.
+ */
 export class FunctionError extends Error {
   override name = 'FunctionError';
+  constructor(
+    message: string,
+    readonly errorType = 'Runtime.ExitError',
+    readonly errorMessage = message,
+  ) {
+    super(message);
+  }
+}
+
+export interface RuntimeOptions {
+  /**
+   * Starts an execution of the state machine the function names: without it the function finds no workflow
+   * runner (lib/catalog/pipeline/start.ts), as with no state machine at all.
+   */
+  onWorkflow?: (input: unknown) => void;
 }
 
 /**
@@ -48,6 +70,7 @@ export class FunctionRuntime {
     readonly fn: TemplateFunction,
     private readonly runtimeEnv: RuntimeEnvironment,
     private readonly logsTo: 'stdout' | 'stderr' = 'stdout',
+    private readonly options: RuntimeOptions = {},
   ) {}
 
   private start(): Promise<void> {
@@ -66,6 +89,7 @@ export class FunctionRuntime {
         functionName: this.fn.name,
         memoryMb: this.fn.memoryMb,
         timeoutMs: this.fn.timeoutSeconds * 1000,
+        workflow: this.options.onWorkflow !== undefined,
       },
     });
     this.worker = worker;
@@ -81,15 +105,20 @@ export class FunctionRuntime {
           resolve();
           return;
         }
+        if (message.workflow !== undefined) {
+          this.options.onWorkflow?.(message.workflow);
+          return;
+        }
         const pending = this.pending.get(message.id ?? -1);
         if (!pending) return;
         this.pending.delete(message.id ?? -1);
         clearTimeout(pending.timer);
         if (message.error) {
-          const error = new FunctionError(`${this.fn.name}: ${message.error.name}: ${message.error.message}`);
-          error.stack = `${error.message}\n${message.error.stack ?? ''}`;
+          const { name, message: text, stack } = message.error;
+          const error = new FunctionError(`${this.fn.name}: ${name}: ${text}`, name, text);
+          error.stack = `${error.message}\n${stack ?? ''}`;
           pending.reject(error);
-        } else pending.resolve(message.result as APIGatewayProxyStructuredResultV2);
+        } else pending.resolve(message.result);
       });
       worker.on('error', (error) => {
         const failure = new FunctionError(`${this.fn.name}: ${error.stack ?? error.message}`);
@@ -109,16 +138,25 @@ export class FunctionRuntime {
     const worker = this.worker;
     this.worker = undefined;
     this.ready = undefined;
+    this.failPending(error);
+    void worker?.terminate();
+  }
+
+  private failPending(error: Error): void {
     for (const pending of this.pending.values()) {
       clearTimeout(pending.timer);
       pending.reject(error);
     }
     this.pending.clear();
-    void worker?.terminate();
   }
 
   /** Invokes the function with an event; rejects with a FunctionError as Lambda would fail it. */
-  async invoke(event: APIGatewayProxyEventV2, requestId: string): Promise<APIGatewayProxyStructuredResultV2> {
+  invoke(event: APIGatewayProxyEventV2, requestId: string): Promise<APIGatewayProxyStructuredResultV2> {
+    return this.invokeWith(event, requestId) as Promise<APIGatewayProxyStructuredResultV2>;
+  }
+
+  /** Invokes the function with any JSON payload (a workflow step's state) and answers what it returns. */
+  async invokeWith(payload: unknown, requestId: string): Promise<unknown> {
     await (this.ready ?? this.start());
     const worker = this.worker;
     if (!worker) throw new FunctionError(`${this.fn.name}: the execution environment is gone`);
@@ -128,19 +166,21 @@ export class FunctionRuntime {
         this.discard(
           new FunctionError(
             `${this.fn.name}: Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`,
+            'Sandbox.Timedout',
           ),
         );
       }, this.fn.timeoutSeconds * 1000);
       this.pending.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, event, requestId });
+      worker.postMessage({ id, event: payload, requestId });
     });
   }
 
-  /** Stops the worker (waits for it, so its last output has been written). */
+  /** Stops the worker (waits for it, so its last output has been written); what is in flight fails. */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
     this.ready = undefined;
+    this.failPending(new FunctionError(`${this.fn.name}: the execution environment was stopped`));
     if (worker) await worker.terminate();
   }
 }

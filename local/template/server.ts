@@ -1,14 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { closeServer, createGatewayServer } from '../gateway';
-import { FunctionRuntime, type RuntimeEnvironment } from './runtime';
+import { jsonLinesReader } from './json-lines';
+import { FunctionError, FunctionRuntime, type RuntimeEnvironment } from './runtime';
+import { checkDefinition, type ExecutionResult, StateMachineRunner, StatesError } from './state-machine';
 import { readTemplateApi, type TemplateApi, type TemplateFunction } from './template';
 
 /*
  * The template-driven local API (`npm start -- --from-template`): routes, functions, handlers and
  * environments all come from the synthesized template, and each request runs the function's bundle from
- * cdk.out in its own execution environment (local/template/runtime.ts). Imports nothing of functions/
- * or lib/ (a dependency-cruiser rule checks it): what runs is what `cdk deploy` uploads.
+ * cdk.out in its own execution environment (local/template/runtime.ts). A function that starts a state
+ * machine's execution (the publishing workflow) has it run here, from the template's definition over the
+ * step functions' bundles (local/template/state-machine.ts). Imports nothing of functions/ or lib/ (a
+ * dependency-cruiser rule checks it): what runs is what `cdk deploy` uploads.
  */
+
+/**
+ * Map iterations at once: the publishing workflow's writers, as the in-process harness runs them
+ * (WRITE_CONCURRENCY of lib/catalog/pipeline/workflow.ts): one machine against one DynamoDB Local, where
+ * the definition's MaxConcurrency is what AWS runs.
+ */
+const LOCAL_MAP_CONCURRENCY = 4;
 
 export interface TemplateServerOptions {
   /** The cloud assembly (cdk.out). */
@@ -25,29 +37,88 @@ export interface TemplateServerOptions {
    * overrides a function's); the rest of the CORS configuration is the template's.
    */
   corsOrigins?: readonly string[] | undefined;
+  /** Map iterations of a state machine at once (default LOCAL_MAP_CONCURRENCY). */
+  mapConcurrency?: number;
 }
 
 export interface TemplateServer {
   server: Server;
   api: TemplateApi;
   runtimes: Map<string, FunctionRuntime>;
-  /** Closes the server and stops every function's worker. */
+  /** The runner of each state machine, by logical id. */
+  workflows: Map<string, StateMachineRunner>;
+  /** Closes the server, lets running executions end and stops every function's worker. */
   close(): Promise<void>;
 }
 
-/** The runtimes of a template's functions (none started yet). */
+/**
+ * The runtimes of a template's functions (none started yet). With `startWorkflow`, a function whose
+ * environment names a state machine hands it each execution it starts.
+ */
 export function createRuntimes(
   functions: Map<string, TemplateFunction>,
   runtimeEnv: RuntimeEnvironment,
   logsTo: 'stdout' | 'stderr' = 'stdout',
+  startWorkflow?: (stateMachine: string, input: unknown) => void,
 ): Map<string, FunctionRuntime> {
-  return new Map([...functions].map(([name, fn]) => [name, new FunctionRuntime(fn, runtimeEnv, logsTo)]));
+  return new Map(
+    [...functions].map(([name, fn]) => {
+      const stateMachine = fn.startsWorkflow;
+      const options =
+        startWorkflow && stateMachine !== undefined
+          ? { onWorkflow: (input: unknown) => startWorkflow(stateMachine, input) }
+          : {};
+      return [name, new FunctionRuntime(fn, runtimeEnv, logsTo, options)];
+    }),
+  );
+}
+
+/** A template function as a state machine's Task invokes it: its errors as Step Functions names them. */
+async function invokeStep(runtime: FunctionRuntime | undefined, name: string, input: unknown) {
+  if (!runtime) throw new StatesError('States.Runtime', `no function ${name} in the template`);
+  try {
+    return await runtime.invokeWith(input, randomUUID());
+  } catch (error) {
+    if (!(error instanceof FunctionError)) throw error;
+    const { errorType, errorMessage } = error;
+    throw new StatesError(errorType, JSON.stringify({ errorType, errorMessage }));
+  }
+}
+
+/** An execution's end: a failure of the runner itself is a bug of the definition or the harness, said on stderr. */
+function reportExecution(stateMachine: string) {
+  return (result: ExecutionResult) => {
+    if (result.error === 'States.Runtime') {
+      process.stderr.write(`template server: an execution of ${stateMachine} failed: ${result.cause}\n`);
+    }
+  };
 }
 
 /** Reads the assembly and builds the gateway in front of its functions (not listening yet). */
 export function createTemplateServer(options: TemplateServerOptions): TemplateServer {
-  const api = readTemplateApi(options.outdir, options.tables, options.stackName);
-  const runtimes = createRuntimes(api.functions, options.runtimeEnv);
+  const api = readTemplateApi(
+    options.outdir,
+    options.tables,
+    options.stackName,
+    options.runtimeEnv.DOCUMENTS_BUCKET,
+  );
+  const workflows = new Map<string, StateMachineRunner>();
+  const runtimes = createRuntimes(api.functions, options.runtimeEnv, 'stdout', (stateMachine, input) =>
+    workflows.get(stateMachine)?.start(input),
+  );
+  const items = jsonLinesReader(options.runtimeEnv);
+  for (const machine of api.stateMachines.values()) {
+    checkDefinition(machine.definition, machine.logicalId, new Set(api.functions.keys()));
+    const deps = {
+      invoke: (name: string, input: unknown) => invokeStep(runtimes.get(name), name, input),
+      readJsonLines: items.read,
+      mapConcurrency: options.mapConcurrency ?? LOCAL_MAP_CONCURRENCY,
+    };
+    workflows.set(
+      machine.logicalId,
+      new StateMachineRunner(machine, deps, reportExecution(machine.logicalId)),
+    );
+  }
   const server = createGatewayServer({
     publicUrl: options.publicUrl,
     cors: api.cors && options.corsOrigins ? { ...api.cors, allowOrigins: options.corsOrigins } : api.cors,
@@ -64,9 +135,12 @@ export function createTemplateServer(options: TemplateServerOptions): TemplateSe
     server,
     api,
     runtimes,
+    workflows,
     async close() {
       await closeServer(server);
+      await Promise.all([...workflows.values()].map((runner) => runner.stop()));
       await Promise.all([...runtimes.values()].map((runtime) => runtime.close()));
+      items.close();
     },
   };
 }

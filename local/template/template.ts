@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { getConfig } from '../../lib/config/index';
 import type { GatewayCors } from '../gateway-cors';
 
 /*
  * Reads what `cdk deploy` would deploy from a synthesized cloud assembly (cdk.out): the HTTP API's
- * routes, the function each route integrates, and each function's bundled code, handler, environment
- * and timeout. Only the template and the assembly's manifests are read: nothing of functions/ or lib/.
+ * routes, the function each route integrates, each function's bundled code, handler, environment
+ * and timeout, and the state machines' definitions. Only the template and the assembly's manifests are
+ * read: nothing of functions/ or lib/.
  */
 
 type Json = Record<string, unknown>;
@@ -29,6 +29,18 @@ export interface TemplateFunction {
   environment: Record<string, string>;
   timeoutSeconds: number;
   memoryMb: number;
+  /** The logical id of the state machine its environment names (by its ARN): it starts executions of it. */
+  startsWorkflow?: string;
+}
+
+/** A Step Functions state machine of the template. */
+export interface TemplateStateMachine {
+  logicalId: string;
+  /**
+   * Its definition (Amazon States Language) with the template's tokens resolved: a function's ARN is
+   * `localFunctionArn` of its name, the documents bucket the local one.
+   */
+  definition: Json;
 }
 
 export interface TemplateRoute {
@@ -43,6 +55,8 @@ export interface TemplateApi {
   templateFile: string;
   functions: Map<string, TemplateFunction>;
   routes: TemplateRoute[];
+  /** The state machines, by logical id. */
+  stateMachines: Map<string, TemplateStateMachine>;
   /** The HTTP API's `CorsConfiguration` (what `corsPreflight` synthesized), if it has one. */
   cors?: GatewayCors;
 }
@@ -81,6 +95,19 @@ function constructId(resource: Resource, logicalId: string): string {
   return id;
 }
 
+/** The ARN a definition's Task names a function of the template by (the account and region are placeholders). */
+export function localFunctionArn(name: string): string {
+  return `arn:aws:lambda:local:123456789012:function:${name}`;
+}
+
+/** The pseudo parameters an ARN in a definition may use (`arn:${AWS::Partition}:states:::s3:getObject`). */
+const PSEUDO_PARAMETERS: Record<string, string> = {
+  'AWS::Partition': 'aws',
+  'AWS::Region': 'local',
+  'AWS::AccountId': '123456789012',
+  'AWS::URLSuffix': 'amazonaws.com',
+};
+
 function kebab(id: string): string {
   return id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
@@ -95,12 +122,15 @@ function refOf(value: unknown): string | undefined {
 
 /**
  * Parses the assembly. `tables` gives the local name of each table by its construct id (`KeysTable`):
- * a function's environment variable that references a table gets that name.
+ * a function's environment variable that references a table gets that name. `documentsBucket` is the
+ * local object store's bucket, which a reference to the template's bucket resolves to (by default none:
+ * a function then reads the bucket the harness's runtime environment gives it, else its default).
  */
 export function readTemplateApi(
   outdir: string,
   tables: Record<string, string>,
   stackName?: string,
+  documentsBucket = '',
 ): TemplateApi {
   const root = resolve(outdir);
   const stack = findStack(root, stackName);
@@ -120,9 +150,9 @@ export function readTemplateApi(
         throw new TemplateError(`${where} references table ${id}, which has no local table`);
       return local;
     }
-    // The documents bucket is the local object store's (S3_ENDPOINT, DOCUMENTS_BUCKET); the publishing state
-    // machine has no local twin: without its ARN a function runs the workflow's steps itself.
-    if (ref && target?.Type === 'AWS::S3::Bucket') return getConfig().documentsBucket;
+    // The documents bucket is the local object store's (S3_ENDPOINT, DOCUMENTS_BUCKET). A state machine's ARN
+    // is left empty: a function without one asks the harness to run the workflow (`startsWorkflow`).
+    if (ref && target?.Type === 'AWS::S3::Bucket') return documentsBucket;
     if (ref && target?.Type === 'AWS::StepFunctions::StateMachine') return '';
     throw new TemplateError(`${where} has a value the local API cannot resolve: ${JSON.stringify(value)}`);
   };
@@ -138,8 +168,11 @@ export function readTemplateApi(
     if (typeof props.Handler !== 'string') throw new TemplateError(`${logicalId} has no Handler`);
     const variables = ((props.Environment as Json | undefined)?.Variables ?? {}) as Json;
     const environment: Record<string, string> = {};
+    let startsWorkflow: string | undefined;
     for (const [key, value] of Object.entries(variables)) {
       environment[key] = resolveValue(value, `${name}: environment variable ${key}`);
+      const ref = refOf(value);
+      if (ref && resources[ref]?.Type === 'AWS::StepFunctions::StateMachine') startsWorkflow = ref;
     }
     const fn: TemplateFunction = {
       name,
@@ -149,9 +182,33 @@ export function readTemplateApi(
       environment,
       timeoutSeconds: typeof props.Timeout === 'number' ? props.Timeout : 3,
       memoryMb: typeof props.MemorySize === 'number' ? props.MemorySize : 128,
+      ...(startsWorkflow === undefined ? {} : { startsWorkflow }),
     };
     functions.set(name, fn);
     byLogicalId.set(logicalId, fn);
+  }
+
+  // A definition's tokens: functions' ARNs, pseudo parameters, and what an environment may reference.
+  const resolveToken = (value: unknown, where: string): string => {
+    const ref = refOf(value);
+    if (ref !== undefined && PSEUDO_PARAMETERS[ref] !== undefined) return PSEUDO_PARAMETERS[ref];
+    const [id, attribute] = ((value as { 'Fn::GetAtt'?: unknown[] } | null)?.['Fn::GetAtt'] ??
+      []) as unknown[];
+    const fn = typeof id === 'string' && attribute === 'Arn' ? byLogicalId.get(id) : undefined;
+    if (fn) return localFunctionArn(fn.name);
+    return resolveValue(value, where);
+  };
+  const stateMachines = new Map<string, TemplateStateMachine>();
+  for (const [logicalId, resource] of byType('AWS::StepFunctions::StateMachine')) {
+    const props = resource.Properties ?? {};
+    if (props.DefinitionSubstitutions !== undefined || props.DefinitionS3Location !== undefined)
+      throw new TemplateError(`${logicalId}: only a DefinitionString is read locally`);
+    const where = `${logicalId}: DefinitionString`;
+    const joined = (props.DefinitionString as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join'];
+    const text = joined
+      ? joined[1].map((part) => resolveToken(part, where)).join(joined[0])
+      : resolveValue(props.DefinitionString, where);
+    stateMachines.set(logicalId, { logicalId, definition: JSON.parse(text) as Json });
   }
 
   const routes: TemplateRoute[] = [];
@@ -181,7 +238,14 @@ export function readTemplateApi(
   const apis = byType('AWS::ApiGatewayV2::Api');
   if (apis.length > 1) throw new TemplateError(`${stack.file} has ${apis.length} HTTP APIs, expected one`);
   const cors = corsOf(apis[0]?.[1].Properties?.CorsConfiguration as Json | undefined);
-  return { stackName: stack.name, templateFile: stack.file, functions, routes, ...(cors ? { cors } : {}) };
+  return {
+    stackName: stack.name,
+    templateFile: stack.file,
+    functions,
+    routes,
+    stateMachines,
+    ...(cors ? { cors } : {}),
+  };
 }
 
 /** An `AWS::ApiGatewayV2::Api` CorsConfiguration as the gateway applies it. */

@@ -1,6 +1,6 @@
 import { hashSecret } from '../../lib/auth/secrets';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
-import { cleanupReleases, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
+import { cleanupReleases, RELEASE_SHARDS, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
 import { MAX_DOCUMENT_BYTES } from '../../lib/http/middleware';
 import { createDocumentUpload, UPLOAD_URL_SECONDS } from '../../lib/pcm/service';
 import { pcmRepository } from '../../lib/store/pcm-repository';
@@ -210,7 +210,7 @@ describe('what the catalog API refuses', () => {
       store_id: store.store.id,
       catalog_id: catalogId,
       release_id: '01900000-0000-7000-8000-000000000001',
-      shards: 16,
+      shards: RELEASE_SHARDS,
       status: 'writing' as const,
       started_at: now,
       heartbeat_at: now,
@@ -435,5 +435,22 @@ describe('publishing a document uploaded to object storage (POST …/document-up
       headers: { Authorization: `Bearer ${implicit}` },
     });
     expect(storefront.status).toBe(403);
+  });
+});
+
+describe('the workflow’s failure branch', () => {
+  it('fails a document naming another catalog at Derive, through Abandon, with source catalog.id', async () => {
+    const catalogId = await createCatalog('Named elsewhere');
+    const other = '0190f2a0-0000-7000-8000-0000000000aa';
+    expect((await putDocument(catalogId, childrenRelease({ catalogId: other }))).status).toBe(200);
+    const failed = await publish(catalogId);
+    expect(failed.meta.release_status).toBe('FAILED');
+    expect(failed.meta.errors).toEqual([
+      expect.objectContaining({ source: 'catalog.id', rule: 'catalog_id' }),
+    ]);
+    expect(failed.meta.errors?.[0]?.detail).toContain(other);
+    // Abandon freed the catalog: the next publish is not refused as busy.
+    expect((await putDocument(catalogId, childrenRelease())).status).toBe(200);
+    expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
   });
 });

@@ -2,6 +2,13 @@ import { errorFields, log } from '../../http/log';
 import { abandonStep, deriveStep, readManifest, switchStep, validateStep, writeStep } from './steps';
 import { type ReleaseExecutionInput, WRITE_CONCURRENCY, type WriteChunk } from './workflow';
 
+/**
+ * The workflow outlives the request that started it, but the process's logger still holds the Lambda
+ * context of the last request it served (the local server runs every handler in this process): its lines
+ * say they belong to no request and no function rather than to that one.
+ */
+const DETACHED = { function_request_id: null, function_name: null, function_arn: null, route: null };
+
 /** Attempts of a failed write, as the state machine's Retry on the write task makes them. */
 export const WRITE_ATTEMPTS = 3;
 
@@ -26,7 +33,7 @@ export async function runWorkflowLocally(
     return 'PUBLISHED';
   } catch (error) {
     const fields = errorFields(error);
-    log('warn', 'workflow failed', { release_id: input.release_id, error: fields });
+    log('warn', 'workflow failed', { ...DETACHED, release_id: input.release_id, error: fields });
     const { state } = await abandonStep({ ...input, error: { Error: fields.name, Cause: fields.message } });
     return state;
   }

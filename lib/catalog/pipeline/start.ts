@@ -11,7 +11,9 @@ const LOCAL_WORKFLOW = Symbol.for('commerce-api.local-workflow');
 /**
  * The local harness's workflow runner (lib/catalog/pipeline/run-local.ts), registered by the local server:
  * the API's bundles never import it (it validates with Ajv, which no API function loads), and the server
- * and the handlers it runs in process share this global.
+ * and the handlers it runs in process share this global. The template-driven server registers one of its
+ * own under the same name in a function's worker thread, which hands the execution to the server
+ * (local/template/lambda-worker.mjs).
  */
 export function registerLocalWorkflow(run: LocalWorkflow): void {
   (globalThis as Record<symbol, LocalWorkflow | undefined>)[LOCAL_WORKFLOW] = run;
