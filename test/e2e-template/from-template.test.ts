@@ -97,7 +97,7 @@ describe('npm start -- --from-template', () => {
     }
     expect(output).toMatch(
       new RegExp(
-        `Serving: from the template .*CommerceApi\\.template\\.json: ${ROUTES.length} routes, ${Object.keys(FUNCTIONS).length} bundled functions`,
+        `Serving: from the template .*CommerceApi\\.template\\.json: ${ROUTES.length} routes, ${Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length} bundled functions`,
       ),
     );
     const clientId = /CLIENT_ID=(\S+)/.exec(output)?.[1] ?? '';
