@@ -6,6 +6,8 @@ import { type BuildContext, context, formatMessages, type Message } from 'esbuil
 import type { FunctionName } from '../functions/routes';
 import { apiCorsConfiguration } from '../functions/routes';
 import { BUNDLING } from '../infra/bundling';
+import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
+import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
 import { getConfig } from '../lib/config/index';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
@@ -107,6 +109,16 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
         memoryMb: 256,
       },
       {},
+      'stdout',
+      // A release created here runs the publishing workflow's steps in this process, as npm start does (from
+      // lib/, as it is when the workflow starts: the steps are not rebuilt on a change).
+      {
+        onWorkflow: (input) => {
+          runWorkflowLocally(input as ReleaseExecutionInput, {
+            concurrency: getConfig().releaseWriters,
+          }).catch(() => undefined);
+        },
+      },
     );
     return fn.runtime;
   };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDevServer, type DevServer } from '../../local/dev';
 import { listen } from '../../local/gateway';
+import { childrenRelease } from '../support/catalog-fixtures';
 import { createTestStore } from '../support/fixtures';
 
 /**
@@ -86,4 +87,44 @@ describe('npm run dev', () => {
     expect(JSON.parse(fixed.body)).not.toHaveProperty('reloaded');
     expect(JSON.parse(fixed.body).identifier).toBe('implicit');
   }, 90_000);
+
+  it('publishes a catalog over the API: the workflow runs beside the reloading functions', async () => {
+    const store = await createTestStore();
+    const { access_token } = (await (
+      await fetch(`${base}/oauth/access_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: store.clientId,
+          client_secret: store.clientSecret,
+        }),
+      })
+    ).json()) as { access_token: string };
+    const headers = { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' };
+    const created = await fetch(`${base}/pcm/catalogs`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ data: { type: 'catalog', attributes: { name: 'Dev catalog' } } }),
+    });
+    const catalogId = ((await created.json()) as { data: { id: string } }).data.id;
+    const stored = await fetch(`${base}/pcm/catalogs/${catalogId}/document`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify(childrenRelease()),
+    });
+    expect(stored.status).toBe(200);
+    const release = await fetch(`${base}/pcm/catalogs/${catalogId}/releases`, { method: 'POST', headers });
+    expect(release.status).toBe(201);
+    const releaseId = ((await release.json()) as { data: { id: string } }).data.id;
+    const deadline = Date.now() + 30_000;
+    let status = 'PENDING';
+    while (status !== 'PUBLISHED' && status !== 'FAILED' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      const got = await fetch(`${base}/pcm/catalogs/${catalogId}/releases/${releaseId}`, { headers });
+      status = ((await got.json()) as { data: { meta: { release_status: string } } }).data.meta
+        .release_status;
+    }
+    expect(status).toBe('PUBLISHED');
+  }, 60_000);
 });
