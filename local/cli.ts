@@ -85,9 +85,11 @@ export function intOption(
 /**
  * The local tools' DynamoDB: `DYNAMODB_ENDPOINT` when it is a URL, AWS (credential chain, `*_TABLE`
  * names) when it is `aws`, else the DynamoDB Local of `npm start` on `DYNAMODB_PORT` (default 8000).
- * Sets `DYNAMODB_ENDPOINT` accordingly (removed for AWS) and returns a label for messages.
+ * Sets `DYNAMODB_ENDPOINT` accordingly (removed for AWS) and returns a label for messages. Chooses the
+ * object store too (`useToolObjectStore`), which follows the DynamoDB.
  */
 export function useToolDatabase(tool: string, env: NodeJS.ProcessEnv = process.env): string {
+  useToolObjectStore(tool, env);
   const endpoint = env.DYNAMODB_ENDPOINT;
   if (endpoint === 'aws') {
     delete env.DYNAMODB_ENDPOINT;
@@ -104,7 +106,55 @@ export function useToolDatabase(tool: string, env: NodeJS.ProcessEnv = process.e
   return env.DYNAMODB_ENDPOINT as string;
 }
 
+/**
+ * The local tools' object store (the documents bucket, which `catalog publish` streams documents into),
+ * chosen as their DynamoDB is: `S3_ENDPOINT` when it is a URL; AWS S3 (the bucket DOCUMENTS_BUCKET) with
+ * `DYNAMODB_ENDPOINT=aws`; else the local object store of `npm start` on `S3_PORT` (default 9000). Sets
+ * `S3_ENDPOINT` accordingly (left unset for AWS) and returns a label for messages. Reads
+ * `DYNAMODB_ENDPOINT` as given, so it runs before `useToolDatabase` changes it.
+ */
+export function useToolObjectStore(tool: string, env: NodeJS.ProcessEnv = process.env): string {
+  const endpoint = env.S3_ENDPOINT;
+  if (endpoint === '') {
+    usageError(
+      tool,
+      'S3_ENDPOINT is empty: set it to a URL, or unset it for the object store of npm start (AWS S3 with DYNAMODB_ENDPOINT=aws)',
+    );
+  }
+  if (endpoint !== undefined) return endpoint;
+  if (env.DYNAMODB_ENDPOINT === 'aws') return 'AWS S3';
+  const port = env.S3_PORT || '9000';
+  if (!/^\d{1,5}$/.test(port)) usageError(tool, `S3_PORT must be a port number, got '${port}'`);
+  env.S3_ENDPOINT = `http://127.0.0.1:${port}`;
+  return env.S3_ENDPOINT;
+}
+
+/** Network failures that mean nothing answers at an endpoint (as against an error of the service). */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * What a failed request to the object store means for a local tool: nothing answers at the endpoint (say
+ * what to start), or undefined for any other error.
+ */
+export function objectStoreUnreachableMessage(
+  error: unknown,
+  endpoint: string | undefined,
+): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !UNREACHABLE.has(code)) return undefined;
+  return `cannot reach the object store at ${endpoint ?? 'AWS S3'}: is \`npm start\` running? (${code})`;
+}
+
 /** The paragraph every tool's usage ends with: where its data lives. */
 export const DATABASE_HELP = `DynamoDB: DYNAMODB_ENDPOINT when set to a URL; DYNAMODB_ENDPOINT=aws for the deployed tables
 (AWS credentials and region from the environment, table names from KEYS_TABLE, MAPPINGS_TABLE and
-PRODUCTS_TABLE); otherwise the DynamoDB Local of \`npm start\` on 127.0.0.1:$DYNAMODB_PORT (default 8000).`;
+PRODUCTS_TABLE); otherwise the DynamoDB Local of \`npm start\` on 127.0.0.1:$DYNAMODB_PORT (default 8000).
+Documents (object storage): S3_ENDPOINT when set to a URL; with DYNAMODB_ENDPOINT=aws, the deployed bucket
+DOCUMENTS_BUCKET on AWS S3; otherwise the object store of \`npm start\` on 127.0.0.1:$S3_PORT (default 9000).`;

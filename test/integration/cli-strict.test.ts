@@ -101,7 +101,7 @@ describe('npm run bench and npm run fuzz refuse wrong arguments before starting 
   });
 });
 
-describe("the tools' DynamoDB", () => {
+describe("the tools' DynamoDB and object store", () => {
   const endpoint = process.env.DYNAMODB_ENDPOINT as string;
   const withoutEndpoint = (extra: NodeJS.ProcessEnv) => {
     const env = { ...process.env, ...extra };
@@ -139,6 +139,38 @@ describe("the tools' DynamoDB", () => {
     const local: NodeJS.ProcessEnv = { DYNAMODB_PORT: '8150' };
     expect(useToolDatabase('t', local)).toBe('http://127.0.0.1:8150');
     expect(useToolDatabase('t', {})).toBe('http://127.0.0.1:8000');
+  });
+
+  it("chooses the object store as it chooses DynamoDB: npm start's unless given, AWS S3 with the deployed tables", () => {
+    const local: NodeJS.ProcessEnv = { S3_PORT: '9150' };
+    useToolDatabase('t', local);
+    expect(local.S3_ENDPOINT).toBe('http://127.0.0.1:9150');
+    const byDefault: NodeJS.ProcessEnv = {};
+    useToolDatabase('t', byDefault);
+    expect(byDefault.S3_ENDPOINT).toBe('http://127.0.0.1:9000');
+    // A DynamoDB given by URL is not the deployed one: the documents stay local too.
+    const given: NodeJS.ProcessEnv = { DYNAMODB_ENDPOINT: 'http://db:1234' };
+    useToolDatabase('t', given);
+    expect(given.S3_ENDPOINT).toBe('http://127.0.0.1:9000');
+    const aws: NodeJS.ProcessEnv = { DYNAMODB_ENDPOINT: 'aws', S3_PORT: '9150' };
+    useToolDatabase('t', aws);
+    expect(aws.S3_ENDPOINT).toBeUndefined();
+    const chosen: NodeJS.ProcessEnv = { DYNAMODB_ENDPOINT: 'aws', S3_ENDPOINT: 'http://s3:4566' };
+    useToolDatabase('t', chosen);
+    expect(chosen.S3_ENDPOINT).toBe('http://s3:4566');
+  });
+
+  it('refuses an empty S3_ENDPOINT and a bad S3_PORT', () => {
+    const empty = runCliWith({ ...process.env, S3_ENDPOINT: '' }, 'catalog', 'cleanup', '--store', 'x');
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toBe(
+      'catalog: S3_ENDPOINT is empty: set it to a URL, or unset it for the object store of npm start (AWS S3 with DYNAMODB_ENDPOINT=aws) (see --help)\n',
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env, S3_PORT: 'x' };
+    delete env.S3_ENDPOINT;
+    const port = runCliWith(env, 'catalog', 'cleanup', '--store', 'x');
+    expect(port.status).toBe(2);
+    expect(port.stderr).toBe("catalog: S3_PORT must be a port number, got 'x' (see --help)\n");
   });
 });
 
