@@ -4,19 +4,36 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReleaseCounts } from '../lib/catalog/derive';
 import { DocumentReadError } from '../lib/catalog/document-stream';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../lib/catalog/generator';
-import {
-  checkRelease,
-  cleanupReleases,
-  type PublishProgress,
-  publishRelease,
-  StoreNotFoundError,
-} from '../lib/catalog/publisher';
+import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
+import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
+import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
+import { checkRelease, cleanupReleases, StoreNotFoundError } from '../lib/catalog/publisher';
 import { ReleaseValidationError } from '../lib/catalog/validate-release';
 import { type StreamValidation, validateReleaseStream } from '../lib/catalog/validate-stream';
 import { getConfig, resetConfig } from '../lib/config/index';
+import {
+  CatalogBusy,
+  type DocumentCatalog,
+  DocumentNotStored,
+  failedForDocument,
+  interruptRelease,
+  type PublishOutcome,
+  publishDocument,
+  readDocumentCatalog,
+} from '../lib/pcm/cli-publish';
+import { releaseState } from '../lib/pcm/render';
 import { resetDocumentClient } from '../lib/store/client';
+import { objectStore } from '../lib/store/object-store';
+import type { PcmRelease } from '../lib/store/pcm-repository';
 import { ensureTables } from '../lib/store/tables';
-import { DATABASE_HELP, intOption, parseCli, usageError, useToolDatabase } from './cli';
+import {
+  DATABASE_HELP,
+  intOption,
+  objectStoreUnreachableMessage,
+  parseCli,
+  usageError,
+  useToolDatabase,
+} from './cli';
 import { count, databaseUnreachableMessage, parseJson } from './messages';
 
 const TOOL = 'catalog';
@@ -28,10 +45,13 @@ const USAGE = `Usage:
       document one product at a time, in little memory whatever its size, and runs every check but the
       item and response sizes (docs/publishing.md).
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
-      Validates the release document (all errors at once, nothing written on error), writes the release,
-      then makes it the catalog's current release. Warns on stderr when the new catalog can never be
-      selected by a shopper (see docs/filtering.md, "How the catalog is chosen"). Interrupted (Ctrl-C),
-      it says which release it leaves half-written: \`cleanup --now\` removes it at once.
+      Publishes the document as the API does (POST /pcm/catalogs/{id}/releases), through the same workflow:
+      streams it into the documents bucket as the catalog's document (the catalog of its catalog.id, else
+      the store's only catalog of its name, else a new one), creates a release and follows it until it is
+      PUBLISHED (the catalog's current release) or FAILED (every validation error at once, nothing
+      published). The release shows in GET /pcm/catalogs/{id}/releases. Warns on stderr when the catalog can
+      never be selected by a shopper (see docs/filtering.md, "How the catalog is chosen"). Interrupted
+      (Ctrl-C), it fails the release at once and says so: \`cleanup\` removes what it wrote.
   npm run catalog -- generate --children N [--drafts N] [--parents N] [--product-bytes N] [--seed N]
                               [--out file.json]
       Writes a large valid release document (to stdout without --out), product by product: any size takes
@@ -43,8 +63,9 @@ const USAGE = `Usage:
       (run it only when no publish of the store is running: it removes a release being written too).
 
 --json prints one JSON object on stdout; run it as \`npm run -s catalog -- ... --json\` (npm's -s keeps
-its own banner off stdout). Exit status: 0 done, 1 invalid document, unknown store or DynamoDB error,
-2 wrong arguments or an unreadable file.
+its own banner off stdout). Exit status: 0 done, 1 invalid document, failed release, unknown store or
+DynamoDB error, 2 wrong arguments or an unreadable file, 3 the catalog is being published already (by the
+API or another publish): publish again once that release is PUBLISHED or FAILED.
 
 ${DATABASE_HELP}`;
 
@@ -78,38 +99,66 @@ function required(values: Values, name: keyof typeof OPTIONS): string {
   return value;
 }
 
-/** Points the library at the tools' database (see DATABASE_HELP), and creates the tables there if missing. */
-async function connect(): Promise<void> {
+/**
+ * Points the library at the tools' database and object store (see DATABASE_HELP), and creates the tables
+ * (and, for publish, the documents bucket) there if missing.
+ */
+async function connect(options: { objectStore?: boolean } = {}): Promise<void> {
   useToolDatabase(TOOL);
   resetConfig();
   const config = getConfig();
-  if (config.dynamodbEndpoint === undefined) return;
-  const client = new DynamoDBClient({
-    endpoint: config.dynamodbEndpoint,
-    region: config.region,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  if (config.dynamodbEndpoint !== undefined) {
+    const client = new DynamoDBClient({
+      endpoint: config.dynamodbEndpoint,
+      region: config.region,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      await ensureTables(client);
+    } finally {
+      client.destroy();
+    }
+  }
+  // The deployed bucket is the stack's: only a local (or given) object store is checked and prepared.
+  if (options.objectStore !== true || config.s3Endpoint === undefined) return;
   try {
-    await ensureTables(client);
-  } finally {
-    client.destroy();
+    await objectStore.ensureBucket();
+  } catch (error) {
+    throw new Error(objectStoreUnreachableMessage(error, config.s3Endpoint) ?? (error as Error).message);
   }
 }
 
-/** A one-line progress bar on stderr, redrawn in place (terminals only). */
-function progressBar(): (progress: PublishProgress) => void {
-  let last = -1;
-  return ({ written, total }) => {
-    const percent = total === 0 ? 100 : Math.floor((written / total) * 100);
-    if (percent === last && written !== total) return;
-    last = percent;
-    const width = 30;
-    const filled = Math.round((percent / 100) * width);
-    process.stderr.write(
-      `\rwriting release [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% ${written}/${total} items`,
-    );
-    if (written === total) process.stderr.write('\n');
+/**
+ * The release's progress on stderr, one line redrawn in place (terminals only): its phase while it is
+ * validated and derived, then a bar of its items written.
+ */
+function progressDisplay(): { update: (release: PcmRelease) => void; end: () => void } {
+  let last = '';
+  return {
+    update: (release) => {
+      const line = progressLine(release);
+      if (line === last) return;
+      last = line;
+      process.stderr.write(`\r${line}\x1b[K`);
+    },
+    end: () => {
+      if (last !== '') process.stderr.write('\n');
+    },
   };
+}
+
+function progressLine(release: PcmRelease): string {
+  if (releaseState(release) === 'PENDING') return `release ${release.release_id}: starting`;
+  const total = release.total_items;
+  if (total === undefined) {
+    // The workflow's steps: 10 % once validated, the item count once derived (lib/catalog/pipeline/steps.ts).
+    return (release.percent_completed ?? 0) < 10 ? 'validating the document...' : 'deriving the items...';
+  }
+  const written = Math.min(release.written_items ?? 0, total);
+  const percent = total === 0 ? 100 : Math.floor((written / total) * 100);
+  const width = 30;
+  const filled = Math.round((percent / 100) * width);
+  return `writing release [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% ${written}/${total} items`;
 }
 
 /** The JSON document in `file`; a file that is missing or not JSON is a usage error. */
@@ -148,28 +197,49 @@ function describeCounts(c: ReleaseCounts): string {
   return `${c.total} (${c.live} live, ${c.draft} draft): ${count(c.parents, 'parent')}, ${count(c.children, 'child', 'children')} (${c.live_children} live), ${c.standard} standard, ${count(c.bundles, 'bundle')}`;
 }
 
+/** How long Ctrl-C waits for the release to be marked FAILED before it exits anyway. */
+const INTERRUPT_SETTLE_MS = 5000;
+
 /**
- * Ctrl-C (or SIGTERM) during a publish: says what it leaves (nothing before the release's marker is
- * written; after, a half-written release that never went live) and how to remove it, then exits 130.
+ * Ctrl-C (or SIGTERM) during a publish: before the release exists, nothing was published; after, the
+ * release is failed at once (`interruptRelease`: no switch can follow, the catalog is free for the next
+ * publish) and the message says what is left and what removes it. Exits 130; a second Ctrl-C exits at once.
  */
-function onInterrupt(storeId: string): {
-  started: (release: { catalog_id: string; release_id: string }) => void;
-  done: () => void;
-} {
-  let release: { catalog_id: string; release_id: string } | undefined;
+function onInterrupt(storeId: string): { started: (release: PcmRelease) => void; done: () => void } {
+  let release: PcmRelease | undefined;
   const stop = (signal: NodeJS.Signals) => {
-    process.stderr.write(
-      release
-        ? `\n${TOOL}: ${signal}: publish interrupted; release ${release.release_id} of catalog ${release.catalog_id} is left half-written (status writing; it never went live, the current release still serves). \`npm run catalog -- cleanup --store ${storeId} --now\` removes it now; a plain cleanup or the next publish removes it after 5 minutes.\n`
-        : `\n${TOOL}: ${signal}: publish interrupted before writing anything; nothing to clean up.\n`,
-    );
-    process.exit(130);
+    const exit = (message: string) => {
+      process.stderr.write(`\n${TOOL}: ${signal}: ${message}\n`);
+      process.exit(130);
+    };
+    if (release === undefined) {
+      exit('publish interrupted before its release was created; nothing was published.');
+      return;
+    }
+    const { release_id: releaseId, catalog_id: catalogId } = release;
+    const named = `release ${releaseId} of catalog ${catalogId}`;
+    const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS, 'timeout'));
+    Promise.race([interruptRelease(release, signal), timeout])
+      .catch(() => 'error' as const)
+      .then((state) => {
+        if (state === 'FAILED')
+          exit(
+            `publish interrupted; ${named} is FAILED and never went live (the current release still serves). \`npm run catalog -- cleanup --store ${storeId}\` removes what it wrote; so does the next publish of the catalog.`,
+          );
+        else if (state === 'PUBLISHED')
+          exit(`publish interrupted after ${named} went live: it is PUBLISHED.`);
+        else if (state === undefined) exit(`publish interrupted; ${named} is gone: nothing was published.`);
+        else
+          exit(
+            `publish interrupted; ${named} could not be marked FAILED (${state}): it never went live, and stays IN_PROGRESS until the next publish of the catalog takes it over (after 5 minutes). \`npm run catalog -- cleanup --store ${storeId} --now\` removes what it wrote now.`,
+          );
+      });
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   return {
-    started: (started) => {
-      release = started;
+    started: (created) => {
+      release = created;
     },
     done: () => {
       process.off('SIGINT', stop);
@@ -178,46 +248,124 @@ function onInterrupt(storeId: string): {
   };
 }
 
+/** The local workflow's latest run in this process: publish waits for its release's run to end. */
+let localRun: Promise<unknown> | undefined;
+
+/**
+ * Releases run the publishing workflow's steps in this process (lib/catalog/pipeline/run-local.ts), as under
+ * the local API; with RELEASE_STATE_MACHINE_ARN set, the state machine runs them instead.
+ */
+function registerWorkflow(): void {
+  registerLocalWorkflow((input: ReleaseExecutionInput) => {
+    localRun = runWorkflowLocally(input);
+    return localRun;
+  });
+}
+
+/**
+ * The document's catalog, from a read of the whole file as a stream (nothing stored yet): a file that is
+ * missing or not JSON is a usage error, as for validate.
+ */
+async function scanDocument(file: string): Promise<DocumentCatalog | undefined> {
+  try {
+    return await readDocumentCatalog(createReadStream(file));
+  } catch (error) {
+    if (error instanceof DocumentReadError) usageError(TOOL, `cannot read ${file}: ${error.message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') usageError(TOOL, `cannot read ${file}: no such file`);
+    if (code !== undefined) usageError(TOOL, `cannot read ${file}: ${(error as Error).message}`);
+    throw error;
+  }
+}
+
+/**
+ * A document that names no catalog (no `catalog.name`, or a `catalog.id` that is no UUID) cannot be given
+ * to a catalog's release: its errors come from the streamed validation here, and nothing is stored.
+ */
+async function refuseWithoutCatalog(file: string, json: boolean): Promise<number> {
+  const result = await validateReleaseStream(createReadStream(file));
+  const error = result.ok
+    ? new ReleaseValidationError([{ path: 'catalog', rule: 'catalog', message: 'names no catalog' }], 1)
+    : new ReleaseValidationError(result.issues, result.total);
+  printValidationErrors(file, error, { json }, '; nothing was published');
+  return 1;
+}
+
 async function publish(values: Values): Promise<number> {
   const storeId = required(values, 'store');
   const file = required(values, 'file');
   const json = values.json === true;
-  const document = readDocument(file);
-  await connect();
+  const catalog = await scanDocument(file);
+  if (catalog === undefined) return refuseWithoutCatalog(file, json);
+  await connect({ objectStore: true });
+  registerWorkflow();
   const interrupted = onInterrupt(storeId);
+  const progress = !json && process.stderr.isTTY ? progressDisplay() : undefined;
+  let result: PublishOutcome;
   try {
-    const result = await publishRelease(storeId, document, {
-      ...(!json && process.stderr.isTTY ? { onProgress: progressBar() } : {}),
-      onStart: interrupted.started,
+    result = await publishDocument(storeId, catalog, () => createReadStream(file), {
+      onCreated: interrupted.started,
+      ...(progress ? { onProgress: progress.update } : {}),
+      localRun: () => localRun,
     });
-    interrupted.done();
-    if (json) {
-      process.stdout.write(
-        `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products: result.products, warnings: result.warnings })}\n`,
-      );
-    } else {
-      process.stdout.write(
-        [
-          `published release ${result.release_id} of catalog ${result.catalog_id}`,
-          `  products: ${describeCounts(result.products)}`,
-          `  items written: ${result.items}; old releases removed: ${result.cleaned_up.length}`,
-          '',
-        ].join('\n'),
-      );
-    }
-    for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
-    return 0;
   } catch (error) {
-    if (error instanceof ReleaseValidationError) {
-      printValidationErrors(file, error, { json }, '; nothing was written');
-      return 1;
-    }
+    progress?.end();
     if (error instanceof StoreNotFoundError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }
+    if (error instanceof CatalogBusy) {
+      process.stderr.write(`${TOOL}: ${error.message}\n`);
+      return 3;
+    }
+    if (error instanceof DocumentNotStored) {
+      const unreachable = objectStoreUnreachableMessage(error.cause, getConfig().s3Endpoint);
+      process.stderr.write(`${TOOL}: ${unreachable ?? error.message}\n`);
+      return 1;
+    }
     throw error;
+  } finally {
+    interrupted.done();
   }
+  progress?.end();
+  if (releaseState(result.release) === 'FAILED') return printFailure(file, result, json);
+  const { products } = result;
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products, warnings: result.warnings })}\n`,
+    );
+  } else {
+    const live = products.live === undefined ? '' : ` (${products.live} live, ${products.draft} draft)`;
+    process.stdout.write(
+      [
+        `published release ${result.release_id} of catalog ${result.catalog_id}`,
+        `  products: ${products.total}${live}; ${count(result.release.total_nodes ?? 0, 'node')}`,
+        `  items written: ${result.items}; old releases removed: ${result.cleaned_up.length}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+  return 0;
+}
+
+/**
+ * A FAILED release: its validation issues as validate prints them (JSON paths), or the workflow's error;
+ * with --json, `{errors, total}` either way. Exit 1.
+ */
+function printFailure(file: string, result: PublishOutcome, json: boolean): number {
+  const { release } = result;
+  // As validate orders each issue's fields (a DynamoDB map keeps no order).
+  const issues = (release.errors ?? []).map(({ path, rule, message }) => ({ path, rule, message }));
+  const named = `release ${result.release_id} of catalog ${result.catalog_id}`;
+  if (json || failedForDocument(release)) {
+    const error = new ReleaseValidationError(issues, release.errors_total ?? issues.length);
+    printValidationErrors(file, error, { json }, `; nothing was published (${named} is FAILED)`);
+  } else {
+    const why = issues.map((issue) => issue.message).join('; ');
+    process.stderr.write(`${TOOL}: ${named} FAILED: ${why}. The current release still serves.\n`);
+  }
+  return 1;
 }
 
 /**

@@ -3,9 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { freePort } from '../../local/dynamodb-local';
 import { count, parseJson } from '../../local/messages';
-import { runCli, runCliWith } from '../support/cli';
+import { runCli, runCliAsync, runCliWith } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
 /** What the local tools say when something goes wrong: one language, each message saying what to do. */
@@ -104,7 +105,7 @@ describe('npm run smoke against a closed port', () => {
 });
 
 describe('Ctrl-C during catalog publish', () => {
-  it('says which release it leaves, and cleanup --now removes it at once (plain cleanup waits)', async () => {
+  it('fails the release at once and says so; cleanup removes what it wrote', async () => {
     const store = await createTestStore();
     const release = join(dir, 'large.json');
     const generated = runCli('catalog', 'generate', '--children', '20000', '--out', release);
@@ -125,29 +126,61 @@ describe('Ctrl-C during catalog publish', () => {
     // 'close', not 'exit': at 'exit' the child's stderr may still hold the message (seen on a loaded machine).
     const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
     const deadline = Date.now() + 60_000;
+    // Interrupted once it writes items, as a user would press Ctrl-C at the progress bar.
     let markers = await catalogRepository.listReleases(store.store.id);
-    while (markers.length === 0) {
+    while ((markers[0] as PcmRelease | undefined)?.written_items === undefined) {
       if (Date.now() > deadline || child.exitCode !== null)
-        throw new Error(`publish never started: ${stderr}`);
+        throw new Error(`publish never started writing: ${stderr}`);
       await new Promise((r) => setTimeout(r, 50));
       markers = await catalogRepository.listReleases(store.store.id);
     }
     child.kill('SIGINT');
     expect(await exited).toBe(130);
-    const marker = markers[0] as { release_id: string; catalog_id: string };
+    const marker = markers[0] as PcmRelease;
     expect(stderr).toBe(
-      `\ncatalog: SIGINT: publish interrupted; release ${marker.release_id} of catalog ${marker.catalog_id} is left half-written (status writing; it never went live, the current release still serves). \`npm run catalog -- cleanup --store ${store.store.id} --now\` removes it now; a plain cleanup or the next publish removes it after 5 minutes.\n`,
+      `\ncatalog: SIGINT: publish interrupted; release ${marker.release_id} of catalog ${marker.catalog_id} is FAILED and never went live (the current release still serves). \`npm run catalog -- cleanup --store ${store.store.id}\` removes what it wrote; so does the next publish of the catalog.\n`,
     );
-    expect(await catalogRepository.listReleases(store.store.id)).toEqual([
-      expect.objectContaining({ release_id: marker.release_id, status: 'writing' }),
-    ]);
+    // Fenced (no switch can follow), FAILED as the API shows it, and the catalog free for the next publish.
+    const failed = await pcmRepository.getRelease(store.store.id, marker.catalog_id, marker.release_id);
+    expect(failed).toMatchObject({
+      status: 'abandoned',
+      state: 'FAILED',
+      errors: [
+        {
+          path: '',
+          rule: 'interrupted',
+          message: 'the publish was interrupted (SIGINT) before the release went live; publish again',
+        },
+      ],
+    });
+    expect((await pcmRepository.getCatalog(store.store.id, marker.catalog_id))?.publishing).toBeUndefined();
+    expect(await catalogRepository.getRegistry(store.store.id)).toBeUndefined();
 
     const plain = runCli('catalog', 'cleanup', '--store', store.store.id);
-    expect(plain.stdout).toBe('removed 0 releases (0 items)\n');
-    const now = runCli('catalog', 'cleanup', '--store', store.store.id, '--now');
-    expect(now.status).toBe(0);
-    expect(now.stdout).toMatch(/^removed 1 release \(\d+ items\)\n$/);
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).toMatch(/^removed 1 release \(\d+ items\)\n$/);
     expect(await catalogRepository.listReleases(store.store.id)).toEqual([]);
+  });
+});
+
+describe('an object store that is not there', () => {
+  it('catalog publish says which and what to start, and stores nothing', async () => {
+    const store = await createTestStore();
+    const port = String(await freePort());
+    const path = join(dir, 'no-bucket.json');
+    writeFileSync(path, JSON.stringify({ catalog: { name: 'Nowhere' }, products: [] }));
+    const run = await runCliAsync({ ...process.env, S3_ENDPOINT: `http://127.0.0.1:${port}` }, 'catalog', [
+      'publish',
+      '--store',
+      store.store.id,
+      '--file',
+      path,
+    ]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      `catalog: cannot reach the object store at http://127.0.0.1:${port}: is \`npm start\` running? (ECONNREFUSED)\n`,
+    );
+    expect(await pcmRepository.listCatalogs(store.store.id)).toEqual([]);
   });
 });
 
