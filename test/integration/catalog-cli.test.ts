@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashSecret } from '../../lib/auth/secrets';
@@ -228,6 +228,7 @@ describe('npm run catalog -- publish', () => {
       const release = await pcmRepository.getRelease(store.store.id, output.catalog_id, output.release_id);
       expect(release).toMatchObject({ state: 'PUBLISHED', total_products: 60_002 });
       expect(release?.written_items).toBe(release?.total_items);
+      rmSync(large);
     },
     LARGE_PUBLISH_MS + 60_000,
   );
