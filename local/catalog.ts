@@ -335,11 +335,13 @@ async function publish(values: Values): Promise<number> {
       `${JSON.stringify({ catalog_id: result.catalog_id, release_id: result.release_id, products, warnings: result.warnings })}\n`,
     );
   } else {
+    const counted = result.release.counts;
     const live = products.live === undefined ? '' : ` (${products.live} live, ${products.draft} draft)`;
+    const described = counted === undefined ? `${products.total}${live}` : describeCounts(counted);
     process.stdout.write(
       [
         `published release ${result.release_id} of catalog ${result.catalog_id}`,
-        `  products: ${products.total}${live}; ${count(result.release.total_nodes ?? 0, 'node')}`,
+        `  products: ${described}; ${count(result.release.total_nodes ?? 0, 'node')}`,
         `  items written: ${result.items}; old releases removed: ${result.cleaned_up.length}`,
         '',
       ].join('\n'),

@@ -1,3 +1,4 @@
+import type { ReleaseCounts } from '../catalog/derive';
 import { DocumentReadError, readReleaseDocument } from '../catalog/document-stream';
 import type { ReleaseSummary } from '../catalog/product-lookups';
 import { StoreNotFoundError } from '../catalog/publisher';
@@ -5,7 +6,6 @@ import { ABANDONED_AFTER_MS } from '../catalog/release-settings';
 import { unselectableReason } from '../catalog/rules';
 import { ConflictError } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
-import type { WriteCaller } from '../store/caller-check';
 import { catalogLookupRepository } from '../store/catalog-lookup-repository';
 import { catalogRepository } from '../store/catalog-repository';
 import { objectStore } from '../store/object-store';
@@ -133,7 +133,7 @@ export async function ensureCatalogForDocument(
  * without a caller the repository adds no caller check (`withCallerChecks`). No route reaches this.
  */
 export function createToolRelease(storeId: string, catalogId: string): Promise<PcmRelease> {
-  return createRelease(storeId, catalogId, undefined as unknown as WriteCaller);
+  return createRelease(storeId, catalogId, undefined);
 }
 
 /** The catalog's release being published, unless it stalled (what makes `createRelease` refuse). */
@@ -171,7 +171,7 @@ export interface PublishOutcome {
   /** The release when it was PUBLISHED or FAILED (its `errors` then). */
   release: PcmRelease;
   /** Products of the release: `live` (and `draft`) from the release's summary, when it is readable. */
-  products: { total: number; live?: number; draft?: number };
+  products: Partial<ReleaseCounts> & { total: number };
   /** Items the release wrote. */
   items: number;
   /** Releases of the catalog the switch's cleanup removed. */
@@ -291,7 +291,7 @@ async function outcome(storeId: string, release: PcmRelease, before: string[]): 
     catalog_id: catalogId,
     release_id: release.release_id,
     release,
-    products: { total: release.total_products ?? 0 },
+    products: release.counts ?? { total: release.total_products ?? 0 },
     items: release.total_items ?? 0,
     cleaned_up: before.filter((id) => !remaining.has(id)),
     warnings: [],
@@ -302,7 +302,7 @@ async function outcome(storeId: string, release: PcmRelease, before: string[]): 
     const read = await catalogLookupRepository.read(layout, { summary: true });
     if (read.summary !== undefined) {
       const live = (JSON.parse(read.summary) as ReleaseSummary).live_products;
-      result.products = { total: result.products.total, live, draft: result.products.total - live };
+      result.products = { ...result.products, live, draft: result.products.total - live };
     }
   }
   const catalogs = Object.values(registry?.catalogs ?? {});

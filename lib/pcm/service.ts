@@ -153,7 +153,11 @@ export async function createDocumentUpload(
  * is (and is forgotten once its URL has lapsed). What the upload holds is not read here: the release's
  * validation reads it (invalid JSON fails the release with the reader's line and column).
  */
-async function takeInUpload(storeId: string, catalog: PcmCatalog, caller: WriteCaller): Promise<PcmCatalog> {
+async function takeInUpload(
+  storeId: string,
+  catalog: PcmCatalog,
+  caller: WriteCaller | undefined,
+): Promise<PcmCatalog> {
   const upload: PendingUpload | undefined = catalog.upload;
   if (upload === undefined) return catalog;
   const stored = await objectStore.head(upload.key);
@@ -203,7 +207,8 @@ async function takeInUpload(storeId: string, catalog: PcmCatalog, caller: WriteC
 export async function createRelease(
   storeId: string,
   catalogId: string,
-  caller: WriteCaller,
+  /** Absent for a trusted local tool (the catalog CLI), which writes with the table's own credentials. */
+  caller: WriteCaller | undefined,
 ): Promise<PcmRelease> {
   let catalog = await catalogOf(storeId, catalogId);
   let takeOver: string | undefined;

@@ -1,3 +1,4 @@
+import type { ReleaseCounts } from '../catalog/derive';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { catalogKeys, type ReleaseMarker } from './catalog-repository';
 import { getDocumentClient } from './client';
@@ -61,6 +62,8 @@ export interface PcmRelease extends ReleaseMarker {
   percent_completed?: number;
   total_products?: number;
   total_nodes?: number;
+  /** What Derive counted: live and draft products, parents, children, bundles (the CLI prints them). */
+  counts?: ReleaseCounts;
   published_at?: string;
   /** Why it failed: the first validation issues (JSON paths) or the workflow's error. */
   errors?: ReleaseIssue[];

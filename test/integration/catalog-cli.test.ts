@@ -60,9 +60,17 @@ describe('npm run catalog -- publish', () => {
     const output = JSON.parse(run.stdout);
     expect(Object.keys(output)).toEqual(['catalog_id', 'release_id', 'products', 'warnings']);
     expect(output.warnings).toEqual([]);
-    // What the workflow records: the release's total, and its live products (the release summary). The
-    // kinds (parents, children, bundles...) are counted by its derive step and not recorded.
-    expect(output.products).toEqual({ total: 21, live: 16, draft: 5 });
+    // What the workflow's derive step counted and recorded on the release.
+    expect(output.products).toEqual({
+      total: 21,
+      live: 16,
+      draft: 5,
+      parents: 3,
+      children: 17,
+      live_children: 13,
+      standard: 1,
+      bundles: 0,
+    });
     const registry = await catalogRepository.getRegistry(store.store.id);
     expect(registry?.catalogs[output.catalog_id]?.release.id).toBe(output.release_id);
   });
@@ -78,7 +86,7 @@ describe('npm run catalog -- publish', () => {
     );
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
-      /^published release [0-9a-f-]{36} of catalog [0-9a-f-]{36}\n {2}products: 21 \(16 live, 5 draft\); 2 nodes\n {2}items written: \d+; old releases removed: 0\n$/,
+      /^published release [0-9a-f-]{36} of catalog [0-9a-f-]{36}\n {2}products: 21 \(16 live, 5 draft\): 3 parents, 17 children \(13 live\), 1 standard, 0 bundles; 2 nodes\n {2}items written: \d+; old releases removed: 0\n$/,
     );
     expect(run.stderr).toBe('');
   });

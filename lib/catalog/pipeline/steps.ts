@@ -179,6 +179,7 @@ export async function deriveStep(input: ReleaseExecutionInput): Promise<DeriveOu
     written_items: 0,
     total_products: derived.counts.total,
     total_nodes: derived.totalNodes,
+    counts: derived.counts,
   });
   return { ...input, manifest_key: manifestKey, chunks: chunks.length, items: derived.items };
 }
