@@ -398,7 +398,10 @@ export function prepareRelease(document: ReleaseDocument, context: PrepareContex
 }
 
 /** `meta.price_modifiers`: the named modifiers of the release, keyed by name. */
-function modifierMap(names: string[], document: Pick<ReleaseDocument, 'price_modifiers'>): Record<string, PriceModifier> {
+function modifierMap(
+  names: string[],
+  document: Pick<ReleaseDocument, 'price_modifiers'>,
+): Record<string, PriceModifier> {
   const map: Record<string, PriceModifier> = {};
   for (const name of names) {
     const modifier = document.price_modifiers[name];

@@ -303,7 +303,10 @@ describe('switching releases', () => {
       items: 0,
     });
     // A catalog keeps the two releases before its current one.
-    expect(await cleanupReleases(store.store.id, { retainReplacedMs: 0 })).toEqual({ releases: [], items: 0 });
+    expect(await cleanupReleases(store.store.id, { retainReplacedMs: 0 })).toEqual({
+      releases: [],
+      items: 0,
+    });
     const cleaned = await cleanupReleases(store.store.id, { retainReplacedMs: 0, keepReplaced: 0 });
     expect(cleaned).toEqual({ releases: [first], items: RELEASE_ITEMS });
     expect(await itemsOfRelease(first)).toBe(0);
