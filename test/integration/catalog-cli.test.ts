@@ -232,7 +232,16 @@ describe('npm run catalog -- publish', () => {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       const output = JSON.parse(run.stdout);
-      expect(output.products).toEqual({ total: 60_002, live: 60_002, draft: 0 });
+      expect(output.products).toEqual({
+        total: 60_002,
+        live: 60_002,
+        draft: 0,
+        parents: 1,
+        children: 60_000,
+        live_children: 60_000,
+        standard: 1,
+        bundles: 0,
+      });
       const release = await pcmRepository.getRelease(store.store.id, output.catalog_id, output.release_id);
       expect(release).toMatchObject({ state: 'PUBLISHED', total_products: 60_002 });
       expect(release?.written_items).toBe(release?.total_items);
