@@ -8,9 +8,17 @@ import { ROUTES } from '../../functions/routes';
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { generateAccessToken, hashSecret, parseAccessToken } from '../../lib/auth/secrets';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
+import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
+import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { publishRelease } from '../../lib/catalog/publisher';
+import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
+import { uuidv7 } from '../../lib/ids';
+import { documentKey } from '../../lib/pcm/service';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
+import { catalogRepository } from '../../lib/store/catalog-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
+import { objectStore } from '../../lib/store/object-store';
+import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { tokenRepository } from '../../lib/store/token-repository';
 import { loadHandler, matchRoute } from '../../local/router';
@@ -48,6 +56,8 @@ const UNAUTHENTICATED = {
 
 const SHOPPER_LIST = { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 200, 'own-admin': 200 } as const;
 const SHOPPER_BY_ID = { ...UNAUTHENTICATED, implicit: 200, 'other-admin': 404, 'own-admin': 200 } as const;
+/** An admin route about one of A's resources, without the own-admin status. */
+const ADMIN_BY_ID = { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 404 } as const;
 
 /**
  * The expected status of every cell, keyed by `${method} ${path}` exactly as in ROUTES.
@@ -129,6 +139,19 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /catalog/hierarchies/{hierarchy_id}': SHOPPER_BY_ID,
   'GET /catalog/hierarchies/{hierarchy_id}/children': SHOPPER_BY_ID,
   'GET /catalog/hierarchies/{hierarchy_id}/nodes': SHOPPER_BY_ID,
+  // The catalog API: admin only. B's token creates and lists in B's store; A's catalogs are 404 to it.
+  'POST /pcm/catalogs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /pcm/catalogs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/catalogs/{catalog_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/catalogs/{catalog_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/catalogs/{catalog_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'PUT /pcm/catalogs/{catalog_id}/document': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/catalogs/{catalog_id}/document-uploads': { ...ADMIN_BY_ID, 'own-admin': 201 },
+  'POST /pcm/catalogs/{catalog_id}/releases': { ...ADMIN_BY_ID, 'own-admin': 201 },
+  'GET /pcm/catalogs/{catalog_id}/releases': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/catalogs/{catalog_id}/releases/{release_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'DELETE /pcm/catalogs/{catalog_id}/releases': { ...ADMIN_BY_ID, 'own-admin': 204 },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -143,6 +166,12 @@ interface Tenant {
   realmId: string;
   initialPrefix: string;
   adminToken: string;
+  /**
+   * A catalog of the catalog API with a document and one FAILED release (not current, so deletable) that
+   * no successful cell touches: refused cells aim at them and they must come out unchanged.
+   */
+  catalogId: string;
+  releaseId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -156,6 +185,16 @@ let aDisposableKeyId: string;
 let tokens: Record<Kind, Record<string, string>>;
 /** Ids created by the successful POST cells. */
 const createdKeyIds: Partial<Record<Kind, string>> = {};
+const createdCatalogIds: Partial<Record<Kind, string>> = {};
+/** A's catalogs the own-admin cells may change: renamed and given a document and an upload; deleted. */
+let aEditableCatalogId: string;
+let aDisposableCatalogId: string;
+/** A's catalog whose document is invalid: the own-admin release of it fails at validation, at once. */
+let aReleasingCatalogId: string;
+/** A FAILED release the own-admin cell deletes, of a catalog of its own. */
+let aDisposableRelease: { catalogId: string; releaseId: string };
+/** A's catalog with two FAILED releases, which the own-admin cell deletes together. */
+let aPrunableCatalogId: string;
 /** Every id of store A a response to another caller must never contain. */
 let aIds: string[];
 
@@ -175,6 +214,75 @@ async function setPrefix(mappingId: string, prefix: string): Promise<void> {
   expect(await mappingRepository.changePrefix(mapping, prefix)).toBe('changed');
 }
 
+/** A release document that fails validation (a slug with a space): its release is FAILED at once. */
+function invalidRelease() {
+  const document = childrenRelease();
+  (document.products[0] as { attributes: Record<string, unknown> }).attributes.slug = 'not ok';
+  return document;
+}
+
+/** A catalog of the catalog API, made with the repository; with its document in the bucket when given. */
+async function newCatalog(storeId: string, name: string, document?: unknown): Promise<string> {
+  const at = new Date().toISOString();
+  const catalogId = uuidv7();
+  await pcmRepository.createCatalog(storeId, {
+    id: catalogId,
+    name,
+    description: '',
+    hierarchy_ids: [],
+    pricebook_id: null,
+    created_at: at,
+    updated_at: at,
+  });
+  if (document !== undefined) {
+    const key = documentKey(storeId, catalogId);
+    const text = JSON.stringify(document);
+    await objectStore.put(key, text, { contentType: 'application/json' });
+    await pcmRepository.setDocument(storeId, catalogId, {
+      key,
+      bytes: Buffer.byteLength(text),
+      updated_at: at,
+    });
+  }
+  return catalogId;
+}
+
+/** A FAILED release of a catalog with a document, made with the repository (no workflow runs). */
+async function failedRelease(storeId: string, catalogId: string): Promise<string> {
+  const catalog = await pcmRepository.getCatalog(storeId, catalogId);
+  if (!catalog?.document) throw new Error('catalog without a document');
+  const at = new Date().toISOString();
+  const release: PcmRelease = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: uuidv7(),
+    shards: RELEASE_SHARDS,
+    status: 'failed',
+    started_at: at,
+    heartbeat_at: at,
+    state: 'FAILED',
+    name: catalog.name,
+    document_key: catalog.document.key,
+    created_at: at,
+    updated_at: at,
+    percent_completed: 0,
+    errors: [{ path: '', rule: 'stalled', message: 'made by the test' }],
+    errors_total: 1,
+  };
+  await pcmRepository.createRelease(release);
+  await pcmRepository.releaseLock(storeId, catalogId, release.release_id);
+  return release.release_id;
+}
+
+/** Waits until no catalog of the store is being published: no workflow outlives the cell that started it. */
+async function publishesSettled(storeId: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await pcmRepository.listCatalogs(storeId)).some((catalog) => catalog.publishing !== undefined)) {
+    if (Date.now() > deadline) throw new Error(`a release of store ${storeId} is still being published`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function newTenant(label: string, release: unknown): Promise<Tenant> {
   const test = await createTestStore({ name: `Isolation ${label}` });
   const { key: victim } = await applicationKeyRepository.create(test.store.id, {
@@ -185,6 +293,7 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
   await setPrefix(test.store.mapping_id, initialPrefix);
   await publishRelease(test.store.id, release);
   const mapping = await mappingRepository.get(test.store.mapping_id);
+  const catalogId = await newCatalog(test.store.id, `${label} victim`, release);
   return {
     test,
     victimKeyId: victim.id,
@@ -192,6 +301,8 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     realmId: mapping?.realm_id ?? '',
     initialPrefix,
     adminToken: await tokenFor(test),
+    catalogId,
+    releaseId: await failedRelease(test.store.id, catalogId),
   };
 }
 
@@ -216,6 +327,8 @@ async function expiredToken(tenant: Tenant): Promise<string> {
 let aVictimBefore: unknown;
 let bVictimBefore: unknown;
 let aStoreBefore: { key_count: number; reserved_rate_limit_total: number };
+let aCatalogBefore: unknown;
+let aReleaseBefore: unknown;
 
 // Two stores with published releases: seconds on a loaded machine (the default 5 s hook limit failed there).
 beforeAll(async () => {
@@ -232,6 +345,20 @@ beforeAll(async () => {
   });
   aEditableKeyId = editable.key.id;
   aDisposableKeyId = disposable.key.id;
+
+  // The catalog API's releases start their workflow in this process, as the local server runs them.
+  registerLocalWorkflow(runWorkflowLocally);
+  const aStoreId = a.test.store.id;
+  aEditableCatalogId = await newCatalog(aStoreId, 'a editable');
+  aDisposableCatalogId = await newCatalog(aStoreId, 'a disposable');
+  aReleasingCatalogId = await newCatalog(aStoreId, 'a releasing', invalidRelease());
+  const withRelease = await newCatalog(aStoreId, 'a with a disposable release', childrenRelease());
+  aDisposableRelease = { catalogId: withRelease, releaseId: await failedRelease(aStoreId, withRelease) };
+  aPrunableCatalogId = await newCatalog(aStoreId, 'a prunable', childrenRelease());
+  const pruned = [
+    await failedRelease(aStoreId, aPrunableCatalogId),
+    await failedRelease(aStoreId, aPrunableCatalogId),
+  ];
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -255,6 +382,8 @@ beforeAll(async () => {
   const aStore = await storeRepository.get(a.test.store.id, true);
   if (!aStore) throw new Error('store A missing');
   aStoreBefore = aStore;
+  aCatalogBefore = await pcmRepository.getCatalog(aStoreId, a.catalogId);
+  aReleaseBefore = await pcmRepository.getRelease(aStoreId, a.catalogId, a.releaseId);
   aIds = [
     a.test.store.id,
     a.test.keyId,
@@ -268,8 +397,22 @@ beforeAll(async () => {
     a.realmId,
     a.initialPrefix,
     ...LIVE_CHILDREN,
+    a.catalogId,
+    a.releaseId,
+    aEditableCatalogId,
+    aDisposableCatalogId,
+    aReleasingCatalogId,
+    aDisposableRelease.catalogId,
+    aDisposableRelease.releaseId,
+    aPrunableCatalogId,
+    ...pruned,
   ];
 }, 60_000);
+
+// A release the matrix created is still validated in this process: the file ends once it is done.
+afterAll(async () => {
+  if (a) await publishesSettled(a.test.store.id);
+}, 30_000);
 
 // ---------------------------------------------------------------------------------------------------
 // Requests: what each route is asked, always about store A's resources, with a valid body for writes
@@ -349,6 +492,41 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
     params: { hierarchy_id: ROOT_NODE },
     headers: { 'svc-channel': 'web' },
   }),
+  'POST /pcm/catalogs': (kind) => ({
+    body: { data: { type: 'catalog', attributes: { name: `created by ${kind}` } } },
+  }),
+  'GET /pcm/catalogs': () => ({}),
+  'GET /pcm/catalogs/{catalog_id}': () => ({ params: { catalog_id: a.catalogId } }),
+  'PUT /pcm/catalogs/{catalog_id}': (kind) => ({
+    params: { catalog_id: kind === 'own-admin' ? aEditableCatalogId : a.catalogId },
+    body: { data: { type: 'catalog', attributes: { name: `renamed by ${kind}` } } },
+  }),
+  'DELETE /pcm/catalogs/{catalog_id}': (kind) => ({
+    params: { catalog_id: kind === 'own-admin' ? aDisposableCatalogId : a.catalogId },
+  }),
+  'PUT /pcm/catalogs/{catalog_id}/document': (kind) => ({
+    params: { catalog_id: kind === 'own-admin' ? aEditableCatalogId : a.catalogId },
+    body: childrenRelease(),
+  }),
+  'POST /pcm/catalogs/{catalog_id}/document-uploads': (kind) => ({
+    params: { catalog_id: kind === 'own-admin' ? aEditableCatalogId : a.catalogId },
+  }),
+  'POST /pcm/catalogs/{catalog_id}/releases': (kind) => ({
+    params: { catalog_id: kind === 'own-admin' ? aReleasingCatalogId : a.catalogId },
+  }),
+  'GET /pcm/catalogs/{catalog_id}/releases': () => ({ params: { catalog_id: a.catalogId } }),
+  'GET /pcm/catalogs/{catalog_id}/releases/{release_id}': () => ({
+    params: { catalog_id: a.catalogId, release_id: a.releaseId },
+  }),
+  'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': (kind) => ({
+    params:
+      kind === 'own-admin'
+        ? { catalog_id: aDisposableRelease.catalogId, release_id: aDisposableRelease.releaseId }
+        : { catalog_id: a.catalogId, release_id: a.releaseId },
+  }),
+  'DELETE /pcm/catalogs/{catalog_id}/releases': (kind) => ({
+    params: { catalog_id: kind === 'own-admin' ? aPrunableCatalogId : a.catalogId },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -421,6 +599,7 @@ const PRODUCT_NOT_FOUND = 'product not found in the catalog';
 
 /** The 404 detail of a route: catalog reads name what they did not find. */
 function notFoundDetail(path: string): string {
+  if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/catalog/nodes/')) return 'node not found in the catalog';
   if (path.startsWith('/catalog/hierarchies/')) return 'hierarchy not found in the catalog';
   return path.startsWith('/catalog/') ? PRODUCT_NOT_FOUND : NOT_FOUND;
@@ -510,6 +689,66 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
     expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([LEAF_NODE]),
   'GET /catalog/hierarchies/{hierarchy_id}/nodes': (_kind, res) =>
     expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([LEAF_NODE]),
+  'POST /pcm/catalogs': (kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'catalog', attributes: { name: `created by ${kind}` } });
+    createdCatalogIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/catalogs': async (kind, res) => {
+    const ids = res.body.data.map((catalog: { id: string }) => catalog.id);
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await pcmRepository.listCatalogs(tenant.test.store.id);
+    expect(ids).toEqual(stored.map((catalog) => catalog.id));
+    expect(ids).toContain(tenant.catalogId);
+    if (kind === 'own-admin') {
+      expectNoneOf(res.raw, [b.test.store.id, b.catalogId, b.releaseId]);
+    } else expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/catalogs/{catalog_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.catalogId, attributes: { name: 'a victim' } });
+  },
+  'PUT /pcm/catalogs/{catalog_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditableCatalogId,
+      attributes: { name: 'renamed by own-admin' },
+    });
+  },
+  'DELETE /pcm/catalogs/{catalog_id}': async () => {
+    expect(await pcmRepository.getCatalog(a.test.store.id, aDisposableCatalogId)).toBeUndefined();
+  },
+  'PUT /pcm/catalogs/{catalog_id}/document': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditableCatalogId,
+      meta: { document: { bytes: Buffer.byteLength(JSON.stringify(childrenRelease())) } },
+    });
+  },
+  'POST /pcm/catalogs/{catalog_id}/document-uploads': async (_kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'catalog-document-upload', method: 'PUT' });
+    const catalog = await pcmRepository.getCatalog(a.test.store.id, aEditableCatalogId);
+    expect(catalog?.upload?.key).toBe(
+      `uploads/${a.test.store.id}/${aEditableCatalogId}/${res.body.data.id}.json`,
+    );
+  },
+  // The release's workflow runs on in this process: the cell ends once it failed (its document is invalid).
+  'POST /pcm/catalogs/{catalog_id}/releases': async (_kind, res) => {
+    expect(res.body.data.meta.release_status).toBe('PENDING');
+    await publishesSettled(a.test.store.id);
+    const release = await pcmRepository.getRelease(a.test.store.id, aReleasingCatalogId, res.body.data.id);
+    expect(release).toMatchObject({ state: 'FAILED', errors: [expect.objectContaining({ rule: 'slug' })] });
+  },
+  'GET /pcm/catalogs/{catalog_id}/releases': (_kind, res) => {
+    expect(res.body.data.map((release: { id: string }) => release.id)).toEqual([a.releaseId]);
+  },
+  'GET /pcm/catalogs/{catalog_id}/releases/{release_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.releaseId, meta: { release_status: 'FAILED' } });
+  },
+  'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': async () => {
+    const { catalogId, releaseId } = aDisposableRelease;
+    expect(await pcmRepository.getRelease(a.test.store.id, catalogId, releaseId)).toBeUndefined();
+  },
+  'DELETE /pcm/catalogs/{catalog_id}/releases': async () => {
+    expect(await catalogRepository.listReleases(a.test.store.id, aPrunableCatalogId)).toEqual([]);
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -704,6 +943,35 @@ describe('after the matrix', () => {
     for (const kind of refusedKinds) {
       expect(await mappingRepository.getReservation(prefixFor(kind))).toBeUndefined();
     }
+  });
+
+  it("left A's victim catalog and its release exactly as they were", async () => {
+    const storeId = a.test.store.id;
+    expect(await pcmRepository.getCatalog(storeId, a.catalogId)).toEqual(aCatalogBefore);
+    expect(await pcmRepository.getRelease(storeId, a.catalogId, a.releaseId)).toEqual(aReleaseBefore);
+    const releases = await catalogRepository.listReleases(storeId, a.catalogId);
+    expect(releases.map((release) => release.release_id)).toEqual([a.releaseId]);
+  });
+
+  it("holds exactly A's expected catalogs: no refused cell created or deleted one", async () => {
+    const catalogs = await pcmRepository.listCatalogs(a.test.store.id);
+    expect(catalogs.map((catalog) => catalog.name)).toEqual([
+      'a victim',
+      'renamed by own-admin',
+      'a releasing',
+      'a with a disposable release',
+      'a prunable',
+      'created by own-admin',
+    ]);
+  });
+
+  it("put B's admin-created catalog in B's store, not in A's", async () => {
+    const bCreated = createdCatalogIds['other-admin'];
+    expect(bCreated).toBeDefined();
+    expect(await pcmRepository.getCatalog(a.test.store.id, bCreated ?? '')).toBeUndefined();
+    expect(await pcmRepository.getCatalog(b.test.store.id, bCreated ?? '')).toMatchObject({
+      name: 'created by other-admin',
+    });
   });
 
   it("left B's victim key, keys and mapping as they were after A's admin token aimed at them", async () => {
