@@ -594,7 +594,7 @@ export function shopperHeaders(): Part<Record<string, string>> {
 
 // ---------------------------------------------------------------- JSON bodies
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Path = (string | number)[];
 
 /** Values of the wrong type (or a right type with a wrong value) to put anywhere in a body. */

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
+import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
+import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
 import {
   authorization,
   byteLimitString,
@@ -11,6 +13,7 @@ import {
   formBody,
   ignoredBody,
   includeQuery,
+  type Json,
   joinQuery,
   jsonBody,
   junkQueryParts,
@@ -22,7 +25,7 @@ import {
   shopperHeaders,
   unicodeString,
 } from './arbitraries';
-import { CATALOG, ref } from './world';
+import { CATALOG, FUZZ_DOCUMENT, ref } from './world';
 
 /** The parts of one route's requests; each `Part` gives valid values and any values. */
 interface RouteParts {
@@ -270,6 +273,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
       headers: shopperHeaders(),
     }),
   ...nodeRoutes(),
+  ...pcmRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -302,6 +306,177 @@ function nodeRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ ...list(), params: { hierarchy_id: hierarchyId() } }),
     'GET /catalog/hierarchies/{hierarchy_id}/nodes': () =>
       requests({ ...list(), params: { hierarchy_id: hierarchyId() } }),
+  };
+}
+
+// ---------------------------------------------------------------- the catalog API (/pcm/catalogs)
+
+const catalogName = fc.oneof(
+  fc.stringMatching(/^[A-Za-z][A-Za-z0-9 _-]{0,30}$/),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((s) => (s.trim() === '' ? `c${s}` : s)),
+  fc.constantFrom(
+    '😀'.repeat(CATALOG_NAME_MAX),
+    'a'.repeat(CATALOG_NAME_MAX),
+    ` ${'é'.repeat(CATALOG_NAME_MAX - 1)}`,
+  ),
+);
+const catalogDescription = fc.oneof(
+  fc.constantFrom('', 'x'.repeat(CATALOG_DESCRIPTION_MAX), '中'.repeat(CATALOG_DESCRIPTION_MAX)),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+);
+const pcmId = fc.stringMatching(/^[A-Za-z0-9._~-]{1,64}$/);
+const hierarchyIds = fc.oneof(
+  fc.array(fc.oneof(fc.constantFrom(...CATALOG.hierarchies), pcmId), { maxLength: 5 }),
+  fc.constant(Array.from({ length: MAX_HIERARCHY_IDS }, (_, i) => `h-${i}`)),
+);
+const pricebookId = fc.oneof(fc.constant(null), fc.constant(''), pcmId);
+
+/** The catalog attributes, each present or not (`required` always present). */
+const catalogAttributes = (required: 'name' | undefined) =>
+  fc.record(
+    {
+      name: catalogName,
+      description: catalogDescription,
+      hierarchy_ids: hierarchyIds,
+      pricebook_id: pricebookId,
+    },
+    { requiredKeys: required === undefined ? [] : [required] },
+  );
+
+const newCatalogBody = catalogAttributes('name').map((attributes) => ({
+  data: { type: 'catalog', attributes },
+}));
+
+/** An update names at least one attribute; `data.id`, when sent, is the path's (or another catalog's: 409). */
+const catalogUpdateBody = fc
+  .record({
+    attributes: catalogAttributes(undefined).filter((attributes) => Object.keys(attributes).length > 0),
+    id: fc.option(fc.constantFrom(ref('catalogId'), ref('documentCatalogId'), ref('otherCatalogId')), {
+      nil: undefined,
+      freq: 2,
+    }),
+  })
+  .map(({ attributes, id }) => ({
+    data: { type: 'catalog', ...(id === undefined ? {} : { id }), attributes },
+  }));
+
+/** The optional body of a new release: the platform's fields, all accepted and ignored. */
+const newReleaseBody = fc
+  .record(
+    {
+      type: fc.constant('catalog-release'),
+      export_full_delta: fc.boolean(),
+      include_organization_resources: fc.option(fc.boolean(), { nil: null }),
+    },
+    { requiredKeys: [] },
+  )
+  .chain((data) => fc.constantFrom<Json>({ data: data as Json }, {}));
+
+/** No body, or a JSON one (valid or broken). */
+function optionalJsonBody(value: fc.Arbitrary<Json>): Part<FuzzBody | undefined> {
+  const json = jsonBody(value);
+  return {
+    valid: fc.oneof(fc.constant(undefined), json.valid),
+    any: fc.oneof(
+      CROSS_SHRINK,
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 3, arbitrary: json.any },
+    ),
+  };
+}
+
+/** A JSON text of exactly `bytes` bytes: one string. */
+const jsonOfBytes = (bytes: number): FuzzBody => ({
+  text: `"${'a'.repeat(bytes - 2)}"`,
+  base64: false,
+  contentType: 'application/json',
+});
+
+/**
+ * Release documents (`PUT …/document`): any JSON is stored (a release validates it), so valid bodies are the
+ * fuzz document or small JSON of any shape; broken ones are jsonBody's, and bodies at the 5 MB limit.
+ */
+function documentBody(): Part<FuzzBody | undefined> {
+  const json = jsonBody(
+    fc.oneof(
+      { weight: 2, arbitrary: fc.constant(FUZZ_DOCUMENT as unknown as Json) },
+      { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => value as Json) },
+    ),
+  );
+  return {
+    valid: json.valid,
+    any: fc.oneof(
+      CROSS_SHRINK,
+      { weight: 16, arbitrary: json.any },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(-1, 0, 1).map((delta) => jsonOfBytes(MAX_DOCUMENT_BYTES + delta)),
+      },
+    ),
+  };
+}
+
+/**
+ * The catalog API's routes: `catalogId` (its document stays the valid fuzz document, so its releases publish)
+ * and `documentCatalogId` (whose document is fuzzed) as the valid catalogs; store B's, a deleted one and
+ * unknown ids among the others. Deletes only delete what was created for the purpose.
+ */
+function pcmRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const CATALOG_OTHERS = [ref('otherCatalogId'), ref('deletedCatalogId')];
+  const catalogId = (valid = [ref('catalogId'), ref('catalogIdUpper'), ref('documentCatalogId')]) =>
+    segment(valid, CATALOG_OTHERS);
+  const RELEASE_OTHERS = [ref('otherReleaseId'), 'latestpublished', 'LatestPublished', 'latestPublished%20'];
+  return {
+    'POST /pcm/catalogs': () => requests({ auth: ADMIN, body: jsonBody(newCatalogBody) }),
+    'GET /pcm/catalogs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /pcm/catalogs/{catalog_id}': () => requests({ auth: ADMIN, params: { catalog_id: catalogId() } }),
+    'PUT /pcm/catalogs/{catalog_id}': () =>
+      requests({ auth: ADMIN, params: { catalog_id: catalogId() }, body: jsonBody(catalogUpdateBody) }),
+    // A catalog with releases is 409: `catalogId` (its current release) is among the others.
+    'DELETE /pcm/catalogs/{catalog_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: {
+          catalog_id: segment(
+            [ref('freshCatalogId')],
+            [...CATALOG_OTHERS, ref('catalogId'), ref('catalogIdUpper')],
+          ),
+        },
+      }),
+    'PUT /pcm/catalogs/{catalog_id}/document': () =>
+      requests({
+        auth: ADMIN,
+        params: { catalog_id: segment([ref('documentCatalogId')], CATALOG_OTHERS) },
+        body: documentBody(),
+      }),
+    'POST /pcm/catalogs/{catalog_id}/document-uploads': () =>
+      requests({ auth: ADMIN, params: { catalog_id: catalogId([ref('documentCatalogId')]) } }),
+    'POST /pcm/catalogs/{catalog_id}/releases': () =>
+      requests({ auth: ADMIN, params: { catalog_id: catalogId() }, body: optionalJsonBody(newReleaseBody) }),
+    'GET /pcm/catalogs/{catalog_id}/releases': () =>
+      requests({ auth: ADMIN, params: { catalog_id: catalogId() }, query: [pageQuery()] }),
+    'GET /pcm/catalogs/{catalog_id}/releases/{release_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: {
+          catalog_id: catalogId([ref('catalogId'), ref('catalogIdUpper')]),
+          release_id: segment(
+            [ref('releaseId'), ref('releaseIdUpper'), ref('currentReleaseId'), 'latestPublished'],
+            RELEASE_OTHERS,
+          ),
+        },
+      }),
+    // The current release and one of another store are 409 and 404; fresh failed releases are deleted.
+    'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: {
+          catalog_id: catalogId([ref('catalogId'), ref('catalogIdUpper')]),
+          release_id: segment([ref('freshReleaseId')], [...RELEASE_OTHERS, ref('currentReleaseId')]),
+        },
+      }),
+    'DELETE /pcm/catalogs/{catalog_id}/releases': () =>
+      requests({ auth: ADMIN, params: { catalog_id: catalogId() } }),
   };
 }
 

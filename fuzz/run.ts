@@ -2,12 +2,16 @@
 import './log-level';
 import { pathToFileURL } from 'node:url';
 import { runAsScript } from '../bench/support';
+import { resetConfig } from '../lib/config/index';
+import { resetObjectStoreClient } from '../lib/store/object-store';
 import { parseCli } from '../local/cli';
+import { type ObjectStoreLocal, startObjectStoreLocal } from '../local/object-store-local';
 import { fuzzRoute, fuzzTargets, type RouteStats, seedFuzzWorld } from './properties';
+import type { FuzzWorld } from './world';
 
 /**
  * `npm run fuzz [-- --cases N] [--seed S] [--route TEXT] [--json]`: every route of infra/routes.ts,
- * in-process against its own DynamoDB Local, N fast-check cases each (default 10,000). Exits 1 on any
+ * in-process against its own DynamoDB Local and object store, N fast-check cases each (default 10,000). Exits 1 on any
  * 5xx, uncaught exception or invalid error body, printing each route's minimal failing case on stderr.
  * `--route` keeps the routes whose `METHOD /path` contains TEXT (with the same seed, the same cases).
  * `FUZZ_LOG_LEVEL=error` shows the functions' error logs (on stderr).
@@ -81,10 +85,20 @@ async function fuzz(args: string[]): Promise<FuzzReport> {
   // stdout carries only the result: anything the functions print goes to stderr meanwhile.
   const stdoutWrite = process.stdout.write;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  // The catalog API keeps release documents in the object store: a local one, unless S3_ENDPOINT names one.
+  let objects: ObjectStoreLocal | undefined;
+  let world: FuzzWorld | undefined;
   try {
+    if (!process.env.S3_ENDPOINT) {
+      log('starting the local object store');
+      objects = await startObjectStoreLocal();
+      process.env.S3_ENDPOINT = objects.endpoint;
+      resetConfig();
+      resetObjectStoreClient();
+    }
     log(`seed ${seed} (replay: npm run fuzz -- --seed ${seed}), ${cases} cases per route`);
     log(`seeding stores, ${EXTRA_KEYS} keys, tokens, mappings and a catalog`);
-    const world = await seedFuzzWorld({ extraKeys: EXTRA_KEYS });
+    world = await seedFuzzWorld({ extraKeys: EXTRA_KEYS });
     const started = Date.now();
     const routes: RouteStats[] = [];
     for (const target of targets) {
@@ -106,6 +120,9 @@ async function fuzz(args: string[]): Promise<FuzzReport> {
     if (report.failed) process.exitCode = 1;
     return report;
   } finally {
+    // Releases the cases created are published in this process: no workflow outlives the run's stores.
+    await world?.settle();
+    await objects?.stop();
     process.stdout.write = stdoutWrite;
   }
 }

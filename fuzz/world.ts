@@ -1,11 +1,18 @@
 import sampleRelease from '../catalog/sample-release.json';
 import { issueAccessToken } from '../lib/auth/issue-token';
+import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
+import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { publishRelease } from '../lib/catalog/publisher';
+import { RELEASE_SHARDS } from '../lib/catalog/release-settings';
 import { toApiError } from '../lib/http/errors';
-import { uuidv4 } from '../lib/ids';
+import { uuidv4, uuidv7 } from '../lib/ids';
+import { createRelease, documentKey } from '../lib/pcm/service';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { mappingRepository } from '../lib/store/mapping-repository';
+import { objectStore } from '../lib/store/object-store';
+import { type PcmRelease, pcmRepository } from '../lib/store/pcm-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
@@ -28,6 +35,11 @@ export interface FuzzWorld {
   shopper(): Promise<number>;
   /** DynamoDB's transaction conflicts as emulated on the client while the cases run. */
   conflicts: ConflictCounts;
+  /**
+   * Resolves once no publishing workflow started by a release (`POST /pcm/catalogs/{id}/releases`) is still
+   * running in this process: call it before the run ends, so no workflow outlives it.
+   */
+  settle(): Promise<void>;
 }
 
 /** Placeholder names the arbitraries may use, with what they stand for. */
@@ -54,6 +66,17 @@ export const PLACEHOLDERS = {
   ownPrefix: "store A's current prefix",
   otherPrefix: "store B's current prefix",
   otherPrefixUpper: "store B's current prefix in upper case",
+  catalogId: "store A's catalog of the catalog API: FUZZ_DOCUMENT as its document, a published release",
+  catalogIdUpper: 'the same catalog id in upper case',
+  documentCatalogId: "store A's catalog whose document the fuzzers replace (its releases may fail)",
+  freshCatalogId: 'a catalog of store A created just before the request (delete fuzzing)',
+  deletedCatalogId: 'a deleted catalog of store A',
+  otherCatalogId: "store B's catalog (with a document and a failed release)",
+  releaseId: 'the release of catalogId published at seeding (current until another is published)',
+  releaseIdUpper: 'the same release id in upper case',
+  currentReleaseId: "catalogId's current release, read fresh",
+  freshReleaseId: 'a FAILED release of catalogId created just before the request (delete fuzzing)',
+  otherReleaseId: "the failed release of store B's catalog",
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -125,6 +148,16 @@ export const CATALOG = {
 };
 
 /**
+ * The release document of the catalog API's fuzzed catalogs: the sample catalog without its rules and its
+ * catalog id, so its releases publish beside the demo catalog without ever being picked for a shopper (the
+ * storefront routes keep reading the demo catalog) and without naming another catalog.
+ */
+export const FUZZ_DOCUMENT = (() => {
+  const { rules: _rules, catalog: _catalog, ...rest } = structuredClone(sampleRelease);
+  return { ...rest, catalog: { name: 'Fuzz catalog' } };
+})();
+
+/**
  * The fuzz stores' rate limit, set high on purpose: the fuzzer runs cases in-process far faster than a
  * store's default 100 requests/s, and a case refused with 429 never reaches the handler it should exercise
  * (the limiter has its own tests: test/unit/rate-limit*.test.ts, test/integration/rate-limit*.test.ts).
@@ -167,6 +200,78 @@ async function setPrefix(store: StoreRecord, adminToken: string, prefix: string)
     throw new Error(`setting prefix ${prefix} answered ${response.statusCode}`);
 }
 
+/** A catalog of the catalog API, made with the repository, with `document` in the bucket when given. */
+async function newPcmCatalog(storeId: string, name: string, document?: unknown): Promise<string> {
+  const at = new Date().toISOString();
+  const catalogId = uuidv7();
+  await pcmRepository.createCatalog(storeId, {
+    id: catalogId,
+    name,
+    description: '',
+    hierarchy_ids: [],
+    pricebook_id: null,
+    created_at: at,
+    updated_at: at,
+  });
+  if (document !== undefined) {
+    const key = documentKey(storeId, catalogId);
+    const text = JSON.stringify(document);
+    await objectStore.put(key, text, { contentType: 'application/json' });
+    await pcmRepository.setDocument(storeId, catalogId, {
+      key,
+      bytes: Buffer.byteLength(text),
+      updated_at: at,
+    });
+  }
+  return catalogId;
+}
+
+/**
+ * A FAILED release of a catalog with a document, made with the repository (no workflow runs). The catalog
+ * must not be publishing (its lock is taken and given back).
+ */
+async function failedRelease(storeId: string, catalogId: string): Promise<string> {
+  const catalog = await pcmRepository.getCatalog(storeId, catalogId);
+  if (!catalog?.document) throw new Error(`catalog ${catalogId} has no document`);
+  const at = new Date().toISOString();
+  const release: PcmRelease = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: uuidv7(),
+    shards: RELEASE_SHARDS,
+    status: 'failed',
+    started_at: at,
+    heartbeat_at: at,
+    state: 'FAILED',
+    name: catalog.name,
+    document_key: catalog.document.key,
+    created_at: at,
+    updated_at: at,
+    percent_completed: 0,
+    errors: [{ path: '', rule: 'stalled', message: 'made by the fuzz harness' }],
+    errors_total: 1,
+  };
+  await pcmRepository.createRelease(release);
+  await pcmRepository.releaseLock(storeId, catalogId, release.release_id);
+  return release.release_id;
+}
+
+/**
+ * Runs the publishing workflow of every release created in this process (as the local server does) and
+ * keeps the runs in flight: `settle` waits for them all.
+ */
+function registerWorkflow(): () => Promise<void> {
+  const running = new Set<Promise<unknown>>();
+  registerLocalWorkflow((input) => {
+    const run: Promise<unknown> = runWorkflowLocally(input).finally(() => running.delete(run));
+    running.add(run);
+    return run;
+  });
+  return async () => {
+    while (running.size > 0) await Promise.allSettled([...running]);
+  };
+}
+
 /**
  * Seeds what the fuzzers need in the configured tables: store A (keys, a deleted key with a token, a
  * prefix, the sample catalog with its channel rules) and store B (a key, a prefix, no catalog).
@@ -197,6 +302,22 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   await setPrefix(a.store, adminToken, `fuzz-a-${tag}`);
   await setPrefix(b.store, otherAdminToken, `fuzz-b-${tag}`);
   await publishRelease(a.store.id, sampleRelease);
+  // The catalog API: A's catalog with a published release, one whose document is fuzzed, a deleted one;
+  // B's catalog with a failed release.
+  const settle = registerWorkflow();
+  const catalogId = await newPcmCatalog(a.store.id, 'Fuzz catalog', FUZZ_DOCUMENT);
+  const documentCatalogId = await newPcmCatalog(a.store.id, 'Fuzz document catalog', FUZZ_DOCUMENT);
+  const deletedCatalogId = await newPcmCatalog(a.store.id, 'Deleted catalog');
+  await pcmRepository.deleteCatalog(a.store.id, deletedCatalogId);
+  const otherCatalogId = await newPcmCatalog(b.store.id, 'Other catalog', FUZZ_DOCUMENT);
+  const otherReleaseId = await failedRelease(b.store.id, otherCatalogId);
+  const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
+  await settle();
+  const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
+  if (published?.state !== 'PUBLISHED')
+    throw new Error(
+      `the fuzz catalog's release is ${published?.state}: ${JSON.stringify(published?.errors)}`,
+    );
   // One after the other: concurrent creates would contend for the store's key counters.
   for (let i = 0; i < (options.extraKeys ?? 0); i += 1)
     await applicationKeyRepository.create(a.store.id, { name: `Extra ${i}`, reserved_rate_limit: 0 });
@@ -222,6 +343,14 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       mappingId: a.store.mapping_id,
       mappingIdUpper: a.store.mapping_id.toUpperCase(),
       otherMappingId: b.store.mapping_id,
+      catalogId,
+      catalogIdUpper: catalogId.toUpperCase(),
+      documentCatalogId,
+      deletedCatalogId,
+      otherCatalogId,
+      releaseId,
+      releaseIdUpper: releaseId.toUpperCase(),
+      otherReleaseId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -232,6 +361,7 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const { conflicts } = emulateConflicts(getDocumentClient());
   return {
     conflicts,
+    settle,
     shopper: () =>
       issueAccessToken({ grant_type: 'implicit', client_id: a.key.client_id }).then(
         () => 200,
@@ -264,6 +394,16 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return prefixOf(b.store.mapping_id);
         case 'otherPrefixUpper':
           return (await prefixOf(b.store.mapping_id)).toUpperCase();
+        case 'freshCatalogId':
+          return newPcmCatalog(a.store.id, 'Fresh catalog');
+        case 'currentReleaseId':
+          return (
+            (await catalogRepository.getRegistry(a.store.id))?.catalogs[catalogId]?.release.id ?? releaseId
+          );
+        case 'freshReleaseId':
+          // A release of the catalog cannot be made while one of it is being published.
+          await settle();
+          return failedRelease(a.store.id, catalogId);
         default:
           return undefined;
       }

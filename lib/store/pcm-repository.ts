@@ -83,6 +83,9 @@ export class NoDocumentError extends Error {
   override name = 'NoDocumentError';
 }
 
+/** The fields of a catalog its merchant changes (`PUT /pcm/catalogs/{catalog_id}`). */
+const CATALOG_ATTRIBUTES = ['name', 'description', 'hierarchy_ids', 'pricebook_id'] as const;
+
 const PCM_PREFIX = 'PCM#';
 const pcmKey = (storeId: string, catalogId: string) => ({
   pk: `STORE#${storeId}`,
@@ -210,7 +213,10 @@ export const pcmRepository = {
     const names: Record<string, string> = { '#updated': 'updated_at' };
     const values: Record<string, unknown> = { ':updated': at };
     const sets = ['#updated = :updated'];
-    for (const [field, value] of Object.entries(changes)) {
+    // Only the attributes: `changes` may be a request's object, with any other key in it (`__proto__`,
+    // `publishing`, `document`, `pk`...), none of which a caller may set.
+    for (const field of CATALOG_ATTRIBUTES) {
+      const value = changes[field];
       if (value === undefined) continue;
       names[`#${field}`] = field;
       values[`:${field}`] = value;

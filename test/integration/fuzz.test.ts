@@ -13,6 +13,11 @@ beforeAll(async () => {
   world = await seedFuzzWorld();
 }, 60000);
 
+// Releases created by the cases are published in this process: the file ends once every one is done.
+afterAll(async () => {
+  await world?.settle();
+}, 60000);
+
 describe('isValidErrorBody (the JSON error body of docs/errors.md)', () => {
   const JSON_TYPE = { 'Content-Type': 'application/json' };
   const entry = { status: '404', title: 'Not Found', detail: 'No such key', request_id: 'req-1' };
