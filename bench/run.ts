@@ -151,6 +151,7 @@ function coldStartEvents(
       status: 200,
       event: () => s.event('GET', '/v2/application-keys?page[limit]=25', { token: admin }),
     },
+    'pcm-list-catalogs': { status: 200, event: () => s.event('GET', '/pcm/catalogs', { token: admin }) },
     'create-application-key': {
       status: 201,
       event: (run) =>
@@ -320,6 +321,13 @@ async function main(): Promise<void> {
     for (const name of Object.keys(FUNCTIONS)) {
       const spec = events[name];
       const bundle = bundles[name];
+      // The catalog API's functions (issue 20) need a catalog, its document in object storage and releases
+      // as fixtures, which this suite does not build yet: pcm-list-catalogs stands for their bundles' cold
+      // start, and the others are named in the output as not measured (not silently left out).
+      if (!spec && name.startsWith('pcm-') && name !== 'pcm-list-catalogs') {
+        progress(`cold start: ${name} not measured (no catalog fixture in the bench yet)`);
+        continue;
+      }
       if (!spec || !bundle) throw new Error(`no cold-start event for ${name}`);
       progress(`cold start: ${name} (${COLD_RUNS} fresh processes, beside node -e 0)`);
       cold_start[name] = await measureColdStart(bundle.file, spec.event, spec.status, childEnv, COLD_RUNS);
