@@ -52,35 +52,62 @@ import {
 
 /**
  * A release's items derived from its document as it streams (DESIGN.md section 17, docs/publishing.md):
- * the items `buildReleaseItems` makes, with the same size checks, without holding the document. Three
- * passes over the source, each one product at a time:
+ * the items `buildReleaseItems` makes, with the same size checks, without holding the document, in three
+ * parts that the publishing workflow runs as separate steps, the middle one in parallel:
  *
- * 1. the document's small members (catalog, nodes, files, rules, modifiers, currencies), which products
- *    are parents and bundle components, each family's size and the options its live children pick, and
- *    which slugs of live products repeat (as 53-bit hashes, sorted);
- * 2. the inputs of parents and components, which other products inherit from or price with;
- * 3. each product derived (lib/catalog/derive.ts `deriveProduct`, the code the whole-document derivation
- *    runs) and its items emitted: the product, its share of its parent's child index (a family's index
- *    and filter index are emitted once its last live child is read), the release-wide index and lookups,
- *    and its node lists, chunk by chunk.
+ * 1. **Plan** (`planRelease`, one pass over the document, a second only when needed): the document's small
+ *    members (catalog, nodes, files, rules, modifiers, currencies), which products are parents and bundle
+ *    components and their inputs (which other products inherit from or price with), each family's size
+ *    and the options its live children pick, which slugs of live products repeat (as 53-bit hashes), how
+ *    many live products each node lists, and the **ranges**: runs of products of about `rangeBytes`
+ *    bytes, by byte offset in the document, each starting at a multiple of the release index's chunk
+ *    size in live products.
+ * 2. **Derive a range** (`deriveRange`, any number at once, each reading only its own bytes): each product
+ *    derived (lib/catalog/derive.ts `deriveProduct`, the code the whole-document derivation runs) and its
+ *    items emitted: the product, the release index's chunks, the lookups, the indexes of the families whose
+ *    live children are all in the range, the node lists' chunks that lie in it. What crosses a range's
+ *    edges (a family split over ranges, a node list's chunk begun in one range and ended in another, a
+ *    repeated slug's list) is answered as the range's {@link RangePartial}.
+ * 3. **Merge** (`mergeRelease`): the partials joined in range order into the items they complete, the
+ *    files, the release summary, the nodes and hierarchies, and the response-size budget.
  *
- * Memory: the small members, the parents' and components' inputs, per family its children's picks (only
- * for children that pick options) and the entries of the families still being read, the repeated slugs'
- * entries, and 8 bytes a live product for the slug hashes. Not the products.
+ * `deriveReleaseStream` runs the three in one process (the tests compare it with `buildReleaseItems`).
+ *
+ * Memory, in every part: the small members, the parents' and components' inputs, per family its size
+ * (and in the plan, the picks of its children that pick options), the entries of the families still being
+ * read, the repeated slugs' entries, and in the plan 8 bytes a live product for the slug hashes. Not the
+ * products.
  */
 
 /** An item as the products table stores it. */
 export type ReleaseItem = ReturnType<typeof catalogRepository.productItem>;
 
+/** The bytes of products a range holds, about (a range ends at the first product past it that fits the index). */
+export const DERIVE_RANGE_BYTES = 32 * 1024 * 1024;
+/** The most products a range holds, about (small products: a range's work stays a few seconds). */
+export const DERIVE_RANGE_PRODUCTS = 50_000;
+/**
+ * The bytes of products the plan's first pass keeps as possible parents (products with variations) and
+ * components (products a bundle read before them names), to save a second pass; past it, a second pass
+ * reads the parents and components the first did not keep.
+ */
+const CANDIDATE_BYTES = 64 * 1024 * 1024;
+
 export interface StreamDeriveOptions {
   /** Opens the document from its start (called once per pass). */
   open: () => AsyncIterable<Uint8Array>;
+  /** Opens `length` bytes of the document from `offset` (a ranged read); by default, read from `open`. */
+  openRange?: (offset: number, length: number) => AsyncIterable<Uint8Array>;
   catalogId: string;
   layout: ReleaseLayout;
   /** The store's currencies, for a document that names none. */
   storeCurrencies: Record<string, CurrencySettings>;
   /** Receives every item, once; awaited, so a slow consumer slows the reading. */
   emit: (item: ReleaseItem) => Promise<void> | void;
+  /** About how many bytes of products a range takes (DERIVE_RANGE_BYTES). */
+  rangeBytes?: number;
+  /** About how many products a range takes at most (DERIVE_RANGE_PRODUCTS). */
+  rangeProducts?: number;
 }
 
 export interface StreamDeriveResult {
@@ -91,14 +118,81 @@ export interface StreamDeriveResult {
   head: Omit<ReleaseDocument, 'products'>;
 }
 
+/** A run of the document's products, derived by one `deriveRange`. */
+export interface DeriveRange {
+  n: number;
+  /** The index of its first product in the document's `products`. */
+  first: number;
+  count: number;
+  /** The byte offset of its first product's value, and the bytes to the end of its last one's. */
+  offset: number;
+  length: number;
+  /** Live products before it (a multiple of the layout's chunk size). */
+  live_start: number;
+  /** Live products listed under each node before it: [node id, count] (only nodes listing some). */
+  node_start: [string, number][];
+}
+
+/** The picks of a family's live children that pick options, in document order. */
+type Picks = FamilyFacts['live'];
+
+/** What every range's derivation shares (JSON: the workflow keeps it in the bucket). */
+export interface DerivePlan {
+  catalog_id: string;
+  layout: ReleaseLayout;
+  head: Omit<ReleaseDocument, 'products'>;
+  /** The document's currencies, else the store's. */
+  currencies: Record<string, CurrencySettings>;
+  /** Every family: [parent id, children, live children]. */
+  families: [string, number, number][];
+  /** The inputs of every parent and every bundle component. */
+  held: ProductInput[];
+  /** The picks of families whose parent is also a component (its weight on a bundle's page needs them). */
+  held_picks: [string, Picks][];
+  /** Hashes of the slugs more than one live product takes. */
+  repeated_slugs: number[];
+  live_total: number;
+  /** Live products each node lists: [node id, count]. */
+  node_totals: [string, number][];
+  ranges: DeriveRange[];
+}
+
+/** Per range: the picks of the families whose parent is in it, [parent id, picks]. */
+export type RangePicks = [string, Picks][];
+
+/** What a range's derivation leaves to the merge. */
+export interface RangePartial {
+  n: number;
+  items: number;
+  counts: ReleaseCounts;
+  product_issues: ValidationIssue[];
+  other_issues: ValidationIssue[];
+  /** Its heaviest live products' page weights (the merge keeps the heaviest of all). */
+  heaviest: Weighed[];
+  /** Families not all of whose live children are in it: [parent id, its entries here, in order]. */
+  families: [string, ChildIndexEntry[]][];
+  /** The entries of repeated slugs: [slug, entries]. */
+  slugs: [string, LookupEntry[]][];
+  /** The parts of node lists' chunks that cross its edges: [node id, chunk, ids]. */
+  node_fragments: [string, number, string[]][];
+}
+
 /** DynamoDB's item limit is 400 KB; leave room for keys and attribute names (as the publisher does). */
 const MAX_ITEM_BYTES = 390 * 1024;
 
-/** Each product of the source, normalised as the validation normalises it, with its index. */
+interface ReadProduct {
+  index: number;
+  product: ProductInput;
+  offset: number;
+  length: number;
+}
+
+/** Each product of the source, normalised as the validation normalises it, with its index and bytes. */
 async function* products(
   source: AsyncIterable<Uint8Array>,
   head?: (part: DocumentPart) => void,
-): AsyncGenerator<{ index: number; product: ProductInput }> {
+  first = 0,
+): AsyncGenerator<ReadProduct> {
   for await (const parts of readReleaseDocument(source)) {
     for (const part of parts) {
       if (part.key !== 'products') {
@@ -106,10 +200,38 @@ async function* products(
         continue;
       }
       if (part.kind !== 'element') continue;
-      const checked = validateProduct(part.value, part.index);
-      if (!checked.ok) throw new Error(`products[${part.index}] is not valid: validate the document first`);
-      yield { index: part.index, product: checked.product };
+      const index = first + part.index;
+      const checked = validateProduct(part.value, index);
+      if (!checked.ok) throw new Error(`products[${index}] is not valid: validate the document first`);
+      yield { index, product: checked.product, offset: part.offset, length: part.length };
     }
+  }
+}
+
+const OPEN_RANGE = new TextEncoder().encode('{"products":[');
+const CLOSE_RANGE = new TextEncoder().encode(']}');
+
+/** A range's bytes read as a document of its products alone. */
+async function* rangeDocument(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield OPEN_RANGE;
+  yield* source;
+  yield CLOSE_RANGE;
+}
+
+/** `length` bytes from `offset` of what `open` reads (for a source that has no ranged reads). */
+async function* slice(
+  source: AsyncIterable<Uint8Array>,
+  offset: number,
+  length: number,
+): AsyncGenerator<Uint8Array> {
+  let at = 0;
+  const end = offset + length;
+  for await (const chunk of source) {
+    const from = Math.max(offset - at, 0);
+    const to = Math.min(end - at, chunk.length);
+    if (from < to) yield chunk.subarray(from, to);
+    at += chunk.length;
+    if (at >= end) return;
   }
 }
 
@@ -147,17 +269,33 @@ class NumberList {
   }
 }
 
-export async function deriveReleaseStream(options: StreamDeriveOptions): Promise<StreamDeriveResult> {
-  const { layout, catalogId } = options;
-  const publishedAt = layout.published_at;
+/** A product's distinct nodes. */
+const nodesOf = (product: ProductInput) => new Set(product.node_ids);
 
-  // Pass 1: the small members, families, components, repeated slugs.
+/**
+ * The plan: what every range's derivation needs, and the ranges. Throws ReleaseValidationError when the
+ * document's small members are not valid (its products must have passed validation).
+ */
+export async function planRelease(
+  options: Omit<StreamDeriveOptions, 'emit' | 'openRange'>,
+): Promise<{ plan: DerivePlan; picks: RangePicks[] }> {
+  const { layout } = options;
+  const rangeBytes = options.rangeBytes ?? DERIVE_RANGE_BYTES;
+  const rangeProducts = options.rangeProducts ?? DERIVE_RANGE_PRODUCTS;
   const raw: Record<string, unknown> = Object.create(null);
   const lists = new Map<string, unknown[]>();
   const families = new Map<string, FamilyFacts>();
   const components = new Set<string>();
   const slugs = new NumberList();
-  for await (const { product } of products(options.open(), (part) => {
+  const nodeCounts = new Map<string, number>();
+  // Possible parents and components, kept from the first pass with their range (see CANDIDATE_BYTES).
+  const candidates = new Map<string, { product: ProductInput; range: number }>();
+  let candidateBytes = 0;
+
+  const ranges: DeriveRange[] = [];
+  let open: DeriveRange | undefined;
+  let live = 0;
+  for await (const read of products(options.open(), (part) => {
     if (part.kind === 'value') raw[part.key] = part.value;
     else {
       const list = lists.get(part.key) ?? [];
@@ -166,8 +304,24 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
       else raw[part.key] = list;
     }
   })) {
+    const { product } = read;
+    if (!open) {
+      open = {
+        n: ranges.length,
+        first: read.index,
+        count: 0,
+        offset: read.offset,
+        length: 0,
+        live_start: live,
+        node_start: [...nodeCounts],
+      };
+      ranges.push(open);
+    }
+    open.count += 1;
+    open.length = read.offset + read.length - open.offset;
+
     const a = product.attributes;
-    const live = a.status === 'live';
+    const isLive = a.status === 'live';
     if (a.base_product_id !== undefined) {
       let family = families.get(a.base_product_id);
       if (!family) {
@@ -175,17 +329,30 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
         families.set(a.base_product_id, family);
       }
       family.children += 1;
-      if (live) {
+      if (isLive) {
         family.liveChildren += 1;
         if (Object.keys(product.variation_options).length > 0) {
           family.live.push({ id: product.id, variation_options: product.variation_options });
         }
       }
     }
+    const candidate = product.variations.length > 0 || components.has(product.id);
+    if (candidate && candidateBytes + read.length <= CANDIDATE_BYTES) {
+      candidates.set(product.id, { product, range: open.n });
+      candidateBytes += read.length;
+    }
     for (const component of Object.values(a.components ?? {})) {
       for (const option of component.options) components.add(option.id);
     }
-    if (live) slugs.push(hash53(a.slug ?? slugFromName(a.name, product.id)));
+    if (isLive) {
+      slugs.push(hash53(a.slug ?? slugFromName(a.name, product.id)));
+      for (const nodeId of nodesOf(product)) nodeCounts.set(nodeId, (nodeCounts.get(nodeId) ?? 0) + 1);
+      live += 1;
+    }
+    // A range ends once it is big enough, where the release index's next chunk begins.
+    if ((open.length >= rangeBytes || open.count >= rangeProducts) && live % layout.chunk_size === 0) {
+      open = undefined;
+    }
   }
   for (const [key, list] of lists) raw[key] ??= list;
   const headCheck = validateReleaseDocument({ ...raw, products: [] });
@@ -194,56 +361,152 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
   const repeatedSlugs = slugs.repeated();
   slugs.values = new Float64Array(0);
 
-  // Pass 2: the inputs others need.
+  // The inputs others need: kept by the first pass, or read by a second.
   const held = new Map<string, ProductInput>();
-  for await (const { product } of products(options.open())) {
-    if (families.has(product.id) || components.has(product.id)) held.set(product.id, product);
+  const heldRange = new Map<string, number>();
+  const missing = new Set<string>();
+  for (const id of [...families.keys(), ...components]) {
+    const kept = candidates.get(id);
+    if (kept) {
+      held.set(id, kept.product);
+      heldRange.set(id, kept.range);
+    } else missing.add(id);
   }
-  // A component's parent is needed for its prices; a component that is a child has one, which is a parent.
-  const { paths } = resolveNodePaths(head.nodes);
-  const currencies = head.currencies ?? options.storeCurrencies;
+  candidates.clear();
+  if (missing.size > 0) {
+    const rangeOf = (index: number) => {
+      let low = 0;
+      let high = ranges.length - 1;
+      while (low < high) {
+        const mid = (low + high + 1) >> 1;
+        if ((ranges[mid] as DeriveRange).first <= index) low = mid;
+        else high = mid - 1;
+      }
+      return low;
+    };
+    for await (const { index, product } of products(options.open())) {
+      if (!missing.has(product.id)) continue;
+      held.set(product.id, product);
+      heldRange.set(product.id, rangeOf(index));
+    }
+  }
+
+  const picks: RangePicks[] = ranges.map(() => []);
+  for (const [id, family] of families) {
+    const range = heldRange.get(id);
+    if (range !== undefined && family.live.length > 0) picks[range]?.push([id, family.live]);
+  }
+  const plan: DerivePlan = {
+    catalog_id: options.catalogId,
+    layout,
+    head,
+    currencies: head.currencies ?? options.storeCurrencies,
+    families: [...families].map(([id, family]) => [id, family.children, family.liveChildren]),
+    held: [...held.values()],
+    held_picks: [...components].flatMap((id): [string, Picks][] => {
+      const family = families.get(id);
+      return family && family.live.length > 0 ? [[id, family.live]] : [];
+    }),
+    repeated_slugs: [...repeatedSlugs],
+    live_total: live,
+    node_totals: [...nodeCounts],
+    ranges,
+  };
+  return { plan, picks };
+}
+
+/** What deriving needs of a plan, as maps: the derivation's scope over `picks` (a range's, or all). */
+function scopeOf(plan: DerivePlan, picks: Iterable<[string, Picks]>) {
+  const held = new Map(plan.held.map((product) => [product.id, product]));
+  const familyPicks = new Map<string, Picks>(plan.held_picks);
+  for (const [id, list] of picks) familyPicks.set(id, list);
+  const families = new Map<string, FamilyFacts>(
+    plan.families.map(([id, children, liveChildren]) => [
+      id,
+      { children, liveChildren, live: familyPicks.get(id) ?? [] },
+    ]),
+  );
+  const { paths } = resolveNodePaths(plan.head.nodes);
   const scope: DeriveScope = {
-    document: head,
+    document: plan.head,
     paths,
-    context: { catalogId, publishedAt, currencies },
+    context: {
+      catalogId: plan.catalog_id,
+      publishedAt: plan.layout.published_at,
+      currencies: plan.currencies,
+    },
     product: (id) => held.get(id),
     family: (id) => families.get(id),
   };
-  const cache = new Map();
+  return { scope, held, families };
+}
 
-  // Pass 3: every product derived and its items emitted.
-  let emitted = 0;
+/** Emits items, counting them and calling `onOversize` for one larger than an item may be. */
+function itemSink(emit: StreamDeriveOptions['emit']) {
+  const sink = {
+    emitted: 0,
+    async emit(item: ReleaseItem, onOversize?: (bytes: number) => void) {
+      if (typeof item.d !== 'string' || item.d.length * 3 > MAX_ITEM_BYTES) {
+        const bytes =
+          typeof item.d === 'string' ? Buffer.byteLength(item.d) : (item.z as Uint8Array).byteLength;
+        if (bytes > MAX_ITEM_BYTES) onOversize?.(bytes);
+      }
+      sink.emitted += 1;
+      await emit(item);
+    },
+  };
+  return sink;
+}
+
+const oversizedChunkIssue = (issues: ValidationIssue[]) => (bytes: number) =>
+  issues.push({
+    path: 'products',
+    rule: 'item_size',
+    message: `a child index chunk takes ${bytes} bytes as stored; at most ${MAX_ITEM_BYTES} fit in one item`,
+  });
+
+/** A family's child index chunks and filter index. */
+async function emitFamily(
+  sink: ReturnType<typeof itemSink>,
+  layout: ReleaseLayout,
+  parentId: string,
+  entries: ChildIndexEntry[],
+  onOversize: (bytes: number) => void,
+) {
+  for (const [n, chunk] of chunkEntries(entries, layout.chunk_size).entries()) {
+    await sink.emit(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)), onOversize);
+  }
+  for (const item of filterIndexItems(layout, parentId, entries)) await sink.emit(item, onOversize);
+}
+
+const nodeListItem = (layout: ReleaseLayout, nodeId: string, chunk: number, ids: string[]) =>
+  catalogRepository.nodeListItem(layout, { owner: nodeId, kind: 'products', chunk }, encodeIdList(ids));
+
+/**
+ * One range's products derived and their items emitted (`source` reads the range's bytes: an S3 ranged
+ * GET in the workflow); what crosses its edges is answered for the merge.
+ */
+export async function deriveRange(options: {
+  plan: DerivePlan;
+  /** The range's picks (RangePicks of the plan). */
+  picks: RangePicks;
+  range: DeriveRange;
+  source: AsyncIterable<Uint8Array>;
+  emit: StreamDeriveOptions['emit'];
+}): Promise<RangePartial> {
+  const { plan, range } = options;
+  const { layout } = plan;
+  const publishedAt = layout.published_at;
+  const { scope, held, families } = scopeOf(plan, options.picks);
+  const repeatedSlugs = new Set(plan.repeated_slugs);
+  const cache = new Map();
+  const sink = itemSink(options.emit);
   const productIssues: ValidationIssue[] = [];
   const otherIssues: ValidationIssue[] = [];
-  const emit = async (item: ReleaseItem, onOversize?: (bytes: number) => void) => {
-    if (typeof item.d !== 'string' || item.d.length * 3 > MAX_ITEM_BYTES) {
-      const bytes =
-        typeof item.d === 'string' ? Buffer.byteLength(item.d) : (item.z as Uint8Array).byteLength;
-      if (bytes > MAX_ITEM_BYTES) onOversize?.(bytes);
-    }
-    emitted += 1;
-    await options.emit(item);
-  };
-  const oversizedChunk = (bytes: number) =>
-    otherIssues.push({
-      path: 'products',
-      rule: 'item_size',
-      message: `a child index chunk takes ${bytes} bytes as stored; at most ${MAX_ITEM_BYTES} fit in one item`,
-    });
+  const oversizedChunk = oversizedChunkIssue(otherIssues);
 
-  const files = head.files.map(renderFile);
-  const fileIssues: ValidationIssue[] = [];
-  for (const [index, file] of files.entries()) {
-    await emit(catalogRepository.fileItem(layout, file), (bytes) =>
-      fileIssues.push({
-        path: `files[${index}]`,
-        rule: 'item_size',
-        message: `the file takes ${bytes} bytes as stored; at most ${MAX_ITEM_BYTES} fit in one item`,
-      }),
-    );
-  }
-
-  // The budget of product pages: bounded from the stored sizes; exact only when the bounds do not fit.
+  // The budget of product pages: bounded from the stored sizes (the merge goes exact when they do not fit).
+  const files = plan.head.files.map(renderFile);
   const fileIndex = new Map(files.map((file, index) => [file.id, index]));
   const fileChars = files.map((file) => {
     const stored = catalogRepository.fileItem(layout, file).d;
@@ -278,36 +541,20 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
   const counts = emptyCounts();
   const childEntries = new Map<string, ChildIndexEntry[]>();
   const indexChunk: ChildIndexEntry[] = [];
-  let indexChunks = 0;
-  let livePosition = 0;
+  let indexChunks = range.live_start / layout.chunk_size;
+  let livePosition = range.live_start;
   const slugLists = new Map<string, LookupEntry[]>();
-  const nodeProducts = new Map<string, { count: number; chunk: string[] }>();
-  const flushNodeChunk = async (nodeId: string, list: { count: number; chunk: string[] }) => {
-    const chunk = Math.floor((list.count - 1) / NODE_LIST_CHUNK);
-    await emit(
-      catalogRepository.nodeListItem(
-        layout,
-        { owner: nodeId, kind: 'products', chunk },
-        encodeIdList(list.chunk),
-      ),
-      oversizedChunk,
-    );
-    list.chunk = [];
-  };
-  const familyDone = async (parentId: string, entries: ChildIndexEntry[]) => {
-    for (const [n, chunk] of chunkEntries(entries, layout.chunk_size).entries()) {
-      await emit(catalogRepository.chunkItem(layout, parentId, n, encodeChunk(chunk)), oversizedChunk);
-    }
-    for (const item of filterIndexItems(layout, parentId, entries)) await emit(item, oversizedChunk);
-    childEntries.delete(parentId);
-  };
+  // Each node's list since its last chunk boundary here: where it began (a position in the node's list).
+  const nodeCounts = new Map<string, number>(range.node_start);
+  const nodeLists = new Map<string, { first: number; ids: string[] }>();
+  const fragments: RangePartial['node_fragments'] = [];
 
-  for await (const { index, product } of products(options.open())) {
+  for await (const { index, product } of products(rangeDocument(options.source), undefined, range.first)) {
     const derived = deriveProduct(product, scope, cache);
     const { stored } = derived;
     countProduct(counts, derived);
     const item = catalogRepository.productItem(layout, stored);
-    await emit(item, (bytes) =>
+    await sink.emit(item, (bytes) =>
       productIssues.push({
         path: `products[${index}]`,
         rule: 'item_size',
@@ -315,8 +562,9 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
       }),
     );
     // A parent without live children: its (empty) family is complete now.
-    if (derived.isBase && (families.get(product.id)?.liveChildren ?? 0) === 0)
-      await familyDone(product.id, []);
+    if (derived.isBase && (families.get(product.id)?.liveChildren ?? 0) === 0) {
+      await emitFamily(sink, layout, product.id, [], oversizedChunk);
+    }
     if (!stored.live) continue;
     heaviest.add(weigh(stored, (item.d as string).length, index));
 
@@ -325,16 +573,17 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
       const entries = childEntries.get(parentId) ?? [];
       entries.push(indexEntry(product, publishedAt));
       childEntries.set(parentId, entries);
-      const family = families.get(parentId) as FamilyFacts;
-      // The family's index is complete once its last live child is read (a product with children is a base
-      // product, whose index the whole-document derivation keeps too).
-      if (entries.length === family.liveChildren) await familyDone(parentId, entries);
+      // The family's index is complete once its last live child is read, when all its live children are here.
+      if (entries.length === (families.get(parentId) as FamilyFacts).liveChildren) {
+        await emitFamily(sink, layout, parentId, entries, oversizedChunk);
+        childEntries.delete(parentId);
+      }
     }
 
     const entry = indexEntryOf(stored);
     indexChunk.push(entry);
     if (indexChunk.length === layout.chunk_size) {
-      await emit(catalogLookupItem(layout, indexChunks, indexChunk), oversizedChunk);
+      await sink.emit(catalogLookupItem(layout, indexChunks, indexChunk), oversizedChunk);
       indexChunks += 1;
       indexChunk.length = 0;
     }
@@ -348,36 +597,140 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
         slugLists.set(value, list);
         continue;
       }
-      await emit(lookupItem(layout, attribute, value, [listed]), oversizedChunk);
+      await sink.emit(lookupItem(layout, attribute, value, [listed]), oversizedChunk);
     }
     livePosition += 1;
 
-    for (const nodeId of new Set(product.node_ids)) {
-      let list = nodeProducts.get(nodeId);
+    for (const nodeId of nodesOf(product)) {
+      const position = nodeCounts.get(nodeId) ?? 0;
+      nodeCounts.set(nodeId, position + 1);
+      let list = nodeLists.get(nodeId);
       if (!list) {
-        list = { count: 0, chunk: [] };
-        nodeProducts.set(nodeId, list);
+        list = { first: position, ids: [] };
+        nodeLists.set(nodeId, list);
       }
-      list.count += 1;
-      list.chunk.push(product.id);
-      if (list.chunk.length === NODE_LIST_CHUNK) await flushNodeChunk(nodeId, list);
+      list.ids.push(product.id);
+      if ((position + 1) % NODE_LIST_CHUNK !== 0) continue;
+      // A chunk ends here: whole if it began here too, else a fragment for the merge.
+      const chunk = Math.floor(position / NODE_LIST_CHUNK);
+      if (list.first === chunk * NODE_LIST_CHUNK)
+        await sink.emit(nodeListItem(layout, nodeId, chunk, list.ids), oversizedChunk);
+      else fragments.push([nodeId, chunk, list.ids]);
+      nodeLists.set(nodeId, { first: position + 1, ids: [] });
     }
   }
-  // What is left: families whose parent is not a base product never complete above (none: validated).
-  for (const [parentId, entries] of childEntries) await familyDone(parentId, entries);
-  if (indexChunk.length > 0) await emit(catalogLookupItem(layout, indexChunks, indexChunk), oversizedChunk);
-  for (const [value, list] of slugLists) await emit(lookupItem(layout, 'slug', value, list), oversizedChunk);
-  await emit(releaseSummaryItem(head, { catalogId, layout }, livePosition), oversizedChunk);
-  for (const [nodeId, list] of nodeProducts) if (list.chunk.length > 0) await flushNodeChunk(nodeId, list);
+  // The release index's last chunk, in the range of the last live product (ranges begin at whole chunks).
+  if (indexChunk.length > 0)
+    await sink.emit(catalogLookupItem(layout, indexChunks, indexChunk), oversizedChunk);
+  for (const [nodeId, list] of nodeLists) {
+    if (list.ids.length > 0) fragments.push([nodeId, Math.floor(list.first / NODE_LIST_CHUNK), list.ids]);
+  }
+  return {
+    n: range.n,
+    items: sink.emitted,
+    counts,
+    product_issues: productIssues,
+    other_issues: otherIssues,
+    heaviest: heaviest.entries(),
+    families: [...childEntries],
+    slugs: [...slugLists],
+    node_fragments: fragments,
+  };
+}
+
+/**
+ * The merge: the ranges' partials (in range order) joined into the items they complete, then the files, the
+ * release summary, the nodes and hierarchies, and the budget. Throws ReleaseValidationError with every
+ * issue the ranges and the merge found.
+ */
+export async function mergeRelease(options: {
+  plan: DerivePlan;
+  partials: AsyncIterable<RangePartial> | Iterable<RangePartial>;
+  /** Every range's picks: read only for the exact budget (when the bounds do not fit). */
+  allPicks: () => Promise<RangePicks[]>;
+  open: () => AsyncIterable<Uint8Array>;
+  emit: StreamDeriveOptions['emit'];
+}): Promise<StreamDeriveResult> {
+  const { plan } = options;
+  const { layout, head, catalog_id: catalogId } = plan;
+  const sink = itemSink(options.emit);
+  const counts = emptyCounts();
+  const productIssues: ValidationIssue[] = [];
+  const otherIssues: ValidationIssue[] = [];
+  const oversizedChunk = oversizedChunkIssue(otherIssues);
+  const heaviest = new Heaviest();
+  const liveChildren = new Map(plan.families.map(([id, , live]) => [id, live]));
+  const nodeTotals = new Map(plan.node_totals);
+  const familyEntries = new Map<string, ChildIndexEntry[]>();
+  const slugLists = new Map<string, LookupEntry[]>();
+  const chunks = new Map<string, string[]>();
+  let items = 0;
+
+  for await (const partial of options.partials) {
+    items += partial.items;
+    for (const [key, value] of Object.entries(partial.counts) as [keyof ReleaseCounts, number][]) {
+      counts[key] += value;
+    }
+    productIssues.push(...partial.product_issues);
+    otherIssues.push(...partial.other_issues);
+    for (const weighed of partial.heaviest) heaviest.add(weighed);
+    for (const [parentId, entries] of partial.families) {
+      const joined = familyEntries.get(parentId) ?? [];
+      for (const entry of entries) joined.push(entry);
+      familyEntries.set(parentId, joined);
+      if (joined.length === liveChildren.get(parentId)) {
+        await emitFamily(sink, layout, parentId, joined, oversizedChunk);
+        familyEntries.delete(parentId);
+      }
+    }
+    for (const [slug, entries] of partial.slugs) {
+      const joined = slugLists.get(slug) ?? [];
+      for (const entry of entries) joined.push(entry);
+      slugLists.set(slug, joined);
+    }
+    for (const [nodeId, chunk, ids] of partial.node_fragments) {
+      const key = `${chunk}:${nodeId}`;
+      const joined = chunks.get(key) ?? [];
+      for (const id of ids) joined.push(id);
+      const total = nodeTotals.get(nodeId) ?? 0;
+      // Complete: a whole chunk, or the node's last one.
+      if (joined.length === Math.min(NODE_LIST_CHUNK, total - chunk * NODE_LIST_CHUNK)) {
+        await sink.emit(nodeListItem(layout, nodeId, chunk, joined), oversizedChunk);
+        chunks.delete(key);
+      } else chunks.set(key, joined);
+    }
+  }
+  if (familyEntries.size > 0 || chunks.size > 0) {
+    throw new Error('the ranges left families or node lists incomplete: the partials do not match the plan');
+  }
+
+  const files = head.files.map(renderFile);
+  const fileIssues: ValidationIssue[] = [];
+  for (const [index, file] of files.entries()) {
+    await sink.emit(catalogRepository.fileItem(layout, file), (bytes) =>
+      fileIssues.push({
+        path: `files[${index}]`,
+        rule: 'item_size',
+        message: `the file takes ${bytes} bytes as stored; at most ${MAX_ITEM_BYTES} fit in one item`,
+      }),
+    );
+  }
+  for (const [value, list] of slugLists)
+    await sink.emit(lookupItem(layout, 'slug', value, list), oversizedChunk);
+  await sink.emit(releaseSummaryItem(head, { catalogId, layout }, plan.live_total), oversizedChunk);
 
   // The nodes: rendered with their product counts; their children and descendants lists.
-  const hierarchy = buildHierarchyItems({ nodes: head.nodes, products: [] }, { catalogId, publishedAt });
-  for (const [id, node] of hierarchy.nodes) node.products = nodeProducts.get(id)?.count ?? 0;
-  for (const item of hierarchyReleaseItems(hierarchy, layout)) await emit(item, oversizedChunk);
+  const hierarchy = buildHierarchyItems(
+    { nodes: head.nodes, products: [] },
+    { catalogId, publishedAt: layout.published_at },
+  );
+  for (const [id, node] of hierarchy.nodes) node.products = nodeTotals.get(id) ?? 0;
+  for (const item of hierarchyReleaseItems(hierarchy, layout)) await sink.emit(item, oversizedChunk);
 
   const budget: ValidationIssue[] = [];
   if (heaviest.total() > PAGE_BUDGET_BYTES) {
-    budget.push(...(await exactProductBudget(options, scope, files)));
+    const { scope } = scopeOf(plan, (await options.allPicks()).flat());
+    budget.push(...(await exactProductBudget(options.open, scope, files)));
   }
   budget.push(
     ...pageBudgetIssues(
@@ -390,7 +743,34 @@ export async function deriveReleaseStream(options: StreamDeriveOptions): Promise
   );
   const issues = [...productIssues, ...fileIssues, ...otherIssues, ...budget];
   if (issues.length > 0) throw new ReleaseValidationError(issues, issues.length);
-  return { counts, items: emitted, totalNodes: head.nodes.length, head };
+  return { counts, items: items + sink.emitted, totalNodes: head.nodes.length, head };
+}
+
+/** The three parts in one process, one range after another. */
+export async function deriveReleaseStream(options: StreamDeriveOptions): Promise<StreamDeriveResult> {
+  const { plan, picks } = await planRelease(options);
+  const openRange =
+    options.openRange ?? ((offset: number, length: number) => slice(options.open(), offset, length));
+  const partials: RangePartial[] = [];
+  for (const range of plan.ranges) {
+    partials.push(
+      await deriveRange({
+        plan,
+        picks: picks[range.n] ?? [],
+        range,
+        source: openRange(range.offset, range.length),
+        emit: options.emit,
+      }),
+    );
+  }
+  const merged = await mergeRelease({
+    plan,
+    partials,
+    allPicks: async () => picks,
+    open: options.open,
+    emit: options.emit,
+  });
+  return merged;
 }
 
 function catalogLookupItem(layout: ReleaseLayout, n: number, entries: ChildIndexEntry[]): ReleaseItem {
@@ -402,7 +782,7 @@ function catalogLookupItem(layout: ReleaseLayout, n: number, entries: ChildIndex
  * not fit): every live product at its largest, with its files and live components (see size-budget.ts).
  */
 async function exactProductBudget(
-  options: StreamDeriveOptions,
+  open: () => AsyncIterable<Uint8Array>,
   scope: DeriveScope,
   files: FileResource[],
 ): Promise<ValidationIssue[]> {
@@ -420,7 +800,7 @@ async function exactProductBudget(
     return bytes;
   };
   const weights: Weighed[] = [];
-  for await (const { index, product } of products(options.open())) {
+  for await (const { index, product } of products(open())) {
     const { stored } = deriveProduct(product, scope, cache);
     if (!stored.live) continue;
     let bytes = EXACT.product(stored, index) + 1;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { deriveReleaseStream, type ReleaseItem } from '../../lib/catalog/derive-stream';
+import { deriveReleaseStream, planRelease, type ReleaseItem } from '../../lib/catalog/derive-stream';
 import { FILTER_INDEX_VERSION } from '../../lib/catalog/filter-index';
 import { generateRelease } from '../../lib/catalog/generator';
 import { buildReleaseItems } from '../../lib/catalog/publisher';
@@ -35,13 +35,22 @@ function key(item: ReleaseItem): string {
   );
 }
 
-function whole(document: unknown): Outcome {
+/** How `streamed` splits the products: in one range (the defaults), or in ranges of a few products each. */
+interface Split {
+  layout: ReleaseLayout;
+  rangeProducts?: number;
+}
+const ONE_RANGE: Split = { layout: LAYOUT };
+/** Ranges of at least 2 products, ending where the release index's chunk of 3 live products ends. */
+const SMALL_RANGES: Split = { layout: { ...LAYOUT, chunk_size: 3 }, rangeProducts: 2 };
+
+function whole(document: unknown, layout = LAYOUT): Outcome {
   const validation = validateReleaseDocument(document);
   if (!validation.ok) throw new Error('the test document must be valid');
   try {
     const { items } = buildReleaseItems(validation.document, {
       catalogId: CATALOG_ID,
-      layout: LAYOUT,
+      layout,
       currencies: validation.document.currencies ?? DEFAULT_CURRENCIES,
     });
     return { items: items.map(key).sort() };
@@ -51,7 +60,7 @@ function whole(document: unknown): Outcome {
   }
 }
 
-async function streamed(document: unknown, chunkBytes = 4096): Promise<Outcome> {
+async function streamed(document: unknown, chunkBytes = 4096, split = ONE_RANGE): Promise<Outcome> {
   const text = Buffer.from(JSON.stringify(document));
   const items: string[] = [];
   try {
@@ -60,7 +69,8 @@ async function streamed(document: unknown, chunkBytes = 4096): Promise<Outcome> 
         for (let at = 0; at < text.length; at += chunkBytes) yield text.subarray(at, at + chunkBytes);
       },
       catalogId: CATALOG_ID,
-      layout: LAYOUT,
+      layout: split.layout,
+      ...(split.rangeProducts === undefined ? {} : { rangeProducts: split.rangeProducts }),
       storeCurrencies: DEFAULT_CURRENCIES,
       emit: (item) => {
         items.push(key(item));
@@ -102,26 +112,52 @@ function crowdedNode(): Record<string, unknown> {
   return document;
 }
 
+const DOCUMENTS: [string, unknown][] = [
+  ['the sample release', SAMPLE],
+  ['the sample release, products first', productsFirst(SAMPLE)],
+  ['the children fixture', childrenRelease()],
+  [
+    'a generated release (3 parents, drafts, images)',
+    generateRelease({ children: 250, drafts: 3, parents: 3, images: true, seed: 7 }),
+  ],
+  [
+    'a generated release of 1 KB products',
+    productsFirst(generateRelease({ children: 120, parents: 2, productBytes: 1024 })),
+  ],
+  ['a parent with 1,200 children', releaseWithChildren({ children: 1200, description: 20 })],
+  ['a node of 2,100 products, 700 with the same derived slug', crowdedNode()],
+];
+
 describe('deriveReleaseStream', () => {
-  it.each([
-    ['the sample release', SAMPLE],
-    ['the sample release, products first', productsFirst(SAMPLE)],
-    ['the children fixture', childrenRelease()],
-    [
-      'a generated release (3 parents, drafts, images)',
-      generateRelease({ children: 250, drafts: 3, parents: 3, images: true, seed: 7 }),
-    ],
-    [
-      'a generated release of 1 KB products',
-      productsFirst(generateRelease({ children: 120, parents: 2, productBytes: 1024 })),
-    ],
-    ['a parent with 1,200 children', releaseWithChildren({ children: 1200, description: 20 })],
-    ['a node of 2,100 products, 700 with the same derived slug', crowdedNode()],
-  ])('makes the items of the whole-document derivation: %s', async (_name, document) => {
+  it.each(DOCUMENTS)('makes the items of the whole-document derivation: %s', async (_name, document) => {
     const expected = whole(document);
     expect('items' in expected && expected.items.length).toBeGreaterThan(0);
     expect(await streamed(document)).toEqual(expected);
   });
+
+  // Families, node lists' chunks and repeated slugs split over ranges, joined again by the merge.
+  it.each(DOCUMENTS)(
+    'makes the same items split in ranges of a few products: %s',
+    async (_name, document) => {
+      const expected = whole(document, SMALL_RANGES.layout);
+      expect(await streamed(document, 4096, SMALL_RANGES)).toEqual(expected);
+      const text = Buffer.from(JSON.stringify(document));
+      const { plan } = await planRelease({
+        open: async function* () {
+          yield text;
+        },
+        catalogId: CATALOG_ID,
+        layout: SMALL_RANGES.layout,
+        storeCurrencies: DEFAULT_CURRENCIES,
+        rangeProducts: 2,
+      });
+      const { products } = document as { products: unknown[] };
+      // Every product in one range or another, the ranges several.
+      expect(plan.ranges.reduce((sum, range) => sum + range.count, 0)).toBe(products.length);
+      expect(plan.ranges.length).toBeGreaterThanOrEqual(Math.floor(products.length / 6));
+      expect(plan.ranges.length).toBeGreaterThan(1);
+    },
+  );
 
   it('refuses a release past the response budget with the issues of the whole-document derivation', async () => {
     const document = maximalBundleRelease(16_384);
@@ -130,6 +166,7 @@ describe('deriveReleaseStream', () => {
       'issues' in expected && expected.issues.map((issue) => (issue as { rule: string }).rule),
     ).toContain('response_size');
     expect(await streamed(document, 65_536)).toEqual(expected);
+    expect(await streamed(document, 65_536, SMALL_RANGES)).toEqual(whole(document, SMALL_RANGES.layout));
   });
 
   it('makes the same items for any release the schema and the code checks accept (property)', async () => {
@@ -140,6 +177,7 @@ describe('deriveReleaseStream', () => {
         if (!validateReleaseDocument(document).ok) return;
         checked += 1;
         expect(await streamed(document, chunk)).toEqual(whole(document));
+        expect(await streamed(document, chunk, SMALL_RANGES)).toEqual(whole(document, SMALL_RANGES.layout));
       }),
       { numRuns: 300 },
     );
