@@ -32,12 +32,14 @@ export const NAG_ACKNOWLEDGEMENTS = [
   {
     id: 'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<PublishingDocumentsBucketEC9C532E>/*]',
     reason:
-      'The release state machine’s Distributed Map reads its manifest (s3:GetObject only) at a key that each ' +
-      'execution’s Derive step names; CDK’s S3JsonLItemReader grants it on the documents bucket’s objects.',
+      'The release state machine’s Distributed Maps read their item lists (s3:GetObject only) at keys that each ' +
+      'execution’s Plan and Merge steps name; CDK’s S3JsonLItemReader grants it on the documents bucket’s objects.',
   },
   ...[
     'ReleaseValidateDEE03B9C',
+    'ReleasePlanD46DD0D7',
     'ReleaseDeriveE64F1DA3',
+    'ReleaseMerge7B85FCD0',
     'ReleaseWriteAD250D35',
     'ReleaseSwitch8DCC82B5',
     'ReleaseAbandon6223F5EE',
@@ -78,12 +80,12 @@ export function nagAcknowledgements(stack: Stack): Acknowledgment[] {
         'The Distributed Map runs its child workflow executions: states:DescribeExecution and StopExecution on ' +
         'executions of the release state machine itself, whose names Step Functions chooses.',
     },
-    {
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${executions}/ReleaseWrite:*]`,
+    ...['ReleaseDerive', 'ReleaseWrite'].map((label) => ({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${executions}/${label}:*]`,
       reason:
-        'The Distributed Map redrives its own Map Run (label ReleaseWrite): states:RedriveExecution on the ' +
+        `The Distributed Map redrives its own Map Run (label ${label}): states:RedriveExecution on the ` +
         'release state machine’s executions only, as CDK grants it.',
-    },
+    })),
   ];
 }
 

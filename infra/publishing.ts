@@ -22,7 +22,9 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import {
+  AWS_DERIVE_CONCURRENCY,
   AWS_WRITE_CONCURRENCY,
+  type DeriveInput,
   WORKFLOW_STEPS,
   type WorkflowStepName,
   type WriteInput,
@@ -91,10 +93,11 @@ const SERVICE_RETRY: RetryProps = {
 
 /**
  * A chunk write that failed (DynamoDB throttling beyond the SDK's own retries, a timeout) is tried twice more:
- * its writes are idempotent puts. 3 attempts in all, as the local harness (`WRITE_ATTEMPTS` in
- * lib/catalog/pipeline/run-local.ts). Other steps are not retried on their own errors: Validate and Derive
- * fail the same way twice (an invalid document), and a failed Switch is settled by Abandon, which tells a
- * switch that happened from one that did not.
+ * its writes are idempotent puts; so is a range's derivation (its chunk files and partial are written again
+ * whole under the same keys). 3 attempts in all, as the local harness (`WRITE_ATTEMPTS` in
+ * lib/catalog/pipeline/run-local.ts). Other steps are not retried on their own errors: Validate, Plan and
+ * Merge fail the same way twice (an invalid document), and a failed Switch is settled by Abandon, which
+ * tells a switch that happened from one that did not.
  */
 export const WRITE_RETRY: RetryProps = {
   errors: ['States.TaskFailed'],
@@ -206,14 +209,15 @@ export class Publishing extends Construct {
     this.stateMachine = new StateMachine(this, 'ReleaseStateMachine', {
       stateMachineType: StateMachineType.STANDARD,
       definitionBody: DefinitionBody.fromChainable(
-        this.definition(props.writeConcurrency ?? AWS_WRITE_CONCURRENCY),
+        this.definition(props.writeConcurrency ?? AWS_WRITE_CONCURRENCY, AWS_DERIVE_CONCURRENCY),
       ),
       timeout: RELEASE_EXECUTION_TIMEOUT,
       tracingEnabled: true,
       // Every state transition, without the states' input and output: they carry ids and object keys only
       // (no secrets, no document content), but errors' causes and inputs belong in the steps' own logs.
       logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
-      comment: 'Publishes a catalog release: validate, derive, write the chunks, switch (docs/publishing.md)',
+      comment:
+        'Publishes a catalog release: validate, plan, derive the ranges, merge, write the chunks, switch (docs/publishing.md)',
     });
   }
 
@@ -239,7 +243,7 @@ export class Publishing extends Construct {
     Grant.addToPrincipal({ grantee, actions: [...actions.bucket], resourceArns: [this.bucket.bucketArn] });
   }
 
-  private definition(writeConcurrency: number) {
+  private definition(writeConcurrency: number, deriveConcurrency: number) {
     const step = (name: WorkflowStepName, stateName: string, resultPath?: string) => {
       const task = new LambdaInvoke(this, stateName, {
         stateName,
@@ -268,7 +272,31 @@ export class Publishing extends Construct {
     const onError = { resultPath: '$.error' };
 
     const validate = step('release-validate', 'Validate').addCatch(abandon, onError);
-    const derive = step('release-derive', 'Derive').addCatch(abandon, onError);
+    const plan = step('release-plan', 'Plan').addCatch(abandon, onError);
+    const deriveRange = step('release-derive', 'DeriveRange').addRetry(WRITE_RETRY);
+    const derive = new DistributedMap(this, 'Derive', {
+      stateName: 'Derive',
+      // One item per line of the plan's ranges list ({n}: a range of products), read by Step Functions.
+      itemReader: new S3JsonLItemReader({
+        bucket: this.bucket,
+        key: JsonPath.stringAt('$.ranges_key'),
+      }),
+      itemSelector: {
+        store_id: JsonPath.stringAt('$.store_id'),
+        catalog_id: JsonPath.stringAt('$.catalog_id'),
+        release_id: JsonPath.stringAt('$.release_id'),
+        document_key: JsonPath.stringAt('$.document_key'),
+        range: JsonPath.objectAt('$$.Map.Item.Value'),
+      } satisfies Record<keyof DeriveInput, unknown>,
+      maxConcurrency: deriveConcurrency,
+      mapExecutionType: StateMachineType.STANDARD,
+      // As the write map: the first range that fails (after its retries) fails the Map Run.
+      label: 'ReleaseDerive',
+      resultPath: JsonPath.DISCARD,
+    })
+      .itemProcessor(deriveRange)
+      .addCatch(abandon, onError);
+    const merge = step('release-merge', 'Merge').addCatch(abandon, onError);
     const writeChunk = step('release-write', 'WriteChunk').addRetry(WRITE_RETRY);
     const itemSelector = {
       store_id: JsonPath.stringAt('$.store_id'),
@@ -290,7 +318,7 @@ export class Publishing extends Construct {
       // No ToleratedFailure*: the Map Run fails at its first failed chunk (after its retries), the AWS
       // default: a release is all its items or none. (CDK would not even render a tolerance of 0.)
       label: 'ReleaseWrite',
-      // The state's output stays Derive's: the writers' answers are not needed.
+      // The state's output stays Merge's: the writers' answers are not needed.
       resultPath: JsonPath.DISCARD,
     })
       .itemProcessor(writeChunk)
@@ -306,7 +334,7 @@ export class Publishing extends Construct {
             cause: 'The release document is not valid: Validate recorded the release FAILED with its issues',
           }),
         )
-        .otherwise(derive.next(write).next(switchRelease).next(published)),
+        .otherwise(plan.next(derive).next(merge).next(write).next(switchRelease).next(published)),
     );
   }
 }

@@ -4,7 +4,12 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { FUNCTIONS } from '../../functions/routes';
-import { AWS_WRITE_CONCURRENCY, WORKFLOW_STEPS, type WorkflowStepName } from '../../functions/workflow';
+import {
+  AWS_DERIVE_CONCURRENCY,
+  AWS_WRITE_CONCURRENCY,
+  WORKFLOW_STEPS,
+  type WorkflowStepName,
+} from '../../functions/workflow';
 import { CommerceStack } from '../../infra/commerce-stack';
 import {
   BUCKET_ACTIONS,
@@ -53,6 +58,8 @@ const definition = definitionOf(resources[stateMachineId] as Json);
 const states: Record<string, Json> = definition.States;
 const write = states.Write as Json;
 const writeChunk = write.ItemProcessor.States.WriteChunk as Json;
+const derive = states.Derive as Json;
+const deriveRange = derive.ItemProcessor.States.DeriveRange as Json;
 const functionArn = (name: WorkflowStepName) => placeholder({ 'Fn::GetAtt': [stepId(name), 'Arn'] });
 
 /** A stack of its own holding only the four tables and a Publishing construct. */
@@ -97,7 +104,7 @@ describe('the release state machine: its definition', () => {
     expect(validate(brokenMap).isValid).toBe(false);
   });
 
-  it('has exactly these states, starting at Validate, with the happy path Validate → Derive → Write → Switch', () => {
+  it('has exactly these states, starting at Validate, with the happy path Validate → Plan → Derive → Merge → Write → Switch', () => {
     expect(definition.StartAt).toBe('Validate');
     expect(Object.keys(states).sort()).toEqual(
       [
@@ -105,6 +112,8 @@ describe('the release state machine: its definition', () => {
         'AbandonOutcome',
         'Derive',
         'DocumentValid',
+        'Merge',
+        'Plan',
         'ReleaseFailed',
         'ReleaseInvalid',
         'ReleasePublished',
@@ -117,9 +126,11 @@ describe('the release state machine: its definition', () => {
     expect(states.DocumentValid).toEqual({
       Type: 'Choice',
       Choices: [{ Variable: '$.valid', BooleanEquals: false, Next: 'ReleaseInvalid' }],
-      Default: 'Derive',
+      Default: 'Plan',
     });
-    expect(states.Derive?.Next).toBe('Write');
+    expect(states.Plan?.Next).toBe('Derive');
+    expect(states.Derive?.Next).toBe('Merge');
+    expect(states.Merge?.Next).toBe('Write');
     expect(write.Next).toBe('Switch');
     expect(states.Switch?.Next).toBe('ReleasePublished');
     expect(states.ReleasePublished).toEqual({ Type: 'Succeed' });
@@ -130,7 +141,9 @@ describe('the release state machine: its definition', () => {
   it('runs each step as its own Lambda, the handler’s answer being the state’s output (no Payload envelope)', () => {
     const tasks: [string, Json, WorkflowStepName][] = [
       ['Validate', states.Validate as Json, 'release-validate'],
-      ['Derive', states.Derive as Json, 'release-derive'],
+      ['Plan', states.Plan as Json, 'release-plan'],
+      ['DeriveRange', deriveRange, 'release-derive'],
+      ['Merge', states.Merge as Json, 'release-merge'],
       ['WriteChunk', writeChunk, 'release-write'],
       ['Switch', states.Switch as Json, 'release-switch'],
       ['Abandon', states.Abandon as Json, 'release-abandon'],
@@ -143,8 +156,8 @@ describe('the release state machine: its definition', () => {
     expect(states.Abandon?.ResultPath).toBe('$.abandon');
   });
 
-  it('sends an error of Validate, Derive, Write or Switch to Abandon with the error at $.error, then fails', () => {
-    for (const name of ['Validate', 'Derive', 'Write', 'Switch']) {
+  it('sends an error of Validate, Plan, Derive, Merge, Write or Switch to Abandon with the error at $.error, then fails', () => {
+    for (const name of ['Validate', 'Plan', 'Derive', 'Merge', 'Write', 'Switch']) {
       expect([name, states[name]?.Catch]).toEqual([
         name,
         [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Abandon' }],
@@ -159,7 +172,7 @@ describe('the release state machine: its definition', () => {
     });
   });
 
-  it('retries every task on Lambda service errors and throttling; the writer and Abandon on their own errors too', () => {
+  it('retries every task on Lambda service errors and throttling; a range, a writer and Abandon on their own errors too', () => {
     const serviceRetry = {
       ErrorEquals: [...LAMBDA_SERVICE_ERRORS],
       IntervalSeconds: 2,
@@ -171,10 +184,11 @@ describe('the release state machine: its definition', () => {
     expect(LAMBDA_SERVICE_ERRORS).toEqual(
       expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']),
     );
-    for (const name of ['Validate', 'Derive', 'Switch']) {
+    for (const name of ['Validate', 'Plan', 'Merge', 'Switch']) {
       expect([name, states[name]?.Retry]).toEqual([name, [serviceRetry]]);
     }
     // 3 attempts in all, as the local harness makes them.
+    expect(deriveRange.Retry).toEqual(writeChunk.Retry);
     expect(writeChunk.Retry).toEqual([
       serviceRetry,
       {
@@ -195,8 +209,9 @@ describe('the release state machine: its definition', () => {
         JitterStrategy: 'FULL',
       },
     ]);
-    // The Map itself is not retried: that would write every chunk again.
+    // The Maps themselves are not retried: that would derive every range, write every chunk again.
     expect(write.Retry).toBeUndefined();
+    expect(derive.Retry).toBeUndefined();
   });
 
   it('writes with a Distributed Map of Standard child executions over the manifest Derive names (JSON Lines in S3)', () => {
@@ -213,7 +228,32 @@ describe('the release state machine: its definition', () => {
     expect(write.Label).toBe('ReleaseWrite');
   });
 
-  it('gives each writer the execution’s ids and one manifest line, and keeps Derive’s output (no results, no tolerance)', () => {
+  it('derives the ranges with a Distributed Map of Standard child executions over the ranges Plan lists (JSON Lines in S3)', () => {
+    expect(derive.Type).toBe('Map');
+    expect(derive.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
+    expect(derive.ItemProcessor.StartAt).toBe('DeriveRange');
+    expect(deriveRange.End).toBe(true);
+    expect(derive.ItemReader).toEqual({
+      Resource: 'arn:aws:states:::s3:getObject',
+      ReaderConfig: { InputType: 'JSONL' },
+      Parameters: { Bucket: bucketId.toLowerCase(), 'Key.$': '$.ranges_key' },
+    });
+    expect(derive.MaxConcurrency).toBe(AWS_DERIVE_CONCURRENCY);
+    expect(derive.Label).toBe('ReleaseDerive');
+    expect(derive.ItemSelector).toEqual({
+      'store_id.$': '$.store_id',
+      'catalog_id.$': '$.catalog_id',
+      'release_id.$': '$.release_id',
+      'document_key.$': '$.document_key',
+      'range.$': '$$.Map.Item.Value',
+    });
+    // Plan's output goes on to Merge: the ranges' answers are not needed, and no failed range is tolerated.
+    expect(derive.ResultPath).toBeNull();
+    expect(derive.ToleratedFailurePercentage).toBeUndefined();
+    expect(derive.ToleratedFailureCount).toBeUndefined();
+  });
+
+  it('gives each writer the execution’s ids and one manifest line, and keeps Merge’s output (no results, no tolerance)', () => {
     expect(write.ItemSelector).toEqual({
       'store_id.$': '$.store_id',
       'catalog_id.$': '$.catalog_id',
@@ -253,7 +293,7 @@ describe('the release state machine: the resource', () => {
     expect((resources[idOf(publishing.logGroup)] as Json).Properties.RetentionInDays).toBe(30);
   });
 
-  it('may invoke the five step functions, read the manifest, and run its own child executions: nothing else', () => {
+  it('may invoke the seven step functions, read the manifest, and run its own child executions: nothing else', () => {
     const roleId = stack.getLogicalId(publishing.stateMachine.role.node.defaultChild as never);
     const statements = statementsOf(roleId);
     const invoked = statements

@@ -1,6 +1,21 @@
 import { errorFields, log } from '../../http/log';
-import { abandonStep, deriveStep, readManifest, switchStep, validateStep, writeStep } from './steps';
-import { type ReleaseExecutionInput, WRITE_CONCURRENCY, type WriteChunk } from './workflow';
+import {
+  abandonStep,
+  deriveStep,
+  mergeStep,
+  planStep,
+  readManifest,
+  readRanges,
+  switchStep,
+  validateStep,
+  writeStep,
+} from './steps';
+import {
+  DERIVE_CONCURRENCY,
+  type ReleaseExecutionInput,
+  WRITE_CONCURRENCY,
+  type WriteChunk,
+} from './workflow';
 
 /**
  * The workflow outlives the request that started it, but the process's logger still holds the Lambda
@@ -9,13 +24,13 @@ import { type ReleaseExecutionInput, WRITE_CONCURRENCY, type WriteChunk } from '
  */
 const DETACHED = { function_request_id: null, function_name: null, function_arn: null, route: null };
 
-/** Attempts of a failed write, as the state machine's Retry on the write task makes them. */
+/** Attempts of a failed write or range derivation, as the state machine's Retry on their tasks makes them. */
 export const WRITE_ATTEMPTS = 3;
 
 /**
  * The publishing workflow as the local harness runs it: the state machine's states (infra/publishing.ts) in
- * the same order, over the same step functions, with the same chunk files and WRITE_CONCURRENCY writers at
- * once; an error after validation takes the Abandon step, as the state machine's Catch does.
+ * the same order, over the same step functions, with the same ranges and chunk files, DERIVE_CONCURRENCY
+ * range derivations and WRITE_CONCURRENCY writers at once; an error after validation takes the Abandon step, as the state machine's Catch does.
  */
 export async function runWorkflowLocally(
   input: ReleaseExecutionInput,
@@ -24,10 +39,15 @@ export async function runWorkflowLocally(
   try {
     const validated = await validateStep(input);
     if (!validated.valid) return 'FAILED';
-    const derived = await deriveStep(input);
+    const planned = await planStep(input);
+    const ranges = await readRanges(planned.ranges_key);
+    await eachAtMost(ranges, DERIVE_CONCURRENCY, (range) =>
+      withRetries(() => deriveStep({ ...input, range }).then(() => undefined)),
+    );
+    const derived = await mergeStep(input);
     const chunks = await readManifest(derived.manifest_key);
     await eachAtMost(chunks, options.concurrency ?? WRITE_CONCURRENCY, (chunk) =>
-      writeWithRetries(input, chunk),
+      withRetries(() => writeStep({ ...input, chunk }).then(() => undefined)),
     );
     await switchStep(input);
     return 'PUBLISHED';
@@ -39,10 +59,11 @@ export async function runWorkflowLocally(
   }
 }
 
-async function writeWithRetries(input: ReleaseExecutionInput, chunk: WriteChunk): Promise<void> {
+/** A map item's work, retried as the state machine's Retry on the item's task retries it. */
+async function withRetries(work: () => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await writeStep({ ...input, chunk });
+      await work();
       return;
     } catch (error) {
       if (attempt >= WRITE_ATTEMPTS) throw error;

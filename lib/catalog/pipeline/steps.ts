@@ -3,7 +3,15 @@ import { objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
 import { CHILD_CHUNK_SIZE } from '../child-index';
-import { deriveReleaseStream } from '../derive-stream';
+import {
+  type DerivePlan,
+  deriveRange,
+  mergeRelease,
+  planRelease,
+  type RangePartial,
+  type RangePicks,
+  type ReleaseItem,
+} from '../derive-stream';
 import { DocumentReadError } from '../document-stream';
 import { FILTER_INDEX_VERSION } from '../filter-index';
 import { activate, cleanupReleases, type SwitchFacts, switchFacts } from '../publisher';
@@ -13,7 +21,10 @@ import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
 import type {
   AbandonInput,
+  DeriveInput,
   DeriveOutput,
+  PlanOutput,
+  RangeLine,
   ReleaseExecutionInput,
   ValidateOutput,
   WriteChunk,
@@ -28,15 +39,24 @@ import { CHUNK_ITEMS, WRITER_BATCHES_IN_FLIGHT } from './workflow';
  * state machine (infra/publishing.ts) and the local harness (run-local.ts) run these same functions.
  */
 
-/** Progress shown while each phase runs: validation to 10 %, derivation to 20 %, writes to 99 %. */
+/** Progress shown while each phase runs: validation to 10 %, the plan 12 %, derivation to 20 %, writes to 99 %. */
 const VALIDATED_PERCENT = 10;
+const PLANNED_PERCENT = 12;
 const DERIVED_PERCENT = 20;
 
 export const workKeys = {
   prefix: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
     `work/${input.store_id}/${input.release_id}/`,
-  chunk: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, n: number) =>
-    `${workKeys.prefix(input)}items-${String(n).padStart(6, '0')}.jsonl`,
+  chunk: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, part: string, n: number) =>
+    `${workKeys.prefix(input)}items-${part}-${String(n).padStart(6, '0')}.jsonl`,
+  plan: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
+    `${workKeys.prefix(input)}plan.json`,
+  picks: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, n: number) =>
+    `${workKeys.prefix(input)}picks-${String(n).padStart(4, '0')}.json`,
+  ranges: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
+    `${workKeys.prefix(input)}ranges.jsonl`,
+  partial: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, n: number) =>
+    `${workKeys.prefix(input)}partial-${String(n).padStart(4, '0')}.json`,
   manifest: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
     `${workKeys.prefix(input)}manifest.jsonl`,
   switchFacts: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
@@ -104,12 +124,47 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
   return { ...input, valid: true };
 }
 
+/** The chunk files of one step's items, CHUNK_ITEMS each, named `name(n)`; `done` answers what it wrote. */
+function chunkFiles(name: (n: number) => string) {
+  const chunks: WriteChunk[] = [];
+  let lines: string[] = [];
+  const flush = async () => {
+    if (lines.length === 0) return;
+    const key = name(chunks.length);
+    const count = lines.length;
+    const body = `${lines.join('\n')}\n`;
+    lines = [];
+    await objectStore.put(key, body, { contentType: 'application/x-ndjson' });
+    chunks.push({ key, items: count });
+  };
+  return {
+    emit: async (item: ReleaseItem) => {
+      lines.push(encodeItem(item));
+      if (lines.length >= CHUNK_ITEMS) await flush();
+    },
+    done: async () => {
+      await flush();
+      return chunks;
+    },
+  };
+}
+
+const putJson = (key: string, value: unknown) =>
+  objectStore.put(key, JSON.stringify(value), { contentType: 'application/json' });
+const readJson = async <T>(key: string) => JSON.parse(await readText(objectStore.read(key))) as T;
+
+/** Records the release FAILED with a derivation's issues, and stops the workflow (ReleaseInvalid). */
+async function invalid(input: ReleaseExecutionInput, error: ReleaseValidationError): Promise<never> {
+  await fail(input, error.issues, error.total);
+  throw new ReleaseInvalidError(error.message);
+}
+
 /**
- * Derive: the release's items, streamed from the document (lib/catalog/derive-stream.ts: never the whole
- * document, nor all its items, in memory) into chunk files of CHUNK_ITEMS and a manifest (JSON Lines) that
- * the write map reads, and the facts the switch needs.
+ * Plan: what every range's derivation needs, and the ranges of products (lib/catalog/derive-stream.ts
+ * `planRelease`: one pass over the document, a second only for parents and components the first did not
+ * keep), into the bucket: the plan, each range's picks, and the ranges as JSON Lines for the derive map.
  */
-export async function deriveStep(input: ReleaseExecutionInput): Promise<DeriveOutput> {
+export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput> {
   const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
   if (!release) throw new Error(`release ${input.release_id} is gone`);
   const store = await storeRepository.get(input.store_id, true);
@@ -121,58 +176,108 @@ export async function deriveStep(input: ReleaseExecutionInput): Promise<DeriveOu
     published_at: release.started_at,
     filter_index: FILTER_INDEX_VERSION,
   };
-  const chunks: WriteChunk[] = [];
-  let lines: string[] = [];
-  const flush = async () => {
-    if (lines.length === 0) return;
-    const key = workKeys.chunk(input, chunks.length);
-    const count = lines.length;
-    const body = `${lines.join('\n')}\n`;
-    lines = [];
-    await objectStore.put(key, body, { contentType: 'application/x-ndjson' });
-    chunks.push({ key, items: count });
-  };
-  let derived: Awaited<ReturnType<typeof deriveReleaseStream>>;
+  let planned: Awaited<ReturnType<typeof planRelease>>;
   try {
-    derived = await deriveReleaseStream({
+    planned = await planRelease({
       open: () => objectStore.read(input.document_key),
       catalogId: input.catalog_id,
       layout,
       storeCurrencies: store.currencies,
-      emit: async (item) => {
-        lines.push(encodeItem(item));
-        if (lines.length >= CHUNK_ITEMS) await flush();
-      },
     });
   } catch (error) {
     if (!(error instanceof ReleaseValidationError)) throw error;
-    await fail(input, error.issues, error.total);
-    throw new ReleaseInvalidError(error.message);
+    return invalid(input, error);
   }
-  await flush();
-  const { head } = derived;
-  if (head.catalog.id !== undefined && head.catalog.id !== input.catalog_id) {
+  const { plan, picks } = planned;
+  const named = plan.head.catalog.id;
+  if (named !== undefined && named !== input.catalog_id) {
     const issue = {
       path: 'catalog.id',
       rule: 'catalog_id',
-      message: `the document names catalog ${head.catalog.id}, but it is published as catalog ${input.catalog_id} (leave catalog.id out, or give the catalog's)`,
+      message: `the document names catalog ${named}, but it is published as catalog ${input.catalog_id} (leave catalog.id out, or give the catalog's)`,
     };
-    await fail(input, [issue], 1);
-    throw new ReleaseInvalidError(issue.message);
+    return invalid(input, new ReleaseValidationError([issue], 1));
   }
+  await putJson(workKeys.plan(input), plan);
+  for (const range of plan.ranges) await putJson(workKeys.picks(input, range.n), picks[range.n] ?? []);
+  const lines = plan.ranges.map((range) => `${JSON.stringify({ n: range.n } satisfies RangeLine)}\n`);
+  await objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' });
+  await record(input, { percent_completed: PLANNED_PERCENT });
+  return { ...input, ranges_key: workKeys.ranges(input), ranges: plan.ranges.length };
+}
+
+/** What a range's derivation leaves in the bucket for the merge. */
+interface PartialFile {
+  partial: RangePartial;
+  chunks: WriteChunk[];
+}
+
+/**
+ * Derive (one item of the derive map): one range's products, read by a ranged GET, derived into chunk
+ * files; what crosses the range's edges, and the chunks' list, into its partial for the merge.
+ */
+export async function deriveStep(input: DeriveInput): Promise<{ items: number }> {
+  const plan = await readJson<DerivePlan>(workKeys.plan(input));
+  const range = plan.ranges[input.range.n];
+  if (!range) throw new Error(`the plan has no range ${input.range.n}`);
+  const picks = await readJson<RangePicks>(workKeys.picks(input, range.n));
+  const files = chunkFiles((n) => workKeys.chunk(input, `r${String(range.n).padStart(4, '0')}`, n));
+  const partial = await deriveRange({
+    plan,
+    picks,
+    range,
+    source: objectStore.read(input.document_key, {
+      start: range.offset,
+      end: range.offset + range.length - 1,
+    }),
+    emit: files.emit,
+  });
+  const file: PartialFile = { partial, chunks: await files.done() };
+  await putJson(workKeys.partial(input, range.n), file);
+  return { items: partial.items };
+}
+
+/**
+ * Merge: the ranges' partials joined (lib/catalog/derive-stream.ts `mergeRelease`) into the items they
+ * complete and the rest of the release's items, in chunk files; then the manifest of every chunk (JSON
+ * Lines) that the write map reads, and the facts the switch needs.
+ */
+export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOutput> {
+  const plan = await readJson<DerivePlan>(workKeys.plan(input));
+  const chunks: WriteChunk[] = [];
+  const files = chunkFiles((n) => workKeys.chunk(input, 'merge', n));
+  let derived: Awaited<ReturnType<typeof mergeRelease>>;
+  try {
+    derived = await mergeRelease({
+      plan,
+      partials: (async function* () {
+        for (const range of plan.ranges) {
+          const file = await readJson<PartialFile>(workKeys.partial(input, range.n));
+          chunks.push(...file.chunks);
+          yield file.partial;
+        }
+      })(),
+      allPicks: () =>
+        Promise.all(plan.ranges.map((range) => readJson<RangePicks>(workKeys.picks(input, range.n)))),
+      open: () => objectStore.read(input.document_key),
+      emit: files.emit,
+    });
+  } catch (error) {
+    if (!(error instanceof ReleaseValidationError)) throw error;
+    return invalid(input, error);
+  }
+  chunks.push(...(await files.done()));
   const manifestKey = workKeys.manifest(input);
   await objectStore.put(manifestKey, chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''), {
     contentType: 'application/x-ndjson',
   });
   const facts: SwitchFile = {
-    facts: switchFacts(head),
-    layout,
+    facts: switchFacts(derived.head),
+    layout: plan.layout,
     total_products: derived.counts.total,
     total_nodes: derived.totalNodes,
   };
-  await objectStore.put(workKeys.switchFacts(input), JSON.stringify(facts), {
-    contentType: 'application/json',
-  });
+  await putJson(workKeys.switchFacts(input), facts);
   await record(input, {
     percent_completed: DERIVED_PERCENT,
     total_items: derived.items,
@@ -182,6 +287,13 @@ export async function deriveStep(input: ReleaseExecutionInput): Promise<DeriveOu
     counts: derived.counts,
   });
   return { ...input, manifest_key: manifestKey, chunks: chunks.length, items: derived.items };
+}
+
+/** The ranges a plan's ranges list holds. */
+export async function readRanges(key: string): Promise<RangeLine[]> {
+  const ranges: RangeLine[] = [];
+  for await (const line of readLines(objectStore.read(key))) ranges.push(JSON.parse(line) as RangeLine);
+  return ranges;
 }
 
 /** The chunks a manifest lists. */

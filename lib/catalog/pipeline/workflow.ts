@@ -9,7 +9,8 @@ type TableAccess = 'read' | 'readwrite';
  * runs the same step handlers in the same order with the same chunking and concurrency
  * (lib/catalog/pipeline/run-local.ts). `functions/workflow.ts` re-exports it for the stack.
  *
- *   Validate -> (invalid: ReleaseInvalid) -> Derive -> Write (Distributed Map over the manifest) -> Switch
+ *   Validate -> (invalid: ReleaseInvalid) -> Plan -> Derive (Distributed Map over the ranges) -> Merge
+ *     -> Write (Distributed Map over the chunk manifest) -> Switch
  *   any error in a step -> Abandon -> ReleaseFailed (or ReleasePublished when the switch had happened)
  */
 export interface WorkflowStepDefinition {
@@ -32,13 +33,29 @@ export const WORKFLOW_STEPS = {
     timeoutSeconds: 900,
     description: 'Publishing workflow: validates the release document as it streams from S3',
   },
-  'release-derive': {
+  'release-plan': {
     // keys: read: the store's currencies, when the document gives none (its items' prices need them).
     tables: { products: 'readwrite', keys: 'read' },
     bucket: 'readwrite',
     memoryMb: 3008,
     timeoutSeconds: 900,
-    description: "Publishing workflow: derives the release's items into chunk files and their manifest",
+    description:
+      "Publishing workflow: plans the release's derivation (parents, families, ranges of products)",
+  },
+  'release-derive': {
+    tables: {},
+    bucket: 'readwrite',
+    memoryMb: 2048,
+    timeoutSeconds: 900,
+    description: "Publishing workflow: derives one range of the release's products into chunk files",
+  },
+  'release-merge': {
+    tables: { products: 'readwrite' },
+    bucket: 'readwrite',
+    memoryMb: 1024,
+    timeoutSeconds: 900,
+    description:
+      "Publishing workflow: joins the ranges' edges, derives the rest and writes the chunk manifest",
   },
   'release-write': {
     tables: { products: 'readwrite' },
@@ -65,6 +82,13 @@ export const WORKFLOW_STEPS = {
 
 export type WorkflowStepName = keyof typeof WORKFLOW_STEPS;
 
+/** Range derivations at once in the local harness's pool (one process: they share its heap and its core). */
+export const DERIVE_CONCURRENCY = 2;
+/**
+ * Range derivations at once in AWS: the derive Distributed Map's MaxConcurrency. Each range is about
+ * DERIVE_RANGE_BYTES (32 MiB) of products, a million 1 KB products about 20 ranges: all of them at once.
+ */
+export const AWS_DERIVE_CONCURRENCY = 64;
 /** Items a chunk file holds: one writer invocation's work (DynamoDB batches of 25 in flight, below). */
 export const CHUNK_ITEMS = 5000;
 /** Writer invocations at once in the local harness's pool (one machine, one DynamoDB Local). */
@@ -95,7 +119,23 @@ export interface ValidateOutput extends ReleaseExecutionInput {
   valid: boolean;
 }
 
-/** What Derive answers: where the chunk manifest is (JSON Lines of {@link WriteChunk}) and how much is in it. */
+/** What Plan answers: where the ranges are listed (JSON Lines of {@link RangeLine}) and how many. */
+export interface PlanOutput extends ReleaseExecutionInput {
+  ranges_key: string;
+  ranges: number;
+}
+
+/** One line of the ranges list: a range of the plan (work/<store>/<release>/plan.json has the rest). */
+export interface RangeLine {
+  n: number;
+}
+
+/** The derive Distributed Map's item: the execution's ids and one range. */
+export interface DeriveInput extends ReleaseExecutionInput {
+  range: RangeLine;
+}
+
+/** What Merge answers: where the chunk manifest is (JSON Lines of {@link WriteChunk}) and how much is in it. */
 export interface DeriveOutput extends ReleaseExecutionInput {
   manifest_key: string;
   chunks: number;
