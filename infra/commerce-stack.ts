@@ -7,7 +7,14 @@ import {
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, type ITable, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  type CfnTable,
+  type ITable,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../functions/routes';
@@ -32,7 +39,16 @@ export interface CommerceStackProps extends StackProps {
    * list or an array, else `*`).
    */
   corsOrigins?: string[];
+  /**
+   * The products table's warm write throughput, write units a second it serves at once (none by default:
+   * an on-demand table starts at 4,000 and grows with use). Warming is billed once, per unit; a million-
+   * product publish in under 5 minutes needs about 40,000 (docs/publishing.md, "The arithmetic for AWS").
+   */
+  productsWarmWrites?: number;
 }
+
+/** The least warm write throughput DynamoDB takes: what an on-demand table serves new. */
+export const MIN_WARM_WRITES = 4000;
 
 /**
  * The whole service: four tables (keys, mappings, products, and limits for the shared rate-limit windows),
@@ -62,6 +78,16 @@ export class CommerceStack extends Stack {
       });
     }
     this.tables = tables;
+    if (props.productsWarmWrites !== undefined) {
+      if (!Number.isInteger(props.productsWarmWrites) || props.productsWarmWrites < MIN_WARM_WRITES) {
+        throw new Error(
+          `productsWarmWrites must be a whole number of write units a second, at least ${MIN_WARM_WRITES}, got ${props.productsWarmWrites}`,
+        );
+      }
+      (tables.products.node.defaultChild as CfnTable).warmThroughput = {
+        writeUnitsPerSecond: props.productsWarmWrites,
+      };
+    }
 
     const cors = apiCorsConfiguration(
       parseCorsOrigins(

@@ -4,7 +4,7 @@ import { DEFAULT_ALARM_THRESHOLDS } from './monitoring';
 /**
  * The stack's settings from `cdk deploy -c key=value` (or cdk.json's context), checked here so a typo
  * fails the synth with a message instead of deploying defaults: `alarmEmail`, `throttleRateLimit`,
- * `throttleBurstLimit`, and one `alarm<Threshold>` per alarm threshold (e.g. `alarmApiP99LatencyMs`).
+ * `throttleBurstLimit`, `productsWarmWrites`, and one `alarm<Threshold>` per alarm threshold (e.g. `alarmApiP99LatencyMs`).
  * `keys`: every context key given; one that looks like ours but is not one (see `looksLikeOurs`) fails
  * the synth, naming the nearest known key.
  */
@@ -41,6 +41,8 @@ export function stackPropsFromContext(
     if (value !== undefined) thresholds[name] = value;
   }
   if (Object.keys(thresholds).length > 0) props.alarmThresholds = thresholds;
+  const warmWrites = number('productsWarmWrites');
+  if (warmWrites !== undefined) props.productsWarmWrites = warmWrites;
   return props;
 }
 
@@ -50,16 +52,17 @@ export const CONTEXT_KEYS: readonly string[] = [
   'throttleRateLimit',
   'throttleBurstLimit',
   'corsOrigins',
+  'productsWarmWrites',
   ...Object.keys(DEFAULT_ALARM_THRESHOLDS).map((name) => `alarm${name[0]?.toUpperCase()}${name.slice(1)}`),
 ];
 
 /**
- * A key is taken for one of ours when it starts like ours (`alarm`, `throttle`, `cors`, any case) or is
+ * A key is taken for one of ours when it starts like ours (`alarm`, `throttle`, `cors`, `products`, any case) or is
  * within 3 edits of one; CDK's own keys (`@aws-cdk/...`, `aws:cdk:...`, lookups with `:`) never are.
  */
 function looksLikeOurs(key: string): boolean {
   if (/[:@/]/.test(key)) return false;
-  return /^(alarm|throttle|cors)/i.test(key) || nearest(key).distance <= 3;
+  return /^(alarm|throttle|cors|products)/i.test(key) || nearest(key).distance <= 3;
 }
 
 function refuseUnknownKeys(keys: readonly string[]): void {

@@ -476,6 +476,39 @@ describe('alarms and dashboard', () => {
   });
 });
 
+describe('the products table’s warm throughput', () => {
+  const tablesOf = (props: ConstructorParameters<typeof CommerceStack>[2]) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const own = new CommerceStack(app, 'Warm', props);
+    const resources = Template.fromStack(own).findResources('AWS::DynamoDB::Table');
+    const products = own.getLogicalId(own.tables.products.node.defaultChild as never);
+    return { resources, products };
+  };
+
+  it('is none by default (billed: an operator’s choice)', () => {
+    for (const table of Object.values(template.findResources('AWS::DynamoDB::Table'))) {
+      expect(table.Properties.WarmThroughput).toBeUndefined();
+    }
+  });
+
+  it('warms the products table alone to productsWarmWrites write units a second', () => {
+    const { resources, products } = tablesOf({ productsWarmWrites: 40_000 });
+    for (const [id, table] of Object.entries(resources)) {
+      expect([id, table.Properties.WarmThroughput]).toEqual([
+        id,
+        id === products ? { WriteUnitsPerSecond: 40_000 } : undefined,
+      ]);
+    }
+  });
+
+  it('refuses less than an on-demand table serves new, or a fraction', () => {
+    expect(() => tablesOf({ productsWarmWrites: 3999 })).toThrow(
+      'productsWarmWrites must be a whole number of write units a second, at least 4000, got 3999',
+    );
+    expect(() => tablesOf({ productsWarmWrites: 4000.5 })).toThrow('at least 4000');
+  });
+});
+
 describe('stack settings from cdk context', () => {
   const from = (context: Record<string, unknown>) => stackPropsFromContext((key) => context[key]);
 
@@ -488,6 +521,7 @@ describe('stack settings from cdk context', () => {
       alarmThresholds: { apiP99LatencyMs: 900 },
     });
     expect(from({})).toEqual({});
+    expect(from({ productsWarmWrites: '40000' })).toEqual({ productsWarmWrites: 40_000 });
   });
 
   it('refuses a malformed value instead of deploying a default', () => {
@@ -507,6 +541,9 @@ describe('stack settings from cdk context', () => {
     );
     expect(() => withKeys({ throtleRateLimit: '5' })).toThrow(
       'unknown context key throtleRateLimit: did you mean throttleRateLimit?',
+    );
+    expect(() => withKeys({ productWarmWrites: '40000' })).toThrow(
+      'unknown context key productWarmWrites: did you mean productsWarmWrites?',
     );
     expect(() => withKeys({ corsOrigin: 'https://a.example' })).toThrow(
       'unknown context key corsOrigin: did you mean corsOrigins?',
