@@ -3,20 +3,19 @@ import { issueAccessToken } from '../lib/auth/issue-token';
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { publishRelease } from '../lib/catalog/publisher';
-import { RELEASE_SHARDS } from '../lib/catalog/release-settings';
 import { toApiError } from '../lib/http/errors';
-import { uuidv4, uuidv7 } from '../lib/ids';
-import { createRelease, documentKey } from '../lib/pcm/service';
+import { uuidv4 } from '../lib/ids';
+import { createRelease } from '../lib/pcm/service';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { mappingRepository } from '../lib/store/mapping-repository';
-import { objectStore } from '../lib/store/object-store';
-import { type PcmRelease, pcmRepository } from '../lib/store/pcm-repository';
+import { pcmRepository } from '../lib/store/pcm-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
+import { failedRelease, newPcmCatalog } from '../test/support/pcm-fixtures';
 
 /**
  * What the fuzzed requests refer to. Arbitraries never hold real ids, credentials or tokens: they write
@@ -198,62 +197,6 @@ async function setPrefix(store: StoreRecord, adminToken: string, prefix: string)
   )) as { statusCode: number };
   if (response.statusCode !== 200)
     throw new Error(`setting prefix ${prefix} answered ${response.statusCode}`);
-}
-
-/** A catalog of the catalog API, made with the repository, with `document` in the bucket when given. */
-async function newPcmCatalog(storeId: string, name: string, document?: unknown): Promise<string> {
-  const at = new Date().toISOString();
-  const catalogId = uuidv7();
-  await pcmRepository.createCatalog(storeId, {
-    id: catalogId,
-    name,
-    description: '',
-    hierarchy_ids: [],
-    pricebook_id: null,
-    created_at: at,
-    updated_at: at,
-  });
-  if (document !== undefined) {
-    const key = documentKey(storeId, catalogId);
-    const text = JSON.stringify(document);
-    await objectStore.put(key, text, { contentType: 'application/json' });
-    await pcmRepository.setDocument(storeId, catalogId, {
-      key,
-      bytes: Buffer.byteLength(text),
-      updated_at: at,
-    });
-  }
-  return catalogId;
-}
-
-/**
- * A FAILED release of a catalog with a document, made with the repository (no workflow runs). The catalog
- * must not be publishing (its lock is taken and given back).
- */
-async function failedRelease(storeId: string, catalogId: string): Promise<string> {
-  const catalog = await pcmRepository.getCatalog(storeId, catalogId);
-  if (!catalog?.document) throw new Error(`catalog ${catalogId} has no document`);
-  const at = new Date().toISOString();
-  const release: PcmRelease = {
-    store_id: storeId,
-    catalog_id: catalogId,
-    release_id: uuidv7(),
-    shards: RELEASE_SHARDS,
-    status: 'failed',
-    started_at: at,
-    heartbeat_at: at,
-    state: 'FAILED',
-    name: catalog.name,
-    document_key: catalog.document.key,
-    created_at: at,
-    updated_at: at,
-    percent_completed: 0,
-    errors: [{ path: '', rule: 'stalled', message: 'made by the fuzz harness' }],
-    errors_total: 1,
-  };
-  await pcmRepository.createRelease(release);
-  await pcmRepository.releaseLock(storeId, catalogId, release.release_id);
-  return release.release_id;
 }
 
 /**

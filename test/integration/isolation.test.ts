@@ -3,6 +3,7 @@
  * each cell must answer (authentication, then the store a token belongs to). Every request targets store A's resources; store B is
  * the other tenant. A route added to ROUTES without a row here fails the table check below.
  */
+
 import { randomUUID } from 'node:crypto';
 import { ROUTES } from '../../functions/routes';
 import { clearAuthCache } from '../../lib/auth/authenticate';
@@ -11,19 +12,16 @@ import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { publishRelease } from '../../lib/catalog/publisher';
-import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
-import { uuidv7 } from '../../lib/ids';
-import { documentKey } from '../../lib/pcm/service';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
-import { objectStore } from '../../lib/store/object-store';
-import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { pcmRepository } from '../../lib/store/pcm-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { tokenRepository } from '../../lib/store/token-repository';
 import { loadHandler, matchRoute } from '../../local/router';
 import { childrenRelease, LEAF_NODE, LIVE_CHILDREN, PARENT, ROOT_NODE } from '../support/catalog-fixtures';
 import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
+import { failedRelease, newPcmCatalog } from '../support/pcm-fixtures';
 
 // ---------------------------------------------------------------------------------------------------
 // Callers
@@ -221,59 +219,6 @@ function invalidRelease() {
   return document;
 }
 
-/** A catalog of the catalog API, made with the repository; with its document in the bucket when given. */
-async function newCatalog(storeId: string, name: string, document?: unknown): Promise<string> {
-  const at = new Date().toISOString();
-  const catalogId = uuidv7();
-  await pcmRepository.createCatalog(storeId, {
-    id: catalogId,
-    name,
-    description: '',
-    hierarchy_ids: [],
-    pricebook_id: null,
-    created_at: at,
-    updated_at: at,
-  });
-  if (document !== undefined) {
-    const key = documentKey(storeId, catalogId);
-    const text = JSON.stringify(document);
-    await objectStore.put(key, text, { contentType: 'application/json' });
-    await pcmRepository.setDocument(storeId, catalogId, {
-      key,
-      bytes: Buffer.byteLength(text),
-      updated_at: at,
-    });
-  }
-  return catalogId;
-}
-
-/** A FAILED release of a catalog with a document, made with the repository (no workflow runs). */
-async function failedRelease(storeId: string, catalogId: string): Promise<string> {
-  const catalog = await pcmRepository.getCatalog(storeId, catalogId);
-  if (!catalog?.document) throw new Error('catalog without a document');
-  const at = new Date().toISOString();
-  const release: PcmRelease = {
-    store_id: storeId,
-    catalog_id: catalogId,
-    release_id: uuidv7(),
-    shards: RELEASE_SHARDS,
-    status: 'failed',
-    started_at: at,
-    heartbeat_at: at,
-    state: 'FAILED',
-    name: catalog.name,
-    document_key: catalog.document.key,
-    created_at: at,
-    updated_at: at,
-    percent_completed: 0,
-    errors: [{ path: '', rule: 'stalled', message: 'made by the test' }],
-    errors_total: 1,
-  };
-  await pcmRepository.createRelease(release);
-  await pcmRepository.releaseLock(storeId, catalogId, release.release_id);
-  return release.release_id;
-}
-
 /** Waits until no catalog of the store is being published: no workflow outlives the cell that started it. */
 async function publishesSettled(storeId: string): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -293,7 +238,7 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
   await setPrefix(test.store.mapping_id, initialPrefix);
   await publishRelease(test.store.id, release);
   const mapping = await mappingRepository.get(test.store.mapping_id);
-  const catalogId = await newCatalog(test.store.id, `${label} victim`, release);
+  const catalogId = await newPcmCatalog(test.store.id, `${label} victim`, release);
   return {
     test,
     victimKeyId: victim.id,
@@ -349,12 +294,12 @@ beforeAll(async () => {
   // The catalog API's releases start their workflow in this process, as the local server runs them.
   registerLocalWorkflow(runWorkflowLocally);
   const aStoreId = a.test.store.id;
-  aEditableCatalogId = await newCatalog(aStoreId, 'a editable');
-  aDisposableCatalogId = await newCatalog(aStoreId, 'a disposable');
-  aReleasingCatalogId = await newCatalog(aStoreId, 'a releasing', invalidRelease());
-  const withRelease = await newCatalog(aStoreId, 'a with a disposable release', childrenRelease());
+  aEditableCatalogId = await newPcmCatalog(aStoreId, 'a editable');
+  aDisposableCatalogId = await newPcmCatalog(aStoreId, 'a disposable');
+  aReleasingCatalogId = await newPcmCatalog(aStoreId, 'a releasing', invalidRelease());
+  const withRelease = await newPcmCatalog(aStoreId, 'a with a disposable release', childrenRelease());
   aDisposableRelease = { catalogId: withRelease, releaseId: await failedRelease(aStoreId, withRelease) };
-  aPrunableCatalogId = await newCatalog(aStoreId, 'a prunable', childrenRelease());
+  aPrunableCatalogId = await newPcmCatalog(aStoreId, 'a prunable', childrenRelease());
   const pruned = [
     await failedRelease(aStoreId, aPrunableCatalogId),
     await failedRelease(aStoreId, aPrunableCatalogId),

@@ -1,0 +1,62 @@
+import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
+import { uuidv7 } from '../../lib/ids';
+import { documentKey } from '../../lib/pcm/service';
+import { objectStore } from '../../lib/store/object-store';
+import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+
+/**
+ * Catalogs and releases of the catalog API made straight through the repository and the bucket, for the
+ * isolation matrix and the fuzz harness: a catalog (with `document` stored as the catalog's document, as
+ * `PUT /pcm/catalogs/{id}/document` stores it), and a FAILED release of it (no workflow runs).
+ */
+export async function newPcmCatalog(storeId: string, name: string, document?: unknown): Promise<string> {
+  const at = new Date().toISOString();
+  const catalogId = uuidv7();
+  await pcmRepository.createCatalog(storeId, {
+    id: catalogId,
+    name,
+    description: '',
+    hierarchy_ids: [],
+    pricebook_id: null,
+    created_at: at,
+    updated_at: at,
+  });
+  if (document !== undefined) {
+    const key = documentKey(storeId, catalogId);
+    const text = JSON.stringify(document);
+    await objectStore.put(key, text, { contentType: 'application/json' });
+    await pcmRepository.setDocument(storeId, catalogId, {
+      key,
+      bytes: Buffer.byteLength(text),
+      updated_at: at,
+    });
+  }
+  return catalogId;
+}
+
+/** A FAILED release of a catalog that has a document; the catalog is left free to publish. */
+export async function failedRelease(storeId: string, catalogId: string): Promise<string> {
+  const catalog = await pcmRepository.getCatalog(storeId, catalogId);
+  if (!catalog?.document) throw new Error(`catalog ${catalogId} has no document`);
+  const at = new Date().toISOString();
+  const release: PcmRelease = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: uuidv7(),
+    shards: RELEASE_SHARDS,
+    status: 'failed',
+    started_at: at,
+    heartbeat_at: at,
+    state: 'FAILED',
+    name: catalog.name,
+    document_key: catalog.document.key,
+    created_at: at,
+    updated_at: at,
+    percent_completed: 0,
+    errors: [{ path: '', rule: 'stalled', message: 'made by a test fixture' }],
+    errors_total: 1,
+  };
+  await pcmRepository.createRelease(release);
+  await pcmRepository.releaseLock(storeId, catalogId, release.release_id);
+  return release.release_id;
+}
