@@ -44,48 +44,35 @@ const ATTRIBUTES: Record<string, Schema> = {
 
 const TYPE: Schema = { const: CATALOG_TYPE, description: 'Always `catalog`.' };
 
-/** `POST /pcm/catalogs`. */
-export const NEW_CATALOG_SCHEMA: Schema = {
+/** A catalog body: `{data: {type: "catalog", attributes, ...}}` with `data`'s other properties. */
+const catalogBody = (data: Record<string, Schema>): Schema => ({
   type: 'object',
   required: ['data'],
   properties: {
-    data: {
-      type: 'object',
-      required: ['type', 'attributes'],
-      properties: {
-        type: TYPE,
-        attributes: { type: 'object', required: ['name'], properties: ATTRIBUTES },
-      },
-    },
+    data: { type: 'object', required: ['type', 'attributes'], properties: { type: TYPE, ...data } },
   },
-};
+});
+
+/** `POST /pcm/catalogs`. */
+export const NEW_CATALOG_SCHEMA: Schema = catalogBody({
+  attributes: { type: 'object', required: ['name'], properties: ATTRIBUTES },
+});
 
 /** `PUT /pcm/catalogs/{catalog_id}`: any of the attributes. */
-export const CATALOG_UPDATE_SCHEMA: Schema = {
-  type: 'object',
-  required: ['data'],
-  properties: {
-    data: {
-      type: 'object',
-      required: ['type', 'attributes'],
-      properties: {
-        type: TYPE,
-        id: { type: 'string', description: 'When given, the id of the path.' },
-        attributes: {
-          type: 'object',
-          properties: ATTRIBUTES,
-          anyOf: [
-            { required: ['name'] },
-            { required: ['description'] },
-            { required: ['hierarchy_ids'] },
-            { required: ['pricebook_id'] },
-          ],
-          'x-message': 'needs name, description, hierarchy_ids or pricebook_id',
-        },
-      },
-    },
+export const CATALOG_UPDATE_SCHEMA: Schema = catalogBody({
+  id: { type: 'string', description: 'When given, the id of the path.' },
+  attributes: {
+    type: 'object',
+    properties: ATTRIBUTES,
+    anyOf: [
+      { required: ['name'] },
+      { required: ['description'] },
+      { required: ['hierarchy_ids'] },
+      { required: ['pricebook_id'] },
+    ],
+    'x-message': 'needs name, description, hierarchy_ids or pricebook_id',
   },
-};
+});
 
 /** `POST /pcm/catalogs/{catalog_id}/releases`: the body is optional; the platform's fields are accepted. */
 export const NEW_RELEASE_SCHEMA: Schema = {
