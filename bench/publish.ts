@@ -158,6 +158,17 @@ export async function measurePublish(options: {
         },
         /Local API listening/,
       );
+      // An API process that dies mid-run (out of memory, say) is named with its last words, not as a failed fetch.
+      let apiStderr = '';
+      api.stderr?.on('data', (chunk: Buffer) => {
+        apiStderr = (apiStderr + chunk.toString()).slice(-2000);
+      });
+      const apiExit = new Promise<never>((_resolve, reject) =>
+        api.once('exit', (code, signal) =>
+          reject(new Error(`the API process exited (${code ?? signal}) during the run: ${apiStderr}`)),
+        ),
+      );
+      apiExit.catch(() => undefined);
       try {
         const base = `http://127.0.0.1:${port}`;
         const grant = await fetch(`${base}/oauth/access_token`, {
@@ -192,7 +203,7 @@ export async function measurePublish(options: {
         const seen: Record<string, number> = {};
         let meta: Record<string, unknown> = {};
         for (;;) {
-          await new Promise((resolve) => setTimeout(resolve, 250));
+          await Promise.race([new Promise((resolve) => setTimeout(resolve, 250)), apiExit]);
           const release = await json(
             await fetch(`${base}/pcm/catalogs/${catalogId}/releases/${releaseId}`, { headers }),
           );
