@@ -148,7 +148,8 @@ export async function createDocumentUpload(
 
 /**
  * The catalog with its pending upload taken in, when there is one stored after the current document: the
- * object is copied to a `documents/` key (uploads/ expire after a day; a document is kept) and becomes the
+ * object becomes the catalog's document at a `documents/` key (uploads/ expire after a day; a document is
+ * kept), which the release's workflow copies it to first (`copy_from`), and becomes the
  * catalog's document. An upload never PUT, or stored before the current document, leaves the document as it
  * is (and is forgotten once its URL has lapsed). What the upload holds is not read here: the release's
  * validation reads it (invalid JSON fails the release with the reader's line and column).
@@ -176,24 +177,23 @@ async function takeInUpload(
     }
     return catalog;
   }
-  const key = documentKey(storeId, catalog.id);
-  const { bytes } = await objectStore.copy(upload.key, key);
-  const document = { key, bytes, updated_at: new Date().toISOString() };
+  // The copy (a gigabyte takes longer than an API function may run) is the workflow's: its first step copies
+  // the upload to the document's key (lib/catalog/pipeline/steps.ts `takeInDocument`).
+  const document = {
+    key: documentKey(storeId, catalog.id),
+    bytes: stored.bytes,
+    updated_at: new Date().toISOString(),
+    copy_from: upload.key,
+  };
   let taken: boolean;
   try {
     taken = await pcmRepository.takeUpload(storeId, catalog.id, upload.key, document, caller);
   } catch (error) {
-    await objectStore.deletePrefix(key).catch(() => undefined);
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
     throw error;
   }
-  if (!taken) {
-    // A newer upload was issued meanwhile: the catalog stays as that request left it.
-    await objectStore.deletePrefix(key).catch(() => undefined);
-    return catalogOf(storeId, catalog.id);
-  }
-  // Taken in: the uploaded object is not needed any more (the lifecycle would remove it in a day).
-  await objectStore.deletePrefix(upload.key).catch(() => undefined);
+  // Not taken: a newer upload was issued meanwhile, and the catalog stays as that request left it.
+  if (!taken) return catalogOf(storeId, catalog.id);
   const { upload: _taken, ...rest } = catalog;
   return { ...rest, document };
 }
@@ -240,6 +240,7 @@ export async function createRelease(
     state: 'PENDING',
     name: catalog.name,
     document_key: catalog.document.key,
+    ...(catalog.document.copy_from === undefined ? {} : { copy_from: catalog.document.copy_from }),
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
     percent_completed: 0,
@@ -270,6 +271,7 @@ export async function createRelease(
     catalog_id: catalogId,
     release_id: release.release_id,
     document_key: release.document_key,
+    ...(release.copy_from === undefined ? {} : { copy_from: release.copy_from }),
   };
   await startReleaseWorkflow(input);
   return release;

@@ -24,8 +24,11 @@ export interface PcmCatalog {
   pricebook_id: string | null;
   created_at: string;
   updated_at: string;
-  /** The document a new release publishes: its object key, size and when it was stored. */
-  document?: { key: string; bytes: number; updated_at: string };
+  /**
+   * The document a new release publishes: its object key, size and when it was stored; `copy_from`, the
+   * upload it is copied from by the first release's workflow (until then the key holds nothing).
+   */
+  document?: { key: string; bytes: number; updated_at: string; copy_from?: string };
   /** The release being published, if any. */
   publishing?: string;
   /** The newest pre-signed upload (`POST …/document-uploads`), until a release takes it in or it lapses. */
@@ -54,6 +57,8 @@ export interface PcmRelease extends ReleaseMarker {
   state: ReleaseState;
   name: string;
   document_key: string;
+  /** The upload the workflow copies to `document_key` first, when the catalog's document is still one. */
+  copy_from?: string;
   created_at: string;
   updated_at: string;
   /** Items the release writes (known once derived) and written so far: `percent_completed`. */
@@ -95,6 +100,20 @@ const pcmKey = (storeId: string, catalogId: string) => ({
 function strip<T>(item: Record<string, unknown>): T {
   const { pk: _pk, sk: _sk, ...rest } = item;
   return rest as T;
+}
+
+/** `#field = :field` for each field with a value (undefined ones left out), its name and value recorded. */
+function assignments(
+  fields: [string, unknown][],
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): string[] {
+  return fields.flatMap(([field, value]) => {
+    if (value === undefined) return [];
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    return [`#${field} = :${field}`];
+  });
 }
 
 /**
@@ -212,16 +231,10 @@ export const pcmRepository = {
   ): Promise<void> {
     const names: Record<string, string> = { '#updated': 'updated_at' };
     const values: Record<string, unknown> = { ':updated': at };
-    const sets = ['#updated = :updated'];
     // Only the attributes: `changes` may be a request's object, with any other key in it (`__proto__`,
     // `publishing`, `document`, `pk`...), none of which a caller may set.
-    for (const field of CATALOG_ATTRIBUTES) {
-      const value = changes[field];
-      if (value === undefined) continue;
-      names[`#${field}`] = field;
-      values[`:${field}`] = value;
-      sets.push(`#${field} = :${field}`);
-    }
+    const attributes = CATALOG_ATTRIBUTES.map((field): [string, unknown] => [field, changes[field]]);
+    const sets = ['#updated = :updated', ...assignments(attributes, names, values)];
     const codes = await transact(
       [
         {
@@ -300,6 +313,24 @@ export const pcmRepository = {
       },
       caller,
     );
+  },
+
+  /** The catalog's document `key` holds its upload now: it is copied from nothing any more (if still the document). */
+  async documentCopied(storeId: string, catalogId: string, key: string): Promise<void> {
+    await updateCatalogRecord(
+      storeId,
+      catalogId,
+      {
+        expression: 'REMOVE #doc.#from',
+        condition: '#doc.#key = :key',
+        names: { '#doc': 'document', '#key': 'key', '#from': 'copy_from' },
+        values: { ':key': key },
+      },
+      undefined,
+    ).catch((error: unknown) => {
+      // A catalog deleted meanwhile: its release goes on as the catalog's deletion left it.
+      if (!(error instanceof CatalogNotFoundError)) throw error;
+    });
   },
 
   /** Forgets the pending upload `uploadKey` (lapsed unused, or older than the document), if it is still the pending one. */
@@ -415,13 +446,7 @@ export const pcmRepository = {
   ): Promise<boolean> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
-    const sets: string[] = [];
-    for (const [field, value] of Object.entries(fields)) {
-      if (value === undefined) continue;
-      names[`#${field}`] = field;
-      values[`:${field}`] = value;
-      sets.push(`#${field} = :${field}`);
-    }
+    const sets = assignments(Object.entries(fields), names, values);
     const adds: string[] = [];
     for (const [field, value] of Object.entries(options.add ?? {})) {
       names[`#${field}`] = field;

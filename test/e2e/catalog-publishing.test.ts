@@ -2,7 +2,8 @@ import { hashSecret } from '../../lib/auth/secrets';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
 import { cleanupReleases, RELEASE_SHARDS, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
 import { MAX_DOCUMENT_BYTES } from '../../lib/http/middleware';
-import { createDocumentUpload, UPLOAD_URL_SECONDS } from '../../lib/pcm/service';
+import { createDocumentUpload, UPLOAD_URL_SECONDS, uploadKey } from '../../lib/pcm/service';
+import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { childrenRelease, LIVE_CHILDREN, PARENT } from '../support/catalog-fixtures';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
@@ -355,10 +356,35 @@ describe('publishing a document uploaded to object storage (POST …/document-up
     const stored = await pcmRepository.getCatalog(store.store.id, catalogId);
     expect(stored?.document?.key).toMatch(new RegExp(`^documents/${store.store.id}/${catalogId}/`));
     expect(stored?.upload).toBeUndefined();
+    // Copied by the release's workflow (not by the request, which a gigabyte's copy would outlast): the
+    // document is there, the upload gone, and the catalog copies from nothing any more.
+    expect(stored?.document?.copy_from).toBeUndefined();
+    expect((await objectStore.head(stored?.document?.key as string))?.bytes).toBe(bytes);
+    expect(await objectStore.head(uploadKey(store.store.id, catalogId, granted.id))).toBeUndefined();
     // The next release publishes the same document again.
     expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
     expect(await documentOf(catalogId)).toEqual(document);
   }, 120_000);
+
+  it('fails a release whose upload is gone before any release copied it, and publishes nothing', async () => {
+    const catalogId = await createCatalog('Lapsed upload');
+    const at = new Date().toISOString();
+    // As a first release's workflow would find it a day late: the document names an upload that has lapsed.
+    await pcmRepository.setDocument(store.store.id, catalogId, {
+      key: `documents/${store.store.id}/${catalogId}/never-copied.json`,
+      bytes: 100,
+      updated_at: at,
+      copy_from: uploadKey(store.store.id, catalogId, 'lapsed'),
+    });
+    const release = await publish(catalogId);
+    expect(release.meta.release_status).toBe('FAILED');
+    expect(release.meta.errors).toEqual([
+      expect.objectContaining({
+        rule: 'document',
+        detail: expect.stringContaining('the uploaded document is gone before a release took it in'),
+      }),
+    ]);
+  }, 60_000);
 
   it('publishes the newer of an upload and an inline document', async () => {
     const catalogId = await createCatalog('Newest wins');

@@ -409,13 +409,13 @@ describe('the step functions', () => {
     ]);
   });
 
-  it('lets the writer and the validator only read the bucket, and the others also write and delete in it', () => {
+  it('lets the writer only read the bucket, and the others also write and delete in it (the validator copies an upload in)', () => {
     expect(BUCKET_ACTIONS.read).toEqual({ objects: ['s3:GetObject'], bucket: ['s3:ListBucket'] });
     expect(BUCKET_ACTIONS.readwrite.objects).toEqual(
       expect.arrayContaining(['s3:GetObject', 's3:PutObject', 's3:DeleteObject']),
     );
     expect(WORKFLOW_STEPS['release-write'].bucket).toBe('read');
-    expect(WORKFLOW_STEPS['release-validate'].bucket).toBe('read');
+    expect(WORKFLOW_STEPS['release-validate'].bucket).toBe('readwrite');
     const writerActions = statementsOf(
       stack.getLogicalId(publishing.functions['release-write'].role?.node.defaultChild as never),
     ).flatMap((s) => [s.Action].flat());

@@ -104,9 +104,32 @@ async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], tot
   await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
 }
 
+/**
+ * An uploaded document copied to the release's document key (server-side, in parts past 5 GB), unless an
+ * earlier release copied it; then the upload goes. False, with the release FAILED, when neither is there
+ * (an upload is kept a day).
+ */
+async function takeInDocument(input: ReleaseExecutionInput, upload: string): Promise<boolean> {
+  if ((await objectStore.head(input.document_key)) === undefined) {
+    if ((await objectStore.head(upload)) === undefined) {
+      const message =
+        'the uploaded document is gone before a release took it in (uploads are kept a day): upload it again';
+      await fail(input, [{ path: '', rule: 'document', message }], 1);
+      return false;
+    }
+    await objectStore.copy(upload, input.document_key);
+  }
+  await pcmRepository.documentCopied(input.store_id, input.catalog_id, input.document_key);
+  await objectStore.deletePrefix(upload).catch(() => undefined);
+  return true;
+}
+
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
 export async function validateStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
+  if (input.copy_from !== undefined && !(await takeInDocument(input, input.copy_from))) {
+    return { ...input, valid: false };
+  }
   let result: Awaited<ReturnType<typeof validateReleaseStream>>;
   try {
     result = await validateReleaseStream(objectStore.read(input.document_key));

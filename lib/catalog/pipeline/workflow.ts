@@ -28,7 +28,8 @@ export interface WorkflowStepDefinition {
 export const WORKFLOW_STEPS = {
   'release-validate': {
     tables: { products: 'readwrite' },
-    bucket: 'read',
+    // readwrite: it copies an uploaded document to its key first (and deletes the upload).
+    bucket: 'readwrite',
     memoryMb: 1024,
     timeoutSeconds: 900,
     description: 'Publishing workflow: validates the release document as it streams from S3',
@@ -82,8 +83,12 @@ export const WORKFLOW_STEPS = {
 
 export type WorkflowStepName = keyof typeof WORKFLOW_STEPS;
 
-/** Range derivations at once in the local harness's pool (one process: they share its heap and its core). */
-export const DERIVE_CONCURRENCY = 2;
+/**
+ * Range derivations at once in the local harness: one. Its ranges share one process's heap and core (the
+ * API's, with its object store), so a second at once gains nothing but a second plan in memory: at a
+ * million products, two at once took the API process to 421 MB of RSS under its 320 MB heap limit.
+ */
+export const DERIVE_CONCURRENCY = 1;
 /**
  * Range derivations at once in AWS: the derive Distributed Map's MaxConcurrency. Each range is about
  * DERIVE_RANGE_BYTES (32 MiB) of products, a million 1 KB products about 20 ranges: all of them at once.
@@ -105,13 +110,22 @@ export const AWS_WRITE_CONCURRENCY = 16;
 /** BatchWriteItem calls in flight inside one writer. */
 export const WRITER_BATCHES_IN_FLIGHT = 16;
 
-/** The execution's input, made by `POST /pcm/catalogs/{id}/releases` (and the CLI). */
-export interface ReleaseExecutionInput {
+/** What every step is told of the release: its ids and its document. */
+export interface ReleaseIds {
   store_id: string;
   catalog_id: string;
   release_id: string;
   /** The object key of the document the release publishes (immutable). */
   document_key: string;
+}
+
+/** The execution's input, made by `POST /pcm/catalogs/{id}/releases` (and the CLI). */
+export interface ReleaseExecutionInput extends ReleaseIds {
+  /**
+   * An upload Validate copies to `document_key` first (when nothing is there yet): the catalog's document
+   * was uploaded, and a gigabyte's copy takes longer than the API's request may.
+   */
+  copy_from?: string;
 }
 
 /** What Validate answers: the input, and whether the document is valid (it records FAILED itself). */
@@ -131,7 +145,7 @@ export interface RangeLine {
 }
 
 /** The derive Distributed Map's item: the execution's ids and one range. */
-export interface DeriveInput extends ReleaseExecutionInput {
+export interface DeriveInput extends ReleaseIds {
   range: RangeLine;
 }
 
@@ -149,7 +163,7 @@ export interface WriteChunk {
 }
 
 /** The Distributed Map's item, as its ItemSelector builds it: the execution's ids and one manifest line. */
-export interface WriteInput extends ReleaseExecutionInput {
+export interface WriteInput extends ReleaseIds {
   chunk: WriteChunk;
 }
 
