@@ -37,7 +37,9 @@ import { progress, round } from './support';
  * encoded as the chunk files hold them and counted, not stored: this times the derivation, not S3 or
  * DynamoDB. Each part reports its wall time and its peak RSS.
  *
- *   npx tsx bench/derive-ranges.ts --products 1000000 [--product-bytes 1024]
+ *   [PART_HEAP_MB=128] npx tsx bench/derive-ranges.ts --products 1000000 [--product-bytes 1024]
+ *
+ * PART_HEAP_MB runs each part under that heap limit (`--max-old-space-size`), as a Lambda's memory bounds it.
  */
 
 const LAYOUT = {
@@ -87,7 +89,7 @@ async function runPart(dir: string, part: string, n: number): Promise<PartFigure
     });
     writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
     for (const range of plan.ranges)
-      writeFileSync(join(dir, `picks-${range.n}.json`), JSON.stringify(picks[range.n]));
+      writeFileSync(join(dir, `picks-${range.n}.json`), JSON.stringify(picks(range.n)));
   } else if (part === 'range') {
     const plan = readJson<DerivePlan>(join(dir, 'plan.json'));
     const range = plan.ranges[n];
@@ -122,9 +124,10 @@ async function runPart(dir: string, part: string, n: number): Promise<PartFigure
 /** Runs one part in a process of its own and answers its figures. */
 function spawnPart(dir: string, part: string, n = 0): Promise<PartFigures> {
   return new Promise((resolve, reject) => {
+    const heap = process.env.PART_HEAP_MB ? [`--max-old-space-size=${process.env.PART_HEAP_MB}`] : [];
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'bench/derive-ranges.ts', '--part', part, String(n), dir],
+      [...heap, '--import', 'tsx', 'bench/derive-ranges.ts', '--part', part, String(n), dir],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },

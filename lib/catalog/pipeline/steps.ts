@@ -222,7 +222,7 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
     return invalid(input, new ReleaseValidationError([issue], 1));
   }
   await putJson(workKeys.plan(input), plan);
-  for (const range of plan.ranges) await putJson(workKeys.picks(input, range.n), picks[range.n] ?? []);
+  for (const range of plan.ranges) await putJson(workKeys.picks(input, range.n), picks(range.n));
   const lines = plan.ranges.map((range) => `${JSON.stringify({ n: range.n } satisfies RangeLine)}\n`);
   await objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' });
   await record(input, { percent_completed: PLANNED_PERCENT });
