@@ -204,9 +204,15 @@ export async function measurePublish(options: {
         let meta: Record<string, unknown> = {};
         for (;;) {
           await Promise.race([new Promise((resolve) => setTimeout(resolve, 250)), apiExit]);
-          const release = await json(
-            await fetch(`${base}/pcm/catalogs/${catalogId}/releases/${releaseId}`, { headers }),
-          );
+          const answer = await fetch(`${base}/pcm/catalogs/${catalogId}/releases/${releaseId}`, {
+            headers,
+          }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+            // undici says only "fetch failed": its cause says why (refused, reset, a timeout).
+            throw new Error(
+              `polling the release failed (${error.cause?.code ?? error.cause?.message ?? error.message}) after ${round((performance.now() - started) / 1000, 1)} s; API stderr: ${apiStderr}`,
+            );
+          });
+          const release = await json(answer);
           meta = release.data.meta as Record<string, unknown>;
           const at = (performance.now() - started) / 1000;
           const percent = meta.percent_completed as number;
