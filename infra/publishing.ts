@@ -10,6 +10,7 @@ import {
   DefinitionBody,
   DistributedMap,
   Fail,
+  type IChainable,
   JitterType,
   JsonPath,
   LogLevel,
@@ -24,10 +25,9 @@ import { Construct } from 'constructs';
 import {
   AWS_DERIVE_CONCURRENCY,
   AWS_WRITE_CONCURRENCY,
-  type DeriveInput,
+  type ReleaseIds,
   WORKFLOW_STEPS,
   type WorkflowStepName,
-  type WriteInput,
 } from '../functions/workflow';
 import { CORS_MAX_AGE_SECONDS } from '../lib/http/cors';
 import type { TableRole } from '../lib/store/schema';
@@ -273,56 +273,49 @@ export class Publishing extends Construct {
 
     const validate = step('release-validate', 'Validate').addCatch(abandon, onError);
     const plan = step('release-plan', 'Plan').addCatch(abandon, onError);
-    const deriveRange = step('release-derive', 'DeriveRange').addRetry(WRITE_RETRY);
-    const derive = new DistributedMap(this, 'Derive', {
-      stateName: 'Derive',
-      // One item per line of the plan's ranges list ({n}: a range of products), read by Step Functions.
-      itemReader: new S3JsonLItemReader({
-        bucket: this.bucket,
-        key: JsonPath.stringAt('$.ranges_key'),
-      }),
-      itemSelector: {
-        store_id: JsonPath.stringAt('$.store_id'),
-        catalog_id: JsonPath.stringAt('$.catalog_id'),
-        release_id: JsonPath.stringAt('$.release_id'),
-        document_key: JsonPath.stringAt('$.document_key'),
-        range: JsonPath.objectAt('$$.Map.Item.Value'),
-      } satisfies Record<keyof DeriveInput, unknown>,
-      maxConcurrency: deriveConcurrency,
-      mapExecutionType: StateMachineType.STANDARD,
-      // As the write map: the first range that fails (after its retries) fails the Map Run.
-      label: 'ReleaseDerive',
-      resultPath: JsonPath.DISCARD,
-    })
-      .itemProcessor(deriveRange)
-      .addCatch(abandon, onError);
+    /**
+     * A Distributed Map of Standard child executions over a JSON Lines list in the bucket (at `$.<listKey>`,
+     * read by Step Functions itself), giving each item's task the execution's ids and the line as `field`.
+     * No ToleratedFailure*: the Map Run fails at its first item that fails after its retries, the AWS
+     * default: a release is all its items or none (CDK would not even render a tolerance of 0). Its own
+     * output is discarded: the state's output stays the step's before it.
+     */
+    const releaseMap = (
+      stateName: string,
+      options: { listKey: string; field: 'range' | 'chunk'; label: string; concurrency: number },
+      task: IChainable,
+    ) =>
+      new DistributedMap(this, stateName, {
+        stateName,
+        itemReader: new S3JsonLItemReader({ bucket: this.bucket, key: JsonPath.stringAt(options.listKey) }),
+        itemSelector: {
+          store_id: JsonPath.stringAt('$.store_id'),
+          catalog_id: JsonPath.stringAt('$.catalog_id'),
+          release_id: JsonPath.stringAt('$.release_id'),
+          document_key: JsonPath.stringAt('$.document_key'),
+          [options.field]: JsonPath.objectAt('$$.Map.Item.Value'),
+        } satisfies Record<keyof ReleaseIds, unknown>,
+        maxConcurrency: options.concurrency,
+        mapExecutionType: StateMachineType.STANDARD,
+        label: options.label,
+        resultPath: JsonPath.DISCARD,
+      })
+        .itemProcessor(task)
+        .addCatch(abandon, onError);
+
+    // One item per line of the plan's ranges list ({n}: a range of products): DeriveInput.
+    const derive = releaseMap(
+      'Derive',
+      { listKey: '$.ranges_key', field: 'range', label: 'ReleaseDerive', concurrency: deriveConcurrency },
+      step('release-derive', 'DeriveRange').addRetry(WRITE_RETRY),
+    );
     const merge = step('release-merge', 'Merge').addCatch(abandon, onError);
-    const writeChunk = step('release-write', 'WriteChunk').addRetry(WRITE_RETRY);
-    const itemSelector = {
-      store_id: JsonPath.stringAt('$.store_id'),
-      catalog_id: JsonPath.stringAt('$.catalog_id'),
-      release_id: JsonPath.stringAt('$.release_id'),
-      document_key: JsonPath.stringAt('$.document_key'),
-      chunk: JsonPath.objectAt('$$.Map.Item.Value'),
-    } satisfies Record<keyof WriteInput, unknown>;
-    const write = new DistributedMap(this, 'Write', {
-      stateName: 'Write',
-      // One item per manifest line ({key, items}: a chunk file), read by Step Functions itself.
-      itemReader: new S3JsonLItemReader({
-        bucket: this.bucket,
-        key: JsonPath.stringAt('$.manifest_key'),
-      }),
-      itemSelector,
-      maxConcurrency: writeConcurrency,
-      mapExecutionType: StateMachineType.STANDARD,
-      // No ToleratedFailure*: the Map Run fails at its first failed chunk (after its retries), the AWS
-      // default: a release is all its items or none. (CDK would not even render a tolerance of 0.)
-      label: 'ReleaseWrite',
-      // The state's output stays Merge's: the writers' answers are not needed.
-      resultPath: JsonPath.DISCARD,
-    })
-      .itemProcessor(writeChunk)
-      .addCatch(abandon, onError);
+    // One item per manifest line ({key, items}: a chunk file): WriteInput.
+    const write = releaseMap(
+      'Write',
+      { listKey: '$.manifest_key', field: 'chunk', label: 'ReleaseWrite', concurrency: writeConcurrency },
+      step('release-write', 'WriteChunk').addRetry(WRITE_RETRY),
+    );
     const switchRelease = step('release-switch', 'Switch').addCatch(abandon, onError);
 
     return validate.next(

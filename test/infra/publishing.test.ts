@@ -214,59 +214,39 @@ describe('the release state machine: its definition', () => {
     expect(derive.Retry).toBeUndefined();
   });
 
-  it('writes with a Distributed Map of Standard child executions over the manifest Derive names (JSON Lines in S3)', () => {
-    expect(write.Type).toBe('Map');
-    expect(write.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
-    expect(write.ItemProcessor.StartAt).toBe('WriteChunk');
-    expect(writeChunk.End).toBe(true);
-    expect(write.ItemReader).toEqual({
-      Resource: 'arn:aws:states:::s3:getObject',
-      ReaderConfig: { InputType: 'JSONL' },
-      Parameters: { Bucket: bucketId.toLowerCase(), 'Key.$': '$.manifest_key' },
-    });
-    expect(write.MaxConcurrency).toBe(AWS_WRITE_CONCURRENCY);
-    expect(write.Label).toBe('ReleaseWrite');
-  });
-
-  it('derives the ranges with a Distributed Map of Standard child executions over the ranges Plan lists (JSON Lines in S3)', () => {
-    expect(derive.Type).toBe('Map');
-    expect(derive.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
-    expect(derive.ItemProcessor.StartAt).toBe('DeriveRange');
-    expect(deriveRange.End).toBe(true);
-    expect(derive.ItemReader).toEqual({
-      Resource: 'arn:aws:states:::s3:getObject',
-      ReaderConfig: { InputType: 'JSONL' },
-      Parameters: { Bucket: bucketId.toLowerCase(), 'Key.$': '$.ranges_key' },
-    });
-    expect(derive.MaxConcurrency).toBe(AWS_DERIVE_CONCURRENCY);
-    expect(derive.Label).toBe('ReleaseDerive');
-    expect(derive.ItemSelector).toEqual({
-      'store_id.$': '$.store_id',
-      'catalog_id.$': '$.catalog_id',
-      'release_id.$': '$.release_id',
-      'document_key.$': '$.document_key',
-      'range.$': '$$.Map.Item.Value',
-    });
-    // Plan's output goes on to Merge: the ranges' answers are not needed, and no failed range is tolerated.
-    expect(derive.ResultPath).toBeNull();
-    expect(derive.ToleratedFailurePercentage).toBeUndefined();
-    expect(derive.ToleratedFailureCount).toBeUndefined();
-  });
-
-  it('gives each writer the execution’s ids and one manifest line, and keeps Merge’s output (no results, no tolerance)', () => {
-    expect(write.ItemSelector).toEqual({
-      'store_id.$': '$.store_id',
-      'catalog_id.$': '$.catalog_id',
-      'release_id.$': '$.release_id',
-      'document_key.$': '$.document_key',
-      'chunk.$': '$$.Map.Item.Value',
-    });
-    expect(write.ResultPath).toBeNull();
-    expect(write.ResultWriter).toBeUndefined();
-    // No failed chunk is tolerated: the AWS default when neither field is present.
-    expect(write.ToleratedFailurePercentage).toBeUndefined();
-    expect(write.ToleratedFailureCount).toBeUndefined();
-  });
+  // Derive: over the ranges Plan lists; Write: over the chunk manifest Merge names.
+  it.each([
+    ['Derive', 'DeriveRange', '$.ranges_key', 'range', AWS_DERIVE_CONCURRENCY, 'ReleaseDerive'],
+    ['Write', 'WriteChunk', '$.manifest_key', 'chunk', AWS_WRITE_CONCURRENCY, 'ReleaseWrite'],
+  ] as const)(
+    '%s is a Distributed Map of Standard child executions of %s over a JSON Lines list in S3 (%s), each given the execution’s ids and one line, keeping the state’s output, tolerating no failure',
+    (name, task, listKey, field, concurrency, label) => {
+      const map = states[name] as Json;
+      expect(map.Type).toBe('Map');
+      expect(map.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
+      expect(map.ItemProcessor.StartAt).toBe(task);
+      expect(map.ItemProcessor.States[task].End).toBe(true);
+      expect(map.ItemReader).toEqual({
+        Resource: 'arn:aws:states:::s3:getObject',
+        ReaderConfig: { InputType: 'JSONL' },
+        Parameters: { Bucket: bucketId.toLowerCase(), 'Key.$': listKey },
+      });
+      expect(map.MaxConcurrency).toBe(concurrency);
+      expect(map.Label).toBe(label);
+      expect(map.ItemSelector).toEqual({
+        'store_id.$': '$.store_id',
+        'catalog_id.$': '$.catalog_id',
+        'release_id.$': '$.release_id',
+        'document_key.$': '$.document_key',
+        [`${field}.$`]: '$$.Map.Item.Value',
+      });
+      expect(map.ResultPath).toBeNull();
+      expect(map.ResultWriter).toBeUndefined();
+      // No failed item is tolerated: the AWS default when neither field is present.
+      expect(map.ToleratedFailurePercentage).toBeUndefined();
+      expect(map.ToleratedFailureCount).toBeUndefined();
+    },
+  );
 
   it('takes another MaxConcurrency from writeConcurrency', () => {
     const { stack: other } = standalone('Other', { writeConcurrency: 3 });
