@@ -5,7 +5,7 @@ import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { publishRelease } from '../lib/catalog/publisher';
 import { toApiError } from '../lib/http/errors';
 import { uuidv4 } from '../lib/ids';
-import { createRelease } from '../lib/pcm/service';
+import { createRelease } from '../lib/pcm/publishing';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';

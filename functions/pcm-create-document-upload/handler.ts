@@ -1,7 +1,7 @@
 import { pathParameter } from '../../lib/http/request';
 import { created } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { createDocumentUpload, UPLOAD_CONTENT_TYPE } from '../../lib/pcm/service';
+import { createDocumentUpload, UPLOAD_CONTENT_TYPE } from '../../lib/pcm/publishing';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 

@@ -1,8 +1,8 @@
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { json } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { createRelease } from '../../lib/pcm/publishing';
 import { releaseUrl, renderRelease } from '../../lib/pcm/render';
-import { createRelease } from '../../lib/pcm/service';
 import { parseNewRelease, parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 

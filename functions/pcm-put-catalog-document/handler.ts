@@ -2,8 +2,8 @@ import { BadRequestError } from '../../lib/http/errors';
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { putDocument } from '../../lib/pcm/publishing';
 import { renderCatalog } from '../../lib/pcm/render';
-import { putDocument } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 

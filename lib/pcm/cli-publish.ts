@@ -11,8 +11,8 @@ import { catalogRepository } from '../store/catalog-repository';
 import { objectStore } from '../store/object-store';
 import { type PcmCatalog, type PcmRelease, pcmRepository } from '../store/pcm-repository';
 import { storeRepository } from '../store/store-repository';
+import { createRelease, documentKey } from './publishing';
 import { releaseState } from './render';
-import { createRelease, documentKey } from './service';
 
 /*
  * `npm run catalog -- publish` as a client of the publishing workflow (DESIGN.md section 17: one pipeline):

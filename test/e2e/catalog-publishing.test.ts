@@ -2,7 +2,7 @@ import { hashSecret } from '../../lib/auth/secrets';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
 import { cleanupReleases, RELEASE_SHARDS, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
 import { MAX_DOCUMENT_BYTES } from '../../lib/http/middleware';
-import { createDocumentUpload, UPLOAD_URL_SECONDS, uploadKey } from '../../lib/pcm/service';
+import { createDocumentUpload, UPLOAD_URL_SECONDS, uploadKey } from '../../lib/pcm/publishing';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { childrenRelease, LIVE_CHILDREN, PARENT } from '../support/catalog-fixtures';

@@ -1,6 +1,6 @@
 import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
 import { uuidv7 } from '../../lib/ids';
-import { documentKey } from '../../lib/pcm/service';
+import { documentKey } from '../../lib/pcm/publishing';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { startReleaseWorkflow } from '../catalog/pipeline/start';
+import type { ReleaseExecutionInput } from '../catalog/pipeline/workflow';
+import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/release-settings';
+import { ConflictError, NotFoundError } from '../http/errors';
+import { uuidv7 } from '../ids';
+import type { WriteCaller } from '../store/caller-check';
+import { objectStore } from '../store/object-store';
+import {
+  CatalogBusyError,
+  CatalogNotFoundError,
+  NoDocumentError,
+  type PcmCatalog,
+  type PcmRelease,
+  type PendingUpload,
+  pcmRepository,
+} from '../store/pcm-repository';
+import { releaseState } from './render';
+import { catalogOf } from './service';
+
+/**
+ * What of the catalog API touches the documents bucket or starts the publishing workflow: storing a
+ * document, issuing an upload URL, creating a release. Kept apart from lib/pcm/service.ts so that the
+ * other catalog functions' bundles carry neither the S3 nor the Step Functions client (the S3 client alone
+ * is about 300 KiB minified; docs/performance.md).
+ */
+
+/** Where a catalog's documents are kept: one immutable object per `PUT …/document`. */
+export const documentKey = (storeId: string, catalogId: string) =>
+  `documents/${storeId}/${catalogId}/${randomUUID()}.json`;
+
+/** Where a pre-signed upload goes: under `uploads/`, which the bucket expires after a day. */
+export const uploadKey = (storeId: string, catalogId: string, id: string) =>
+  `uploads/${storeId}/${catalogId}/${id}.json`;
+
+/** How long a pre-signed upload URL works: long enough to start sending a gigabyte, short if it leaks. */
+export const UPLOAD_URL_SECONDS = 900;
+
+/** The media type an upload is signed for: the uploader must send it. */
+export const UPLOAD_CONTENT_TYPE = 'application/json';
+
+/** Stores a document (already checked as JSON) as the catalog's current one. */
+export async function putDocument(
+  storeId: string,
+  catalogId: string,
+  bytes: Uint8Array,
+  caller: WriteCaller,
+): Promise<PcmCatalog> {
+  await catalogOf(storeId, catalogId);
+  const key = documentKey(storeId, catalogId);
+  await objectStore.put(key, bytes, { contentType: 'application/json' });
+  try {
+    await pcmRepository.setDocument(
+      storeId,
+      catalogId,
+      { key, bytes: bytes.byteLength, updated_at: new Date().toISOString() },
+      caller,
+    );
+  } catch (error) {
+    await objectStore.deletePrefix(key).catch(() => undefined);
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    throw error;
+  }
+  return catalogOf(storeId, catalogId);
+}
+
+/**
+ * A pre-signed URL to PUT a document of any size (up to S3's 5 GB for one PUT) straight to the documents
+ * bucket, for UPLOAD_URL_SECONDS. The catalog remembers it as its pending upload (replacing an earlier one);
+ * the next release takes the uploaded object in as the catalog's document (`createRelease`).
+ */
+export async function createDocumentUpload(
+  storeId: string,
+  catalogId: string,
+  caller: WriteCaller,
+): Promise<{ id: string; upload_url: string; expires_at: string }> {
+  const id = randomUUID();
+  const key = uploadKey(storeId, catalogId, id);
+  // Before signing: nothing can be stored at the key before this time (createRelease relies on it).
+  const createdAt = new Date().toISOString();
+  const { url, expires_at } = await objectStore.presignPut(key, {
+    expiresInSeconds: UPLOAD_URL_SECONDS,
+    contentType: UPLOAD_CONTENT_TYPE,
+  });
+  try {
+    await pcmRepository.setUpload(storeId, catalogId, { key, created_at: createdAt, expires_at }, caller);
+  } catch (error) {
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    throw error;
+  }
+  return { id, upload_url: url, expires_at };
+}
+
+/**
+ * The catalog with its pending upload taken in, when there is one stored after the current document: the
+ * object becomes the catalog's document at a `documents/` key (uploads/ expire after a day; a document is
+ * kept), which the release's workflow copies it to first (`copy_from`), and becomes the
+ * catalog's document. An upload never PUT, or stored before the current document, leaves the document as it
+ * is (and is forgotten once its URL has lapsed). What the upload holds is not read here: the release's
+ * validation reads it (invalid JSON fails the release with the reader's line and column).
+ */
+async function takeInUpload(
+  storeId: string,
+  catalog: PcmCatalog,
+  caller: WriteCaller | undefined,
+): Promise<PcmCatalog> {
+  const upload: PendingUpload | undefined = catalog.upload;
+  if (upload === undefined) return catalog;
+  const stored = await objectStore.head(upload.key);
+  // S3 keeps whole seconds, and nothing was stored before the URL was issued: the upload is newer than the
+  // document when the later of the two is. Within the same second as a document PUT after the URL was
+  // issued, that document is kept.
+  const current = catalog.document;
+  const newer =
+    stored !== undefined &&
+    (current === undefined ||
+      Math.max(Date.parse(stored.last_modified), Date.parse(upload.created_at)) >
+        Date.parse(current.updated_at));
+  if (!newer) {
+    if (Date.parse(upload.expires_at) <= Date.now()) {
+      await pcmRepository.dropUpload(storeId, catalog.id, upload.key, caller);
+    }
+    return catalog;
+  }
+  // The copy (a gigabyte takes longer than an API function may run) is the workflow's: its first step copies
+  // the upload to the document's key (lib/catalog/pipeline/steps.ts `takeInDocument`).
+  const document = {
+    key: documentKey(storeId, catalog.id),
+    bytes: stored.bytes,
+    updated_at: new Date().toISOString(),
+    copy_from: upload.key,
+  };
+  let taken: boolean;
+  try {
+    taken = await pcmRepository.takeUpload(storeId, catalog.id, upload.key, document, caller);
+  } catch (error) {
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    throw error;
+  }
+  // Not taken: a newer upload was issued meanwhile, and the catalog stays as that request left it.
+  if (!taken) return catalogOf(storeId, catalog.id);
+  const { upload: _taken, ...rest } = catalog;
+  return { ...rest, document };
+}
+
+/**
+ * Creates a release of the catalog's current document (201 PENDING) and starts its workflow; a pending
+ * upload stored after that document becomes the catalog's document first. A second release while one is
+ * being published is refused (409), unless the first stalled (no progress for ABANDONED_AFTER_MS), which is
+ * then failed and replaced.
+ */
+export async function createRelease(
+  storeId: string,
+  catalogId: string,
+  /** Absent for a trusted local tool (the catalog CLI), which writes with the table's own credentials. */
+  caller: WriteCaller | undefined,
+): Promise<PcmRelease> {
+  let catalog = await catalogOf(storeId, catalogId);
+  let takeOver: string | undefined;
+  if (catalog.publishing !== undefined) {
+    const running = await pcmRepository.getRelease(storeId, catalogId, catalog.publishing);
+    const stalled =
+      running === undefined ||
+      Date.parse(running.heartbeat_at) + ABANDONED_AFTER_MS < Date.now() ||
+      releaseState(running) === 'FAILED' ||
+      releaseState(running) === 'PUBLISHED';
+    if (!stalled) throw busy(catalog.publishing);
+    takeOver = catalog.publishing;
+  }
+  catalog = await takeInUpload(storeId, catalog, caller);
+  if (catalog.document === undefined) {
+    throw new ConflictError(
+      'the catalog has no document: PUT /pcm/catalogs/{catalog_id}/document, or upload one (POST /pcm/catalogs/{catalog_id}/document-uploads), first',
+    );
+  }
+  const at = new Date();
+  const release: PcmRelease = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: uuidv7(at.getTime()),
+    shards: RELEASE_SHARDS,
+    status: 'writing',
+    started_at: at.toISOString(),
+    heartbeat_at: at.toISOString(),
+    state: 'PENDING',
+    name: catalog.name,
+    document_key: catalog.document.key,
+    ...(catalog.document.copy_from === undefined ? {} : { copy_from: catalog.document.copy_from }),
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+    percent_completed: 0,
+  };
+  try {
+    await pcmRepository.createRelease(release, { caller, ...(takeOver === undefined ? {} : { takeOver }) });
+  } catch (error) {
+    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    if (error instanceof CatalogBusyError) throw busy(error.releaseId);
+    if (error instanceof NoDocumentError) throw new ConflictError('the catalog document changed; try again');
+    throw error;
+  }
+  if (takeOver !== undefined) {
+    await pcmRepository.updateRelease(
+      storeId,
+      catalogId,
+      takeOver,
+      {
+        state: 'FAILED',
+        errors: [{ path: '', rule: 'stalled', message: 'the release made no progress and was replaced' }],
+        errors_total: 1,
+      },
+      { unlessState: ['FAILED', 'PUBLISHED'] },
+    );
+  }
+  const input: ReleaseExecutionInput = {
+    store_id: storeId,
+    catalog_id: catalogId,
+    release_id: release.release_id,
+    document_key: release.document_key,
+    ...(release.copy_from === undefined ? {} : { copy_from: release.copy_from }),
+  };
+  await startReleaseWorkflow(input);
+  return release;
+}
+
+function busy(releaseId: string): ConflictError {
+  return new ConflictError(
+    `release ${releaseId} of this catalog is being published; wait until it is PUBLISHED or FAILED`,
+  );
+}
