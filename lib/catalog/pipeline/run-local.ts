@@ -10,12 +10,7 @@ import {
   validateStep,
   writeStep,
 } from './steps';
-import {
-  DERIVE_CONCURRENCY,
-  type ReleaseExecutionInput,
-  WRITE_CONCURRENCY,
-  type WriteChunk,
-} from './workflow';
+import { DERIVE_CONCURRENCY, type ReleaseExecutionInput, WRITE_CONCURRENCY } from './workflow';
 
 /**
  * The workflow outlives the request that started it, but the process's logger still holds the Lambda
