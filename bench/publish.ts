@@ -13,7 +13,7 @@ import { startProcess, stopProcess } from './local-server';
 import { progress, round, runAsScript } from './support';
 
 /**
- * The `publish` stage (issue 20): a generated document published through the API on the local harness, as
+ * The `publish` stage: a generated document published through the API on the local harness, as
  * a merchant's tools publish: a catalog, a pre-signed upload of the document, a release, then polling it
  * until PUBLISHED. The local API runs in its own process (`npm start`'s server, with its S3-compatible
  * store, and the workflow's steps, which it runs in process), on the bench's DynamoDB Local. Figures: the

@@ -321,7 +321,7 @@ async function main(): Promise<void> {
     for (const name of Object.keys(FUNCTIONS)) {
       const spec = events[name];
       const bundle = bundles[name];
-      // The catalog API's functions (issue 20) need a catalog, its document in object storage and releases
+      // The catalog API's functions need a catalog, its document in object storage and releases
       // as fixtures, which this suite does not build yet: pcm-list-catalogs stands for their bundles' cold
       // start, and the others are named in the output as not measured (not silently left out).
       if (!spec && name.startsWith('pcm-') && name !== 'pcm-list-catalogs') {

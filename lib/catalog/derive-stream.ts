@@ -51,7 +51,7 @@ import {
 } from './validate-release';
 
 /**
- * A release's items derived from its document as it streams (DESIGN.md section 17, docs/publishing.md):
+ * A release's items derived from its document as it streams (docs/publishing.md):
  * the items `buildReleaseItems` makes, with the same size checks, without holding the document, in three
  * parts that the publishing workflow runs as separate steps, the middle one in parallel:
  *

@@ -13,5 +13,5 @@ export const RELEASE_SHARDS = 64;
 export const ABANDONED_AFTER_MS = 5 * 60 * 1000;
 /** A replaced release is kept this long for requests that still hold its id (cached <= 10 s). */
 export const RETAIN_REPLACED_MS = 60 * 1000;
-/** A catalog keeps its current release and the two before it (DESIGN.md section 17); older ones go. */
+/** A catalog keeps its current release and the two before it (docs/catalog-api.md); older ones go. */
 export const KEPT_REPLACED = 2;

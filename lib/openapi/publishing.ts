@@ -5,7 +5,7 @@ import { CATALOG_UPDATE_SCHEMA, NEW_CATALOG_SCHEMA, NEW_RELEASE_SCHEMA } from '.
 import type { HeaderSpec, OperationSpec, Parameter } from './operation';
 import { ERROR_BODY_SCHEMA } from './schemas';
 
-/** The platform's catalog and release API (`/pcm/catalogs`, DESIGN.md section 17, docs/publishing.md). */
+/** The platform's catalog and release API (`/pcm/catalogs`, docs/catalog-api.md). */
 
 const DATE: Schema = { type: 'string', format: 'date-time' };
 const LOCATION: HeaderSpec = { description: 'The URL of the new resource.', schema: { type: 'string' } };

@@ -15,7 +15,7 @@ import { createRelease, documentKey } from './publishing';
 import { releaseState } from './render';
 
 /*
- * `npm run catalog -- publish` as a client of the publishing workflow (DESIGN.md section 17: one pipeline):
+ * `npm run catalog -- publish` as a client of the publishing workflow (one pipeline for every source: docs/publishing.md):
  * what `PUT /pcm/catalogs/{id}/document` and `POST /pcm/catalogs/{id}/releases` do, for a trusted local
  * tool. The document is streamed into the documents bucket as the catalog's document, a release is created
  * (the catalog's lock, PENDING, the workflow started) and followed to PUBLISHED or FAILED. The records are

@@ -22,7 +22,7 @@ import { type Config, getConfig } from '../config/index';
 import { credentialsFor } from './client';
 
 /*
- * The documents bucket (DESIGN.md section 17): catalog release documents of up to a gigabyte and the
+ * The documents bucket (docs/publishing.md): catalog release documents of up to a gigabyte and the
  * publishing workflow's files. The only module that knows S3; in AWS the bucket of the stack, locally the
  * S3-compatible server of local/object-store-local.ts (S3_ENDPOINT). Objects are streamed both ways and
  * never held whole.

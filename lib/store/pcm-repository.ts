@@ -7,7 +7,7 @@ import { tableName } from './schema';
 import { cancellationCodes } from './transactions';
 
 /**
- * The catalogs of the platform's catalog API (`/pcm/catalogs`, DESIGN.md section 17) and the API's view of
+ * The catalogs of the platform's catalog API (`/pcm/catalogs`, docs/catalog-api.md) and the API's view of
  * their releases, in the products table beside the registry:
  *
  * - `STORE#<store>` / `PCM#<catalog>`: a catalog: name, description, hierarchy ids, price book, its current

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
-/** The platform's catalog API bodies (`/pcm/catalogs`, DESIGN.md section 17). */
+/** The platform's catalog API bodies (`/pcm/catalogs`, docs/catalog-api.md). */
 export const CATALOG_TYPE = 'catalog';
 export const CATALOG_NAME_MAX = 255;
 export const CATALOG_DESCRIPTION_MAX = 1024;

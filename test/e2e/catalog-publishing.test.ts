@@ -10,7 +10,7 @@ import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } fr
 import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
 /**
- * Publishing over the API (DESIGN.md section 17, docs/publishing.md): the platform's own calls, through
+ * Publishing over the API (docs/publishing.md): the platform's own calls, through
  * the official SDK where it has them: create a catalog, store its document, `Catalogs.Releases.Create`,
  * then poll `Catalogs.Releases.Get` until PUBLISHED, and read the catalog as a storefront does.
  */

@@ -4,7 +4,7 @@ import type { TableRole } from '../../store/schema';
 type TableAccess = 'read' | 'readwrite';
 
 /**
- * The publishing workflow (docs/publishing.md, DESIGN.md section 17): one table for the CDK stack, which
+ * The publishing workflow (docs/publishing.md): one table for the CDK stack, which
  * makes a Step Functions state machine and one Lambda per step from it, and for the local harness, which
  * runs the same step handlers in the same order with the same chunking and concurrency
  * (lib/catalog/pipeline/run-local.ts). `functions/workflow.ts` re-exports it for the stack.
