@@ -14,7 +14,7 @@ import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { NAVIGATION_OPERATIONS } from './navigation';
-import type { HeaderSpec, OperationSpec, Parameter } from './operation';
+import { type HeaderSpec, OPERATION_TAGS, type OperationSpec, type Parameter } from './operation';
 import { PUBLISHING_OPERATIONS } from './publishing';
 import {
   ACCESS_TOKEN_SCHEMA,
@@ -517,6 +517,12 @@ function functionOf(functions: RouteTable['functions'], route: DocumentedRoute):
   return definition;
 }
 
+/** "Commerce API: " and every tag, in words, so the title grows with what the API serves. */
+export function documentTitle(): string {
+  const names = OPERATION_TAGS.map((tag) => tag.toLowerCase());
+  return `Commerce API: ${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
 /**
  * The OpenAPI 3.1 document of every route, built from the route table (paths, methods, who may call),
  * the schemas the handlers validate with, and the response schemas the test suites check responses
@@ -543,19 +549,13 @@ export function buildOpenApiDocument({ routes, functions }: RouteTable): Json {
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Commerce API: application keys, merchant realm mappings and catalog child products',
+      title: documentTitle(),
       version: '0.1.0',
       description:
         'Compatible with the commerce API the official `@elasticpath/js-sdk` calls. Errors are `{"errors": [{status, title, detail, source?, request_id}]}`.',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start (the local harness)' }],
-    tags: [
-      { name: 'Authentication' },
-      { name: 'Application keys' },
-      { name: 'Merchant realm mappings' },
-      { name: 'Catalog' },
-      { name: 'Catalog publishing' },
-    ],
+    tags: OPERATION_TAGS.map((name) => ({ name })),
     paths,
     components: {
       schemas: Object.fromEntries(

@@ -8,12 +8,22 @@ export interface Parameter {
   schema: Schema;
 }
 
+/** The document's tags, in the order the reference shows them; its title names each. */
+export const OPERATION_TAGS = [
+  'Authentication',
+  'Application keys',
+  'Merchant realm mappings',
+  'Catalog',
+  'Catalog publishing',
+] as const;
+export type OperationTag = (typeof OPERATION_TAGS)[number];
+
 /** What the route table cannot say about an operation: its words, inputs and success responses. */
 export interface OperationSpec {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Authentication' | 'Application keys' | 'Merchant realm mappings' | 'Catalog' | 'Catalog publishing';
+  tag: OperationTag;
   parameters?: Parameter[];
   requestBody?: Schema;
   /** The body may be left out (the release body). */

@@ -13,6 +13,19 @@ describe('openapi.json', () => {
     expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(openApiText());
   });
 
+  it('is titled by every part of the API it describes, not by the first operations alone', () => {
+    expect(document.info.title).toBe(
+      'Commerce API: authentication, application keys, merchant realm mappings, catalog and catalog publishing',
+    );
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
+      'Authentication',
+      'Application keys',
+      'Merchant realm mappings',
+      'Catalog',
+      'Catalog publishing',
+    ]);
+  });
+
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
     const result = await validator.validate(structuredClone(document));
