@@ -16,6 +16,7 @@ import {
   type SegmentResult,
   segmentResults,
   shellScript,
+  silentJsPart,
   splitSegments,
 } from '../support/doc-examples';
 
@@ -254,6 +255,8 @@ function check(segment: Segment, result: SegmentResult, env: NodeJS.ProcessEnv):
     const failure = failedCheck(each, result, segment.block.lang, env);
     if (failure) problems.push(`${each.raw}: ${failure}`);
   }
+  const silent = silentJsPart(segment.block.lang, result);
+  if (silent) problems.push(silent);
   // The SDK's own log when it has no token yet: an example shows the clean way (Authenticate() first).
   if (`${result.stdout}${result.stderr}`.includes('Token status:'))
     problems.push('the SDK logged "Token status:"');

@@ -432,6 +432,15 @@ export function failedCheck(
   }
 }
 
+/**
+ * Why a js part that a reader runs shows nothing, or undefined: its `// =>` line names values of the
+ * module, which the test reads, but a reader sees only what the block prints, so it must print them.
+ */
+export function silentJsPart(lang: BlockLanguage, result: SegmentResult): string | undefined {
+  if (lang !== 'js' || result.values.size === 0 || result.stdout !== '') return undefined;
+  return 'prints nothing, so a reader cannot see what its `// =>` line checks: console.log the values it names';
+}
+
 /** Parses `export A=1 B=2` (what `npm start` prints) into variables. */
 export function parseExportLine(line: string): Record<string, string> {
   const match = /^export (.+)$/.exec(line.trim());

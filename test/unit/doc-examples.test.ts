@@ -7,6 +7,7 @@ import {
   type SegmentResult,
   segmentResults,
   shellScript,
+  silentJsPart,
   splitSegments,
   valueAt,
 } from '../support/doc-examples';
@@ -27,10 +28,14 @@ function runPage(markdown: string, env: NodeJS.ProcessEnv = {}): string[] {
   return segments.flatMap((segment) => {
     const result = results.get(segment.id);
     if (!result) return [`${segment.line}: did not run`];
-    return segment.checks.flatMap((check) => {
-      const failure = failedCheck(check, result, segment.block.lang, env);
-      return failure ? [`${segment.line}: ${failure}`] : [];
-    });
+    const silent = silentJsPart(segment.block.lang, result);
+    return [
+      ...segment.checks.flatMap((check) => {
+        const failure = failedCheck(check, result, segment.block.lang, env);
+        return failure ? [`${segment.line}: ${failure}`] : [];
+      }),
+      ...(silent ? [`${segment.line}: ${silent}`] : []),
+    ];
   });
 }
 
@@ -109,27 +114,38 @@ describe('docs examples: running and checking', () => {
         'sh',
         `echo '{"data":{"n":4,"who":"hello"}}'\n# => data.n = 4, data.who = $GREETING, data.n, "who"\nfalse\n# => exit 1`,
       ),
-      fence('js', `const page = { total: 5, items: [1, 2] };\n// => page.total = 5, page.items.length = 2`),
+      fence(
+        'js',
+        `const page = { total: 5, items: [1, 2] };\nconsole.log(page.total, page.items);\n// => page.total = 5, page.items.length = 2`,
+      ),
       fence(
         'sh',
         `echo '{"data":{"n":4}}'\n# => data.n = 5, data.missing, "absent", exit 3\necho done\n# => "done"`,
       ),
-      fence('js', `const x = { a: 1 };\n// => x.a = 2, x.b.c`),
+      fence('js', `const x = { a: 1 };\nconsole.log(x);\n// => x.a = 2, x.b.c`),
     ].join('\n');
     const failures = runPage(page, {});
     expect(failures).toEqual([
-      '15: expected data.n = 5, got 4',
-      '15: expected data.missing to be set, it is undefined',
-      '15: expected the output to contain "absent"',
-      '15: expected exit 3, got 0',
-      '22: expected x.a = 2, got 1',
-      "22: x.b.c: TypeError: Cannot read properties of undefined (reading 'c')",
+      '16: expected data.n = 5, got 4',
+      '16: expected data.missing to be set, it is undefined',
+      '16: expected the output to contain "absent"',
+      '16: expected exit 3, got 0',
+      '24: expected x.a = 2, got 1',
+      "24: x.b.c: TypeError: Cannot read properties of undefined (reading 'c')",
     ]);
   });
 
   it('stops at the first failing command and names the part that did not run', () => {
     const failures = runPage(fence('sh', 'echo a\n# => "a"\nfalse\necho b\n# => "b"\necho c\n# => "c"'));
     expect(failures).toEqual(['6: did not run', '8: did not run']);
+  });
+
+  it('fails a js part that prints nothing, since a reader would see nothing of what it checks', () => {
+    const page = fence('js', `const quiet = { n: 1 };\n// => quiet.n = 1`);
+    expect(runPage(page)).toEqual([
+      '3: prints nothing, so a reader cannot see what its `// =>` line checks: console.log the values it names',
+    ]);
+    expect(runPage(fence('js', `const loud = { n: 1 };\nconsole.log(loud.n);\n// => loud.n = 1`))).toEqual([]);
   });
 
   it("takes the HTTP status of a segment's last curl response", () => {
