@@ -145,7 +145,9 @@ describe('docs examples: running and checking', () => {
     expect(runPage(page)).toEqual([
       '3: prints nothing, so a reader cannot see what its `// =>` line checks: console.log the values it names',
     ]);
-    expect(runPage(fence('js', `const loud = { n: 1 };\nconsole.log(loud.n);\n// => loud.n = 1`))).toEqual([]);
+    expect(runPage(fence('js', `const loud = { n: 1 };\nconsole.log(loud.n);\n// => loud.n = 1`))).toEqual(
+      [],
+    );
   });
 
   it("takes the HTTP status of a segment's last curl response", () => {
