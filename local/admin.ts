@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     const where = useToolDatabase(TOOL);
     if (where === 'AWS')
       usageError(TOOL, 'reset-demo empties the tables: it never runs against AWS (DYNAMODB_ENDPOINT=aws)');
-    const deleted = await resetDemo();
+    const deleted = await resetDemo((line) => process.stderr.write(`reset-demo: ${line}\n`));
     process.stdout.write(
       `demo reset at ${where}: ${count(deleted, 'item')} deleted, demo store ${DEMO.storeId} seeded again\n`,
     );
