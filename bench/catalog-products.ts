@@ -235,6 +235,11 @@ export async function setUpCatalogProductsBench(largeProducts = 100_000): Promis
         event: () =>
           nodeEvent(small, '/catalog/hierarchies/{hierarchy_id}/nodes', 'hierarchy_id', small.rootNodeId),
       },
+      'list-hierarchy-products': {
+        status: 200,
+        event: () =>
+          nodeEvent(small, '/catalog/hierarchies/{hierarchy_id}/products', 'hierarchy_id', small.rootNodeId),
+      },
     },
     operations: [
       {

@@ -1,6 +1,17 @@
 import { prefetchRegistry } from '../lib/catalog/cache';
-import { shopperHeaders } from '../lib/catalog/child-list-response';
-import { listNodeList, nodePageJson, parseNodeFilter } from '../lib/catalog/nodes';
+import {
+  acceptLanguage,
+  displayCurrency,
+  parseInclude,
+  shopperHeaders,
+} from '../lib/catalog/child-list-response';
+import {
+  listNodeList,
+  listNodeProducts,
+  nodePageJson,
+  parseNodeFilter,
+  rejectFilter,
+} from '../lib/catalog/nodes';
 import { pathParameter, queryParameter } from '../lib/http/request';
 import { jsonText } from '../lib/http/response';
 import { parsePageRequest } from '../lib/pagination/index';
@@ -16,6 +27,9 @@ export interface NodeListRoute {
   /** The route's path for `id`, which the page's links carry. */
   path: (id: string) => string;
 }
+
+/** What one of the product-list routes lists: a node's products or a hierarchy's. */
+export type ProductListRoute = Omit<NodeListRoute, 'kind'>;
 
 /**
  * The handler of a node-list route: the nodes `route` names in the catalog the shopper's context selects,
@@ -42,5 +56,41 @@ export function nodeListHandler(
       filter,
     );
     return jsonText(200, nodePageJson(route.path(id), { filter: filterText }, page, result));
+  });
+}
+
+/**
+ * The handler of a product-list route: the live products of the node or hierarchy `route` names in the
+ * catalog the shopper's context selects, in document order, paginated, rendered as the child list renders
+ * products (locale, display currency, `include`); no `filter` (400). Any token of the store.
+ */
+export function productListHandler(
+  name: 'list-node-products' | 'list-hierarchy-products',
+  route: ProductListRoute,
+) {
+  return createHandler(name, { prefetch: prefetchRegistry }, async (event) => {
+    const store = event.auth.store;
+    const { channel, tag } = shopperHeaders(event.headers, event.auth.store);
+    const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
+    rejectFilter(queryParameter(event, 'filter'));
+    const includeText = queryParameter(event, 'include');
+    const include = parseInclude(includeText);
+    const currency = displayCurrency(event.headers, store.currencies);
+    const id = pathParameter(event, route.param);
+    const result = await listNodeProducts(
+      {
+        storeId: store.id,
+        channel,
+        tag,
+        defaultLocale: store.default_locale,
+        acceptLanguage: acceptLanguage(event.headers),
+        ...(include === undefined ? {} : { include }),
+        ...(currency === undefined ? {} : { currency }),
+      },
+      id,
+      page,
+      route.of,
+    );
+    return jsonText(200, nodePageJson(route.path(id), { include: includeText }, page, result));
   });
 }

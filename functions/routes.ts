@@ -156,6 +156,12 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /catalog/hierarchies/{hierarchy_id}/nodes: every node below a hierarchy',
   },
+  'list-hierarchy-products': {
+    auth: 'any',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /catalog/hierarchies/{hierarchy_id}/products: the live products in any node of a hierarchy',
+  },
   'pcm-create-catalog': {
     auth: 'admin',
     body: 'json',
@@ -273,6 +279,11 @@ export const ROUTES: RouteDefinition[] = [
     function: 'list-hierarchy-children',
   },
   { method: 'GET', path: '/catalog/hierarchies/{hierarchy_id}/nodes', function: 'list-hierarchy-nodes' },
+  {
+    method: 'GET',
+    path: '/catalog/hierarchies/{hierarchy_id}/products',
+    function: 'list-hierarchy-products',
+  },
   { method: 'POST', path: '/pcm/catalogs', function: 'pcm-create-catalog' },
   { method: 'GET', path: '/pcm/catalogs', function: 'pcm-list-catalogs' },
   { method: 'GET', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-get-catalog' },

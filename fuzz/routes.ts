@@ -306,6 +306,8 @@ function nodeRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ ...list(), params: { hierarchy_id: hierarchyId() } }),
     'GET /catalog/hierarchies/{hierarchy_id}/nodes': () =>
       requests({ ...list(), params: { hierarchy_id: hierarchyId() } }),
+    'GET /catalog/hierarchies/{hierarchy_id}/products': () =>
+      requests({ ...list([pageQuery(), includeQuery()]), params: { hierarchy_id: hierarchyId() } }),
   };
 }
 

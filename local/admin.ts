@@ -24,7 +24,8 @@ const USAGE = `Usage:
   npm run admin -- reset-demo
       Local only: empties the tables of \`npm start\`'s DynamoDB (every store, key, mapping, token and
       catalog) and seeds the demo store again with the ids and credentials \`npm start\` printed. The
-      docs' examples start from there.
+      docs' examples start from there. Says on stderr which release it deletes and, every 2 s, how many
+      items it deleted so far (a 30,000-product catalog takes a few minutes on DynamoDB Local).
 
 --json prints one JSON object on stdout; run it as \`npm run -s admin -- ... --json\` (npm's -s keeps
 its own banner off stdout). Exit status: 0 done, 1 failed, 2 wrong arguments.
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
     const where = useToolDatabase(TOOL);
     if (where === 'AWS')
       usageError(TOOL, 'reset-demo empties the tables: it never runs against AWS (DYNAMODB_ENDPOINT=aws)');
-    const deleted = await resetDemo();
+    const deleted = await resetDemo((line) => process.stderr.write(`reset-demo: ${line}\n`));
     process.stdout.write(
       `demo reset at ${where}: ${count(deleted, 'item')} deleted, demo store ${DEMO.storeId} seeded again\n`,
     );

@@ -16,7 +16,14 @@ import {
 } from './derive';
 import { type DocumentPart, readReleaseDocument } from './document-stream';
 import { filterIndexItems } from './filter-index';
-import { buildHierarchyItems, encodeIdList, NODE_LIST_CHUNK } from './hierarchy-items';
+import {
+  buildHierarchyItems,
+  encodeIdList,
+  hierarchyOf,
+  NODE_LIST_CHUNK,
+  type ProductListRef,
+  productListsOf,
+} from './hierarchy-items';
 import { hierarchyReleaseItems } from './nodes';
 import {
   indexEntryOf,
@@ -36,6 +43,7 @@ import {
   type Weighed,
 } from './size-budget';
 import type {
+  CatalogNode,
   ChildIndexEntry,
   FileResource,
   ProductInput,
@@ -59,7 +67,8 @@ import {
  *    members (catalog, nodes, files, rules, modifiers, currencies), which products are parents and bundle
  *    components and their inputs (which other products inherit from or price with), each family's size
  *    and the options its live children pick, which slugs of live products repeat (as 53-bit hashes), how
- *    many live products each node lists, and the **ranges**: runs of products of about `rangeBytes`
+ *    many live products each node and each hierarchy lists (a third pass counts the hierarchies' when the
+ *    document's `nodes` come after its products), and the **ranges**: runs of products of about `rangeBytes`
  *    bytes, by byte offset in the document, each starting at a multiple of the release index's chunk
  *    size in live products.
  * 2. **Derive a range** (`deriveRange`, any number at once, each reading only its own bytes): each product
@@ -129,7 +138,10 @@ export interface DeriveRange {
   length: number;
   /** Live products before it (a multiple of the layout's chunk size). */
   live_start: number;
-  /** Live products listed under each node before it: [node id, count] (only nodes listing some). */
+  /**
+   * Live products in each product list before it: [list key (`listKey`), count] (only lists holding some):
+   * the nodes' `products` and the hierarchies' `hierarchy_products`.
+   */
   node_start: [string, number][];
 }
 
@@ -152,7 +164,7 @@ export interface DerivePlan {
   /** Hashes of the slugs more than one live product takes. */
   repeated_slugs: number[];
   live_total: number;
-  /** Live products each node lists: [node id, count]. */
+  /** Live products each product list holds: [list key (`listKey`), count]. */
   node_totals: [string, number][];
   ranges: DeriveRange[];
 }
@@ -173,7 +185,7 @@ export interface RangePartial {
   families: [string, ChildIndexEntry[]][];
   /** The entries of repeated slugs: [slug, entries]. */
   slugs: [string, LookupEntry[]][];
-  /** The parts of node lists' chunks that cross its edges: [node id, chunk, ids]. */
+  /** The parts of product lists' chunks that cross its edges: [list key (`listKey`), chunk, ids]. */
   node_fragments: [string, number, string[]][];
 }
 
@@ -321,8 +333,40 @@ class PickList {
   }
 }
 
-/** A product's distinct nodes. */
-const nodesOf = (product: ProductInput) => new Set(product.node_ids);
+/** A product list as one string (the plan's and the partials' keys): `<kind>:<owner>`. */
+export const listKey = (list: ProductListRef) => `${list.kind}:${list.owner}`;
+
+function listOfKey(key: string): ProductListRef {
+  const at = key.indexOf(':');
+  return { kind: key.slice(0, at) as ProductListRef['kind'], owner: key.slice(at + 1) };
+}
+
+/** The product lists a live product is in (lib/catalog/hierarchy-items.ts), as keys. */
+const listsOf = (product: ProductInput, roots: ReadonlyMap<string, string>) =>
+  productListsOf(product.node_ids, (id) => roots.get(id)).map(listKey);
+
+/**
+ * Each node's hierarchy from the document's `nodes` as read so far, normalised as validation normalises
+ * them (ids lower-case); undefined when they are not all read yet or not a list of nodes (the head's
+ * validation then decides).
+ */
+function earlyRoots(nodes: unknown): Map<string, string> | undefined {
+  if (!Array.isArray(nodes)) return undefined;
+  const normalised: CatalogNode[] = [];
+  for (const node of nodes as { id?: unknown; parent_id?: unknown; name?: unknown }[]) {
+    if (typeof node !== 'object' || node === null || typeof node.id !== 'string') return undefined;
+    const parent = typeof node.parent_id === 'string' && node.parent_id !== '' ? node.parent_id : null;
+    normalised.push({
+      id: node.id.toLowerCase(),
+      name: '',
+      parent_id: parent === null ? null : parent.toLowerCase(),
+    });
+  }
+  return hierarchyOf(resolveNodePaths(normalised).paths);
+}
+
+const sameRoots = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>) =>
+  a.size === b.size && [...a].every(([id, root]) => b.get(id) === root);
 
 /**
  * The plan: what every range's derivation needs, and the ranges. Throws ReleaseValidationError when the
@@ -340,6 +384,8 @@ export async function planRelease(
   const components = new Set<string>();
   const slugs = new NumberList();
   const nodeCounts = new Map<string, number>();
+  // Each node's hierarchy, when the document's nodes come before its products.
+  let roots: Map<string, string> | undefined;
   // Possible parents and components, kept from the first pass with their range (see CANDIDATE_BYTES).
   const candidates = new Map<string, { product: ProductInput; range: number }>();
   let candidateBytes = 0;
@@ -357,6 +403,7 @@ export async function planRelease(
     }
   })) {
     const { product } = read;
+    roots ??= earlyRoots(raw.nodes) ?? new Map();
     if (!open) {
       open = {
         n: ranges.length,
@@ -398,7 +445,7 @@ export async function planRelease(
     }
     if (isLive) {
       slugs.push(hash53(a.slug ?? slugFromName(a.name, product.id)));
-      for (const nodeId of nodesOf(product)) nodeCounts.set(nodeId, (nodeCounts.get(nodeId) ?? 0) + 1);
+      for (const key of listsOf(product, roots)) nodeCounts.set(key, (nodeCounts.get(key) ?? 0) + 1);
       live += 1;
     }
     // A range ends once it is big enough, where the release index's next chunk begins.
@@ -412,6 +459,12 @@ export async function planRelease(
   const { products: _none, ...head } = headCheck.document;
   const repeatedSlugs = slugs.repeated();
   slugs.values = new Float64Array(0);
+
+  // The hierarchies' lists need each node's hierarchy: counted again when the nodes came too late.
+  const headRoots = hierarchyOf(resolveNodePaths(head.nodes).paths);
+  if (roots === undefined || !sameRoots(roots, headRoots)) {
+    await recountHierarchyLists(options.open, headRoots, ranges, nodeCounts);
+  }
 
   // The inputs others need: kept by the first pass, or read by a second.
   const held = new Map<string, ProductInput>();
@@ -534,8 +587,8 @@ async function emitFamily(
   for (const item of filterIndexItems(layout, parentId, entries)) await sink.emit(item, onOversize);
 }
 
-const nodeListItem = (layout: ReleaseLayout, nodeId: string, chunk: number, ids: string[]) =>
-  catalogRepository.nodeListItem(layout, { owner: nodeId, kind: 'products', chunk }, encodeIdList(ids));
+const nodeListItem = (layout: ReleaseLayout, key: string, chunk: number, ids: string[]) =>
+  catalogRepository.nodeListItem(layout, { ...listOfKey(key), chunk }, encodeIdList(ids));
 
 /**
  * One range's products derived and their items emitted (`source` reads the range's bytes: an S3 ranged
@@ -599,7 +652,8 @@ export async function deriveRange(options: {
   let indexChunks = range.live_start / layout.chunk_size;
   let livePosition = range.live_start;
   const slugLists = new Map<string, LookupEntry[]>();
-  // Each node's list since its last chunk boundary here: where it began (a position in the node's list).
+  // Each product list since its last chunk boundary here: where it began (a position in the list).
+  const roots = hierarchyOf(scope.paths);
   const nodeCounts = new Map<string, number>(range.node_start);
   const nodeLists = new Map<string, { first: number; ids: string[] }>();
   const fragments: RangePartial['node_fragments'] = [];
@@ -656,29 +710,29 @@ export async function deriveRange(options: {
     }
     livePosition += 1;
 
-    for (const nodeId of nodesOf(product)) {
-      const position = nodeCounts.get(nodeId) ?? 0;
-      nodeCounts.set(nodeId, position + 1);
-      let list = nodeLists.get(nodeId);
+    for (const key of listsOf(product, roots)) {
+      const position = nodeCounts.get(key) ?? 0;
+      nodeCounts.set(key, position + 1);
+      let list = nodeLists.get(key);
       if (!list) {
         list = { first: position, ids: [] };
-        nodeLists.set(nodeId, list);
+        nodeLists.set(key, list);
       }
       list.ids.push(product.id);
       if ((position + 1) % NODE_LIST_CHUNK !== 0) continue;
       // A chunk ends here: whole if it began here too, else a fragment for the merge.
       const chunk = Math.floor(position / NODE_LIST_CHUNK);
       if (list.first === chunk * NODE_LIST_CHUNK)
-        await sink.emit(nodeListItem(layout, nodeId, chunk, list.ids), oversizedChunk);
-      else fragments.push([nodeId, chunk, list.ids]);
-      nodeLists.set(nodeId, { first: position + 1, ids: [] });
+        await sink.emit(nodeListItem(layout, key, chunk, list.ids), oversizedChunk);
+      else fragments.push([key, chunk, list.ids]);
+      nodeLists.set(key, { first: position + 1, ids: [] });
     }
   }
   // The release index's last chunk, in the range of the last live product (ranges begin at whole chunks).
   if (indexChunk.length > 0)
     await sink.emit(catalogLookupItem(layout, indexChunks, indexChunk), oversizedChunk);
-  for (const [nodeId, list] of nodeLists) {
-    if (list.ids.length > 0) fragments.push([nodeId, Math.floor(list.first / NODE_LIST_CHUNK), list.ids]);
+  for (const [key, list] of nodeLists) {
+    if (list.ids.length > 0) fragments.push([key, Math.floor(list.first / NODE_LIST_CHUNK), list.ids]);
   }
   return {
     n: range.n,
@@ -743,14 +797,14 @@ export async function mergeRelease(options: {
       for (const entry of entries) joined.push(entry);
       slugLists.set(slug, joined);
     }
-    for (const [nodeId, chunk, ids] of partial.node_fragments) {
-      const key = `${chunk}:${nodeId}`;
+    for (const [list, chunk, ids] of partial.node_fragments) {
+      const key = `${chunk}:${list}`;
       const joined = chunks.get(key) ?? [];
       for (const id of ids) joined.push(id);
-      const total = nodeTotals.get(nodeId) ?? 0;
-      // Complete: a whole chunk, or the node's last one.
+      const total = nodeTotals.get(list) ?? 0;
+      // Complete: a whole chunk, or the list's last one.
       if (joined.length === Math.min(NODE_LIST_CHUNK, total - chunk * NODE_LIST_CHUNK)) {
-        await sink.emit(nodeListItem(layout, nodeId, chunk, joined), oversizedChunk);
+        await sink.emit(nodeListItem(layout, list, chunk, joined), oversizedChunk);
         chunks.delete(key);
       } else chunks.set(key, joined);
     }
@@ -774,12 +828,16 @@ export async function mergeRelease(options: {
     await sink.emit(lookupItem(layout, 'slug', value, list), oversizedChunk);
   await sink.emit(releaseSummaryItem(head, { catalogId, layout }, plan.live_total), oversizedChunk);
 
-  // The nodes: rendered with their product counts; their children and descendants lists.
+  // The nodes: rendered with their product lists' lengths; their children and descendants lists.
   const hierarchy = buildHierarchyItems(
     { nodes: head.nodes, products: [] },
     { catalogId, publishedAt: layout.published_at },
   );
-  for (const [id, node] of hierarchy.nodes) node.products = nodeTotals.get(id) ?? 0;
+  for (const [owner, node] of hierarchy.nodes) {
+    node.products = nodeTotals.get(listKey({ owner, kind: 'products' })) ?? 0;
+    if (node.hierarchy_products !== undefined)
+      node.hierarchy_products = nodeTotals.get(listKey({ owner, kind: 'hierarchy_products' })) ?? 0;
+  }
   for (const item of hierarchyReleaseItems(hierarchy, layout)) await sink.emit(item, oversizedChunk);
 
   const budget: ValidationIssue[] = [];
@@ -799,6 +857,35 @@ export async function mergeRelease(options: {
   const issues = [...productIssues, ...fileIssues, ...otherIssues, ...budget];
   if (issues.length > 0) throw new ReleaseValidationError(issues, issues.length);
   return { counts, items: items + sink.emitted, totalNodes: head.nodes.length, head };
+}
+
+/**
+ * The hierarchies' product lists counted in a pass of their own (when the first pass read the products
+ * before knowing each node's hierarchy): each range's starting counts and the totals, in place of the
+ * first pass's.
+ */
+async function recountHierarchyLists(
+  open: () => AsyncIterable<Uint8Array>,
+  roots: ReadonlyMap<string, string>,
+  ranges: DeriveRange[],
+  totals: Map<string, number>,
+): Promise<void> {
+  const isHierarchyList = (key: string) => listOfKey(key).kind === 'hierarchy_products';
+  for (const key of [...totals.keys()]) if (isHierarchyList(key)) totals.delete(key);
+  const counts = new Map<string, number>();
+  let next = 0;
+  for await (const { index, product } of products(open())) {
+    const range = ranges[next];
+    if (range !== undefined && range.first === index) {
+      range.node_start = [...range.node_start.filter(([key]) => !isHierarchyList(key)), ...counts];
+      next += 1;
+    }
+    if (product.attributes.status !== 'live') continue;
+    for (const key of listsOf(product, roots)) {
+      if (isHierarchyList(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  for (const [key, count] of counts) totals.set(key, count);
 }
 
 /** The three parts in one process, one range after another. */

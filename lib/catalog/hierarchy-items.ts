@@ -17,10 +17,45 @@ export const RELEASE_NODES = '*';
 
 /**
  * The id lists a release keeps per node, in document order: `children` (direct children), `descendants`
- * (every node below a hierarchy; kept for hierarchies and RELEASE_NODES only) and `products` (the live
- * products that name the node in their own `node_ids`).
+ * (every node below a hierarchy; kept for hierarchies and RELEASE_NODES only), `products` (the live
+ * products that name the node in their own `node_ids`) and `hierarchy_products` (hierarchies only: the
+ * live products that name any node of the hierarchy, the hierarchy itself included, each once).
  */
-export type NodeListKind = 'children' | 'descendants' | 'products';
+export type NodeListKind = 'children' | 'descendants' | 'products' | 'hierarchy_products';
+
+/** An id list of products: a node's `products` or a hierarchy's `hierarchy_products`. */
+export interface ProductListRef {
+  owner: string;
+  kind: 'products' | 'hierarchy_products';
+}
+
+/**
+ * The product lists a live product is in, given where each node sits (`rootOf`: a node's hierarchy): each
+ * of its nodes' `products`, then each of their hierarchies' `hierarchy_products`, once each. The
+ * whole-document and the streamed derivations both place products with it.
+ */
+export function productListsOf(
+  nodeIds: readonly string[],
+  rootOf: (nodeId: string) => string | undefined,
+): ProductListRef[] {
+  const nodes = [...new Set(nodeIds)];
+  const roots = new Set<string>();
+  for (const nodeId of nodes) {
+    const root = rootOf(nodeId);
+    if (root !== undefined) roots.add(root);
+  }
+  return [
+    ...nodes.map((owner): ProductListRef => ({ owner, kind: 'products' })),
+    ...[...roots].map((owner): ProductListRef => ({ owner, kind: 'hierarchy_products' })),
+  ];
+}
+
+/** Each node's hierarchy (the first id of its path), by node id. */
+export function hierarchyOf(paths: ReadonlyMap<string, readonly string[]>): Map<string, string> {
+  const roots = new Map<string, string>();
+  for (const [id, path] of paths) roots.set(id, path[0] ?? id);
+  return roots;
+}
 
 /** A node as a release stores it: rendered once at publish, with the lengths of its id lists. */
 export interface StoredNode {
@@ -36,6 +71,8 @@ export interface StoredNode {
   children: number;
   descendants: number;
   products: number;
+  /** Hierarchies only: the length of their `hierarchy_products`. */
+  hierarchy_products?: number;
 }
 
 export interface NodeList {
@@ -140,7 +177,8 @@ export function renderHierarchy(
 /**
  * What the node and hierarchy reads need, built once at publish from a validated document: every node
  * rendered, and per node the ids of its children, of its live products and (hierarchies) of all its
- * nodes, chunked so that any page is one or two small items whatever the catalog's size.
+ * nodes and of all their live products, chunked so that any page is one or two small items whatever the
+ * catalog's size.
  */
 export function buildHierarchyItems(
   document: Pick<ReleaseDocument, 'nodes' | 'products'>,
@@ -150,6 +188,7 @@ export function buildHierarchyItems(
   const children = new Map<string, string[]>();
   const descendants = new Map<string, string[]>();
   const products = new Map<string, string[]>();
+  const hierarchyProducts = new Map<string, string[]>();
   const roots: string[] = [];
   for (const node of document.nodes) {
     if (node.parent_id === null) roots.push(node.id);
@@ -163,12 +202,14 @@ export function buildHierarchyItems(
       descendants.set(rootId, below);
     }
   }
+  const rootOf = hierarchyOf(paths);
   for (const product of document.products) {
     if (product.attributes.status !== 'live') continue;
-    for (const nodeId of new Set(product.node_ids)) {
-      const list = products.get(nodeId) ?? [];
+    for (const { owner, kind } of productListsOf(product.node_ids, (id) => rootOf.get(id))) {
+      const lists = kind === 'products' ? products : hierarchyProducts;
+      const list = lists.get(owner) ?? [];
       list.push(product.id);
-      products.set(nodeId, list);
+      lists.set(owner, list);
     }
   }
   const lists: NodeList[] = [];
@@ -202,6 +243,12 @@ export function buildHierarchyItems(
       products: chunked(node.id, 'products', products.get(node.id) ?? [], lists),
     };
     if (node.parent_id === null) {
+      stored.hierarchy_products = chunked(
+        node.id,
+        'hierarchy_products',
+        hierarchyProducts.get(node.id) ?? [],
+        lists,
+      );
       stored.hierarchy = JSON.stringify(
         renderHierarchy(node, {
           hasChildren,

@@ -1,6 +1,6 @@
 import type { FilterExpression, FilterGrammar } from '../filter/index';
 import { parseFilter } from '../filter/index';
-import { BadRequestError, NotFoundError } from '../http/errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { countMetric, METRIC } from '../metrics/index';
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
@@ -159,7 +159,7 @@ async function listPage(
   const first = await loadNodes(layout, [owner], listRefs(owner, kind, speculative), true);
   const stored = first.nodes.get(owner);
   if (!stored || !accept(stored)) throw new NotFoundError(notFound);
-  const total = stored[kind];
+  const total = stored[kind] ?? 0;
   const needed = chunksForPage(page.offset, page.limit, total, NODE_LIST_CHUNK);
   const missed = needed.filter((chunk) => !first.lists.has(nodeListId({ owner, kind, chunk })));
   if (missed.length > 0) {
@@ -350,33 +350,47 @@ async function loadProducts(
   return found;
 }
 
+export const HIERARCHY_PRODUCTS_MISSING =
+  'the selected release was published before hierarchies listed their products: publish the catalog again';
+
+/** A hierarchy of a release published before `hierarchy_products` were kept (lib/catalog/hierarchy-items.ts). */
+function acceptHierarchyWithProducts(stored: StoredNode): boolean {
+  if (stored.hierarchy === undefined) return false;
+  if (stored.hierarchy_products === undefined) throw new ConflictError(HIERARCHY_PRODUCTS_MISSING);
+  return true;
+}
+
 /**
- * `GET /catalog/nodes/{id}/relationships/products`: a page of the live products that name the node in
- * their `node_ids`, in document order, rendered as the child list renders products (locale, display
- * currency, `include`).
+ * A page of the live products of a node (`GET /catalog/nodes/{id}/relationships/products`: those that
+ * name the node in their `node_ids`) or of a hierarchy (`GET /catalog/hierarchies/{id}/products`: those
+ * that name any node of it, the hierarchy itself included, each once), in document order, rendered as the
+ * child list renders products (locale, display currency, `include`). Two round trips: the node with the
+ * page's list chunks, then the page's products (and what `include` names).
  */
 export async function listNodeProducts(
   request: NodeProductsRequest,
   id: string,
   page: PageRequest,
+  of: 'node' | 'hierarchy' = 'node',
 ): Promise<NodePageResult> {
   const layout = await releaseOf(request);
+  const notFound = of === 'node' ? NODE_NOT_FOUND : HIERARCHY_NOT_FOUND;
   const nodeId = nodeIdOf(id);
-  if (nodeId === undefined) throw new NotFoundError(NODE_NOT_FOUND);
+  if (nodeId === undefined) throw new NotFoundError(notFound);
   const { ids, total } = await listPage(
     layout,
     nodeId,
-    'products',
+    of === 'node' ? 'products' : 'hierarchy_products',
     page,
-    (stored) => stored.node !== undefined,
-    NODE_NOT_FOUND,
+    of === 'node' ? (stored) => stored.node !== undefined : acceptHierarchyWithProducts,
+    notFound,
   );
   const products = await loadProducts(layout, ids);
   const shown: StoredProduct[] = [];
   for (const productId of ids) {
     const stored = products.get(productId);
     if (!stored)
-      throw new Error(`release ${layout.id} lacks product ${productId} listed under node ${nodeId}`);
+      throw new Error(`release ${layout.id} lacks product ${productId} listed under ${of} ${nodeId}`);
     if (stored.live) shown.push(stored);
   }
   const data = shown.map((stored) =>

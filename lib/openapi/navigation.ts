@@ -151,6 +151,20 @@ const NOT_FOUND = (what: string): [string, Schema] => [
   `No catalog for this context, or no such ${what} in it.`,
   ERROR_BODY_SCHEMA,
 ];
+/** The query and headers of the product-list routes (a node's products, a hierarchy's). */
+const PRODUCT_LIST_PARAMETERS: Parameter[] = [
+  ...PAGE,
+  { name: 'include', in: 'query', schema: INCLUDE_SCHEMA },
+  ...SHOPPER,
+  {
+    name: 'Accept-Language',
+    in: 'header',
+    description:
+      "Picks the text locale among the product's; otherwise the store's default locale. `X-Moltin-Language` is read when this header is absent.",
+    schema: { type: 'string' },
+  },
+  { name: 'EP-Currency', in: 'header', schema: CURRENCY_HEADER_SCHEMA },
+];
 const SELECTED =
   'From the catalog the shopper context selects (catalog rules match the channel, tag and time)';
 
@@ -185,20 +199,7 @@ export const NAVIGATION_OPERATIONS: Record<string, OperationSpec> = {
     summary: "List a node's products",
     description: `${SELECTED}: the live products that name the node in their \`node_ids\`, in document order, rendered as the child list renders products.`,
     tag: 'Catalog',
-    parameters: [
-      NODE_ID,
-      ...PAGE,
-      { name: 'include', in: 'query', schema: INCLUDE_SCHEMA },
-      ...SHOPPER,
-      {
-        name: 'Accept-Language',
-        in: 'header',
-        description:
-          "Picks the text locale among the product's; otherwise the store's default locale. `X-Moltin-Language` is read when this header is absent.",
-        schema: { type: 'string' },
-      },
-      { name: 'EP-Currency', in: 'header', schema: CURRENCY_HEADER_SCHEMA },
-    ],
+    parameters: [NODE_ID, ...PRODUCT_LIST_PARAMETERS],
     responses: { 200: ['A page of live products.', CHILD_PRODUCT_LIST_SCHEMA], 404: NOT_FOUND('node') },
   },
   'GET /catalog/hierarchies': {
@@ -232,5 +233,20 @@ export const NAVIGATION_OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Catalog',
     parameters: [HIERARCHY_ID, LIST_FILTER, ...PAGE, ...SHOPPER],
     responses: { 200: ['A page of nodes.', NODE_LIST_SCHEMA], 404: NOT_FOUND('hierarchy') },
+  },
+  'GET /catalog/hierarchies/{hierarchy_id}/products': {
+    operationId: 'getHierarchyProducts',
+    summary: "List a hierarchy's products",
+    description: `${SELECTED}: the live products that name any node of the hierarchy (the hierarchy itself included) in their \`node_ids\`, each once, in document order, rendered as the child list renders products.`,
+    tag: 'Catalog',
+    parameters: [HIERARCHY_ID, ...PRODUCT_LIST_PARAMETERS],
+    responses: {
+      200: ['A page of live products.', CHILD_PRODUCT_LIST_SCHEMA],
+      404: NOT_FOUND('hierarchy'),
+      409: [
+        'The selected release was published before hierarchies listed their products: publish the catalog again.',
+        ERROR_BODY_SCHEMA,
+      ],
+    },
   },
 };

@@ -11,7 +11,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from './dynamodb';
-import { backoff, batchGetItems } from './items';
+import { backoff, batchGetItems, settleWorkers } from './items';
 import { tableName } from './schema';
 import type { CurrencySettings } from './store-repository';
 import { storeRepository } from './store-repository';
@@ -141,6 +141,17 @@ function meter(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): voi
 
 const BATCH_WRITE_MAX = 25;
 const MAX_BATCH_ATTEMPTS = 10;
+/** Keys a release deletion reads per Query: 10 BatchWriteItem requests, sent together. */
+const DELETE_PAGE = 250;
+/** Partitions a release deletion empties at once (so up to 40 BatchWriteItem requests in flight). */
+const DELETE_PARTITIONS = 4;
+
+export interface DeleteReleaseOptions {
+  /** Partitions emptied at once (DELETE_PARTITIONS). */
+  concurrency?: number;
+  /** Gets the number of items deleted so far, after each page. */
+  onProgress?: (deleted: number) => void;
+}
 
 type Key = { pk: string; sk: string };
 type Item = Record<string, unknown> & Key;
@@ -409,10 +420,9 @@ export const catalogRepository = {
     }
     let next = 0;
     let written = 0;
-    let failed = false;
-    const worker = async () => {
+    const worker = async (stop: { failed: boolean }) => {
       for (;;) {
-        if (failed) return;
+        if (stop.failed) return;
         const batch = batches[next];
         next += 1;
         if (batch === undefined) return;
@@ -435,17 +445,7 @@ export const catalogRepository = {
         }
       }
     };
-    const workers = Math.max(1, Math.min(options.concurrency ?? 16, batches.length));
-    const results = await Promise.allSettled(
-      Array.from({ length: workers }, () =>
-        worker().catch((error: unknown) => {
-          failed = true;
-          throw error;
-        }),
-      ),
-    );
-    const rejected = results.find((result) => result.status === 'rejected');
-    if (rejected) throw rejected.reason;
+    await settleWorkers(Math.min(options.concurrency ?? 16, batches.length), worker);
   },
 
   /**
@@ -548,8 +548,8 @@ export const catalogRepository = {
   },
 
   /** Deletes every item of a release, then its marker; returns the number of items deleted. */
-  async deleteRelease(marker: ReleaseMarker): Promise<number> {
-    const deleted = await catalogRepository.deleteReleaseItems(marker);
+  async deleteRelease(marker: ReleaseMarker, options: DeleteReleaseOptions = {}): Promise<number> {
+    const deleted = await catalogRepository.deleteReleaseItems(marker, options);
     await getDocumentClient().send(
       new DeleteCommand({
         TableName: tableName('products'),
@@ -559,40 +559,58 @@ export const catalogRepository = {
     return deleted;
   },
 
-  /** Deletes every item of a release but its marker; returns the number of items deleted. */
-  async deleteReleaseItems(marker: Pick<ReleaseMarker, 'release_id' | 'shards'>): Promise<number> {
+  /**
+   * Deletes every item of a release but its marker, without reading them: each of its partitions
+   * (`REL#<release>#<shard>`) is queried for keys only, DELETE_PAGE at a time, and each page deleted in
+   * BatchWriteItem requests of 25 sent together; `concurrency` partitions at once (unprocessed deletes
+   * retried with backoff). `onProgress` gets the number deleted so far after each page. Returns the number
+   * of items deleted.
+   */
+  async deleteReleaseItems(
+    marker: Pick<ReleaseMarker, 'release_id' | 'shards'>,
+    options: DeleteReleaseOptions = {},
+  ): Promise<number> {
     const table = tableName('products');
     let deleted = 0;
-    for (let shard = 0; shard < marker.shards; shard += 1) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await getDocumentClient().send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(marker.release_id, shard) },
-            ProjectionExpression: 'pk, sk',
-            ExclusiveStartKey: startKey,
-          }),
+    let next = 0;
+    const deleteBatch = async (keys: Key[]) => {
+      let pending = keys.map((key) => ({ DeleteRequest: { Key: key } }));
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error('DynamoDB kept delete requests unprocessed');
+        if (attempt > 0) await backoff(attempt);
+        const result = await getDocumentClient().send(
+          new BatchWriteCommand({ RequestItems: { [table]: pending } }),
         );
-        const keys = (page.Items ?? []) as Key[];
-        for (let start = 0; start < keys.length; start += BATCH_WRITE_MAX) {
-          let pending = keys
-            .slice(start, start + BATCH_WRITE_MAX)
-            .map((key) => ({ DeleteRequest: { Key: key } }));
-          for (let attempt = 0; pending.length > 0; attempt += 1) {
-            if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error('DynamoDB kept delete requests unprocessed');
-            if (attempt > 0) await backoff(attempt);
-            const result = await getDocumentClient().send(
-              new BatchWriteCommand({ RequestItems: { [table]: pending } }),
-            );
-            pending = (result.UnprocessedItems?.[table] ?? []) as typeof pending;
+        pending = (result.UnprocessedItems?.[table] ?? []) as typeof pending;
+      }
+    };
+    const worker = async (stop: { failed: boolean }) => {
+      for (let shard = next++; shard < marker.shards && !stop.failed; shard = next++) {
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const page = await getDocumentClient().send(
+            new QueryCommand({
+              TableName: table,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(marker.release_id, shard) },
+              ProjectionExpression: 'pk, sk',
+              Limit: DELETE_PAGE,
+              ExclusiveStartKey: startKey,
+            }),
+          );
+          const keys = (page.Items ?? []) as Key[];
+          const batches: Key[][] = [];
+          for (let start = 0; start < keys.length; start += BATCH_WRITE_MAX) {
+            batches.push(keys.slice(start, start + BATCH_WRITE_MAX));
           }
-        }
-        deleted += keys.length;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }
+          await Promise.all(batches.map(deleteBatch));
+          deleted += keys.length;
+          if (keys.length > 0) options.onProgress?.(deleted);
+          startKey = page.LastEvaluatedKey;
+        } while (startKey && !stop.failed);
+      }
+    };
+    await settleWorkers(Math.min(options.concurrency ?? DELETE_PARTITIONS, marker.shards), worker);
     return deleted;
   },
 };

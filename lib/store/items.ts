@@ -16,6 +16,28 @@ export function backoff(attempt: number): Promise<void> {
 }
 
 /**
+ * Runs `count` copies of `worker` (each taking work until none is left) and waits for all of them; the
+ * first to fail sets `stop.failed`, so the others take no more work. Rejects only once every worker has
+ * settled, so nothing runs after it returns (a caller cleaning up after a failure would miss late writes).
+ */
+export async function settleWorkers(
+  count: number,
+  worker: (stop: { failed: boolean }) => Promise<void>,
+): Promise<void> {
+  const stop = { failed: false };
+  const results = await Promise.allSettled(
+    Array.from({ length: Math.max(1, count) }, () =>
+      worker(stop).catch((error: unknown) => {
+        stop.failed = true;
+        throw error;
+      }),
+    ),
+  );
+  const rejected = results.find((result) => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
+}
+
+/**
  * BatchGetItem for any number of keys of one table: 100 per call in parallel, unprocessed keys retried
  * with backoff (503 when they never go through). Items come back with their keys, in no particular order.
  */

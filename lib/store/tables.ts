@@ -11,6 +11,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES, tableName } from './schema';
 
+/** Keys emptyTables reads per Scan: 10 BatchWriteItem requests, sent together. */
+const EMPTY_PAGE = 250;
+
 /**
  * Creates the tables when they are missing (local harness and tests; the CDK stack creates them
  * in AWS with the same key schema). Safe to run concurrently and repeatedly.
@@ -61,8 +64,15 @@ async function ensureTable(client: DynamoDBClient, role: TableRole): Promise<voi
   }
 }
 
-/** Deletes every item of every table (the local harness's `reset-demo`; never used against AWS). */
-export async function emptyTables(client: DynamoDBClient): Promise<number> {
+/**
+ * Deletes every item of every table (local harness and tests). Each Scan page (EMPTY_PAGE keys) is deleted
+ * in BatchWriteItem requests of 25 sent together; `onProgress` gets the number deleted so far after each
+ * page. Returns how many items were deleted.
+ */
+export async function emptyTables(
+  client: DynamoDBClient,
+  onProgress?: (deleted: number) => void,
+): Promise<number> {
   let deleted = 0;
   for (const role of TABLE_ROLES) {
     const table = tableName(role);
@@ -73,22 +83,28 @@ export async function emptyTables(client: DynamoDBClient): Promise<number> {
           TableName: table,
           ProjectionExpression: '#pk, #sk',
           ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#sk': TABLE_KEY.sortKey },
+          Limit: EMPTY_PAGE,
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
       const keys = page.Items ?? [];
-      for (let i = 0; i < keys.length; i += 25) {
-        let requests: Record<string, WriteRequest[]> | undefined = {
-          [table]: keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } })),
-        };
-        while (requests && Object.keys(requests).length > 0) {
-          const result: { UnprocessedItems?: Record<string, WriteRequest[]> } = await client.send(
-            new BatchWriteItemCommand({ RequestItems: requests }),
-          );
-          requests = result.UnprocessedItems;
-        }
-      }
+      const batches: Record<string, AttributeValue>[][] = [];
+      for (let i = 0; i < keys.length; i += 25) batches.push(keys.slice(i, i + 25));
+      await Promise.all(
+        batches.map(async (batch) => {
+          let requests: Record<string, WriteRequest[]> | undefined = {
+            [table]: batch.map((Key) => ({ DeleteRequest: { Key } })),
+          };
+          while (requests && Object.keys(requests).length > 0) {
+            const result: { UnprocessedItems?: Record<string, WriteRequest[]> } = await client.send(
+              new BatchWriteItemCommand({ RequestItems: requests }),
+            );
+            requests = result.UnprocessedItems;
+          }
+        }),
+      );
       deleted += keys.length;
+      if (keys.length > 0) onProgress?.(deleted);
       start = page.LastEvaluatedKey;
     } while (start);
   }

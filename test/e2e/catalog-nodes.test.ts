@@ -117,6 +117,35 @@ describe('ShopperCatalog.Hierarchies', () => {
       errors: [expect.objectContaining({ status: '404', detail: 'hierarchy not found in the catalog' })],
     });
   });
+
+  it("Products.GetProductsByHierarchy lists the live products of the hierarchy's nodes", async () => {
+    const products = await storefront().ShopperCatalog.Products.GetProductsByHierarchy({
+      hierarchyId: ROOT_NODE,
+      additionalHeaders: WEB,
+    });
+    // The parent sits in the leaf, below the root.
+    expect(ids(products)).toEqual([PARENT]);
+    expect((products as unknown as Page).meta.results.total).toBe(1);
+    expect((products as unknown as Page).data[0]?.type).toBe('product');
+    const byNode = await storefront().ShopperCatalog.Products.GetProductsByNode({
+      nodeId: LEAF_NODE,
+      additionalHeaders: WEB,
+    });
+    expect((products as unknown as Page).data).toEqual((byNode as unknown as Page).data);
+    const empty = await admin().ShopperCatalog.Products.GetProductsByHierarchy({
+      hierarchyId: SECOND_ROOT,
+      additionalHeaders: WEB,
+    });
+    expect(ids(empty)).toEqual([]);
+    await expect(
+      storefront().ShopperCatalog.Products.GetProductsByHierarchy({
+        hierarchyId: LEAF_NODE,
+        additionalHeaders: WEB,
+      }),
+    ).rejects.toEqual({
+      errors: [expect.objectContaining({ status: '404', detail: 'hierarchy not found in the catalog' })],
+    });
+  });
 });
 
 describe('curl-style requests', () => {

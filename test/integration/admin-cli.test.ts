@@ -1,8 +1,13 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { issueAccessToken } from '../../lib/auth/issue-token';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { storeRepository } from '../../lib/store/store-repository';
-import { runCli } from '../support/cli';
+import { DEMO } from '../../local/seed';
+import { runCli, runCliAsync } from '../support/cli';
 import { createTestStore } from '../support/fixtures';
 
 // Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
@@ -177,4 +182,73 @@ describe('npm run admin -- set-channel-header', () => {
       'Usage: npm run admin -- set-channel-header --store STORE_ID required|optional',
     );
   });
+});
+
+describe('npm run admin -- reset-demo', () => {
+  // Tables of its own: the reset empties every table it is given, and other files use the test tables.
+  const env = {
+    ...process.env,
+    KEYS_TABLE: 'reset-demo-keys',
+    MAPPINGS_TABLE: 'reset-demo-mappings',
+    PRODUCTS_TABLE: 'reset-demo-products',
+    LIMITS_TABLE: 'reset-demo-limits',
+  };
+  const tables = [env.KEYS_TABLE, env.MAPPINGS_TABLE, env.PRODUCTS_TABLE, env.LIMITS_TABLE];
+  const client = new DynamoDBClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  afterAll(() => client.destroy());
+
+  /** Every item's `pk` in the reset's tables. */
+  async function partitions(): Promise<string[]> {
+    const found: string[] = [];
+    for (const table of tables) {
+      let start: Record<string, never> | undefined;
+      do {
+        const page = await client.send(
+          new ScanCommand({ TableName: table, ProjectionExpression: 'pk', ExclusiveStartKey: start }),
+        );
+        for (const item of page.Items ?? []) found.push(item.pk?.S as string);
+        start = page.LastEvaluatedKey as typeof start;
+      } while (start);
+    }
+    return found;
+  }
+
+  it("deletes every item of a published catalog's releases, saying which release it deletes", async () => {
+    const first = await runCliAsync(env, 'admin', ['reset-demo']);
+    expect(first.status).toBe(0);
+    const seeded = (await partitions()).length;
+    const document = join(mkdtempSync(join(tmpdir(), 'reset-demo-')), 'catalog.json');
+    const generated = await runCliAsync(env, 'catalog', ['generate', '--children', '400', '--out', document]);
+    expect(generated.status).toBe(0);
+    const published = await runCliAsync(env, 'catalog', [
+      'publish',
+      '--store',
+      DEMO.storeId,
+      '--file',
+      document,
+      '--json',
+    ]);
+    expect(published.status).toBe(0);
+    const { release_id: releaseId, catalog_id: catalogId } = JSON.parse(published.stdout);
+    const before = await partitions();
+    const ofRelease = (pks: string[]) => pks.filter((pk) => pk.startsWith(`REL#${releaseId}#`));
+    expect(ofRelease(before).length).toBeGreaterThan(400);
+
+    const run = await runCliAsync(env, 'admin', ['reset-demo']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(
+      `reset-demo: deleting release ${releaseId} of catalog ${catalogId} (store ${DEMO.storeId})\n`,
+    );
+    expect(run.stdout).toBe(
+      `demo reset at ${process.env.DYNAMODB_ENDPOINT}: ${before.length} items deleted, demo store ${DEMO.storeId} seeded again\n`,
+    );
+    const after = await partitions();
+    expect(ofRelease(after)).toEqual([]);
+    // Only the demo again, as the first reset left it.
+    expect(after.length).toBe(seeded);
+  }, 180_000);
 });

@@ -3,12 +3,14 @@ import { handler as getNode } from '../../functions/get-node/handler';
 import { handler as listHierarchies } from '../../functions/list-hierarchies/handler';
 import { handler as listHierarchyChildren } from '../../functions/list-hierarchy-children/handler';
 import { handler as listHierarchyNodes } from '../../functions/list-hierarchy-nodes/handler';
+import { handler as listHierarchyProducts } from '../../functions/list-hierarchy-products/handler';
 import { handler as listNodeChildren } from '../../functions/list-node-children/handler';
 import { handler as listNodeProducts } from '../../functions/list-node-products/handler';
 import { handler as listNodes } from '../../functions/list-nodes/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
+import type { StoredNode } from '../../lib/catalog/hierarchy-items';
 import { publishRelease } from '../../lib/catalog/publisher';
-import { catalogCapacity } from '../../lib/store/catalog-repository';
+import { catalogCapacity, catalogRepository } from '../../lib/store/catalog-repository';
 import { id, listChildren } from '../support/catalog-fixtures';
 import {
   bearer,
@@ -161,6 +163,15 @@ const hierarchyNodes = (hierarchyId: string, query = '') =>
     `/catalog/hierarchies/${hierarchyId}/nodes`,
     { hierarchy_id: hierarchyId },
     query,
+  );
+const hierarchyProducts = (hierarchyId: string, query = '', options = {}) =>
+  get(
+    listHierarchyProducts,
+    'GET /catalog/hierarchies/{hierarchy_id}/products',
+    `/catalog/hierarchies/${hierarchyId}/products`,
+    { hierarchy_id: hierarchyId },
+    query,
+    options,
   );
 const ids = (response: InvokeResult) => response.body.data.map((entry: { id: string }) => entry.id);
 
@@ -399,9 +410,76 @@ describe('hierarchies', () => {
   });
 });
 
+describe('GET /catalog/hierarchies/{hierarchy_id}/products', () => {
+  it('returns the live products placed in any node of the hierarchy or in itself, once each, in document order', async () => {
+    const response = await hierarchyProducts(CLOTHING);
+    expect(response.status).toBe(200);
+    // P1 sits in Polos and in Clothing itself: listed once. P2 is a draft; P4 is in no node.
+    expect(ids(response)).toEqual([P1, P3, C1]);
+    expect(response.body.meta.results).toEqual({ total: 3 });
+    expect(response.body.links.first).toBe(
+      `/catalog/hierarchies/${CLOTHING}/products?page[offset]=0&page[limit]=${store.store.page_length}`,
+    );
+    // Rendered as the node products route renders them.
+    expect(response.body.data[1]).toEqual((await nodeProducts(POLOS)).body.data[1]);
+    expect((await hierarchyProducts(GIFTS)).body).toMatchObject({
+      data: [],
+      meta: { results: { total: 0 } },
+    });
+  });
+
+  it('paginates, includes main images, and answers 404 for a node below a hierarchy or an unknown id', async () => {
+    const page = await hierarchyProducts(CLOTHING, 'include=main_image&page[limit]=1&page[offset]=1');
+    expect(ids(page)).toEqual([P3]);
+    expect(page.body.included.main_images.map((file: { id: string }) => file.id)).toEqual([IMAGE]);
+    expect(page.body.links.next).toBe(
+      `/catalog/hierarchies/${CLOTHING}/products?include=main_image&page[offset]=2&page[limit]=1`,
+    );
+    for (const unknown of [SHIRTS, id(999), 'not-a-uuid']) {
+      const missing = await hierarchyProducts(unknown);
+      expect(missing.status).toBe(404);
+      expect(missing.body.errors[0].detail).toBe('hierarchy not found in the catalog');
+    }
+    const filtered = await hierarchyProducts(CLOTHING, 'filter=eq(sku,ONE)');
+    expect(filtered.status).toBe(400);
+    expect(filtered.body.errors[0]).toMatchObject({
+      detail: 'filter is not supported on this route',
+      source: 'filter',
+    });
+    // Another store's token: its own catalog, which lacks the hierarchy.
+    expect((await hierarchyProducts(CLOTHING, '', { token: otherToken })).status).toBe(404);
+  });
+
+  it(
+    'answers 409 for a release published before hierarchies listed their products',
+    async () => {
+      const old = await createTestStore();
+      const oldToken = await tokenFor(old);
+      const published = await publishRelease(old.store.id, release('Old'));
+      const registry = await catalogRepository.getRegistry(old.store.id);
+      const layout = registry?.catalogs[published.catalog_id]?.release;
+      if (!layout) throw new Error('the release is not current');
+      const read = await catalogRepository.readNodes(layout, { nodes: [CLOTHING], lists: [] });
+      const { hierarchy_products: _dropped, ...stored } = JSON.parse(
+        read.nodes.get(CLOTHING)?.json as string,
+      ) as StoredNode;
+      await catalogRepository.writeItems([
+        catalogRepository.nodeItem(layout, CLOTHING, JSON.stringify(stored)),
+      ]);
+      const response = await hierarchyProducts(CLOTHING, '', { token: oldToken });
+      expect(response.status).toBe(409);
+      expect(response.body.errors[0].detail).toBe(
+        'the selected release was published before hierarchies listed their products: publish the catalog again',
+      );
+    },
+    PUBLISH_TIMEOUT_MS,
+  );
+});
+
 describe('a hierarchy larger than one list item', () => {
   const ROOT = id(5000);
   const child = (n: number) => id(6000 + n);
+  const product = (n: number) => id(8000 + n);
   let big: TestStore;
   let bigToken: string;
 
@@ -414,9 +492,24 @@ describe('a hierarchy larger than one list item', () => {
         { id: ROOT, name: 'Root', parent_id: null },
         ...Array.from({ length: 1005 }, (_, n) => ({ id: child(n), name: `Node ${n}`, parent_id: ROOT })),
       ],
-      products: [],
+      // Product n in node n; the even ones in the hierarchy itself too.
+      products: Array.from({ length: 1005 }, (_, n) => ({
+        id: product(n),
+        attributes: { name: `Product ${n}`, sku: `SKU-${n}`, status: 'live', commodity_type: 'digital' },
+        node_ids: n % 2 === 0 ? [child(n), ROOT] : [child(n)],
+      })),
     });
   }, PUBLISH_TIMEOUT_MS);
+
+  it("serves a page of the hierarchy's products that spans two list items in two round trips", async () => {
+    catalogCapacity.reset();
+    const response = await hierarchyProducts(ROOT, 'page[offset]=995&page[limit]=10', { token: bigToken });
+    expect(response.status).toBe(200);
+    expect(ids(response)).toEqual(Array.from({ length: 10 }, (_, n) => product(995 + n)));
+    expect(response.body.meta.results).toEqual({ total: 1005 });
+    // The registry, the root with two list items, ten products: a few read units.
+    expect(catalogCapacity.read).toBeLessThan(20);
+  });
 
   it('serves a page that spans two list items, reading only what the page needs', async () => {
     catalogCapacity.reset();

@@ -42,10 +42,10 @@ const PUBLISH_TIMEOUT_MS = 30_000;
  * their filter-index buckets (one per attribute their children hold a value of: 15 in all); the
  * product indexes of its 16 live products (a summary, one chunk of the release-wide index, one lookup per
  * live product for each of id, slug and sku); and for its two nodes 3 node items (the nodes and the
- * release-wide entry) and 5 id lists (the release's hierarchies and nodes, the root's children and
- * descendants, the leaf's products).
+ * release-wide entry) and 6 id lists (the release's hierarchies and nodes, the root's children,
+ * descendants and products of all its nodes, the leaf's products).
  */
-const RELEASE_ITEMS = 21 + 2 + 15 + 1 + 1 + 16 * 3 + 3 + 5;
+const RELEASE_ITEMS = 21 + 2 + 15 + 1 + 1 + 16 * 3 + 3 + 6;
 
 async function itemsOfRelease(releaseId: string): Promise<number> {
   let count = 0;
@@ -116,8 +116,9 @@ describe('publishRelease: success', () => {
       expect(result.products).toEqual(SAMPLE_COUNTS);
       // 14 products, 8 files, 2 child-index chunks, 8 filter-index buckets for each of the 2 parents; a
       // summary, 1 release-wide index chunk and 3 lookups (id, slug, sku) for each of the 11 live products;
-      // 8 node items (7 nodes and the release-wide entry) and 12 node id lists.
-      expect(result.items).toBe(14 + 8 + 2 + 16 + 1 + 1 + 11 * 3 + 8 + 12);
+      // 8 node items (7 nodes and the release-wide entry) and 14 node id lists (2 of them the products
+      // of each hierarchy's nodes).
+      expect(result.items).toBe(14 + 8 + 2 + 16 + 1 + 1 + 11 * 3 + 8 + 14);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);

@@ -137,6 +137,7 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /catalog/hierarchies/{hierarchy_id}': SHOPPER_BY_ID,
   'GET /catalog/hierarchies/{hierarchy_id}/children': SHOPPER_BY_ID,
   'GET /catalog/hierarchies/{hierarchy_id}/nodes': SHOPPER_BY_ID,
+  'GET /catalog/hierarchies/{hierarchy_id}/products': SHOPPER_BY_ID,
   // The catalog API: admin only. B's token creates and lists in B's store; A's catalogs are 404 to it.
   'POST /pcm/catalogs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/catalogs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -437,6 +438,10 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
     params: { hierarchy_id: ROOT_NODE },
     headers: { 'svc-channel': 'web' },
   }),
+  'GET /catalog/hierarchies/{hierarchy_id}/products': () => ({
+    params: { hierarchy_id: ROOT_NODE },
+    headers: { 'svc-channel': 'web' },
+  }),
   'POST /pcm/catalogs': (kind) => ({
     body: { data: { type: 'catalog', attributes: { name: `created by ${kind}` } } },
   }),
@@ -634,6 +639,8 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
     expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([LEAF_NODE]),
   'GET /catalog/hierarchies/{hierarchy_id}/nodes': (_kind, res) =>
     expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([LEAF_NODE]),
+  'GET /catalog/hierarchies/{hierarchy_id}/products': (_kind, res) =>
+    expect(res.body.data.map((product: { id: string }) => product.id)).toEqual([PARENT]),
   'POST /pcm/catalogs': (kind, res) => {
     expect(res.body.data).toMatchObject({ type: 'catalog', attributes: { name: `created by ${kind}` } });
     createdCatalogIds[kind] = res.body.data.id;

@@ -71,6 +71,33 @@ describe('buildHierarchyItems', () => {
     expect(built.lists.filter((list) => list.owner === B)).toEqual([]);
   });
 
+  it("keeps each hierarchy's live products: those in any of its nodes or in itself, once each", () => {
+    const placed = buildHierarchyItems(
+      {
+        nodes: document.nodes,
+        products: [
+          ...document.products,
+          product(5, 'live', [B, OTHER, A]),
+          product(6, 'draft', [OTHER]),
+          product(7, 'live', [OTHER]),
+        ],
+      },
+      { catalogId: CATALOG, publishedAt: PUBLISHED },
+    );
+    const listed = (owner: string) =>
+      placed.lists
+        .filter((list) => list.owner === owner && list.kind === 'hierarchy_products')
+        .flatMap((list) => list.ids);
+    expect(listed(ROOT)).toEqual([id(1), id(3), id(5)]);
+    expect(listed(OTHER)).toEqual([id(5), id(7)]);
+    expect(placed.nodes.get(ROOT)?.hierarchy_products).toBe(3);
+    expect(placed.nodes.get(OTHER)?.hierarchy_products).toBe(2);
+    // Nodes below a hierarchy keep no such list.
+    expect(placed.nodes.get(A)).not.toHaveProperty('hierarchy_products');
+    expect(listed(A)).toEqual([]);
+    expect(built.nodes.get(OTHER)?.hierarchy_products).toBe(0);
+  });
+
   it('renders nodes with defaults, breadcrumbs of their ancestors and the hierarchy they belong to', () => {
     const a1 = JSON.parse(built.nodes.get(A1)?.node as string);
     expect(a1.attributes).toEqual({

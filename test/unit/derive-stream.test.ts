@@ -112,6 +112,31 @@ function crowdedNode(): Record<string, unknown> {
   return document;
 }
 
+/**
+ * 2,100 products over two hierarchies: most in two nodes of the first (listed once in its product list,
+ * which spans three chunks), some in the hierarchy itself, some in both hierarchies.
+ */
+function crowdedHierarchy(): Record<string, unknown> {
+  const document = generateRelease({ children: 2100, seed: 5 }) as {
+    nodes?: unknown[];
+    products: { node_ids?: string[] }[];
+  };
+  const [root, shirts, sale, other] = ['e1', 'e2', 'e3', 'e4'].map(
+    (n) => `01900000-0000-7000-8000-0000000000${n}`,
+  ) as [string, string, string, string];
+  document.nodes = [
+    { id: root, name: 'Apparel', parent_id: null },
+    { id: shirts, name: 'Shirts', parent_id: root },
+    { id: sale, name: 'Sale', parent_id: shirts },
+    { id: other, name: 'Gifts', parent_id: null },
+  ];
+  const placements = [[shirts, sale], [root], [sale, other], [other], [shirts]];
+  document.products.forEach((product, index) => {
+    product.node_ids = placements[index % placements.length] as string[];
+  });
+  return document;
+}
+
 const DOCUMENTS: [string, unknown][] = [
   ['the sample release', SAMPLE],
   ['the sample release, products first', productsFirst(SAMPLE)],
@@ -126,6 +151,8 @@ const DOCUMENTS: [string, unknown][] = [
   ],
   ['a parent with 1,200 children', releaseWithChildren({ children: 1200, description: 20 })],
   ['a node of 2,100 products, 700 with the same derived slug', crowdedNode()],
+  ['a hierarchy of 2,100 products over its nodes', crowdedHierarchy()],
+  ['a hierarchy of 2,100 products over its nodes, products first', productsFirst(crowdedHierarchy())],
 ];
 
 describe('deriveReleaseStream', () => {
