@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashSecret } from '../../lib/auth/secrets';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
-import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { createRelease, putDocument } from '../../lib/pcm/publishing';
 import { renderRelease } from '../../lib/pcm/render';
 import { createCatalog, listReleases } from '../../lib/pcm/service';
@@ -258,7 +258,7 @@ describe('npm run catalog -- generate', () => {
     const run = catalogCli('generate', '--children', '150', '--drafts', '5', '--out', out);
     expect(run.status).toBe(0);
     const document = JSON.parse(readFileSync(out, 'utf8'));
-    const result = validateReleaseDocument(document);
+    const result = validateRelease(document);
     expect(result.ok).toBe(true);
     const products = document.products as { attributes: { status: string; base_product_id?: string } }[];
     const children = products.filter((p) => p.attributes.base_product_id !== undefined);
@@ -271,7 +271,7 @@ describe('npm run catalog -- generate', () => {
     const run = catalogCli('generate', '--children', '40', '--parents', '2', '--product-bytes', '2048');
     expect(run.status).toBe(0);
     const document = JSON.parse(run.stdout);
-    expect(validateReleaseDocument(document).ok).toBe(true);
+    expect(validateRelease(document).ok).toBe(true);
     const sizes = (document.products as unknown[]).map((p) => Buffer.byteLength(JSON.stringify(p)));
     expect(sizes).toHaveLength(83);
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(2048);
