@@ -7,7 +7,7 @@ import { clearCatalogCaches } from '../lib/catalog/cache';
 import { CHILD_CHUNK_SIZE } from '../lib/catalog/child-index';
 import { generateRelease } from '../lib/catalog/generator';
 import { buildReleaseItems, publishRelease, RELEASE_SHARDS } from '../lib/catalog/publisher';
-import { validateReleaseDocument } from '../lib/catalog/validate-release';
+import { validateRelease } from '../lib/catalog/validate-stream';
 import { uuidv7 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogCapacity, catalogKeys, catalogRepository } from '../lib/store/catalog-repository';
@@ -209,7 +209,7 @@ async function rawBatchWrite(items: Record<string, unknown>[]): Promise<void> {
 }
 
 async function benchPublish(setup: ChildListSetup, runs: number): Promise<PublishFigures> {
-  const validated = validateReleaseDocument(setup.document);
+  const validated = validateRelease(setup.document);
   if (!validated.ok) throw new Error('generated document is invalid');
   const publishMs: number[] = [];
   const rawMs: number[] = [];

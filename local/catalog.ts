@@ -1,5 +1,5 @@
 import './quiet-sdk';
-import { closeSync, createReadStream, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReleaseCounts } from '../lib/catalog/derive';
 import { DocumentReadError } from '../lib/catalog/document-stream';
@@ -7,9 +7,9 @@ import { generateReleaseText, MAX_PRODUCT_BYTES } from '../lib/catalog/generator
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
-import { checkRelease, cleanupReleases, StoreNotFoundError } from '../lib/catalog/publisher';
+import { checkReleaseStream, cleanupReleases, StoreNotFoundError } from '../lib/catalog/publisher';
 import { ReleaseValidationError } from '../lib/catalog/validate-release';
-import { type StreamValidation, validateReleaseStream } from '../lib/catalog/validate-stream';
+import { validateReleaseStream } from '../lib/catalog/validate-stream';
 import { getConfig, resetConfig } from '../lib/config/index';
 import {
   CatalogBusy,
@@ -34,16 +34,17 @@ import {
   usageError,
   useToolDatabase,
 } from './cli';
-import { count, databaseUnreachableMessage, parseJson } from './messages';
+import { count, databaseUnreachableMessage } from './messages';
 
 const TOOL = 'catalog';
 const USAGE = `Usage:
-  npm run catalog -- validate --file release.json [--stream] [--json]
+  npm run catalog -- validate --file release.json [--json]
       Checks a release document as publish does (catalog/release.schema.json, then references, uniqueness,
       the node tree, parents and children, item and response sizes), without a database: for your own
-      CI. Exit 0 when valid, 1 with every error (the first 100), 2 for a usage error. --stream reads the
-      document one product at a time, in little memory whatever its size, and runs every check but the
-      item and response sizes (docs/publishing.md).
+      CI. Reads the document as a stream, one product at a time: any size takes little memory. Exit 0
+      when valid, 1 with every error (the first 100), 2 for a usage error or a file that is not JSON
+      (with the line and column). --stream, which chose the streamed reading before it was the only one,
+      is still accepted and changes nothing.
   npm run catalog -- publish --store STORE_ID --file release.json [--json]
       Publishes the document as the API does (POST /pcm/catalogs/{id}/releases), through the same workflow:
       streams it into the documents bucket as the catalog's document (the catalog of its catalog.id, else
@@ -55,7 +56,10 @@ const USAGE = `Usage:
   npm run catalog -- generate --children N [--drafts N] [--parents N] [--product-bytes N] [--seed N]
                               [--out file.json]
       Writes a large valid release document (to stdout without --out), product by product: any size takes
-      little memory. --product-bytes fills each product's description so it takes at least N bytes
+      little memory. --children and --drafts are per parent: the document holds
+      parents x (children + drafts + 1) + 1 products (one standalone product), and says how many on
+      stderr once written; --children 30000 --parents 30 is 900,031 products (about 347 MB).
+      --product-bytes fills each product's description so it takes at least N bytes
       (up to ${MAX_PRODUCT_BYTES}; real products weigh several KB, bare generated ones about 400 bytes).
   npm run catalog -- cleanup --store STORE_ID [--now] [--json]
       Deletes replaced and abandoned releases of the store's catalogs (publish does this too): a release
@@ -93,8 +97,15 @@ const COMMAND_OPTIONS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
 
 type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
 
-function required(values: Values, name: keyof typeof OPTIONS): string {
+/** Each command's first usage line, for the message of a missing option. */
+const COMMAND_USAGE: Record<string, string> = Object.fromEntries(
+  [...USAGE.matchAll(/^ {2}npm run catalog -- (\w+) .*$/gm)].map((line) => [line[1], line[0].trim()]),
+);
+
+/** An option the command needs: missing, the message says so with the command's usage. */
+function required(values: Values, name: keyof typeof OPTIONS, command: string): string {
   const value = values[name];
+  if (value === undefined) usageError(TOOL, `${command} needs --${name}: ${COMMAND_USAGE[command]}`);
   if (typeof value !== 'string' || value === '') usageError(TOOL, `--${name} needs a value`);
   return value;
 }
@@ -159,17 +170,6 @@ function progressLine(release: PcmRelease): string {
   const width = 30;
   const filled = Math.round((percent / 100) * width);
   return `writing release [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% ${written}/${total} items`;
-}
-
-/** The JSON document in `file`; a file that is missing or not JSON is a usage error. */
-function readDocument(file: string): unknown {
-  try {
-    return parseJson(readFileSync(file, 'utf8'));
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    usageError(TOOL, `cannot read ${file}: ${reason}`);
-  }
 }
 
 /** Every validation error: one JSON object on stdout with --json, else a summary and one line each on stderr. */
@@ -270,12 +270,20 @@ async function scanDocument(file: string): Promise<DocumentCatalog | undefined> 
   try {
     return await readDocumentCatalog(createReadStream(file));
   } catch (error) {
-    if (error instanceof DocumentReadError) usageError(TOOL, `cannot read ${file}: ${error.message}`);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') usageError(TOOL, `cannot read ${file}: no such file`);
-    if (code !== undefined) usageError(TOOL, `cannot read ${file}: ${(error as Error).message}`);
-    throw error;
+    return unreadable(file, error);
   }
+}
+
+/**
+ * A file that cannot be read as a document (missing, unreadable, or not JSON: with the line and column)
+ * is a usage error; any other error is thrown again.
+ */
+function unreadable(file: string, error: unknown): never {
+  if (error instanceof DocumentReadError) usageError(TOOL, `cannot read ${file}: ${error.message}`);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') usageError(TOOL, `cannot read ${file}: no such file`);
+  if (code !== undefined) usageError(TOOL, `cannot read ${file}: ${(error as Error).message}`);
+  throw error;
 }
 
 /**
@@ -292,8 +300,8 @@ async function refuseWithoutCatalog(file: string, json: boolean): Promise<number
 }
 
 async function publish(values: Values): Promise<number> {
-  const storeId = required(values, 'store');
-  const file = required(values, 'file');
+  const storeId = required(values, 'store', 'publish');
+  const file = required(values, 'file', 'publish');
   const json = values.json === true;
   const catalog = await scanDocument(file);
   if (catalog === undefined) return refuseWithoutCatalog(file, json);
@@ -370,46 +378,27 @@ function printFailure(file: string, result: PublishOutcome, json: boolean): numb
   return 1;
 }
 
-/**
- * `validate --file F --stream [--json]`: the document's checks on a stream of it, one product at a time
- * (the item and response sizes, which need each product's stored form, are left to publish).
- */
-async function validateStreamed(file: string, json: boolean): Promise<number> {
-  let result: StreamValidation;
-  try {
-    result = await validateReleaseStream(createReadStream(file));
-  } catch (error) {
-    if (error instanceof DocumentReadError) usageError(TOOL, `cannot read ${file}: ${error.message}`);
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      usageError(TOOL, `cannot read ${file}: no such file`);
-    throw error;
-  }
-  if (!result.ok) {
-    const error = new ReleaseValidationError(result.issues, result.total);
-    printValidationErrors(file, error, { json, fields: { valid: false } }, '');
-    return 1;
-  }
-  if (json)
-    process.stdout.write(
-      `${JSON.stringify({ valid: true, streamed: true, products: { total: result.products } })}\n`,
-    );
-  else
-    process.stdout.write(
-      `${file}: valid (streamed: every check but item and response sizes); ${count(result.products, 'product')}\n`,
-    );
-  return 0;
+/** The file's bytes from `offset`, `length` of them (a run of products the derivation reads again). */
+async function* fileRange(file: string, offset: number, length: number): AsyncGenerator<Uint8Array> {
+  if (length === 0) return;
+  yield* createReadStream(file, { start: offset, end: offset + length - 1 });
 }
 
-/** `validate --file F [--json]`: publish's checks without a database. */
-function validate(values: Values): number | Promise<number> {
-  const file = required(values, 'file');
+/**
+ * `validate --file F [--json]`: publish's checks without a database, on the file read as a stream (a
+ * product at a time, whatever its size); `--stream` changes nothing.
+ */
+async function validate(values: Values): Promise<number> {
+  const file = required(values, 'file', 'validate');
   const json = values.json === true;
-  if (values.stream === true) return validateStreamed(file, json);
-  let checked: ReturnType<typeof checkRelease>;
+  let checked: Awaited<ReturnType<typeof checkReleaseStream>>;
   try {
-    checked = checkRelease(readDocument(file));
+    checked = await checkReleaseStream(
+      () => createReadStream(file),
+      (offset, length) => fileRange(file, offset, length),
+    );
   } catch (error) {
-    if (!(error instanceof ReleaseValidationError)) throw error;
+    if (!(error instanceof ReleaseValidationError)) return unreadable(file, error);
     printValidationErrors(file, error, { json, fields: { valid: false } }, '');
     return 1;
   }
@@ -426,7 +415,7 @@ function validate(values: Values): number | Promise<number> {
 }
 
 async function cleanup(values: Values): Promise<number> {
-  const storeId = required(values, 'store');
+  const storeId = required(values, 'store', 'cleanup');
   await connect();
   const result = await cleanupReleases(
     storeId,
@@ -453,7 +442,7 @@ function generate(values: Values): number {
       ? {}
       : { productBytes: intOption(TOOL, productBytes, 'product-bytes', 0, 0, MAX_PRODUCT_BYTES) }),
   };
-  const out = values.out === undefined ? undefined : required(values, 'out');
+  const out = values.out === undefined ? undefined : required(values, 'out', 'generate');
   // Synchronous writes, piece by piece: nothing waits in memory, whatever the document's size.
   const fd = out === undefined ? 1 : openSync(out, 'w');
   try {
@@ -463,7 +452,11 @@ function generate(values: Values): number {
   }
   // Each parent with its children and drafts, and the standalone product.
   const products = options.parents * (options.children + options.drafts + 1) + 1;
-  if (out !== undefined) process.stderr.write(`wrote ${out} (${count(products, 'product')})\n`);
+  process.stderr.write(
+    out === undefined
+      ? `wrote ${count(products, 'product')} to stdout\n`
+      : `wrote ${out} (${count(products, 'product')})\n`,
+  );
   return 0;
 }
 
@@ -483,7 +476,8 @@ function writeAll(fd: number, text: string): void {
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(TOOL, USAGE, OPTIONS, process.argv.slice(2), 1);
   const command = positionals[0];
-  if (command === undefined) usageError(TOOL, 'a command is required: publish, generate or cleanup');
+  if (command === undefined)
+    usageError(TOOL, 'a command is required: validate, publish, generate or cleanup');
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed || !Object.hasOwn(COMMAND_OPTIONS, command)) usageError(TOOL, `unknown command '${command}'`);
   for (const name of Object.keys(values)) {
@@ -491,7 +485,7 @@ async function main(): Promise<number> {
       usageError(TOOL, `${command} does not take --${name}`);
   }
   if (command === 'generate') {
-    if (values.children === undefined) usageError(TOOL, 'generate needs --children N');
+    required(values, 'children', 'generate');
     return generate(values);
   }
   if (command === 'validate') return validate(values);

@@ -35,7 +35,12 @@ export function parseCli<O extends Options>(
   const all = { ...options, help: { type: 'boolean', short: 'h' } } as O;
   let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>;
   try {
-    parsed = parseArgs({ args: argv, options: all, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: negativeValues(argv, options),
+      options: all,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     return usageError(tool, (error as Error).message);
   }
@@ -47,6 +52,29 @@ export function parseCli<O extends Options>(
     usageError(tool, `unexpected argument '${parsed.positionals[maxPositionals]}'`);
   }
   return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/**
+ * `--name -5` as `--name=-5` for an option that takes a value: parseArgs takes a value that starts with
+ * `-` for an option and refuses it as ambiguous; as the option's value, the option's own check words what
+ * is wrong with it (`--children must be an integer from 0 to ...`).
+ */
+function negativeValues(argv: string[], options: Options): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      args.push(`${arg}=${next}`);
+      i += 1;
+    } else args.push(arg);
+    if (arg === '--') {
+      args.push(...argv.slice(i + 1));
+      break;
+    }
+  }
+  return args;
 }
 
 /** Prints `<tool>: <message>` (one line) and exits 2. */

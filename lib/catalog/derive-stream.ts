@@ -55,7 +55,7 @@ import {
   ReleaseValidationError,
   type ValidationIssue,
   validateProduct,
-  validateReleaseDocument,
+  validateReleaseHead,
 } from './validate-release';
 
 /**
@@ -454,9 +454,9 @@ export async function planRelease(
     }
   }
   for (const [key, list] of lists) raw[key] ??= list;
-  const headCheck = validateReleaseDocument({ ...raw, products: [] });
+  const headCheck = validateReleaseHead({ ...raw, products: [] });
   if (!headCheck.ok) throw new ReleaseValidationError(headCheck.issues, headCheck.total);
-  const { products: _none, ...head } = headCheck.document;
+  const { head } = headCheck;
   const repeatedSlugs = slugs.repeated();
   slugs.values = new Float64Array(0);
 

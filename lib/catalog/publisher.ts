@@ -8,6 +8,7 @@ import {
 import { type CurrencySettings, DEFAULT_CURRENCIES, storeRepository } from '../store/store-repository';
 import { CHILD_CHUNK_SIZE, chunkEntries, encodeChunk } from './child-index';
 import { prepareRelease, type ReleaseCounts } from './derive';
+import { deriveReleaseStream } from './derive-stream';
 import { FILTER_INDEX_VERSION, filterIndexItems } from './filter-index';
 import { buildHierarchyItems } from './hierarchy-items';
 import { hierarchyReleaseItems } from './nodes';
@@ -16,7 +17,8 @@ import { ABANDONED_AFTER_MS, KEPT_REPLACED, RELEASE_SHARDS, RETAIN_REPLACED_MS }
 import { type CatalogRule, unselectableReason } from './rules';
 import { nodePageWeights, pageBudgetIssues, productBudgetIssues } from './size-budget';
 import type { ReleaseDocument, ReleaseLayout } from './types';
-import { ReleaseValidationError, type ValidationIssue, validateReleaseDocument } from './validate-release';
+import { ReleaseValidationError, type ValidationIssue } from './validate-release';
+import { validateRelease, validateReleaseStream } from './validate-stream';
 
 export { ABANDONED_AFTER_MS, KEPT_REPLACED, RELEASE_SHARDS, RETAIN_REPLACED_MS };
 
@@ -153,8 +155,19 @@ export function buildReleaseItems(
   return { items, counts: prepared.counts };
 }
 
+/** A release layout for checks that write nothing (`checkRelease`, `checkReleaseStream`). */
+function checkLayout(): ReleaseLayout {
+  return {
+    id: uuidv7(),
+    shards: RELEASE_SHARDS,
+    chunk_size: CHILD_CHUNK_SIZE,
+    published_at: new Date().toISOString(),
+    filter_index: FILTER_INDEX_VERSION,
+  };
+}
+
 /**
- * Everything a publish checks before it writes, without a database (`npm run catalog -- validate`): the
+ * Everything a publish checks before it writes, without a database, for a document built in memory: the
  * document (schema and code checks) and that every item fits in DynamoDB, sized with the document's
  * currencies (else the defaults; the store's would only change display strings). Throws
  * ReleaseValidationError with every issue.
@@ -164,21 +177,39 @@ export function checkRelease(input: unknown): {
   counts: ReleaseCounts;
   items: number;
 } {
-  const validation = validateReleaseDocument(input);
+  const validation = validateRelease(input);
   if (!validation.ok) throw new ReleaseValidationError(validation.issues, validation.total);
   const document = validation.document;
   const { items, counts } = buildReleaseItems(document, {
     catalogId: document.catalog.id ?? uuidv7(),
-    layout: {
-      id: uuidv7(),
-      shards: RELEASE_SHARDS,
-      chunk_size: CHILD_CHUNK_SIZE,
-      published_at: new Date().toISOString(),
-      filter_index: FILTER_INDEX_VERSION,
-    },
+    layout: checkLayout(),
     currencies: document.currencies ?? DEFAULT_CURRENCIES,
   });
   return { document, counts, items: items.length };
+}
+
+/**
+ * `checkRelease` for a document read as a stream (`npm run catalog -- validate`), holding a product at a
+ * time whatever the document's size: the streamed validation, then the items derived as the workflow
+ * derives them (lib/catalog/derive-stream.ts), counted and dropped, for their sizes. `open` reads the
+ * document from its start, `openRange` a run of its bytes. Throws ReleaseValidationError with every issue,
+ * and DocumentReadError for a source that is not a JSON object.
+ */
+export async function checkReleaseStream(
+  open: () => AsyncIterable<Uint8Array>,
+  openRange?: (offset: number, length: number) => AsyncIterable<Uint8Array>,
+): Promise<{ counts: ReleaseCounts; items: number }> {
+  const validation = await validateReleaseStream(open());
+  if (!validation.ok) throw new ReleaseValidationError(validation.issues, validation.total);
+  const { counts, items } = await deriveReleaseStream({
+    open,
+    ...(openRange === undefined ? {} : { openRange }),
+    catalogId: uuidv7(),
+    layout: checkLayout(),
+    storeCurrencies: DEFAULT_CURRENCIES,
+    emit: () => undefined,
+  });
+  return { counts, items };
 }
 
 /** The catalog id: the document's, else the store's only catalog of the same name, else a new one. */
@@ -203,7 +234,7 @@ export async function publishRelease(
   input: unknown,
   options: PublishOptions = {},
 ): Promise<PublishResult> {
-  const validation = validateReleaseDocument(input);
+  const validation = validateRelease(input);
   if (!validation.ok) throw new ReleaseValidationError(validation.issues, validation.total);
   const document = validation.document;
   const now = options.now ?? (() => new Date());

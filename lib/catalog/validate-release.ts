@@ -64,7 +64,7 @@ export function formatPath(segments: PathSegments): string {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -314,7 +314,8 @@ function variations(list: Input.Variation[], segments: PathSegments, issues: Iss
   });
 }
 
-function product(raw: Input.Product, index: number, issues: Issues): ProductInput {
+/** A product's normalised form, with the issues its own values raise (dates, tiers, repeats in its lists). */
+export function normaliseProduct(raw: Input.Product, index: number, issues: Issues): ProductInput {
   const path: PathSegments = ['products', index];
   const nodeIds = raw.node_ids ?? [];
   issues.repeats(nodeIds, [...path, 'node_ids'], lower);
@@ -502,17 +503,6 @@ export interface ProductDraft {
   product: ProductInput;
 }
 
-/** The ids a document declares (any entry with a UUID id), so one bad entry does not break others' references. */
-function declaredIds(list: unknown): Set<string> {
-  const ids = new Set<string>();
-  if (!Array.isArray(list)) return ids;
-  for (const entry of list) {
-    const id = isObject(entry) ? entry.id : undefined;
-    if (typeof id === 'string') ids.add(lower(id));
-  }
-  return ids;
-}
-
 /** The ids (lower-case) and names a product may refer to besides other products. */
 export interface DeclaredLists {
   nodes: ReadonlySet<string>;
@@ -520,37 +510,11 @@ export interface DeclaredLists {
   modifiers: ReadonlySet<string>;
 }
 
-interface Declared extends DeclaredLists {
-  products: ReadonlySet<string>;
-}
-
-/** The first product each value of `value(product)` belongs to; later ones are reported as repeats. */
-function uniqueAcross(
-  drafts: ProductDraft[],
-  field: string,
-  value: (product: ProductInput) => string | null | undefined,
-  issues: Issues,
-): void {
-  const owners = new Map<string, number>();
-  for (const { product, index } of drafts) {
-    const key = value(product);
-    if (key === undefined || key === null) continue;
-    const owner = owners.get(key);
-    if (owner === undefined) owners.set(key, index);
-    else {
-      const segments: PathSegments =
-        field === 'id' ? ['products', index, 'id'] : ['products', index, 'attributes', field];
-      const what = field === 'id' ? `product id ${key}` : `${field} ${JSON.stringify(key)}`;
-      issues.add(segments, 'unique', `${what} is also used by products[${owner}]`);
-    }
-  }
-}
-
 /**
  * The rules a product must keep that need no other product: how its product types, base_product,
  * variations, variation options, commodity type and components fit whether it names a parent.
  */
-function productRules({ product, index }: ProductDraft, issues: Issues): void {
+export function productRules({ product, index }: ProductDraft, issues: Issues): void {
   const path: PathSegments = ['products', index];
   const attributes = product.attributes;
   const types = attributes.product_types;
@@ -699,40 +663,6 @@ export function parentReference(
   return false;
 }
 
-/** Checks that need the whole document: uniqueness, references between products, nodes, files and modifiers. */
-function crossCheck(drafts: ProductDraft[], declared: Declared, issues: Issues): void {
-  uniqueAcross(drafts, 'id', (product) => product.id, issues);
-  uniqueAcross(drafts, 'sku', (product) => product.attributes.sku, issues);
-  uniqueAcross(drafts, 'slug', (product) => product.attributes.slug, issues);
-  uniqueAcross(drafts, 'external_ref', (product) => product.attributes.external_ref, issues);
-  const byId = new Map<string, ProductDraft>();
-  for (const draft of drafts) if (!byId.has(draft.product.id)) byId.set(draft.product.id, draft);
-  const isDeclared = (productId: string) => declared.products.has(productId);
-  const childrenOf = new Map<string, ProductDraft[]>();
-  for (const draft of drafts) {
-    listReferences(draft, declared, issues);
-    componentReferences(draft, isDeclared, issues);
-    const parentId = draft.product.attributes.base_product_id;
-    const parent = parentId === undefined ? undefined : byId.get(parentId);
-    const joins = parentReference(
-      draft,
-      parent && { index: parent.index, child: parent.product.attributes.base_product_id !== undefined },
-      isDeclared,
-      issues,
-    );
-    if (joins && parentId !== undefined) {
-      const siblings = childrenOf.get(parentId);
-      if (siblings) siblings.push(draft);
-      else childrenOf.set(parentId, [draft]);
-    }
-    productRules(draft, issues);
-  }
-  for (const [parentId, children] of childrenOf) {
-    const parent = byId.get(parentId);
-    if (parent) checkFamily(parent, children, issues);
-  }
-}
-
 /** What a family check reads of a parent. */
 export interface FamilyParent {
   index: number;
@@ -808,7 +738,7 @@ export function checkFamily(parent: FamilyParent, children: Iterable<FamilyChild
 }
 
 /** The entities (a product, a node, the catalog...) that broke a schema rule: the semantic checks skip them. */
-function brokenEntities(shapeIssues: readonly ShapeIssue[]): Set<string> {
+export function brokenEntities(shapeIssues: readonly ShapeIssue[]): Set<string> {
   const broken = new Set<string>();
   for (const { segments } of shapeIssues) {
     const [top, entry] = segments;
@@ -820,22 +750,32 @@ function brokenEntities(shapeIssues: readonly ShapeIssue[]): Set<string> {
   return broken;
 }
 
+/** A release document's members but its products, normalised. */
+export type ReleaseHead = Omit<ReleaseDocument, 'products'>;
+
+export type HeadValidation =
+  | { ok: true; head: ReleaseHead }
+  | { ok: false; issues: ValidationIssue[]; total: number };
+
+/** Whether entry `index` of the document's `part` passed the schema (see `brokenEntities`). */
+export function entryValid(broken: ReadonlySet<string>, part: string): (index: number | string) => boolean {
+  return (index) => !broken.has(part) && !broken.has(`${part}/${index}`);
+}
+
 /**
- * Validates a whole release document (the shape by `catalog/release.schema.json`, the
- * rest here) and returns it normalised (defaults filled, ids lower-case, timestamps in UTC), or every issue
- * found in document order, each naming its JSON path and rule (capped at MAX_VALIDATION_ISSUES; `total`
- * counts them all).
+ * The document's members but its products, normalised (defaults filled, ids lower-case, timestamps in UTC)
+ * with the issues of the checks the schema cannot make, skipping the entries the schema broke
+ * (`broken`); `catalog` is undefined when it is missing or broken.
  */
-export function validateReleaseDocument(input: unknown): ValidationResult {
-  const shape = checkShape(input);
-  if (!isObject(input)) return result(input, shape, []);
-  const broken = brokenEntities(shape);
+export function normaliseHead(
+  input: Record<string, unknown>,
+  broken: ReadonlySet<string>,
+  issues: Issues,
+): Omit<ReleaseHead, 'catalog'> & { catalog: ReleaseHead['catalog'] | undefined } {
   const whole = (part: string) => input[part] !== undefined && !broken.has(part);
-  const valid = (part: string) => (index: number | string) =>
-    !broken.has(part) && !broken.has(`${part}/${index}`);
+  const valid = (part: string) => entryValid(broken, part);
   const raw = input as unknown as Input.ReleaseDocumentInput;
-  const issues = new Issues();
-  const document = {
+  return {
     catalog: whole('catalog')
       ? {
           ...(raw.catalog.id === undefined ? {} : { id: lower(raw.catalog.id) }),
@@ -844,10 +784,9 @@ export function validateReleaseDocument(input: unknown): ValidationResult {
           pricebook_id: raw.catalog.pricebook_id ?? null,
         }
       : undefined,
-    currencies: whole('currencies') && raw.currencies ? currencies(raw.currencies, issues) : undefined,
+    ...(whole('currencies') && raw.currencies ? { currencies: currencies(raw.currencies, issues) } : {}),
     rules: Array.isArray(raw.rules) ? rules(raw.rules, valid('rules'), issues) : [],
     nodes: Array.isArray(raw.nodes) ? nodes(raw.nodes, valid('nodes'), issues) : [],
-    files: Array.isArray(raw.files) ? files(raw.files, valid('files'), issues) : [],
     price_modifiers: Object.fromEntries(
       Object.entries(isObject(raw.price_modifiers) ? raw.price_modifiers : {})
         .filter(([name]) => valid('price_modifiers')(name))
@@ -856,38 +795,25 @@ export function validateReleaseDocument(input: unknown): ValidationResult {
           { modifier_type: modifier.modifier_type, currencies: priceMap(modifier.currencies) },
         ]),
     ),
+    files: Array.isArray(raw.files) ? files(raw.files, valid('files'), issues) : [],
   };
-  const drafts: ProductDraft[] = [];
-  if (Array.isArray(raw.products)) {
-    raw.products.forEach((entry, index) => {
-      if (valid('products')(index)) drafts.push({ index, product: product(entry, index, issues) });
-    });
-  }
-  crossCheck(
-    drafts,
-    {
-      products: declaredIds(raw.products),
-      nodes: declaredIds(raw.nodes),
-      files: declaredIds(raw.files),
-      modifiers: new Set(isObject(raw.price_modifiers) ? Object.keys(raw.price_modifiers) : []),
-    },
-    issues,
-  );
-  if (shape.length > 0 || issues.list.length > 0 || document.catalog === undefined) {
-    return result(input, shape, issues.list);
-  }
-  return {
-    ok: true,
-    document: {
-      catalog: document.catalog,
-      ...(document.currencies === undefined ? {} : { currencies: document.currencies }),
-      rules: document.rules,
-      nodes: document.nodes,
-      price_modifiers: document.price_modifiers,
-      files: document.files,
-      products: drafts.map((draft) => draft.product),
-    },
-  };
+}
+
+/**
+ * Validates what a release document holds besides its products (the shape by
+ * `catalog/release.schema.json`, the rest here) and returns it normalised, or every issue in document
+ * order (capped at MAX_VALIDATION_ISSUES; `total` counts them all). The products are the streamed
+ * validation's (lib/catalog/validate-stream.ts): one at a time by `validateProduct`, then across each other.
+ * `products` is given as an empty array, or as the value that is not an array, which the schema words.
+ */
+export function validateReleaseHead(input: unknown): HeadValidation {
+  const shape = checkShape(input);
+  if (!isObject(input)) return orderedIssues(input, shape, []);
+  const issues = new Issues();
+  const { catalog, ...rest } = normaliseHead(input, brokenEntities(shape), issues);
+  if (shape.length > 0 || issues.list.length > 0 || catalog === undefined)
+    return orderedIssues(input, shape, issues.list);
+  return { ok: true, head: { catalog, ...rest } };
 }
 
 /** A product checked on its own: normalised, or its issues (paths as in the whole document). */
@@ -900,7 +826,7 @@ export type ProductValidation =
  * The checks `products[index]` takes without the rest of the document: the schema, the per-product rules
  * (dates, prices, variations, components) and how its fields fit whether it names a parent. What needs
  * other products or the document's node, file and modifier lists (uniqueness, references, families) is
- * left to the caller. The same issues, at the same paths, as `validateReleaseDocument` reports for that
+ * left to the caller. The same issues, at the same paths, as the whole document would give for that
  * product, so a streamed document can be validated one product at a time.
  */
 export function validateProduct(raw: unknown, index: number): ProductValidation {
@@ -910,11 +836,11 @@ export function validateProduct(raw: unknown, index: number): ProductValidation 
   const issues = new Issues();
   let draft: ProductDraft | undefined;
   if (shape.length === 0) {
-    draft = { index: 0, product: product(raw as Input.Product, 0, issues) };
+    draft = { index: 0, product: normaliseProduct(raw as Input.Product, 0, issues) };
     productRules(draft, issues);
   }
   if (draft && issues.list.length === 0) return { ok: true, product: draft.product };
-  const failed = result(alone, shape, issues.list);
+  const failed = orderedIssues(alone, shape, issues.list);
   const at = (path: string) =>
     path.startsWith('products[0]') ? `products[${index}]${path.slice(11)}` : path;
   return {
@@ -926,11 +852,11 @@ export function validateProduct(raw: unknown, index: number): ProductValidation 
 }
 
 /** The failed result: schema and semantic issues in document order, capped. */
-function result(
+export function orderedIssues(
   input: unknown,
   shape: ShapeIssue[],
   semantic: ShapeIssue[],
-): ValidationResult & { ok: false } {
+): { ok: false; issues: ValidationIssue[]; total: number } {
   // The schema may word one problem twice (a value breaking two keywords): the first says it.
   const seen = new Set<string>();
   const distinct = shape.filter((issue) => {

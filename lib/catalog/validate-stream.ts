@@ -1,20 +1,23 @@
 /**
  * Validates a release document read as a stream (`readReleaseDocument`), one product at a time: every
- * check of `validateReleaseDocument`, without holding the document. Each product is checked alone
+ * check of the release validation, without holding the document, whatever its size. It is the only
+ * validation of a whole document: the API's workflow, `npm run catalog -- validate` and `publish`, and the
+ * publisher of documents built in memory (`validateRelease`) all run it. Each product is checked alone
  * (`validateProduct`) and dropped; what the checks across products need is kept in compact form (the
  * values that must be unique, each child's parent and variation options, a parent's variations, bundles'
  * components) and checked once the document has been read.
  *
  * The products are streamed; the other top-level values (catalog, currencies, rules, nodes, files, price
- * modifiers) are held and checked as the whole-document validation checks them. A document that lists
+ * modifiers) are held and checked whole (`validateReleaseHead`). A document that lists
  * its nodes, files and price modifiers before its products (as `catalog generate` writes them) has each
  * product's references to them checked as it is read; otherwise they are kept until the end.
  *
- * The issues are those `validateReleaseDocument` reports, ordered by top-level member and element, then
- * as found within one element (the whole-document validation orders that last part by the product's own
- * key order, which is not kept here).
+ * The issues are ordered by top-level member and element, then as found within one element (the test
+ * oracle, test/support/whole-release-validation.ts, orders that last part by the product's own key order,
+ * which is not kept here).
  */
 import { type DocumentPart, readReleaseDocument } from './document-stream';
+import type { ProductInput } from './types';
 import {
   type BundleDraft,
   type ChildDraft,
@@ -24,14 +27,17 @@ import {
   type FamilyParent,
   formatPath,
   Issues,
+  isObject,
   listReferences,
   MAX_VALIDATION_ISSUES,
   type ProductDraft,
   parentReference,
   type ReferencingDraft,
+  type ReleaseHead,
   type ValidationIssue,
+  type ValidationResult,
   validateProduct,
-  validateReleaseDocument,
+  validateReleaseHead,
 } from './validate-release';
 
 export type StreamValidation =
@@ -122,219 +128,283 @@ class OrderedIssues {
 const ELEMENT = /^[A-Za-z_$][A-Za-z0-9_]*\[(\d+)\]/;
 
 /**
- * The answer of `validateReleaseDocument` for the document `source` streams (its issues, the first
+ * The answer of the release validation for the document `source` streams (its issues, the first
  * MAX_VALIDATION_ISSUES of them, and their total), holding one product at a time. Throws
  * DocumentReadError when the source is not a JSON object (see `readReleaseDocument`).
  */
 export async function validateReleaseStream(source: AsyncIterable<Uint8Array>): Promise<StreamValidation> {
-  const members: string[] = [];
+  const validation = new PartsValidation();
+  for await (const parts of readReleaseDocument(source)) validation.add(parts);
+  const result = validation.finish();
+  return result.ok ? { ok: true, products: result.products } : result;
+}
+
+/**
+ * The same validation of a document already in memory (publishing a document a program built, the local
+ * seed): its members read as the stream reader gives them, the products one at a time, and the document
+ * normalised (defaults filled, ids lower-case, timestamps in UTC) when it is valid.
+ */
+export function validateRelease(input: unknown): ValidationResult {
+  // Not an object: no members to read, the schema words it.
+  if (!isObject(input)) return validateReleaseHead(input) as ValidationResult;
+  const products: ProductInput[] = [];
+  const validation = new PartsValidation((product) => products.push(product));
+  validation.add(partsOf(input));
+  const result = validation.finish();
+  return result.ok ? { ok: true, document: { ...result.head, products } } : result;
+}
+
+/** An object's members as `readReleaseDocument` reads them from its JSON: each array element by element. */
+function* partsOf(input: Record<string, unknown>): Generator<DocumentPart> {
+  for (const [key, value] of Object.entries(input)) {
+    // JSON leaves an undefined member out.
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) {
+      yield { kind: 'value', key, value, offset: 0, length: 0 };
+      continue;
+    }
+    for (const [index, element] of value.entries())
+      yield { kind: 'element', key, index, value: element, offset: 0, length: 0 };
+    yield { kind: 'array', key, count: value.length, offset: 0, length: 0 };
+  }
+}
+
+/**
+ * One document's validation, fed its parts in document order (`add`), answered once they are all in
+ * (`finish`). Each product is checked alone and dropped (given to `keep` when it passed its own checks);
+ * what the checks across products need is kept in compact form.
+ */
+class PartsValidation {
+  private readonly members: string[] = [];
   // No prototype: a member named `__proto__` is a member like any other (and an unknown one).
-  const head: Record<string, unknown> = Object.create(null);
-  const issues = new OrderedIssues();
-  const position = (member: string) => {
-    const at = members.indexOf(member);
-    return at < 0 ? members.length : at;
+  private readonly head: Record<string, unknown> = Object.create(null);
+  private readonly issues = new OrderedIssues();
+  private readonly found = new Issues();
+  private readonly held = new Map<string, unknown[]>();
+  private known: DeclaredLists = { nodes: new Set(), files: new Set(), modifiers: new Set() };
+  private products = 0;
+
+  // Compact state for the checks across products.
+  private readonly ids = new UniqueColumn();
+  private readonly unique = {
+    sku: new UniqueColumn(),
+    slug: new UniqueColumn(),
+    external_ref: new UniqueColumn(),
   };
-  const addFound = (found: Issues) => {
-    for (const issue of found.list) {
+  private readonly brokenIds = new Set<string>();
+  private childFlags = new Uint8Array(1 << 16); // 1 for a product that names a parent
+  private readonly parents = new Map<number, FamilyParent>();
+  private readonly interned = new Map<string, string>();
+  private readonly laterLists: ReferencingDraft[] = [];
+  private readonly bundles: BundleDraft[] = [];
+  private readonly children = {
+    indexes: [] as number[],
+    parents: [] as string[],
+    options: [] as (string[] | undefined)[],
+  };
+
+  constructor(private readonly keep?: (product: ProductInput) => void) {}
+
+  private position(member: string): number {
+    const at = this.members.indexOf(member);
+    return at < 0 ? this.members.length : at;
+  }
+
+  private intern(value: string): string {
+    const known = this.interned.get(value);
+    if (known !== undefined) return known;
+    this.interned.set(value, value);
+    return value;
+  }
+
+  /** The issues `found` holds, as issues of products, emptied. */
+  private addFound(): void {
+    for (const issue of this.found.list) {
       const [, index] = issue.segments;
-      issues.add(position('products'), typeof index === 'number' ? index : -1, {
+      this.issues.add(this.position('products'), typeof index === 'number' ? index : -1, {
         path: formatPath(issue.segments),
         rule: issue.rule,
         message: issue.message,
       });
     }
-    found.list.length = 0;
-  };
+    this.found.list.length = 0;
+  }
 
-  // Compact state for the checks across products.
-  const ids = new UniqueColumn();
-  const unique = { sku: new UniqueColumn(), slug: new UniqueColumn(), external_ref: new UniqueColumn() };
-  const brokenIds = new Set<string>();
-  let childFlags = new Uint8Array(1 << 16); // 1 for a product that names a parent
-  const childrenOf = new Map<string, number[]>(); // positions in `children`
-  const parents = new Map<number, FamilyParent>();
-  const interned = new Map<string, string>();
-  const intern = (value: string) => {
-    const known = interned.get(value);
-    if (known !== undefined) return known;
-    interned.set(value, value);
-    return value;
-  };
-  const laterLists: ReferencingDraft[] = [];
-  const bundles: BundleDraft[] = [];
-  const children = {
-    indexes: [] as number[],
-    parents: [] as string[],
-    options: [] as (string[] | undefined)[],
-  };
-  let known: DeclaredLists = { nodes: new Set(), files: new Set(), modifiers: new Set() };
-  let products = 0;
-  const found = new Issues();
-
-  const held = new Map<string, unknown[]>();
-  const heldList = (member: string) => {
-    const list = held.get(member) ?? [];
-    held.set(member, list);
-    return list;
-  };
-
-  for await (const parts of readReleaseDocument(source)) {
+  add(parts: Iterable<DocumentPart>): void {
     for (const part of parts) {
-      if (!members.includes(part.key)) members.push(part.key);
-      if (part.key !== 'products') {
-        // Held whole: the catalog, currencies, rules, nodes, files, price modifiers (and any unknown member).
-        if (part.kind === 'value') head[part.key] = part.value;
-        else if (part.kind === 'element') heldList(part.key).push(part.value);
-        else head[part.key] = heldList(part.key);
-        known = declaredLists(head, known, part);
-        continue;
-      }
-      if (part.kind === 'array') continue;
-      if (part.kind === 'value') {
-        // `products` not an array: the whole-document validation words it.
-        head.products = part.value;
-        continue;
-      }
-      products += 1;
-      const { index, value: raw } = part;
-      const checked = validateProduct(raw, index);
-      if (!checked.ok) {
-        for (const issue of checked.issues) issues.add(position('products'), index, issue);
-        issues.total += checked.total - checked.issues.length;
-      }
-      if (checked.product === undefined) {
-        // Broken in its shape: left out of the checks across products, but its id still counts as declared.
-        const id = (raw as { id?: unknown } | null)?.id;
-        if (typeof id === 'string') brokenIds.add(id.toLowerCase());
-        continue;
-      }
-      const draft: ProductDraft = { index, product: checked.product };
-      const { product } = draft;
-      ids.add(product.id, index);
-      unique.sku.add(product.attributes.sku, index);
-      unique.slug.add(product.attributes.slug, index);
-      unique.external_ref.add(product.attributes.external_ref, index);
-      if (childFlags.length <= index) {
-        const grown = new Uint8Array(Math.max(childFlags.length * 2, index + 1));
-        grown.set(childFlags);
-        childFlags = grown;
-      }
-      const parentId = product.attributes.base_product_id;
-      if (parentId !== undefined) {
-        childFlags[index] = 1;
-        if (parentId === product.id) {
-          parentReference(draft, undefined, () => true, found);
-          addFound(found);
-        } else {
-          // Kept as three entries of parallel arrays, not as objects: a million children are cheaper so.
-          const picked = Object.entries(product.variation_options).flatMap(([variation, option]) => [
-            intern(variation),
-            intern(option),
-          ]);
-          children.indexes.push(index);
-          children.parents.push(intern(parentId));
-          children.options.push(picked.length > 0 ? picked : undefined);
-        }
+      if (!this.members.includes(part.key)) this.members.push(part.key);
+      if (part.key !== 'products') this.addHeld(part);
+      else if (part.kind === 'value') {
+        // `products` not an array: the head's validation words it.
+        this.head.products = part.value;
+      } else if (part.kind === 'element') this.addProduct(part.index, part.value);
+    }
+  }
+
+  /** The catalog, currencies, rules, nodes, files, price modifiers (and any unknown member): held whole. */
+  private addHeld(part: DocumentPart): void {
+    const list = () => {
+      const kept = this.held.get(part.key) ?? [];
+      this.held.set(part.key, kept);
+      return kept;
+    };
+    if (part.kind === 'value') this.head[part.key] = part.value;
+    else if (part.kind === 'element') list().push(part.value);
+    else this.head[part.key] = list();
+    this.known = declaredLists(this.head, this.known, part);
+  }
+
+  private addProduct(index: number, raw: unknown): void {
+    const { issues, found, members } = this;
+    this.products += 1;
+    const checked = validateProduct(raw, index);
+    if (!checked.ok) {
+      for (const issue of checked.issues) issues.add(this.position('products'), index, issue);
+      issues.total += checked.total - checked.issues.length;
+    }
+    if (checked.product === undefined) {
+      // Broken in its shape: left out of the checks across products, but its id still counts as declared.
+      const id = (raw as { id?: unknown } | null)?.id;
+      if (typeof id === 'string') this.brokenIds.add(id.toLowerCase());
+      return;
+    }
+    if (checked.ok) this.keep?.(checked.product);
+    const draft: ProductDraft = { index, product: checked.product };
+    const { product } = draft;
+    this.ids.add(product.id, index);
+    this.unique.sku.add(product.attributes.sku, index);
+    this.unique.slug.add(product.attributes.slug, index);
+    this.unique.external_ref.add(product.attributes.external_ref, index);
+    if (this.childFlags.length <= index) {
+      const grown = new Uint8Array(Math.max(this.childFlags.length * 2, index + 1));
+      grown.set(this.childFlags);
+      this.childFlags = grown;
+    }
+    const parentId = product.attributes.base_product_id;
+    if (parentId !== undefined) {
+      this.childFlags[index] = 1;
+      if (parentId === product.id) {
+        parentReference(draft, undefined, () => true, found);
+        this.addFound();
       } else {
-        const { base_product, product_types } = product.attributes;
-        if (product.variations.length > 0 || base_product === false || product_types !== undefined)
-          parents.set(index, {
-            index,
-            product: { attributes: { base_product, product_types }, variations: product.variations },
-          });
+        // Kept as three entries of parallel arrays, not as objects: a million children are cheaper so.
+        const picked = Object.entries(product.variation_options).flatMap(([variation, option]) => [
+          this.intern(variation),
+          this.intern(option),
+        ]);
+        this.children.indexes.push(index);
+        this.children.parents.push(this.intern(parentId));
+        this.children.options.push(picked.length > 0 ? picked : undefined);
       }
-      // Against the nodes, files and modifiers read so far: a reference not found among a list still to
-      // come is checked again at the end (only then is the product's list of references kept).
-      listReferences(draft, known, found);
-      if (found.list.some((issue) => !members.includes(listOf(issue.segments)))) {
-        found.list.length = 0;
-        laterLists.push({
+    } else {
+      const { base_product, product_types } = product.attributes;
+      if (product.variations.length > 0 || base_product === false || product_types !== undefined)
+        this.parents.set(index, {
           index,
-          product: {
-            node_ids: product.node_ids,
-            files: product.files,
-            ...(product.main_image === undefined ? {} : { main_image: product.main_image }),
-            attributes: { price_modifiers: product.attributes.price_modifiers },
-          },
+          product: { attributes: { base_product, product_types }, variations: product.variations },
         });
-      }
-      if (product.attributes.components !== undefined)
-        bundles.push({
-          index,
-          product: { id: product.id, attributes: { components: product.attributes.components } },
-        });
-      addFound(found);
     }
+    // Against the nodes, files and modifiers read so far: a reference not found among a list still to
+    // come is checked again at the end (only then is the product's list of references kept).
+    listReferences(draft, this.known, found);
+    if (found.list.some((issue) => !members.includes(listOf(issue.segments)))) {
+      found.list.length = 0;
+      this.laterLists.push({
+        index,
+        product: {
+          node_ids: product.node_ids,
+          files: product.files,
+          ...(product.main_image === undefined ? {} : { main_image: product.main_image }),
+          attributes: { price_modifiers: product.attributes.price_modifiers },
+        },
+      });
+    }
+    if (product.attributes.components !== undefined)
+      this.bundles.push({
+        index,
+        product: { id: product.id, attributes: { components: product.attributes.components } },
+      });
+    this.addFound();
   }
 
-  // The rest of the document, as the whole-document validation checks it (its products are checked above).
-  // A `products` that is an array is checked above; one that is not is left for this to word.
-  const rest = validateReleaseDocument(
-    members.includes('products') ? { ...head, products: head.products ?? [] } : head,
-  );
-  if (!rest.ok) {
-    rest.issues.forEach((issue) => {
-      const member = /^[^.[]+/.exec(issue.path)?.[0] ?? '';
-      const element = ELEMENT.exec(issue.path);
-      issues.add(position(member), element ? Number(element[1]) : -1, issue);
+  /** The answer, once every part is in: with the document's members but its products when valid. */
+  finish():
+    | { ok: true; products: number; head: ReleaseHead }
+    | { ok: false; issues: ValidationIssue[]; total: number } {
+    const { issues, found, members, head, children } = this;
+    // The rest of the document (its products are checked above). A `products` that is an array is
+    // checked above; one that is not is left for this to word.
+    const rest = validateReleaseHead(
+      members.includes('products') ? { ...head, products: head.products ?? [] } : head,
+    );
+    if (!rest.ok) {
+      rest.issues.forEach((issue) => {
+        const member = /^[^.[]+/.exec(issue.path)?.[0] ?? '';
+        const element = ELEMENT.exec(issue.path);
+        issues.add(this.position(member), element ? Number(element[1]) : -1, issue);
+      });
+      issues.total += rest.total - rest.issues.length;
+    }
+
+    // Checks across products.
+    for (const draft of this.laterLists) listReferences(draft, this.known, found);
+    const firstWithId = this.ids.lookup();
+    const declared = (productId: string) =>
+      firstWithId(productId) !== undefined || this.brokenIds.has(productId);
+    for (const draft of this.bundles) componentReferences(draft, declared, found);
+    for (const [field, column] of [['id', this.ids], ...Object.entries(this.unique)] as const) {
+      for (const { value, index, owner } of column.repeats()) {
+        const segments =
+          field === 'id' ? ['products', index, 'id'] : ['products', index, 'attributes', field];
+        const what = field === 'id' ? `product id ${value}` : `${field} ${JSON.stringify(value)}`;
+        found.add(segments, 'unique', `${what} is also used by products[${owner}]`);
+      }
+    }
+    const child = (position: number): ChildDraft => {
+      const picked = children.options[position] ?? [];
+      const variationOptions: Record<string, string> = {};
+      for (let i = 0; i < picked.length; i += 2)
+        variationOptions[picked[i] as string] = picked[i + 1] as string;
+      return {
+        index: children.indexes[position] as number,
+        // A child naming itself was reported as it was read; the id is only compared with the parent's.
+        product: {
+          id: '',
+          attributes: { base_product_id: children.parents[position] },
+          variation_options: variationOptions,
+        },
+      };
+    };
+    const childrenOf = new Map<string, number[]>(); // positions in `children`
+    children.indexes.forEach((_, position) => {
+      const parentId = children.parents[position] as string;
+      const parentIndex = firstWithId(parentId);
+      const parent =
+        parentIndex === undefined
+          ? undefined
+          : { index: parentIndex, child: this.childFlags[parentIndex] === 1 };
+      if (parentReference(child(position), parent, declared, found)) {
+        const family = childrenOf.get(parentId);
+        if (family) family.push(position);
+        else childrenOf.set(parentId, [position]);
+      }
     });
-    issues.total += rest.total - rest.issues.length;
-  }
-
-  // Checks across products.
-  for (const draft of laterLists) listReferences(draft, known, found);
-  const firstWithId = ids.lookup();
-  const declared = (productId: string) => firstWithId(productId) !== undefined || brokenIds.has(productId);
-  for (const draft of bundles) componentReferences(draft, declared, found);
-  for (const [field, column] of [['id', ids], ...Object.entries(unique)] as const) {
-    for (const { value, index, owner } of column.repeats()) {
-      const segments = field === 'id' ? ['products', index, 'id'] : ['products', index, 'attributes', field];
-      const what = field === 'id' ? `product id ${value}` : `${field} ${JSON.stringify(value)}`;
-      found.add(segments, 'unique', `${what} is also used by products[${owner}]`);
+    for (const [parentId, positions] of childrenOf) {
+      // One child made at a time: a parent may have a million.
+      const family = (function* () {
+        for (const position of positions) yield child(position);
+      })();
+      const parentIndex = firstWithId(parentId) as number;
+      const parent = this.parents.get(parentIndex) ?? {
+        index: parentIndex,
+        product: { attributes: {}, variations: [] },
+      };
+      checkFamily(parent, family, found);
     }
+    this.addFound();
+    if (issues.total === 0 && rest.ok) return { ok: true, products: this.products, head: rest.head };
+    return { ok: false, issues: issues.first(), total: issues.total };
   }
-  const child = (position: number): ChildDraft => {
-    const picked = children.options[position] ?? [];
-    const variationOptions: Record<string, string> = {};
-    for (let i = 0; i < picked.length; i += 2)
-      variationOptions[picked[i] as string] = picked[i + 1] as string;
-    return {
-      index: children.indexes[position] as number,
-      // A child naming itself was reported as it was read; the id is only compared with the parent's.
-      product: {
-        id: '',
-        attributes: { base_product_id: children.parents[position] },
-        variation_options: variationOptions,
-      },
-    };
-  };
-  children.indexes.forEach((_, position) => {
-    const parentId = children.parents[position] as string;
-    const parentIndex = firstWithId(parentId);
-    const parent =
-      parentIndex === undefined ? undefined : { index: parentIndex, child: childFlags[parentIndex] === 1 };
-    if (parentReference(child(position), parent, declared, found)) {
-      const family = childrenOf.get(parentId);
-      if (family) family.push(position);
-      else childrenOf.set(parentId, [position]);
-    }
-  });
-  for (const [parentId, positions] of childrenOf) {
-    // One child made at a time: a parent may have a million.
-    const family = (function* () {
-      for (const position of positions) yield child(position);
-    })();
-    const parentIndex = firstWithId(parentId) as number;
-    const parent = parents.get(parentIndex) ?? {
-      index: parentIndex,
-      product: { attributes: {}, variations: [] },
-    };
-    checkFamily(parent, family, found);
-  }
-  addFound(found);
-  if (issues.total === 0) return { ok: true, products };
-  return { ok: false, issues: issues.first(), total: issues.total };
 }
 
 /** The list a reference issue is about: `nodes`, `files` or `price_modifiers`. */

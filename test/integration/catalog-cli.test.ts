@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashSecret } from '../../lib/auth/secrets';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
-import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { createRelease, putDocument } from '../../lib/pcm/publishing';
 import { renderRelease } from '../../lib/pcm/render';
 import { createCatalog, listReleases } from '../../lib/pcm/service';
@@ -258,7 +258,7 @@ describe('npm run catalog -- generate', () => {
     const run = catalogCli('generate', '--children', '150', '--drafts', '5', '--out', out);
     expect(run.status).toBe(0);
     const document = JSON.parse(readFileSync(out, 'utf8'));
-    const result = validateReleaseDocument(document);
+    const result = validateRelease(document);
     expect(result.ok).toBe(true);
     const products = document.products as { attributes: { status: string; base_product_id?: string } }[];
     const children = products.filter((p) => p.attributes.base_product_id !== undefined);
@@ -271,7 +271,7 @@ describe('npm run catalog -- generate', () => {
     const run = catalogCli('generate', '--children', '40', '--parents', '2', '--product-bytes', '2048');
     expect(run.status).toBe(0);
     const document = JSON.parse(run.stdout);
-    expect(validateReleaseDocument(document).ok).toBe(true);
+    expect(validateRelease(document).ok).toBe(true);
     const sizes = (document.products as unknown[]).map((p) => Buffer.byteLength(JSON.stringify(p)));
     expect(sizes).toHaveLength(83);
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(2048);
@@ -297,6 +297,21 @@ describe('npm run catalog -- generate', () => {
     const text = readFileSync(out, 'latin1');
     expect(text.match(/"sku":"GEN-/g)).toHaveLength(60_002);
     expect(text.endsWith('}]}\n')).toBe(true);
+  });
+
+  it('says in --help that --children is per parent, and how many products it wrote', () => {
+    const help = catalogCli('generate', '--help');
+    expect(help.stdout).toContain(
+      [
+        '      little memory. --children and --drafts are per parent: the document holds',
+        '      parents x (children + drafts + 1) + 1 products (one standalone product), and says how many on',
+        '      stderr once written; --children 30000 --parents 30 is 900,031 products (about 347 MB).',
+      ].join('\n'),
+    );
+    const run = catalogCli('generate', '--children', '4', '--drafts', '1', '--parents', '3');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).products).toHaveLength(19);
+    expect(run.stderr).toBe('wrote 19 products to stdout\n');
   });
 
   it('refuses a --product-bytes past what a description can hold', () => {
@@ -366,37 +381,68 @@ describe('npm run catalog -- validate', () => {
     ]);
   });
 
-  it('--stream: the same errors from a stream of the document, a summary when valid, line and column for bad JSON', () => {
+  it('--stream is still accepted and changes nothing: the same errors, the same summary, line and column for bad JSON', () => {
     const bad = childrenRelease();
     (bad.products[0] as { attributes: Record<string, unknown> }).attributes.slug = 'a b';
     (bad.products[3] as { attributes: Record<string, unknown> }).attributes.sku = (
       bad.products[4] as { attributes: { sku: string } }
     ).attributes.sku;
     const path = file('invalid-streamed.json', bad);
-    const whole = catalogCli('validate', '--file', path, '--json');
+    const plain = catalogCli('validate', '--file', path, '--json');
     const streamed = catalogCli('validate', '--file', path, '--json', '--stream');
     expect(streamed.status).toBe(1);
-    expect(JSON.parse(streamed.stdout)).toEqual(JSON.parse(whole.stdout));
-    const valid = catalogCli('validate', '--file', sampleFile, '--stream');
-    expect(valid.status).toBe(0);
-    expect(valid.stdout).toBe(
-      `${sampleFile}: valid (streamed: every check but item and response sizes); 14 products\n`,
-    );
-    const json = catalogCli('validate', '--file', sampleFile, '--stream', '--json');
-    expect(JSON.parse(json.stdout)).toEqual({ valid: true, streamed: true, products: { total: 14 } });
+    expect(streamed.stdout).toBe(plain.stdout);
+    for (const args of [[], ['--json']]) {
+      const valid = catalogCli('validate', '--file', sampleFile, '--stream', ...args);
+      expect(valid.status).toBe(0);
+      expect(valid.stdout).toBe(catalogCli('validate', '--file', sampleFile, ...args).stdout);
+    }
     const broken = join(dir, 'broken-streamed.json');
     writeFileSync(broken, '{"catalog": {"name": "x"},\n "products": [{"id": 1},]}');
-    const syntax = catalogCli('validate', '--file', broken, '--stream');
-    expect(syntax.status).toBe(2);
-    expect(syntax.stderr).toContain(
-      `cannot read ${broken}: line 2, column 25: expected a value in "products", not ']'`,
+    for (const args of [[], ['--stream']]) {
+      const syntax = catalogCli('validate', '--file', broken, ...args);
+      expect(syntax.status).toBe(2);
+      expect(syntax.stderr).toBe(
+        `catalog: cannot read ${broken}: line 2, column 25: expected a value in "products", not ']' (see --help)\n`,
+      );
+    }
+  });
+
+  it('validates a document larger than its heap, a product at a time: 30,000 products of 1 KB under a 64 MB heap', () => {
+    // About 31 MB: read whole (the text, then its objects) it needs several times that and runs out of
+    // memory; streamed, it holds a product at a time and the compact keys of the checks across products.
+    const large = join(dir, 'validate-large.json');
+    const generated = catalogCli(
+      'generate',
+      '--children',
+      '30000',
+      '--product-bytes',
+      '1024',
+      '--out',
+      large,
     );
+    expect(generated.status).toBe(0);
+    expect(statSync(large).size).toBeGreaterThan(30_000 * 1024);
+    const run = runCliWith(
+      { ...process.env, NODE_OPTIONS: '--max-old-space-size=64' },
+      'catalog',
+      'validate',
+      '--file',
+      large,
+    );
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(
+      `${large}: valid; products: 30002 (30002 live, 0 draft): 1 parent, 30000 children (30000 live), 1 standard, 0 bundles; 120966 items to write\n`,
+    );
+    rmSync(large);
   });
 
   it('usage errors are one line on stderr and exit 2; --help prints the usage and exits 0', () => {
     for (const [args, message] of [
       [['--file', sampleFile, '--bogus'], "catalog: Unknown option '--bogus'"],
-      [[], 'catalog: --file needs a value'],
+      [[], 'catalog: validate needs --file: npm run catalog -- validate --file release.json [--json]'],
+      [['--file', ''], 'catalog: --file needs a value'],
       [['--file'], "catalog: Option '--file <value>' argument missing"],
       [['--file', join(dir, 'none.json')], `catalog: cannot read ${join(dir, 'none.json')}: no such file`],
       [['--file', sampleFile, 'extra'], "catalog: unexpected argument 'extra'"],
@@ -410,7 +456,8 @@ describe('npm run catalog -- validate', () => {
     for (const flag of ['--help', '-h']) {
       const help = catalogCli('validate', flag);
       expect(help.status).toBe(0);
-      expect(help.stdout).toContain('npm run catalog -- validate --file release.json [--stream] [--json]');
+      expect(help.stdout).toContain('npm run catalog -- validate --file release.json [--json]');
+      expect(help.stdout).toContain('--stream, which chose the streamed reading before it was the only one,');
       expect(help.stderr).toBe('');
     }
   });

@@ -9,7 +9,8 @@ import {
   StoreNotFoundError,
 } from '../../lib/catalog/publisher';
 import type { ReleaseLayout } from '../../lib/catalog/types';
-import { ReleaseValidationError, validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { ReleaseValidationError } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { resetConfig } from '../../lib/config/index';
 import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
 import { getDocumentClient } from '../../lib/store/client';
@@ -366,7 +367,7 @@ describe('publishRelease agrees with the schema and the code checks (property)',
     await fc.assert(
       fc.asyncProperty(cases, async ([document, change]) => {
         const input = change ? mutate(document, change[0], change[1]) : document;
-        const verdict = validateReleaseDocument(input);
+        const verdict = validateRelease(input);
         const releasesBefore = await catalogRepository.listReleases(store.store.id);
         const registryBefore = await catalogRepository.getRegistry(store.store.id);
         if (verdict.ok) {

@@ -29,6 +29,28 @@ describe('every local CLI parses its arguments strictly', () => {
     ['catalog', ['publish', '--jsn', '--store', 'x', '--file', 'y'], "catalog: Unknown option '--jsn'"],
     ['catalog', ['publish', '--store'], "catalog: Option '--store <value>' argument missing"],
     ['catalog', ['generate', '--children', '1', '--store', 'x'], 'catalog: generate does not take --store'],
+    // A negative number is the option's value, refused by its own check (not taken for an option).
+    [
+      'catalog',
+      ['generate', '--children', '-5'],
+      "catalog: --children must be an integer from 0 to 1000000, got '-5'",
+    ],
+    [
+      'catalog',
+      ['generate', '--children=-5'],
+      "catalog: --children must be an integer from 0 to 1000000, got '-5'",
+    ],
+    [
+      'admin',
+      ['create-store', '--name', 'x', '--rate-limit', '-1'],
+      "admin: --rate-limit must be an integer from 1 to 100000, got '-1'",
+    ],
+    [
+      'catalog',
+      ['validate'],
+      'catalog: validate needs --file: npm run catalog -- validate --file release.json [--json]',
+    ],
+    ['catalog', [], 'catalog: a command is required: validate, publish, generate or cleanup'],
     [
       'invoke',
       ['create-access-token', '--event', 'e.json', '--verbose'],

@@ -35,14 +35,28 @@ describe('counts and JSON syntax errors', () => {
     expect(parseJson('{"a": [1]}')).toEqual({ a: [1] });
   });
 
-  it('catalog validate names the line and column of a syntax error in the file', () => {
+  it.each([
+    [
+      'in a value',
+      '{\n  "catalog": {\n    "name": "x",\n  }\n}\n',
+      'line 4, column 3: the value of "catalog": Expected double-quoted property name',
+    ],
+    [
+      'between the elements of an array',
+      '{"catalog": {"name": "x"},\n "products": [1,]}',
+      'line 2, column 17: expected a value in "products", not \']\'',
+    ],
+    [
+      'in a file that is not JSON',
+      'hello world\n',
+      "line 1, column 1: a release document is a JSON object, not 'h'",
+    ],
+  ])('catalog validate names the line and column of a syntax error %s', (_, text, reason) => {
     const path = join(dir, 'broken.json');
-    writeFileSync(path, '{\n  "catalog": {\n    "name": "x",\n  }\n}\n');
+    writeFileSync(path, text);
     const run = runCli('catalog', 'validate', '--file', path);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(
-      `catalog: cannot read ${path}: line 4, column 3: Expected double-quoted property name (see --help)\n`,
-    );
+    expect(run.stderr).toBe(`catalog: cannot read ${path}: ${reason} (see --help)\n`);
   });
 });
 

@@ -7,7 +7,7 @@ import {
   productPageWeights,
   worstPageBytes,
 } from '../../lib/catalog/size-budget';
-import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 
 /**
@@ -146,7 +146,7 @@ export function maximalBundleRelease(description: number): Record<string, unknow
 
 /** The exact worst page (see lib/catalog/size-budget.ts) of releaseWithChildren's 100-child document. */
 export function worstChildPage(description: number, ownFiles: number): number {
-  const result = validateReleaseDocument(releaseWithChildren({ children: PAGE_SIZE, description, ownFiles }));
+  const result = validateRelease(releaseWithChildren({ children: PAGE_SIZE, description, ownFiles }));
   if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
   const release = prepareRelease(result.document, {
     catalogId: CATALOG_ID,

@@ -1,5 +1,5 @@
 import { generateRelease, generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
-import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 
 type Product = { id: string; attributes: Record<string, unknown> };
 
@@ -30,12 +30,12 @@ describe('catalog generate', () => {
     const sizes = (filled.products as Product[]).map((p) => Buffer.byteLength(JSON.stringify(p)));
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(1500);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(1500 + 16);
-    expect(validateReleaseDocument(filled).ok).toBe(true);
+    expect(validateRelease(filled).ok).toBe(true);
   });
 
   it('fills up to the largest size a description allows, and the document is still valid', () => {
     const filled = generateRelease({ children: 3, productBytes: MAX_PRODUCT_BYTES });
-    const result = validateReleaseDocument(filled);
+    const result = validateRelease(filled);
     expect(result.ok ? [] : result.issues).toEqual([]);
     for (const product of filled.products as Product[])
       expect(Buffer.byteLength(JSON.stringify(product))).toBeGreaterThanOrEqual(MAX_PRODUCT_BYTES);

@@ -7,7 +7,7 @@ import {
 } from '../../lib/catalog/hierarchy-items';
 import { NODE_FILTER, parseNodeFilter } from '../../lib/catalog/nodes';
 import type { ProductInput, ReleaseDocument } from '../../lib/catalog/types';
-import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const PUBLISHED = '2024-06-01T00:00:00.000Z';
@@ -199,7 +199,7 @@ describe('node fields of a release document', () => {
   });
 
   it('normalises timestamps and defaults the description', () => {
-    const result = validateReleaseDocument(
+    const result = validateRelease(
       doc({ slug: 'root', created_at: '2024-01-01T02:00:00+02:00', updated_at: '2024-02-01T00:00:00Z' }),
     );
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
@@ -221,7 +221,7 @@ describe('node fields of a release document', () => {
     ['a day the calendar lacks', { updated_at: '2024-02-30T00:00:00Z' }, 'nodes[0].updated_at'],
     ['an unknown field', { label: 'x' }, 'nodes[0].label'],
   ])('rejects %s', (_case, node, path) => {
-    const result = validateReleaseDocument(doc(node));
+    const result = validateRelease(doc(node));
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.issues.map((issue) => issue.path)).toContain(path);

@@ -1,6 +1,6 @@
 import { CHILD_CHUNK_SIZE } from '../../lib/catalog/child-index';
 import { buildReleaseItems, RELEASE_SHARDS } from '../../lib/catalog/publisher';
-import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 
 const layout = {
@@ -11,7 +11,7 @@ const layout = {
 };
 
 function build(spec: string) {
-  const validated = validateReleaseDocument({
+  const validated = validateRelease({
     catalog: { name: 'Sizes' },
     products: [
       {

@@ -1,7 +1,7 @@
 import { prepareRelease, slugFromName } from '../../lib/catalog/derive';
 import { productLocale, renderProduct, renderProductJson } from '../../lib/catalog/render';
 import type { StoredProduct } from '../../lib/catalog/types';
-import { validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -134,7 +134,7 @@ function document() {
 }
 
 function prepared() {
-  const result = validateReleaseDocument(document());
+  const result = validateRelease(document());
   if (!result.ok) throw new Error(JSON.stringify(result.issues));
   return prepareRelease(result.document, {
     catalogId: id(99),
@@ -309,7 +309,7 @@ describe('prepareRelease + renderProduct', () => {
       expires: '2030-01-01T00:00:00Z',
       price: { USD: { amount: 1500, includes_tax: false } },
     };
-    const result = validateReleaseDocument(doc);
+    const result = validateRelease(doc);
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     const tote = prepareRelease(result.document, {
       catalogId: id(99),
@@ -327,7 +327,7 @@ describe('prepareRelease + renderProduct', () => {
   });
 
   it('renders display prices in another currency of the release, and none where the price lacks it', () => {
-    const result = validateReleaseDocument(document());
+    const result = validateRelease(document());
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     const GBP = {
       format: '£{price}',

@@ -18,7 +18,8 @@ import {
   worstPageBytes,
 } from '../../lib/catalog/size-budget';
 import type { ReleaseDocument } from '../../lib/catalog/types';
-import { ReleaseValidationError, validateReleaseDocument } from '../../lib/catalog/validate-release';
+import { ReleaseValidationError } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 import {
   MAX_COMPONENTS,
@@ -37,7 +38,7 @@ const layout = {
 };
 
 function validated(input: unknown): ReleaseDocument {
-  const result = validateReleaseDocument(input);
+  const result = validateRelease(input);
   if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
   return result.document;
 }

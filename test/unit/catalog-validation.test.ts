@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import {
-  MAX_VALIDATION_ISSUES,
-  type ValidationIssue,
-  validateReleaseDocument,
-} from '../../lib/catalog/validate-release';
+import { MAX_VALIDATION_ISSUES, type ValidationIssue } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { PRODUCT_FIELDS } from '../support/catalog-fixtures';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -32,7 +29,7 @@ function doc(overrides: Doc = {}): Doc {
 }
 
 function issuesOf(input: unknown): ValidationIssue[] {
-  const result = validateReleaseDocument(input);
+  const result = validateRelease(input);
   if (result.ok) return [];
   return result.issues;
 }
@@ -44,14 +41,14 @@ function onlyIssue(input: unknown): ValidationIssue {
   return issues[0] as ValidationIssue;
 }
 
-describe('validateReleaseDocument: valid documents', () => {
+describe('validateRelease: valid documents', () => {
   it('accepts the sample release', () => {
-    const result = validateReleaseDocument(sample);
+    const result = validateRelease(sample);
     expect(result.ok).toBe(true);
   });
 
   it('normalises: lower-case tags and ids, UTC timestamps, default lists', () => {
-    const result = validateReleaseDocument(
+    const result = validateRelease(
       doc({
         products: [
           product(
@@ -96,7 +93,7 @@ describe('validateReleaseDocument: valid documents', () => {
   });
 });
 
-describe('validateReleaseDocument: every issue names its JSON path and rule', () => {
+describe('validateRelease: every issue names its JSON path and rule', () => {
   it('rejects a document that is not an object', () => {
     expect(onlyIssue([])).toEqual({ path: '$', rule: 'type', message: 'must be an object, got an array' });
     expect(onlyIssue(null)).toEqual({ path: '$', rule: 'type', message: 'must be an object, got null' });
@@ -324,7 +321,7 @@ describe('validateReleaseDocument: every issue names its JSON path and rule', ()
     const products = Array.from({ length: 150 }, (_, i) =>
       product(i + 1, { slug: 'no spaces', status: 'gone' }),
     );
-    const result = validateReleaseDocument(doc({ products }));
+    const result = validateRelease(doc({ products }));
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.total).toBe(300);
@@ -336,11 +333,11 @@ describe('validateReleaseDocument: every issue names its JSON path and rule', ()
   });
 });
 
-describe('validateReleaseDocument: property', () => {
+describe('validateRelease: property', () => {
   it('never throws, whatever the input', () => {
     fc.assert(
       fc.property(fc.anything(), (value) => {
-        validateReleaseDocument(value);
+        validateRelease(value);
       }),
       { numRuns: 500 },
     );
@@ -362,7 +359,7 @@ describe('validateReleaseDocument: property', () => {
           const target = copy.products[index];
           if (field.startsWith('attributes.')) target.attributes[field.slice(11)] = value;
           else target[field] = value;
-          const result = validateReleaseDocument(copy);
+          const result = validateRelease(copy);
           if (!result.ok) {
             for (const issue of result.issues)
               expect(issue.path).toMatch(/^(products|\$|catalog|nodes|rules)/);

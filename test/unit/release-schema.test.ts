@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { generateRelease } from '../../lib/catalog/generator';
 import { RELEASE_SCHEMA, WORDING } from '../../lib/catalog/release-schema';
 import type { ProductPricing, ReleaseDocument } from '../../lib/catalog/types';
-import { type ValidationIssue, validateReleaseDocument } from '../../lib/catalog/validate-release';
+import type { ValidationIssue } from '../../lib/catalog/validate-release';
+import { validateRelease } from '../../lib/catalog/validate-stream';
 import { mutate, mutation, pathsOf, schemaValidRelease } from '../support/release-arbitrary';
 
 const sample = JSON.parse(readFileSync(join(__dirname, '../../catalog/sample-release.json'), 'utf8'));
@@ -24,7 +25,7 @@ function pointer(location: string): Record<string, unknown> | undefined {
 }
 
 function issuesOf(input: unknown): ValidationIssue[] {
-  const result = validateReleaseDocument(input);
+  const result = validateRelease(input);
   return result.ok ? [] : result.issues;
 }
 
@@ -82,7 +83,7 @@ describe('catalog/release.schema.json', () => {
     for (const document of [sample, generated]) {
       expect(Object.entries(document)[0]).toEqual(['$schema', './release.schema.json']);
       expect(schemaAccepts(document)).toBe(true);
-      expect(validateReleaseDocument(document).ok).toBe(true);
+      expect(validateRelease(document).ok).toBe(true);
     }
   });
 
@@ -130,7 +131,7 @@ describe('files[] and the files products reference', () => {
       file(11, { link: { href: 'http://localhost:3000/f.png' } }),
       file(12, { link: { href: 'http://127.0.0.1/f.png' } }),
     ];
-    const result = validateReleaseDocument(
+    const result = validateRelease(
       doc(files, { main_image: id(10), files: [{ id: id(11), created_at: '2024-01-01T00:00:00Z' }] }),
     );
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
@@ -290,7 +291,7 @@ describe('the schema, the code checks and the publisher agree (property)', () =>
     fc.assert(
       fc.property(schemaValidRelease(), (document) => {
         expect(schemaAccepts(document)).toBe(true);
-        const result = validateReleaseDocument(document);
+        const result = validateRelease(document);
         if (result.ok) {
           accepted += 1;
           // What the publisher stores is itself a document the schema accepts.
@@ -336,7 +337,7 @@ describe('the schema, the code checks and the publisher agree (property)', () =>
     fc.assert(
       fc.property(mutated, ([document, path, change]) => {
         const changed = mutate(document, path, change);
-        const result = validateReleaseDocument(changed);
+        const result = validateRelease(changed);
         if (!schemaAccepts(changed)) expect(result.ok).toBe(false);
         if (result.ok) expect(schemaAccepts(asInput(result.document))).toBe(true);
         else {

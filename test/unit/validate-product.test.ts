@@ -2,12 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { generateRelease } from '../../lib/catalog/generator';
-import {
-  type ValidationIssue,
-  validateProduct,
-  validateReleaseDocument,
-} from '../../lib/catalog/validate-release';
+import { type ValidationIssue, validateProduct } from '../../lib/catalog/validate-release';
 import { PRODUCT_FIELDS } from '../support/catalog-fixtures';
+import { validateReleaseDocument } from '../support/whole-release-validation';
 
 const sample = JSON.parse(readFileSync(join(__dirname, '../../catalog/sample-release.json'), 'utf8'));
 

@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { generateRelease } from '../../lib/catalog/generator';
-import { type ValidationIssue, validateReleaseDocument } from '../../lib/catalog/validate-release';
+import type { ValidationIssue } from '../../lib/catalog/validate-release';
 import { validateReleaseStream } from '../../lib/catalog/validate-stream';
+import { validateReleaseDocument } from '../support/whole-release-validation';
 
 const sample = JSON.parse(readFileSync(join(__dirname, '../../catalog/sample-release.json'), 'utf8'));
 type Doc = Record<string, any>;
