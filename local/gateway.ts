@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -260,7 +261,9 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
     const origin = partsOf(localOrigin(headers.host, req.socket.localPort ?? 0, options.publicUrl));
     headers.host = origin.host;
     headers['x-forwarded-proto'] = origin.protocol;
-    const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
+    // A text body that is not valid UTF-8 is passed base64-encoded, as API Gateway does: its bytes reach
+    // the function as sent (whose strict decoder refuses them), never with U+FFFD in place of a byte.
+    const isText = body.length === 0 || (TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body));
     const event = createHttpEvent({
       method: req.method ?? 'GET',
       path: url,
