@@ -20,7 +20,7 @@ import { createHttpEvent } from './http-event';
  * give it their routes and a way to invoke a function.
  */
 
-/** API Gateway's own payload limit; function-level limits (64 KiB) apply inside the handlers. */
+/** API Gateway's own payload limit; function-level limits (64 KiB; 5 MB for a release document) apply inside the handlers. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 /**
  * The longest an HTTP API waits for its integration (30 s, not adjustable upwards); past it the client gets

@@ -26,6 +26,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Largest release document sent inline (`PUT /pcm/catalogs/{id}/document`); larger ones are uploaded to S3. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 
+/** Where a release document over MAX_DOCUMENT_BYTES goes, as the 413 says. */
+const LARGER_DOCUMENTS =
+  'upload a larger document with POST /pcm/catalogs/{catalog_id}/document-uploads (docs/catalog-api.md)';
+
 /**
  * `json`: JSON bodies only; `json-or-form`: JSON or x-www-form-urlencoded; `document`: a JSON document of up
  * to MAX_DOCUMENT_BYTES, checked but kept as sent (`parsedBody` is its bytes); `none`: bodies ignored.
@@ -54,7 +58,7 @@ function rawBody(event: APIGatewayProxyEventV2): Buffer | undefined {
 }
 
 /**
- * 413 for a body over 64 KiB, before anything reads it (register it before the body parser). Routes
+ * 413 for a body over 64 KiB (5 MB for a document, pointing at the uploads), before anything reads it (register it before the body parser). Routes
  * that take no body (`kind` none) ignore whatever is sent, whatever its size.
  */
 export function bodySizeLimit(kind: BodyKind): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> {
@@ -63,7 +67,10 @@ export function bodySizeLimit(kind: BodyKind): MiddlewareObj<APIGatewayProxyEven
       if (kind === 'none') return;
       const raw = rawBody(request.event);
       if (raw !== undefined && raw.byteLength > maxBodyBytes(kind))
-        throw new PayloadTooLargeError(maxBodyBytes(kind));
+        throw new PayloadTooLargeError(
+          maxBodyBytes(kind),
+          kind === 'document' ? LARGER_DOCUMENTS : undefined,
+        );
     },
   };
 }
