@@ -23,6 +23,9 @@ const EXTRA_KEYS = 1100;
 
 // Tokens seeded at the start must outlive a long run.
 process.env.TOKEN_TTL_SECONDS ??= '86400';
+// The fuzzed store holds more keys than the default cap on keys (1,000) allows: the run's own tables take
+// the highest cap the service accepts (10,000), as a deployment that raised it would.
+process.env.MAX_KEYS_PER_STORE = '10000';
 
 function log(message: string): void {
   process.stderr.write(`[fuzz] ${message}\n`);

@@ -3,6 +3,7 @@ import { issueAccessToken } from '../lib/auth/issue-token';
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { publishRelease } from '../lib/catalog/publisher';
+import { getConfig } from '../lib/config/index';
 import { toApiError } from '../lib/http/errors';
 import { uuidv4 } from '../lib/ids';
 import { createRelease } from '../lib/pcm/publishing';
@@ -221,6 +222,13 @@ function registerWorkflow(): () => Promise<void> {
  * `extraKeys` more keys in store A let list offsets reach past the first 1,000 keys.
  */
 export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promise<FuzzWorld> {
+  // Store A's own keys (the first key, the kept one) plus the extra ones: checked before anything is seeded.
+  const keysOfA = 2 + (options.extraKeys ?? 0);
+  const cap = getConfig().maxKeysPerStore;
+  if (keysOfA > cap)
+    throw new Error(
+      `the fuzz world needs ${keysOfA} keys in one store, over MAX_KEYS_PER_STORE (${cap}): raise it to at least ${keysOfA}`,
+    );
   const tag = uuidv4().slice(0, 8);
   const a = await createStore('Fuzz store A');
   const b = await createStore('Fuzz store B');

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -19,7 +20,7 @@ import { createHttpEvent } from './http-event';
  * give it their routes and a way to invoke a function.
  */
 
-/** API Gateway's own payload limit; function-level limits (64 KiB) apply inside the handlers. */
+/** API Gateway's own payload limit; function-level limits (64 KiB; 5 MB for a release document) apply inside the handlers. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 /**
  * The longest an HTTP API waits for its integration (30 s, not adjustable upwards); past it the client gets
@@ -260,7 +261,9 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
     const origin = partsOf(localOrigin(headers.host, req.socket.localPort ?? 0, options.publicUrl));
     headers.host = origin.host;
     headers['x-forwarded-proto'] = origin.protocol;
-    const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
+    // A text body that is not valid UTF-8 is passed base64-encoded, as API Gateway does: its bytes reach
+    // the function as sent (whose strict decoder refuses them), never with U+FFFD in place of a byte.
+    const isText = body.length === 0 || (TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body));
     const event = createHttpEvent({
       method: req.method ?? 'GET',
       path: url,

@@ -99,8 +99,12 @@ export class ConflictError extends ApiError {
 /** 413: request body over the limit. */
 export class PayloadTooLargeError extends ApiError {
   override name = 'PayloadTooLargeError';
-  constructor(limitBytes: number) {
-    super(413, `request body must be at most ${limitBytes} bytes`);
+  /** `advice`: what to do instead (a route that takes larger bodies), after the limit. */
+  constructor(limitBytes: number, advice?: string) {
+    super(
+      413,
+      `request body must be at most ${limitBytes} bytes${advice === undefined ? '' : `: ${advice}`}`,
+    );
   }
 }
 

@@ -12,6 +12,7 @@ import {
   UnsupportedMediaTypeError,
 } from './errors';
 import { errorResponse, type HttpResponse } from './response';
+import { bodyText, checkFormEscapes } from './utf8';
 
 /**
  * HTTP primitives as middy middlewares: body parsing, the error middleware and the security headers.
@@ -24,6 +25,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Largest release document sent inline (`PUT /pcm/catalogs/{id}/document`); larger ones are uploaded to S3. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+
+/** Where a release document over MAX_DOCUMENT_BYTES goes, as the 413 says. */
+const LARGER_DOCUMENTS =
+  'upload a larger document with POST /pcm/catalogs/{catalog_id}/document-uploads (docs/catalog-api.md)';
 
 /**
  * `json`: JSON bodies only; `json-or-form`: JSON or x-www-form-urlencoded; `document`: a JSON document of up
@@ -53,7 +58,7 @@ function rawBody(event: APIGatewayProxyEventV2): Buffer | undefined {
 }
 
 /**
- * 413 for a body over 64 KiB, before anything reads it (register it before the body parser). Routes
+ * 413 for a body over 64 KiB (5 MB for a document, pointing at the uploads), before anything reads it (register it before the body parser). Routes
  * that take no body (`kind` none) ignore whatever is sent, whatever its size.
  */
 export function bodySizeLimit(kind: BodyKind): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> {
@@ -62,7 +67,10 @@ export function bodySizeLimit(kind: BodyKind): MiddlewareObj<APIGatewayProxyEven
       if (kind === 'none') return;
       const raw = rawBody(request.event);
       if (raw !== undefined && raw.byteLength > maxBodyBytes(kind))
-        throw new PayloadTooLargeError(maxBodyBytes(kind));
+        throw new PayloadTooLargeError(
+          maxBodyBytes(kind),
+          kind === 'document' ? LARGER_DOCUMENTS : undefined,
+        );
     },
   };
 }
@@ -83,22 +91,12 @@ const jsonParser = httpJsonBodyParser() as MiddyParser;
 const formParser = httpUrlencodeBodyParser() as MiddyParser;
 
 /**
- * Runs one of middy's body parsers on a copy of the event that holds only the body and a canonical
- * content type (it checks the type itself, case-sensitively), and returns what it parsed; the event
- * keeps its raw body for the logs.
+ * Runs one of middy's body parsers on a copy of the event that holds only the body's text (decoded
+ * strictly beforehand) and a canonical content type (it checks the type itself, case-sensitively), and
+ * returns what it parsed; the event keeps its raw body for the logs.
  */
-async function runMiddyParser(
-  parser: MiddyParser,
-  event: APIGatewayProxyEventV2,
-  mediaType: string,
-): Promise<unknown> {
-  const shadow = {
-    event: {
-      headers: { 'content-type': mediaType },
-      body: event.body,
-      isBase64Encoded: event.isBase64Encoded,
-    },
-  };
+async function runMiddyParser(parser: MiddyParser, text: string, mediaType: string): Promise<unknown> {
+  const shadow = { event: { headers: { 'content-type': mediaType }, body: text, isBase64Encoded: false } };
   await parser.before?.(shadow as never);
   return shadow.event.body;
 }
@@ -106,7 +104,8 @@ async function runMiddyParser(
 /**
  * Parses the body by content type with middy's parsers (`@middy/http-json-body-parser`,
  * `@middy/http-urlencode-body-parser`), keeping the API's error contract: 415 for other media types or
- * a declared charset other than UTF-8, 400 `source: body` for malformed JSON or form text, and 400
+ * a declared charset other than UTF-8, 400 `source: body` for bytes that are not UTF-8 (lib/http/utf8.ts)
+ * and for malformed JSON or form text, and 400
  * `invalid_request` for a form parameter sent twice (RFC 6749 section 3.2: the token endpoint's
  * parameters must not repeat; middy's parser would hand over an array). The 64 KiB limit is
  * `bodySizeLimit`, registered before this.
@@ -120,37 +119,40 @@ export function bodyParser(kind: BodyKind): MiddlewareObj<ParsedEvent, HttpRespo
     before: async (request) => {
       const event = request.event;
       event.parsedBody = undefined;
-      if (kind === 'none' || rawBody(event) === undefined) return;
+      const bytes = kind === 'none' ? undefined : rawBody(event);
+      if (bytes === undefined) return;
       const { mediaType, charset } = contentType(event.headers['content-type']);
       const json = JSON_TYPE.test(mediaType);
       const form = kind === 'json-or-form' && FORM_TYPE.test(mediaType);
       if (!json && !form) throw new UnsupportedMediaTypeError(accepted);
       if (charset !== undefined && !UTF8.test(charset))
         throw new UnsupportedMediaTypeError(accepted, 'request body must be encoded in UTF-8');
+      // Strictly: bytes that are not UTF-8 are a 400, never replaced by U+FFFD.
+      const text = bodyText(bytes);
       if (kind === 'document') {
         // Checked as JSON here (a typo answers 400 now, not a FAILED release later); kept as sent.
-        const bytes = rawBody(event) as Buffer;
         try {
-          JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+          JSON.parse(text);
         } catch (error) {
           const at = error instanceof SyntaxError ? jsonParseFailure(error).position : undefined;
           const where = at === undefined ? '' : ` (at character ${at})`;
-          throw new BadRequestError(`request body is not valid UTF-8 JSON${where}`, 'body');
+          throw new BadRequestError(`request body is not valid JSON${where}`, 'body');
         }
         event.parsedBody = bytes;
         return;
       }
       if (json) {
         try {
-          event.parsedBody = await runMiddyParser(jsonParser, event, 'application/json');
+          event.parsedBody = await runMiddyParser(jsonParser, text, 'application/json');
         } catch {
           throw new BadRequestError('request body is not valid JSON', 'body');
         }
         return;
       }
+      checkFormEscapes(text);
       let fields: Record<string, unknown>;
       try {
-        fields = (await runMiddyParser(formParser, event, 'application/x-www-form-urlencoded')) as Record<
+        fields = (await runMiddyParser(formParser, text, 'application/x-www-form-urlencoded')) as Record<
           string,
           unknown
         >;

@@ -440,7 +440,12 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
     generic.push([404, 'No such resource in this store.']);
   if (definition.body !== undefined) {
     generic.push(
-      [413, `The body is over ${maxBodyBytes(definition.body) / 1024} KiB.`],
+      [
+        413,
+        definition.body === 'document'
+          ? `The body is over ${maxBodyBytes(definition.body) / 1024} KiB: a larger document is uploaded (POST /pcm/catalogs/{catalog_id}/document-uploads).`
+          : `The body is over ${maxBodyBytes(definition.body) / 1024} KiB.`,
+      ],
       [
         415,
         'The body is not JSON (or form-encoded, for the token endpoint), or declares a charset other than UTF-8.',

@@ -2,6 +2,7 @@ import { ROUTES } from '../../functions/routes';
 import type { FuzzRequest } from '../../fuzz/arbitraries';
 import { fuzzRoute, fuzzTargets, isValidErrorBody, runCase, seedFuzzWorld } from '../../fuzz/properties';
 import { CATALOG, type FuzzWorld } from '../../fuzz/world';
+import { runScriptAsync } from '../support/cli';
 
 /** The properties of `npm run fuzz` on a sample: 300 cases per route, with the run's default seed. */
 const CASES = 300;
@@ -106,6 +107,30 @@ describe('the fuzz harness', () => {
       await outcome(answering({ statusCode: 200, headers: secure, body: JSON.stringify(page) })),
     ).toBeUndefined();
   });
+});
+
+describe('npm run fuzz, through its own entry point (fuzz/run.ts)', () => {
+  // The tool as a user runs it: its own DynamoDB Local and object store, its world of 1,100 extra keys in
+  // one store, every route. A few cases per route: the 300-case sample below is the thorough part.
+  it('seeds its world, runs every route and exits 0 with no failure', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.S3_ENDPOINT;
+    const run = await runScriptAsync(env, 'fuzz/run.ts', ['--cases', '2', '--json'], {
+      timeoutMs: 240_000,
+    });
+    expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({
+      status: 0,
+      stderr: '',
+    });
+    expect(JSON.parse(run.stdout)).toEqual({
+      cases: 2 * ROUTES.length,
+      five_xx: 0,
+      uncaught: 0,
+      invalid_error_bodies: 0,
+      contract_violations: 0,
+      seed: 7,
+    });
+  }, 300_000);
 });
 
 describe('failures the full fuzz run found', () => {

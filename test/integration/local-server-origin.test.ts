@@ -1,6 +1,7 @@
-import { request, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createLocalServer, listen, localOrigin } from '../../local/server';
 import { createTestStore, tokenFor } from '../support/fixtures';
+import { rawRequest } from '../support/raw-request';
 
 /*
  * The local server builds `links` and `Location` from its own configured origin (or a Host header it
@@ -25,23 +26,10 @@ afterAll(
     }),
 );
 
-/** A raw request (fetch would not let the test set Host). */
-function send(method: string, path: string, headers: Record<string, string>, body?: string) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: any }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
-        }),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+/** A raw request (fetch would not let the test set Host), its body parsed. */
+async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
+  const response = await rawRequest(port, method, path, headers, body);
+  return { status: response.status, headers: response.headers, body: JSON.parse(response.text || 'null') };
 }
 
 describe('links and Location on the local server', () => {

@@ -1,4 +1,5 @@
 import { buildHandler } from '../../functions/create-handler';
+import { handler as putDocument } from '../../functions/pcm-put-catalog-document/handler';
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { generateAccessToken, hashSecret } from '../../lib/auth/secrets';
 import {
@@ -192,6 +193,23 @@ describe('body parsing', () => {
     });
     expect(res.status).toBe(413);
     expectErrorBody(res.body, 413, 'Payload Too Large', 'request body must be at most 65536 bytes');
+  });
+
+  it('answers 413 to a document over 5 MB, pointing at the uploads that take larger ones', async () => {
+    const res = await invoke(putDocument, {
+      method: 'PUT',
+      path: '/pcm/catalogs/0190a4a4-0000-7000-8000-000000000000/document',
+      routeKey: 'PUT /pcm/catalogs/{catalog_id}/document',
+      pathParameters: { catalog_id: '0190a4a4-0000-7000-8000-000000000000' },
+      headers: bearer(adminToken, { 'content-type': 'application/json' }),
+      body: `{"pad":"${'x'.repeat(5 * 1024 * 1024)}"}`,
+    });
+    expectErrorBody(
+      res.body,
+      413,
+      'Payload Too Large',
+      'request body must be at most 5242880 bytes: upload a larger document with POST /pcm/catalogs/{catalog_id}/document-uploads (docs/catalog-api.md)',
+    );
   });
 });
 

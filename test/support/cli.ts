@@ -36,8 +36,18 @@ export function runCliAsync(
   args: string[],
   options: { timeoutMs?: number } = {},
 ): Promise<CliRun> {
+  return runScriptAsync(env, `local/${script}.ts`, args, options);
+}
+
+/** `runCliAsync` for any script of the repository (`fuzz/run.ts`...), by its path from the root. */
+export function runScriptAsync(
+  env: NodeJS.ProcessEnv,
+  path: string,
+  args: string[],
+  options: { timeoutMs?: number } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [`local/${script}.ts`, ...args], {
+    const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [path, ...args], {
       cwd: ROOT,
       env,
       timeout: options.timeoutMs ?? 60_000,
