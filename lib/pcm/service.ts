@@ -5,6 +5,7 @@ import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { catalogRepository } from '../store/catalog-repository';
 import {
   CatalogBusyError,
+  CatalogLimitError,
   CatalogNotFoundError,
   type PcmCatalog,
   type PcmRelease,
@@ -38,7 +39,12 @@ export async function createCatalog(
     created_at: at,
     updated_at: at,
   };
-  await pcmRepository.createCatalog(storeId, catalog, caller);
+  try {
+    await pcmRepository.createCatalog(storeId, catalog, caller);
+  } catch (error) {
+    if (error instanceof CatalogLimitError) throw new ConflictError(error.message);
+    throw error;
+  }
   return catalog;
 }
 
