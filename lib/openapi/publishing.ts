@@ -1,7 +1,12 @@
 import { MAX_DOCUMENT_BYTES } from '../http/middleware';
 import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
-import { CATALOG_UPDATE_SCHEMA, NEW_CATALOG_SCHEMA, NEW_RELEASE_SCHEMA } from '../validation/pcm-catalog';
+import {
+  CATALOG_UPDATE_SCHEMA,
+  MAX_CATALOGS_PER_STORE,
+  NEW_CATALOG_SCHEMA,
+  NEW_RELEASE_SCHEMA,
+} from '../validation/pcm-catalog';
 import type { HeaderSpec, OperationSpec, Parameter } from './operation';
 import { ERROR_BODY_SCHEMA } from './schemas';
 
@@ -158,10 +163,13 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'POST /pcm/catalogs': {
     operationId: 'createCatalog',
     summary: 'Create a catalog',
-    description: 'An empty catalog: its content is the release document `PUT …/document` stores.',
+    description: `An empty catalog: its content is the release document \`PUT …/document\` stores. A store holds at most ${MAX_CATALOGS_PER_STORE} catalogs (409 past it).`,
     tag: 'Catalog publishing',
     requestBody: NEW_CATALOG_SCHEMA,
-    responses: { 201: ['The new catalog.', document(PCM_CATALOG_SCHEMA), { Location: LOCATION }] },
+    responses: {
+      201: ['The new catalog.', document(PCM_CATALOG_SCHEMA), { Location: LOCATION }],
+      409: [`The store has ${MAX_CATALOGS_PER_STORE} catalogs already.`, ERROR_BODY_SCHEMA],
+    },
   },
   'GET /pcm/catalogs': {
     operationId: 'getCatalogs',
@@ -249,7 +257,8 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': {
     operationId: 'deleteReleaseById',
     summary: 'Delete a release',
-    description: 'With its items. Not the current release (it serves shoppers), nor one being published.',
+    description:
+      'Gone from the API at once; its items are reclaimed once no shopper can still be reading it (a minute after it was replaced). Not the current release (it serves shoppers), nor one being published.',
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID, RELEASE_ID],
     responses: {
@@ -260,7 +269,8 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /pcm/catalogs/{catalog_id}/releases': {
     operationId: 'deleteReleases',
     summary: "Delete the catalog's releases",
-    description: 'Every release but the current one (it serves shoppers) and one being published.',
+    description:
+      'Every release but the current one (it serves shoppers) and one being published, each as `DELETE …/releases/{release_id}` deletes it.',
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
     responses: { 204: ['Deleted.'] },

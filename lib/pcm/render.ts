@@ -98,10 +98,20 @@ export function renderPage<T>(
   base: string,
   render: (item: T) => Record<string, unknown>,
 ): Record<string, unknown> {
-  const slice = all.slice(page.offset, page.offset + page.limit);
+  return renderPageOf(all.slice(page.offset, page.offset + page.limit), all.length, page, base, render);
+}
+
+/** The same, of a page already read (`slice`) out of `total` resources. */
+export function renderPageOf<T>(
+  slice: T[],
+  total: number,
+  page: PageRequest,
+  base: string,
+  render: (item: T) => Record<string, unknown>,
+): Record<string, unknown> {
   return {
     data: slice.map(render),
-    links: pageLinks(page, all.length, (offset, limit) => pageUrl(base, offset, limit)),
-    meta: { page: pageMeta(page, all.length), results: { total: all.length } },
+    links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit)),
+    meta: { page: pageMeta(page, total), results: { total } },
   };
 }

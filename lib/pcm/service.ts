@@ -1,9 +1,11 @@
+import { cleanupReleases } from '../catalog/release-cleanup';
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { catalogRepository } from '../store/catalog-repository';
 import {
   CatalogBusyError,
+  CatalogLimitError,
   CatalogNotFoundError,
   type PcmCatalog,
   type PcmRelease,
@@ -37,7 +39,12 @@ export async function createCatalog(
     created_at: at,
     updated_at: at,
   };
-  await pcmRepository.createCatalog(storeId, catalog, caller);
+  try {
+    await pcmRepository.createCatalog(storeId, catalog, caller);
+  } catch (error) {
+    if (error instanceof CatalogLimitError) throw new ConflictError(error.message);
+    throw error;
+  }
   return catalog;
 }
 
@@ -59,7 +66,9 @@ export async function updateCatalog(
 /** Deletes a catalog that has no releases (409 otherwise: delete them first, which keeps the current one). */
 export async function deleteCatalog(storeId: string, catalogId: string, caller: WriteCaller): Promise<void> {
   await catalogOf(storeId, catalogId);
-  const releases = await catalogRepository.listReleases(storeId, catalogId);
+  const releases = (await catalogRepository.listReleases(storeId, catalogId)).filter(
+    (release) => release.deleted_at === undefined,
+  );
   if (releases.length > 0) {
     throw new ConflictError(
       `the catalog has ${releases.length} release${releases.length === 1 ? '' : 's'}; a catalog with releases cannot be deleted`,
@@ -74,7 +83,7 @@ export async function deleteCatalog(storeId: string, catalogId: string, caller: 
   }
 }
 
-/** The catalog's releases, newest first, and the id of its current one. */
+/** The catalog's releases, newest first (not those deleted), and the id of its current one. */
 export async function listReleases(
   storeId: string,
   catalogId: string,
@@ -84,9 +93,9 @@ export async function listReleases(
     catalogRepository.listReleases(storeId, catalogId),
     catalogRepository.getRegistry(storeId),
   ]);
-  const releases = (markers as PcmRelease[]).sort((a, b) =>
-    a.release_id < b.release_id ? 1 : a.release_id > b.release_id ? -1 : 0,
-  );
+  const releases = (markers as PcmRelease[])
+    .filter((release) => release.deleted_at === undefined)
+    .sort((a, b) => (a.release_id < b.release_id ? 1 : a.release_id > b.release_id ? -1 : 0));
   return { releases, current: registry?.catalogs[catalogId]?.release.id };
 }
 
@@ -103,14 +112,17 @@ export async function getRelease(
   }
   await catalogOf(storeId, catalogId);
   const release = await pcmRepository.getRelease(storeId, catalogId, releaseId);
-  if (!release) throw new NotFoundError('release not found');
+  if (!release || release.deleted_at !== undefined) throw new NotFoundError('release not found');
   const registry = await catalogRepository.getRegistry(storeId);
   return { release, current: registry?.catalogs[catalogId]?.release.id === releaseId };
 }
 
 /**
- * Deletes a release with its items. The current release is never deleted (409: it serves shoppers until
- * another release replaces it), nor one being published (409).
+ * Deletes a release: at once for the API (it is no longer listed nor found), while its items stay until no
+ * reader can still hold it: the cleanup after every switch (`cleanupReleases`) reclaims them, as it
+ * reclaims replaced releases, RETAIN_REPLACED_MS after the release was replaced (at once for one that never
+ * served). The current release is never deleted (409: it serves shoppers until another release replaces
+ * it), nor one being published (409).
  */
 export async function deleteRelease(
   storeId: string,
@@ -120,12 +132,13 @@ export async function deleteRelease(
 ): Promise<void> {
   const { release, current } = await getRelease(storeId, catalogId, releaseId);
   if (current) throw new ConflictError('the current release serves shoppers: publish another to replace it');
-  const state = releaseState(release);
-  if (state === 'PENDING' || state === 'IN_PROGRESS') {
+  if (isPublishing(release)) {
     throw new ConflictError('the release is being published; wait until it is PUBLISHED or FAILED');
   }
   await assertCallerExists(caller);
-  await catalogRepository.deleteRelease(release);
+  // False: deleted meanwhile by another request, which is what was asked.
+  await catalogRepository.markReleaseDeleted(release, new Date().toISOString());
+  await reclaimDeleted(storeId, catalogId);
 }
 
 /** Deletes every release of the catalog that is neither current nor being published; returns how many. */
@@ -136,12 +149,25 @@ export async function deleteReleases(
 ): Promise<number> {
   const { releases, current } = await listReleases(storeId, catalogId);
   await assertCallerExists(caller);
+  const at = new Date().toISOString();
   let deleted = 0;
   for (const release of releases) {
-    const state = releaseState(release);
-    if (release.release_id === current || state === 'PENDING' || state === 'IN_PROGRESS') continue;
-    await catalogRepository.deleteRelease(release);
-    deleted += 1;
+    if (release.release_id === current || isPublishing(release)) continue;
+    if (await catalogRepository.markReleaseDeleted(release, at)) deleted += 1;
   }
+  await reclaimDeleted(storeId, catalogId);
   return deleted;
+}
+
+const isPublishing = (release: PcmRelease) => {
+  const state = releaseState(release);
+  return state === 'PENDING' || state === 'IN_PROGRESS';
+};
+
+/**
+ * Reclaims what of the catalog's deleted (and replaced) releases no reader can hold any more; the rest
+ * waits for the next cleanup. The deletion is done whatever happens here.
+ */
+async function reclaimDeleted(storeId: string, catalogId: string): Promise<void> {
+  await cleanupReleases(storeId, { catalogId }).catch(() => undefined);
 }

@@ -4,8 +4,8 @@ import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { CallerRevokedError, isCallerKey, type WriteCaller, withCallerChecks } from './caller-check';
 import { getDocumentClient } from './client';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
-import { batchGetItems, getRecord, withoutKeys } from './items';
+import { TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
 import { keysTable, tableName } from './schema';
 import { type StoreRecord, storeRepository } from './store-repository';
 import { cancellationCodes, throttledCancellation } from './transactions';
@@ -553,49 +553,13 @@ function keysQuery(storeId: string) {
 
 /** Every key of the store, in creation order. */
 async function allKeys(storeId: string): Promise<ApplicationKeyRecord[]> {
-  const keys: ApplicationKeyRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await getDocumentClient().send(
-      new QueryCommand({ ...keysQuery(storeId), ExclusiveStartKey: startKey }),
-    );
-    for (const item of result.Items ?? []) keys.push(withoutKeys(item) as ApplicationKeyRecord);
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return keys;
+  return (await queryAll(keysQuery(storeId))).map(
+    (item) => withoutKeys(item) as unknown as ApplicationKeyRecord,
+  );
 }
-
-/** Largest page DynamoDB is asked for while skipping: bounds each response (1 MiB applies too). */
-const SKIP_BATCH = 1000;
 
 /** The keys of a store from position `offset` on, at most `limit`, in sort-key (creation) order. */
 async function listKeys(storeId: string, limit: number, offset: number): Promise<ApplicationKeyRecord[]> {
-  const client = getDocumentClient();
-  const base = keysQuery(storeId);
-  let startKey: Record<string, unknown> | undefined;
-  let skipped = 0;
-  while (skipped < offset) {
-    // COUNT returns no items, only how many it passed and where it stopped: the cheapest way to skip.
-    const result = await client.send(
-      new QueryCommand({
-        ...base,
-        Select: 'COUNT',
-        Limit: Math.min(SKIP_BATCH, offset - skipped),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    skipped += result.Count ?? 0;
-    // No LastEvaluatedKey: the query reached the end of the store's keys, so nothing is left to show.
-    if (!result.LastEvaluatedKey) return [];
-    startKey = result.LastEvaluatedKey;
-  }
-  const keys: ApplicationKeyRecord[] = [];
-  do {
-    const result = await client.send(
-      new QueryCommand({ ...base, Limit: limit - keys.length, ExclusiveStartKey: startKey }),
-    );
-    for (const item of result.Items ?? []) keys.push(withoutKeys(item) as ApplicationKeyRecord);
-    startKey = result.LastEvaluatedKey;
-  } while (startKey && keys.length < limit);
-  return keys;
+  const items = await queryPage(keysQuery(storeId), { limit, offset });
+  return items.map((item) => withoutKeys(item) as unknown as ApplicationKeyRecord);
 }

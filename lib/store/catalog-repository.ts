@@ -122,6 +122,11 @@ export interface ReleaseMarker {
   activated_at?: string;
   /** When a newer release replaced this one. */
   superseded_at?: string;
+  /**
+   * When the catalog API deleted it: from then on it is gone for the API, and its items wait for the
+   * cleanup (`cleanupReleases`), which reclaims them once no reader can still hold the release.
+   */
+  deleted_at?: string;
 }
 
 /** Read capacity consumed through this repository's reads since the last reset (benchmarks). */
@@ -545,6 +550,32 @@ export const catalogRepository = {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return markers;
+  },
+
+  /**
+   * Marks a release deleted (`deleted_at`), unless it is being written or already deleted: false then, or
+   * when it is gone. Its items stay for `cleanupReleases`.
+   */
+  async markReleaseDeleted(
+    marker: Pick<ReleaseMarker, 'store_id' | 'catalog_id' | 'release_id'>,
+    at: string,
+  ): Promise<boolean> {
+    try {
+      await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName('products'),
+          Key: catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
+          UpdateExpression: 'SET deleted_at = :at',
+          ConditionExpression: 'attribute_exists(pk) AND #s <> :writing AND attribute_not_exists(deleted_at)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':at': at, ':writing': 'writing' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
   },
 
   /** Deletes every item of a release, then its marker; returns the number of items deleted. */

@@ -1,7 +1,7 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { ServiceUnavailableError } from '../http/errors';
 import { getDocumentClient } from './client';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand } from './dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand } from './dynamodb';
 import { type TableRole, tableName } from './schema';
 
 type Key = { pk: string; sk: string };
@@ -90,4 +90,64 @@ export async function getRecord<T>(
     new GetCommand({ TableName: tableName(role), Key: key, ConsistentRead: consistent }),
   );
   return result.Item ? (withoutKeys(result.Item) as T) : undefined;
+}
+
+/** A Query's input without its paging (`ExclusiveStartKey`, `Limit`, `Select`). */
+export type PagedQuery = Omit<
+  ConstructorParameters<typeof QueryCommand>[0],
+  'ExclusiveStartKey' | 'Limit' | 'Select'
+>;
+
+/** Every item a Query matches, one request per 1 MB. */
+export async function queryAll(query: PagedQuery): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await getDocumentClient().send(
+      new QueryCommand({ ...query, ExclusiveStartKey: startKey }),
+    );
+    for (const item of result.Items ?? []) items.push(item);
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Largest page DynamoDB is asked for while skipping: bounds each response (1 MiB applies too). */
+const SKIP_BATCH = 1000;
+
+/**
+ * The items of a Query from position `offset` on, at most `limit`, in sort-key order. The offset is skipped
+ * with COUNT queries: no items transferred, a cost that grows with the offset, not with what follows.
+ */
+export async function queryPage(
+  query: PagedQuery,
+  page: { limit: number; offset: number },
+): Promise<Record<string, unknown>[]> {
+  const client = getDocumentClient();
+  let startKey: Record<string, unknown> | undefined;
+  let skipped = 0;
+  while (skipped < page.offset) {
+    // COUNT returns no items, only how many it passed and where it stopped: the cheapest way to skip.
+    const result = await client.send(
+      new QueryCommand({
+        ...query,
+        Select: 'COUNT',
+        Limit: Math.min(SKIP_BATCH, page.offset - skipped),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    skipped += result.Count ?? 0;
+    // No LastEvaluatedKey: the query reached the end, so nothing is left to show.
+    if (!result.LastEvaluatedKey) return [];
+    startKey = result.LastEvaluatedKey;
+  }
+  const items: Record<string, unknown>[] = [];
+  do {
+    const result = await client.send(
+      new QueryCommand({ ...query, Limit: page.limit - items.length, ExclusiveStartKey: startKey }),
+    );
+    for (const item of result.Items ?? []) items.push(item);
+    startKey = result.LastEvaluatedKey;
+  } while (startKey && items.length < page.limit);
+  return items;
 }

@@ -1,8 +1,10 @@
 import type { ReleaseCounts } from '../catalog/derive';
+import { MAX_CATALOGS_PER_STORE } from '../validation/pcm-catalog';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { catalogKeys, type ReleaseMarker } from './catalog-repository';
 import { getDocumentClient } from './client';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { queryAll, queryPage } from './items';
 import { tableName } from './schema';
 import { cancellationCodes } from './transactions';
 
@@ -84,6 +86,15 @@ export class CatalogBusyError extends Error {
     super(`a release of this catalog is being published (${releaseId})`);
   }
 }
+/** The store holds MAX_CATALOGS_PER_STORE catalogs already. */
+export class CatalogLimitError extends Error {
+  override name = 'CatalogLimitError';
+  constructor() {
+    super(
+      `the store already has ${MAX_CATALOGS_PER_STORE} catalogs, the most it may hold: delete one before creating another`,
+    );
+  }
+}
 export class NoDocumentError extends Error {
   override name = 'NoDocumentError';
 }
@@ -92,10 +103,15 @@ export class NoDocumentError extends Error {
 const CATALOG_ATTRIBUTES = ['name', 'description', 'hierarchy_ids', 'pricebook_id'] as const;
 
 const PCM_PREFIX = 'PCM#';
-const pcmKey = (storeId: string, catalogId: string) => ({
-  pk: `STORE#${storeId}`,
-  sk: `${PCM_PREFIX}${catalogId}`,
-});
+export const pcmKeys = {
+  catalog: (storeId: string, catalogId: string) => ({
+    pk: `STORE#${storeId}`,
+    sk: `${PCM_PREFIX}${catalogId}`,
+  }),
+  /** The store's catalog counter (`catalog_count`): the list's total, and the cap's check. */
+  counter: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'PCM_COUNT' }),
+};
+const pcmKey = pcmKeys.catalog;
 
 function strip<T>(item: Record<string, unknown>): T {
   const { pk: _pk, sk: _sk, ...rest } = item;
@@ -173,6 +189,112 @@ async function transact(
   }
 }
 
+/** The Query of a store's catalog records, in id (creation) order. */
+const catalogsQuery = (storeId: string) => ({
+  TableName: tableName('products'),
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': PCM_PREFIX },
+  ConsistentRead: true,
+});
+
+/** The store's catalogs counted one by one (COUNT queries): for a store without a counter yet. */
+async function countCatalogRecords(storeId: string): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await getDocumentClient().send(
+      new QueryCommand({ ...catalogsQuery(storeId), Select: 'COUNT', ExclusiveStartKey: startKey }),
+    );
+    count += result.Count ?? 0;
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** How many catalogs the store has: its counter, or (a store whose catalogs predate it) a count. */
+async function countCatalogs(storeId: string): Promise<number> {
+  const found = await getDocumentClient().send(
+    new GetCommand({ TableName: tableName('products'), Key: pcmKeys.counter(storeId), ConsistentRead: true }),
+  );
+  if (found.Item) return found.Item.catalog_count as number;
+  return countCatalogRecords(storeId);
+}
+
+/**
+ * Creates the store's counter from a count of its catalogs, unless it exists. While it does not exist no
+ * catalog can be created or deleted (each such write needs it), so the count cannot miss one.
+ */
+async function initialiseCounter(storeId: string): Promise<void> {
+  const count = await countCatalogRecords(storeId);
+  try {
+    await getDocumentClient().send(
+      new PutCommand({
+        TableName: tableName('products'),
+        Item: { ...pcmKeys.counter(storeId), catalog_count: count },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+const COUNTER_ATTEMPTS = 8;
+
+/**
+ * Runs a catalog creation (`delta` 1) or deletion (-1) with the store's counter moved by `delta` in the
+ * same transaction (the counter is item 1, after `items`' one item). A creation is conditioned on the count
+ * staying under MAX_CATALOGS_PER_STORE (CatalogLimitError); a store without a counter gets one first;
+ * transaction conflicts are retried. Returns the cancellation codes `fail` let through (undefined: done).
+ */
+async function withCatalogCounter(
+  storeId: string,
+  delta: 1 | -1,
+  items: NonNullable<TransactWriteCommand['input']['TransactItems']>,
+  caller: WriteCaller | undefined,
+  fail: (codes: string[]) => Error | undefined,
+): Promise<string[] | undefined> {
+  const counter = {
+    Update: {
+      TableName: tableName('products'),
+      Key: pcmKeys.counter(storeId),
+      UpdateExpression: 'ADD catalog_count :delta',
+      ConditionExpression:
+        delta > 0 ? 'attribute_exists(pk) AND catalog_count < :max' : 'attribute_exists(pk)',
+      ExpressionAttributeValues: {
+        ':delta': delta,
+        ...(delta > 0 ? { ':max': MAX_CATALOGS_PER_STORE } : {}),
+      },
+    },
+  };
+  for (let attempt = 1; ; attempt += 1) {
+    const codes = await transact([...items, counter], caller);
+    if (codes === undefined) return undefined;
+    if (codes[0] !== 'None' && codes[0] !== undefined && codes[0] !== 'TransactionConflict') {
+      const error = fail(codes);
+      if (error) throw error;
+      return codes;
+    }
+    if (codes[1] === 'ConditionalCheckFailed') {
+      const found = await getDocumentClient().send(
+        new GetCommand({
+          TableName: tableName('products'),
+          Key: pcmKeys.counter(storeId),
+          ConsistentRead: true,
+        }),
+      );
+      if (!found.Item) await initialiseCounter(storeId);
+      else if (delta > 0 && (found.Item.catalog_count as number) >= MAX_CATALOGS_PER_STORE) {
+        throw new CatalogLimitError();
+      }
+    } else if (!codes.includes('TransactionConflict') || attempt >= COUNTER_ATTEMPTS) {
+      throw fail(codes) ?? new Error(`the store's catalogs could not be counted (${codes.join(', ')})`);
+    }
+    if (attempt >= COUNTER_ATTEMPTS) throw new Error("the store's catalog counter kept changing: try again");
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
+  }
+}
+
 export const pcmRepository = {
   async getCatalog(storeId: string, catalogId: string, consistent = true): Promise<PcmCatalog | undefined> {
     const found = await getDocumentClient().send(
@@ -185,28 +307,38 @@ export const pcmRepository = {
     return found.Item ? strip<PcmCatalog>(found.Item) : undefined;
   },
 
-  /** Every catalog of the store, oldest first (ids are UUID v7). A store has few catalogs. */
+  /**
+   * Every catalog of the store, oldest first (ids are UUID v7): at most MAX_CATALOGS_PER_STORE (more only
+   * in a store that made them before the cap).
+   */
   async listCatalogs(storeId: string): Promise<PcmCatalog[]> {
-    const catalogs: PcmCatalog[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await getDocumentClient().send(
-        new QueryCommand({
-          TableName: tableName('products'),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': PCM_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) catalogs.push(strip<PcmCatalog>(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return catalogs;
+    return (await queryAll(catalogsQuery(storeId))).map((item) => strip<PcmCatalog>(item));
   },
 
+  /**
+   * One page of the store's catalogs, oldest first, and how many the store has, read in the database: the
+   * store's counter (a GetItem), the `offset` skipped with COUNT queries (no items transferred, at most
+   * 1,000 each) and the page itself with a Limit, whatever the number of catalogs.
+   */
+  async pageOfCatalogs(
+    storeId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ catalogs: PcmCatalog[]; total: number }> {
+    const [total, catalogs] = await Promise.all([
+      countCatalogs(storeId),
+      queryPage(catalogsQuery(storeId), page).then((items) => items.map((item) => strip<PcmCatalog>(item))),
+    ]);
+    return { catalogs, total };
+  },
+
+  /**
+   * Creates a catalog and counts it in the store's counter, in one transaction: CatalogLimitError when the
+   * store holds MAX_CATALOGS_PER_STORE already, whatever runs concurrently.
+   */
   async createCatalog(storeId: string, catalog: PcmCatalog, caller?: WriteCaller): Promise<void> {
-    const codes = await transact(
+    await withCatalogCounter(
+      storeId,
+      1,
       [
         {
           Put: {
@@ -217,8 +349,8 @@ export const pcmRepository = {
         },
       ],
       caller,
+      (codes) => new Error(`catalog ${catalog.id} could not be created (${codes.join(', ')})`),
     );
-    if (codes) throw new Error(`catalog ${catalog.id} could not be created (${codes.join(', ')})`);
   },
 
   /** Changes a catalog's attributes; CatalogNotFoundError when it does not exist. */
@@ -353,7 +485,9 @@ export const pcmRepository = {
    * the caller's to remove first.
    */
   async deleteCatalog(storeId: string, catalogId: string, caller?: WriteCaller): Promise<void> {
-    const codes = await transact(
+    const codes = await withCatalogCounter(
+      storeId,
+      -1,
       [
         {
           Delete: {
@@ -364,13 +498,16 @@ export const pcmRepository = {
         },
       ],
       caller,
+      (failed) =>
+        failed[0] === 'ConditionalCheckFailed'
+          ? undefined
+          : new Error(`catalog ${catalogId} could not be deleted (${failed.join(', ')})`),
     );
     if (codes?.[0] === 'ConditionalCheckFailed') {
       const catalog = await pcmRepository.getCatalog(storeId, catalogId);
       if (!catalog) throw new CatalogNotFoundError(catalogId);
       throw new CatalogBusyError(catalog.publishing ?? '');
     }
-    if (codes) throw new Error(`catalog ${catalogId} could not be deleted (${codes.join(', ')})`);
   },
 
   /**

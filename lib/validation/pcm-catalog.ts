@@ -6,6 +6,12 @@ import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../sc
 export const CATALOG_TYPE = 'catalog';
 export const CATALOG_NAME_MAX = 255;
 export const CATALOG_DESCRIPTION_MAX = 1024;
+/**
+ * Catalogs a store may hold (409 past it). Every published catalog has an entry in the store's one catalog
+ * registry item, so this and the bounds on a catalog's rules keep that item far below DynamoDB's 400 KB
+ * (docs/catalog-api.md, the arithmetic).
+ */
+export const MAX_CATALOGS_PER_STORE = 50;
 /** Hierarchy ids a catalog may name (recorded; the hierarchies a release serves come from its document). */
 export const MAX_HIERARCHY_IDS = 100;
 

@@ -1,8 +1,10 @@
 import { hashSecret } from '../../lib/auth/secrets';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
 import { cleanupReleases, RELEASE_SHARDS, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
+import type { ReleaseLayout } from '../../lib/catalog/types';
 import { MAX_DOCUMENT_BYTES } from '../../lib/http/middleware';
 import { createDocumentUpload, UPLOAD_URL_SECONDS, uploadKey } from '../../lib/pcm/publishing';
+import { catalogRepository, chunkId } from '../../lib/store/catalog-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { childrenRelease, LIVE_CHILDREN, PARENT } from '../support/catalog-fixtures';
@@ -212,6 +214,71 @@ describe('publishing a catalog over the API, as the platform tools do', () => {
     expect((after.body.data as Release[]).map((release) => release.id)).toEqual([current.id]);
     expect(await firstChildOnceServed('E Child 1')).toBe('E Child 1');
   });
+});
+
+describe('deleting a replaced release while readers may still hold it', () => {
+  /** What a reader holding `layout` (another container's cached registry) reads of the parent's children. */
+  async function readAsHolder(layout: ReleaseLayout) {
+    const read = await catalogRepository.readRelease(layout, {
+      products: [PARENT, ...LIVE_CHILDREN],
+      chunks: [{ parentId: PARENT, chunk: 0 }],
+    });
+    return {
+      products: read.products.size,
+      index: read.chunks.has(chunkId(PARENT, 0)),
+      firstChild: read.products.get(LIVE_CHILDREN[0] as string)?.stored.resource.attributes.name,
+    };
+  }
+
+  it.each([
+    [
+      'one release (DELETE …/releases/{id})',
+      (catalogId: string, releaseId: string) =>
+        call('DELETE', `/pcm/catalogs/${catalogId}/releases/${releaseId}`),
+    ],
+    [
+      'every release (DELETE …/releases)',
+      (catalogId: string) => call('DELETE', `/pcm/catalogs/${catalogId}/releases`),
+    ],
+  ])(
+    'deleting %s hides it at once and reclaims its items only after readers let go',
+    async (_what, remove) => {
+      const catalogId = await createCatalog('Held');
+      expect((await putDocument(catalogId, childrenRelease({ namePrefix: 'A ' }))).status).toBe(200);
+      const first = await publish(catalogId);
+      // Another container resolved the catalog's release before the next publish, and keeps it (cached).
+      const held = (await catalogRepository.getRegistry(store.store.id))?.catalogs[catalogId]
+        ?.release as ReleaseLayout;
+      expect(held.id).toBe(first.id);
+      expect((await putDocument(catalogId, childrenRelease({ namePrefix: 'B ' }))).status).toBe(200);
+      const second = await publish(catalogId);
+      expect(second.meta.release_status).toBe('PUBLISHED');
+
+      expect((await remove(catalogId, first.id)).status).toBe(204);
+      // Gone from the API at once...
+      expect((await call('GET', `/pcm/catalogs/${catalogId}/releases/${first.id}`)).status).toBe(404);
+      const listed = await call('GET', `/pcm/catalogs/${catalogId}/releases`);
+      expect((listed.body.data as Release[]).map((release) => release.id)).toEqual([second.id]);
+      expect(listed.body.meta.results.total).toBe(1);
+      expect((await call('DELETE', `/pcm/catalogs/${catalogId}/releases/${first.id}`)).status).toBe(404);
+      // ...but a reader that still holds it reads all of it, consistently.
+      expect(await readAsHolder(held)).toEqual({
+        products: 1 + LIVE_CHILDREN.length,
+        index: true,
+        firstChild: 'A Child 1',
+      });
+
+      // Once no reader can hold it (a minute after it was replaced), the next cleanup reclaims its items.
+      const later = new Date(Date.now() + RETAIN_REPLACED_MS + 1000);
+      const cleaned = await cleanupReleases(store.store.id, { catalogId, now: later });
+      expect(cleaned.releases).toEqual([first.id]);
+      expect(cleaned.items).toBeGreaterThan(0);
+      expect(await readAsHolder(held)).toEqual({ products: 0, index: false, firstChild: undefined });
+      expect(await catalogRepository.listReleases(store.store.id, catalogId)).toEqual([
+        expect.objectContaining({ release_id: second.id }),
+      ]);
+    },
+  );
 });
 
 describe('what the catalog API refuses', () => {
