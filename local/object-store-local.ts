@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,12 +11,15 @@ import { type Config, getConfig } from '../lib/config/index';
  * this one), an S3-compatible server written in JavaScript, run in this process as DynamoDB Local runs
  * beside it. It keeps objects as files, verifies SigV4 signatures (header and pre-signed) made with its
  * one key pair (LOCAL_S3_CREDENTIALS in lib/store/object-store.ts), refuses expired pre-signed URLs and
- * serves ranged GETs and multipart uploads, which is what the documents bucket needs.
+ * serves ranged GETs and multipart uploads, which is what the documents bucket needs. A front of ours
+ * refuses the requests it would serve unsigned (`refuseUnsigned`).
  */
 
 /** The part of s3rver's API used here (the package ships no types). */
 interface S3rverServer {
   run(): Promise<AddressInfo>;
+  /** Koa's: the request handler its HTTP server is given when `run` listens. */
+  callback(): (request: IncomingMessage, response: ServerResponse) => unknown;
   close(): Promise<void>;
   httpServer?: Server;
 }
@@ -88,6 +91,37 @@ function listObjectsV2WithoutDes(controller: BucketController): void {
   };
 }
 
+/**
+ * s3rver checks a request's signature only when it has one: its authentication middleware serves a
+ * request with neither an `Authorization` header nor a signature in its query (`X-Amz-Algorithm`, or
+ * SigV2's `Signature`) as if it were signed, so anyone on the machine could list, read, overwrite and
+ * delete every store's documents. S3 answers such a request to a private bucket 403 AccessDenied; so does
+ * this front, before s3rver sees it. A request that has a signature goes on to s3rver, which refuses a
+ * wrong one (SignatureDoesNotMatch, InvalidAccessKeyId, an expired URL: 403). CORS preflights (`OPTIONS`)
+ * carry no credentials, in S3 too, and go through.
+ */
+function refuseUnsigned(server: S3rverServer): void {
+  const callback = server.callback.bind(server);
+  server.callback = () => {
+    const handle = callback();
+    return (request, response) => {
+      if (request.method === 'OPTIONS' || isSigned(request)) return handle(request, response);
+      response.writeHead(403, { 'content-type': 'application/xml' });
+      response.end(request.method === 'HEAD' ? undefined : ACCESS_DENIED);
+    };
+  };
+}
+
+const ACCESS_DENIED =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
+
+/** True when s3rver will verify the request's signature: the mechanisms it tells apart, named as it names them. */
+function isSigned(request: IncomingMessage): boolean {
+  if (request.headers.authorization !== undefined) return true;
+  const query = new URL(request.url ?? '/', 'http://local').searchParams;
+  return query.has('X-Amz-Algorithm') || query.has('Signature');
+}
+
 export interface ObjectStoreLocal {
   /** `http://127.0.0.1:PORT`, for S3_ENDPOINT. */
   endpoint: string;
@@ -138,6 +172,7 @@ export async function startObjectStoreLocal(
     vhostBuckets: false,
     configureBuckets: (options.buckets ?? [getConfig().documentsBucket]).map((name) => ({ name })),
   });
+  refuseUnsigned(server);
   let address: AddressInfo;
   try {
     address = await server.run();

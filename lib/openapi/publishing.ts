@@ -219,7 +219,7 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'POST /pcm/catalogs/{catalog_id}/document-uploads': {
     operationId: 'createCatalogDocumentUpload',
     summary: 'Upload a larger release document',
-    description: `For a document over the ${MAX_DOCUMENT_BYTES} bytes \`PUT …/document\` takes: a pre-signed URL to \`PUT\` it straight to object storage, valid for 15 minutes. The catalog's next release takes the uploaded document in as the catalog's document, when it was stored after the current one; an upload never made leaves the document as it is. The upload is not checked when it arrives: invalid JSON fails the release, with the line and column in \`meta.errors\`. A newer upload request replaces an older one. No request body.`,
+    description: `For a document over the ${MAX_DOCUMENT_BYTES} bytes \`PUT …/document\` takes: a pre-signed URL to \`PUT\` it straight to object storage, valid for 15 minutes. The catalog's next release takes the uploaded document in as the catalog's document, when it was stored after the current one; an upload never made leaves the document as it is. The upload is not checked when it arrives: invalid JSON fails the release, with the line and column in \`meta.errors\`. A newer upload request replaces an older one. The upload is refused (and discarded) once the application key that asked for it is deleted: its URL may still work, but no release takes its file in. No request body.`,
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
     responses: { 201: ['Where and how to upload the document.', document(DOCUMENT_UPLOAD_SCHEMA)] },
@@ -235,7 +235,10 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
     requestBodyOptional: true,
     responses: {
       201: ['The new release.', document(PCM_RELEASE_SCHEMA), { Location: LOCATION }],
-      409: ['The catalog has no document, or a release of it is being published.', ERROR_BODY_SCHEMA],
+      409: [
+        'The catalog has no document, a release of it is being published, or its pending upload was asked for by an application key deleted since (the upload is discarded).',
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'GET /pcm/catalogs/{catalog_id}/releases': {

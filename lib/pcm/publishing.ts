@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { startReleaseWorkflow } from '../catalog/pipeline/start';
-import type { ReleaseExecutionInput } from '../catalog/pipeline/workflow';
+import { type ReleaseExecutionInput, uploadRefused } from '../catalog/pipeline/workflow';
 import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/release-settings';
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
-import type { WriteCaller } from '../store/caller-check';
+import { applicationKeyExists, type WriteCaller } from '../store/caller-check';
 import { objectStore } from '../store/object-store';
 import {
   CatalogBusyError,
@@ -66,8 +66,10 @@ export async function putDocument(
 
 /**
  * A pre-signed URL to PUT a document of any size (up to S3's 5 GB for one PUT) straight to the documents
- * bucket, for UPLOAD_URL_SECONDS. The catalog remembers it as its pending upload (replacing an earlier one);
- * the next release takes the uploaded object in as the catalog's document (`createRelease`).
+ * bucket, for UPLOAD_URL_SECONDS. The catalog remembers it as its pending upload (replacing an earlier one),
+ * with the application key that asked for it; the next release takes the uploaded object in as the catalog's
+ * document (`createRelease`), unless that key was deleted meanwhile (the URL itself is object storage's and
+ * cannot be revoked: the upload is refused where it is taken in).
  */
 export async function createDocumentUpload(
   storeId: string,
@@ -83,7 +85,8 @@ export async function createDocumentUpload(
     contentType: UPLOAD_CONTENT_TYPE,
   });
   try {
-    await pcmRepository.setUpload(storeId, catalogId, { key, created_at: createdAt, expires_at }, caller);
+    const upload = { key, created_at: createdAt, expires_at, requested_by: caller.keyId };
+    await pcmRepository.setUpload(storeId, catalogId, upload, caller);
   } catch (error) {
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
     throw error;
@@ -122,6 +125,14 @@ async function takeInUpload(
     }
     return catalog;
   }
+  // The URL outlives its request: once the key that asked for it is deleted, whoever still holds the URL
+  // must not replace the catalog's document. The workflow checks again before it copies (the key may go
+  // between now and then).
+  if (upload.requested_by !== undefined && !(await applicationKeyExists(storeId, upload.requested_by))) {
+    await pcmRepository.dropUpload(storeId, catalog.id, upload.key, caller);
+    await objectStore.deletePrefix(upload.key);
+    throw new ConflictError(uploadRefused(upload.requested_by, 'pending upload'));
+  }
   // The copy (a gigabyte takes longer than an API function may run) is the workflow's: its first step copies
   // the upload to the document's key (lib/catalog/pipeline/steps.ts `takeInDocument`).
   const document = {
@@ -129,6 +140,7 @@ async function takeInUpload(
     bytes: stored.bytes,
     updated_at: new Date().toISOString(),
     copy_from: upload.key,
+    ...(upload.requested_by === undefined ? {} : { upload_requested_by: upload.requested_by }),
   };
   let taken: boolean;
   try {
@@ -186,6 +198,9 @@ export async function createRelease(
     name: catalog.name,
     document_key: catalog.document.key,
     ...(catalog.document.copy_from === undefined ? {} : { copy_from: catalog.document.copy_from }),
+    ...(catalog.document.copy_from === undefined || catalog.document.upload_requested_by === undefined
+      ? {}
+      : { upload_requested_by: catalog.document.upload_requested_by }),
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
     percent_completed: 0,

@@ -83,18 +83,15 @@ export function isCallerKey(caller: WriteCaller | undefined, storeId: string, ke
  * either is gone (or the token expired), so a deleted key's token never gets a write route's 200.
  */
 export async function assertCallerExists(caller: WriteCaller, now = Date.now()): Promise<void> {
-  const table = tableName('keys');
   const [token, key] = await Promise.all([
     getDocumentClient().send(
-      new GetCommand({ TableName: table, Key: keysTable.token(caller.tokenHash), ConsistentRead: true }),
-    ),
-    getDocumentClient().send(
       new GetCommand({
-        TableName: table,
-        Key: keysTable.applicationKey(caller.storeId, caller.keyId),
+        TableName: tableName('keys'),
+        Key: keysTable.token(caller.tokenHash),
         ConsistentRead: true,
       }),
     ),
+    readApplicationKey(caller.storeId, caller.keyId),
   ]);
   const item = token.Item;
   const valid =
@@ -105,4 +102,23 @@ export async function assertCallerExists(caller: WriteCaller, now = Date.now()):
     item.expires_at > Math.floor(now / 1000) &&
     key.Item !== undefined;
   if (!valid) throw new CallerRevokedError();
+}
+
+/**
+ * True while the application key (`storeId`, `keyId`) exists (a strongly consistent read): for what a key
+ * asked for that outlives its request, such as a pre-signed upload URL, which must not be taken in once the
+ * key that asked for it was deleted.
+ */
+export async function applicationKeyExists(storeId: string, keyId: string): Promise<boolean> {
+  return (await readApplicationKey(storeId, keyId)).Item !== undefined;
+}
+
+function readApplicationKey(storeId: string, keyId: string) {
+  return getDocumentClient().send(
+    new GetCommand({
+      TableName: tableName('keys'),
+      Key: keysTable.applicationKey(storeId, keyId),
+      ConsistentRead: true,
+    }),
+  );
 }

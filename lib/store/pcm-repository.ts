@@ -28,20 +28,33 @@ export interface PcmCatalog {
   updated_at: string;
   /**
    * The document a new release publishes: its object key, size and when it was stored; `copy_from`, the
-   * upload it is copied from by the first release's workflow (until then the key holds nothing).
+   * upload it is copied from by the first release's workflow (until then the key holds nothing), and
+   * `upload_requested_by`, the application key that asked for that upload (the copy is refused once it is
+   * deleted).
    */
-  document?: { key: string; bytes: number; updated_at: string; copy_from?: string };
+  document?: {
+    key: string;
+    bytes: number;
+    updated_at: string;
+    copy_from?: string;
+    upload_requested_by?: string;
+  };
   /** The release being published, if any. */
   publishing?: string;
   /** The newest pre-signed upload (`POST …/document-uploads`), until a release takes it in or it lapses. */
   upload?: PendingUpload;
 }
 
-/** A pre-signed upload of a document: its key under `uploads/`, when its URL was issued and when it expires. */
+/**
+ * A pre-signed upload of a document: its key under `uploads/`, when its URL was issued and when it expires,
+ * and the application key that asked for it (absent on uploads recorded before it was kept): the upload is
+ * refused once that key is deleted.
+ */
 export interface PendingUpload {
   key: string;
   created_at: string;
   expires_at: string;
+  requested_by?: string;
 }
 
 /** A validation issue as a release keeps it (the shape of lib/catalog/validate-release.ts's). */
@@ -61,6 +74,8 @@ export interface PcmRelease extends ReleaseMarker {
   document_key: string;
   /** The upload the workflow copies to `document_key` first, when the catalog's document is still one. */
   copy_from?: string;
+  /** The application key that asked for that upload: Validate refuses the copy once it is deleted. */
+  upload_requested_by?: string;
   created_at: string;
   updated_at: string;
   /** Items the release writes (known once derived) and written so far: `percent_completed`. */

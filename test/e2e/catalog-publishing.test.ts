@@ -4,6 +4,7 @@ import { cleanupReleases, RELEASE_SHARDS, RETAIN_REPLACED_MS } from '../../lib/c
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { MAX_DOCUMENT_BYTES } from '../../lib/http/middleware';
 import { createDocumentUpload, UPLOAD_URL_SECONDS, uploadKey } from '../../lib/pcm/publishing';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository, chunkId } from '../../lib/store/catalog-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
@@ -50,11 +51,17 @@ type Release = {
 const admin = () => sdkClient(api, { clientId: store.clientId, clientSecret: store.clientSecret });
 const storefront = () => sdkClient(api, { clientId: store.clientId });
 
-async function call(method: string, path: string, body?: string, contentType = 'application/json') {
+async function call(
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+  as: string = token,
+) {
   const response = await fetch(`${api.baseUrl}${path}`, {
     method,
     headers: {
-      Authorization: `Bearer ${token}`,
+      Authorization: `Bearer ${as}`,
       ...(body === undefined ? {} : { 'Content-Type': contentType }),
     },
     ...(body === undefined ? {} : { body }),
@@ -522,6 +529,94 @@ describe('publishing a document uploaded to object storage (POST …/document-up
       },
     ]);
     expect(failed.meta.errors_total).toBe(1);
+  });
+
+  /** An upload URL asked for by another key of the test store (made for it), and that key's id. */
+  async function uploadOfAnotherKey(catalogId: string, name: string) {
+    const { key, clientSecret } = await applicationKeyRepository.create(store.store.id, {
+      name,
+      reserved_rate_limit: 0,
+    });
+    const keyToken = await tokenFor({ ...store, clientId: key.client_id, clientSecret });
+    const path = `/pcm/catalogs/${catalogId}/document-uploads`;
+    const asked = await call('POST', path, undefined, undefined, keyToken);
+    expect(asked.status).toBe(201);
+    return { keyId: key.id, upload: asked.body.data as Upload };
+  }
+
+  it('refuses an upload whose URL was issued to a key deleted since: 409, the document kept, the upload gone', async () => {
+    const catalogId = await createCatalog('Upload of a deleted key');
+    const owners = childrenRelease({ namePrefix: 'Owner ' });
+    expect((await putDocument(catalogId, owners)).status).toBe(200);
+    const before = await documentOf(catalogId);
+    // Another key of the store asks for an upload URL, then is deleted (its token is 401 from then on)...
+    const leaked = await uploadOfAnotherKey(catalogId, 'Leaked');
+    expect((await call('DELETE', `/v2/application-keys/${leaked.keyId}`)).status).toBe(204);
+    // ...but the URL is object storage's, signed by the service: whoever holds it can still PUT a file there.
+    const defaced = JSON.stringify(childrenRelease({ namePrefix: 'Defaced ' }));
+    expect((await upload(leaked.upload.upload_url, defaced)).status).toBe(200);
+
+    // The owner's next release refuses the upload instead of publishing it, and drops it.
+    const refused = await call('POST', `/pcm/catalogs/${catalogId}/releases`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors).toEqual([
+      {
+        status: '409',
+        title: 'Conflict',
+        detail: `the pending upload's URL was issued to application key ${leaked.keyId}, which was deleted since: the upload is refused and discarded; upload the document again`,
+        request_id: expect.any(String),
+      },
+    ]);
+    expect(await documentOf(catalogId)).toEqual(before);
+    const stored = await pcmRepository.getCatalog(store.store.id, catalogId);
+    expect(stored?.upload).toBeUndefined();
+    expect(stored?.publishing).toBeUndefined();
+    expect(await objectStore.head(uploadKey(store.store.id, catalogId, leaked.upload.id))).toBeUndefined();
+    // Publishing again releases the owner's document.
+    const release = await publish(catalogId);
+    expect(release.meta).toMatchObject({ release_status: 'PUBLISHED', current: true });
+    expect((await pcmRepository.getRelease(store.store.id, catalogId, release.id))?.document_key).toBe(
+      stored?.document?.key,
+    );
+    expect(await documentOf(catalogId)).toEqual(before);
+  });
+
+  it('fails a release whose upload, taken in, was asked for by a key deleted before the workflow copied it', async () => {
+    const catalogId = await createCatalog('Key deleted before the copy');
+    const leaked = await uploadOfAnotherKey(catalogId, 'Deleted before the copy');
+    const uploaded = uploadKey(store.store.id, catalogId, leaked.upload.id);
+    const pending = (await pcmRepository.getCatalog(store.store.id, catalogId))?.upload;
+    expect(pending?.requested_by).toBe(leaked.keyId);
+    // The owner's release takes the upload in while the key is there (what createRelease does): the
+    // catalog's document is to be copied from the upload by the workflow.
+    const documentKey = `documents/${store.store.id}/${catalogId}/taken-in.json`;
+    const document = {
+      key: documentKey,
+      bytes: 10,
+      updated_at: new Date().toISOString(),
+      copy_from: uploaded,
+      upload_requested_by: leaked.keyId,
+    };
+    expect(await pcmRepository.takeUpload(store.store.id, catalogId, uploaded, document)).toBe(true);
+    // The key is deleted before the workflow copies the upload, and the file changed meanwhile.
+    expect((await call('DELETE', `/v2/application-keys/${leaked.keyId}`)).status).toBe(204);
+    await objectStore.put(uploaded, JSON.stringify(childrenRelease({ namePrefix: 'Defaced ' })));
+
+    const failed = await publish(catalogId);
+    expect(failed.meta.release_status).toBe('FAILED');
+    expect(failed.meta.errors).toEqual([
+      {
+        status: '422',
+        title: 'Unprocessable Entity',
+        detail: `the upload's URL was issued to application key ${leaked.keyId}, which was deleted since: the upload is refused and discarded; upload the document again`,
+        source: '',
+        rule: 'upload',
+      },
+    ]);
+    // Nothing was copied or published, and the upload is gone.
+    expect(await objectStore.head(documentKey)).toBeUndefined();
+    expect(await objectStore.head(uploaded)).toBeUndefined();
+    expect(failed.meta.current).toBe(false);
   });
 
   it('answers 404 for another store’s catalog and an unknown one, 403 for a storefront token', async () => {

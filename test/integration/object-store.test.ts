@@ -305,6 +305,120 @@ describe('objectStore', () => {
   }, 60_000);
 });
 
+describe('the local object store refuses requests S3 would refuse', () => {
+  const endpoint = () => process.env.S3_ENDPOINT as string;
+  const bucket = () => loadConfig().documentsBucket;
+  const guarded = `${prefix}guarded/document.json`;
+  const original = '{"products":[]}';
+
+  beforeAll(async () => {
+    await objectStore.put(guarded, original, { contentType: 'application/json' });
+  });
+
+  /** Status and error code of a request sent with no signature at all (no Authorization, no X-Amz-*). */
+  async function anonymous(method: string, path: string, body?: string) {
+    const response = await fetch(`${endpoint()}${path}`, {
+      method,
+      ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+    });
+    const text = await response.text();
+    return { status: response.status, code: /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? null };
+  }
+
+  it('answers 403 AccessDenied to every unsigned request, and changes nothing', async () => {
+    const object = `/${bucket()}/${guarded}`;
+    const answers = {
+      put: await anonymous('PUT', object, '{"defaced":true}'),
+      putNew: await anonymous('PUT', `/${bucket()}/${prefix}guarded/new.json`, '{}'),
+      get: await anonymous('GET', object),
+      list: await anonymous('GET', `/${bucket()}?list-type=2&prefix=${encodeURIComponent(prefix)}`),
+      listV1: await anonymous('GET', `/${bucket()}`),
+      buckets: await anonymous('GET', '/'),
+      delete: await anonymous('DELETE', object),
+      createBucket: await anonymous('PUT', `/anonymous-${randomUUID()}`),
+    };
+    const refused = { status: 403, code: 'AccessDenied' };
+    expect(answers).toEqual({
+      put: refused,
+      putNew: refused,
+      get: refused,
+      list: refused,
+      listV1: refused,
+      buckets: refused,
+      delete: refused,
+      createBucket: refused,
+    });
+    // A HEAD answers no body in S3 either: its status alone.
+    expect((await fetch(`${endpoint()}${object}`, { method: 'HEAD' })).status).toBe(403);
+    expect((await bytesOf(objectStore.read(guarded))).toString('utf8')).toBe(original);
+    expect(await objectStore.head(`${prefix}guarded/new.json`)).toBeUndefined();
+  });
+
+  it.each([
+    {
+      name: 'the local key id and another secret',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'not-the-secret' },
+      code: 'SignatureDoesNotMatch',
+    },
+    {
+      name: 'an unknown key id',
+      credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'S3RVER' },
+      code: 'InvalidAccessKeyId',
+    },
+  ])('refuses requests signed with $name (403 $code)', async ({ credentials, code }) => {
+    const client = createS3Client(loadConfig(), { credentials });
+    const store = createObjectStore({ client: () => client, bucket: () => loadConfig().documentsBucket });
+    try {
+      await expect(store.put(guarded, '{"defaced":true}')).rejects.toMatchObject({
+        name: code,
+        $metadata: { httpStatusCode: 403 },
+      });
+      await expect(bytesOf(store.read(guarded))).rejects.toMatchObject({ name: code });
+      // A pre-signed URL made with these credentials does not work either.
+      const { url } = await store.presignPut(guarded, {
+        expiresInSeconds: 60,
+        contentType: 'application/json',
+      });
+      const upload = await fetch(url, {
+        method: 'PUT',
+        body: '{"defaced":true}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(upload.status).toBe(403);
+      expect(await upload.text()).toContain(`<Code>${code}</Code>`);
+    } finally {
+      client.destroy();
+    }
+    expect((await bytesOf(objectStore.read(guarded))).toString('utf8')).toBe(original);
+  });
+
+  it('refuses a pre-signed URL whose signature was changed, and takes the one the service signed', async () => {
+    const key = `${prefix}guarded/upload.json`;
+    const { url } = await objectStore.presignPut(key, {
+      expiresInSeconds: 60,
+      contentType: 'application/json',
+    });
+    const forged = new URL(url);
+    const signature = forged.searchParams.get('X-Amz-Signature') as string;
+    forged.searchParams.set(
+      'X-Amz-Signature',
+      `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`,
+    );
+    const put = (target: string) =>
+      fetch(target, {
+        method: 'PUT',
+        body: '{"uploaded":true}',
+        headers: { 'content-type': 'application/json' },
+      });
+    const refused = await put(forged.toString());
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
+    expect(await objectStore.head(key)).toBeUndefined();
+    expect((await put(url)).status).toBe(200);
+    expect((await bytesOf(objectStore.read(key))).toString('utf8')).toBe('{"uploaded":true}');
+  });
+});
+
 /** The latin1 text of `length` bytes at `start` of the streamed test's document, regenerated. */
 async function rangeOfGenerated(start: number, length: number): Promise<string> {
   let offset = 0;

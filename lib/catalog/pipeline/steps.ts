@@ -1,3 +1,4 @@
+import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
 import { objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
@@ -30,7 +31,7 @@ import type {
   WriteChunk,
   WriteInput,
 } from './workflow';
-import { CHUNK_ITEMS, WRITER_BATCHES_IN_FLIGHT } from './workflow';
+import { CHUNK_ITEMS, uploadRefused, WRITER_BATCHES_IN_FLIGHT } from './workflow';
 
 /**
  * The publishing workflow's steps (functions/workflow.ts): each takes the state's JSON and answers JSON,
@@ -107,7 +108,8 @@ async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], tot
 /**
  * An uploaded document copied to the release's document key (server-side, in parts past 5 GB), unless an
  * earlier release copied it; then the upload goes. False, with the release FAILED, when neither is there
- * (an upload is kept a day).
+ * (an upload is kept a day), or when the application key that asked for the upload was deleted since (its
+ * URL may still work for whoever holds it): the upload is then deleted, and nothing is copied.
  */
 async function takeInDocument(input: ReleaseExecutionInput, upload: string): Promise<boolean> {
   if ((await objectStore.head(input.document_key)) === undefined) {
@@ -115,6 +117,13 @@ async function takeInDocument(input: ReleaseExecutionInput, upload: string): Pro
       const message =
         'the uploaded document is gone before a release took it in (uploads are kept a day): upload it again';
       await fail(input, [{ path: '', rule: 'document', message }], 1);
+      return false;
+    }
+    const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+    const requestedBy = release?.upload_requested_by;
+    if (requestedBy !== undefined && !(await applicationKeyExists(input.store_id, requestedBy))) {
+      await fail(input, [{ path: '', rule: 'upload', message: uploadRefused(requestedBy, 'upload') }], 1);
+      await objectStore.deletePrefix(upload);
       return false;
     }
     await objectStore.copy(upload, input.document_key);

@@ -27,7 +27,8 @@ export interface WorkflowStepDefinition {
 
 export const WORKFLOW_STEPS = {
   'release-validate': {
-    tables: { products: 'readwrite' },
+    // keys: read: whether the application key that asked for an upload it copies in still exists.
+    tables: { products: 'readwrite', keys: 'read' },
     // readwrite: it copies an uploaded document to its key first (and deletes the upload).
     bucket: 'readwrite',
     memoryMb: 1024,
@@ -170,4 +171,12 @@ export interface WriteInput extends ReleaseIds {
 /** What the Abandon step gets: the execution's input and the error the Catch caught. */
 export interface AbandonInput extends ReleaseExecutionInput {
   error?: { Error?: string; Cause?: string };
+}
+
+/**
+ * Why an upload is not taken in as a catalog's document: the application key that asked for its URL was
+ * deleted (the release's creation answers it as a 409 for a `pending upload`, Validate as the release's error).
+ */
+export function uploadRefused(keyId: string, what: 'pending upload' | 'upload'): string {
+  return `the ${what}'s URL was issued to application key ${keyId}, which was deleted since: the upload is refused and discarded; upload the document again`;
 }
