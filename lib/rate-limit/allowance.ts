@@ -177,6 +177,47 @@ export function remainingFor(state: WindowState, keyId: string, allowance: Allow
 }
 
 /**
+ * The most of a store's pool one source address may take per second, whatever else is going on (a
+ * container's storefront requests; see `addressShares`).
+ */
+export const ADDRESS_SHARE = 0.5;
+
+/** What each source address may take of a store's pool in one window (docs/rate-limits.md). */
+export interface AddressShares {
+  /** The most any one address may take in the window (at least 1). */
+  share: number;
+  /**
+   * What addresses not among `demands` (new ones) may take together: the pool less what the known
+   * addresses are set aside (each its demand, up to `share`).
+   */
+  newcomers: number;
+}
+
+/**
+ * The per-address shares of a pool for one window, from the demands (requests per second, whole numbers)
+ * of the addresses seen recently: max-min fair. The share is the largest whole number `c` such that every
+ * known address taking `min(demand, c)` and one more address taking `c` fit in the pool, so an address that
+ * asks less than its fair share gets all it asks, busy addresses split the rest evenly, and a newcomer's
+ * share is always left over. Never more than `ADDRESS_SHARE` of the pool, never less than 1.
+ */
+export function addressShares(pool: number, demands: readonly number[]): AddressShares {
+  const total = Math.max(0, Math.floor(pool));
+  const sorted = demands.map((d) => Math.max(0, Math.ceil(d))).sort((a, b) => a - b);
+  let left = total;
+  let sharing = sorted.length + 1;
+  for (const demand of sorted) {
+    // Satisfied in full while it fits in an even split of what is left: the split only grows from there.
+    if (demand * sharing > left) break;
+    left -= demand;
+    sharing -= 1;
+  }
+  const share = Math.max(1, Math.min(Math.floor(total * ADDRESS_SHARE), Math.floor(left / sharing)));
+  let setAside = 0;
+  for (const demand of sorted) setAside += Math.min(demand, share);
+  return { share, newcomers: Math.max(0, total - setAside) };
+}
+
+/**
  * The share of a new store's `rate_limit` its first (admin) key reserves by default (`npm run admin --
  * create-store`, the demo store): the back office keeps requests however hard the storefronts flood.
  */

@@ -164,7 +164,7 @@ export function checkRateLimit(
   const admit = (read: KeyLimits) =>
     storefront
       ? // Storefront tokens draw from the store's pool only, never from the key's reservation, and one
-        // source address may take at most part of the pool (ADDRESS_SHARE).
+        // source address may take at most its share of the pool (lib/rate-limit/addresses.ts).
         rateLimiter.admit(storeId, `${keyId}#implicit`, { ...read, reserved: 0 }, storefront.address)
       : rateLimiter.admit(storeId, keyId, read);
   let limits: ReturnType<typeof keyLimits>;

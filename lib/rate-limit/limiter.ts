@@ -1,5 +1,6 @@
 import { errorFields, log } from '../http/log';
 import type { WindowCounters } from '../store/rate-limit-repository';
+import { AddressLedger } from './addresses';
 import {
   type Allowance,
   allowanceOf,
@@ -49,11 +50,6 @@ export const LEASE_DEADLINE_MS = 50;
  * beyond the window's limit, and only when the window was already used up by other containers.
  */
 export const FIRST_LEASE_ALLOWANCE = 1;
-/**
- * Storefront (implicit) requests from one source address may use at most this share of the store's pool
- * per window in a container, so one address cannot take the whole shopper share: others keep the rest.
- */
-export const ADDRESS_SHARE = 0.5;
 /** After a failed lease, requests short of tokens are admitted without asking DynamoDB for this long. */
 export const FAIL_OPEN_MS = 5000;
 /**
@@ -131,9 +127,8 @@ interface StoreBucket {
   unleased: number;
   /** Those not yet charged to a lease's grant, by key. */
   owed: Map<string, number>;
-  /** Storefront requests admitted in `addressWindow`, by source address. */
-  addresses: Map<string, number>;
-  addressWindow: number;
+  /** Storefront requests by source address: each address's share of the pool (lib/rate-limit/addresses.ts). */
+  addresses: AddressLedger;
 }
 
 const WAIT_EXPIRED = Symbol('wait-expired');
@@ -182,19 +177,12 @@ export class RateLimiter {
     const window = Math.floor(this.deps.now() / WINDOW_MS);
     this.observe(bucket, keyId, window, allowance);
     if (address !== undefined) {
-      if (bucket.addressWindow !== window) {
-        bucket.addresses.clear();
-        bucket.addressWindow = window;
-      }
-      const used = bucket.addresses.get(address) ?? 0;
-      if (used >= Math.max(1, Math.floor(allowance.pool * ADDRESS_SHARE)))
-        return this.decide(false, this.windowState(bucket, window), keyId, allowance, false, window);
       // Counted before the decision (requests waiting for a lease must not all pass the check), given back
       // when refused.
-      bucket.addresses.set(address, used + 1);
+      if (!bucket.addresses.take(address, window, allowance.pool))
+        return this.decide(false, this.windowState(bucket, window), keyId, allowance, false, window);
       const count = (decision: RateLimitDecision) => {
-        if (!decision.admitted && bucket.addressWindow === window)
-          bucket.addresses.set(address, Math.max(0, (bucket.addresses.get(address) ?? 1) - 1));
+        if (!decision.admitted) bucket.addresses.giveBack(address, window);
         return decision;
       };
       const decision = this.decideOrWait(bucket, storeId, keyId, allowance);
@@ -363,8 +351,7 @@ export class RateLimiter {
         leased: false,
         unleased: 0,
         owed: new Map(),
-        addresses: new Map(),
-        addressWindow: 0,
+        addresses: new AddressLedger(),
       };
       this.buckets.set(storeId, bucket);
     }

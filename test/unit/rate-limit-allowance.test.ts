@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+  addressShares,
   allowanceOf,
   applyLease,
   emptyWindow,
@@ -200,5 +201,69 @@ describe('applyLease and remainingFor', () => {
     expect(remainingFor(state, 'r', allowance)).toBe(10 + 15 + 18);
     expect(takeToken(state, 'r')).toBe('reserved');
     expect(remainingFor(state, 'r', allowance)).toBe(42);
+  });
+});
+
+describe('addressShares', () => {
+  const setAside = (demands: number[], share: number) =>
+    demands.reduce((sum, demand) => sum + Math.min(demand, share), 0);
+
+  it('gives one busy address half the pool, as before any other address is seen', () => {
+    expect(addressShares(16, [100])).toEqual({ share: 8, newcomers: 8 });
+    expect(addressShares(16, [])).toEqual({ share: 8, newcomers: 16 });
+  });
+
+  it('splits what light addresses leave among the busy ones, keeping one share for newcomers', () => {
+    // Two flooding addresses and a shopper at 3/s, pool 16: the shopper's 3 set aside, 13 split three ways.
+    expect(addressShares(16, [100, 100, 3])).toEqual({ share: 4, newcomers: 5 });
+    expect(addressShares(16, [100, 100, 100, 3])).toEqual({ share: 3, newcomers: 4 });
+    expect(addressShares(80, [500, 500])).toEqual({ share: 26, newcomers: 28 });
+  });
+
+  it('never goes below one request per address, even when addresses outnumber the pool', () => {
+    expect(addressShares(4, [9, 9, 9, 9, 9])).toEqual({ share: 1, newcomers: 0 });
+    expect(addressShares(0, [3])).toEqual({ share: 1, newcomers: 0 });
+  });
+
+  const inputs = fc.tuple(fc.nat(2000), fc.array(fc.nat(300), { maxLength: 60 }));
+
+  it('is max-min fair: the known addresses at the share and one more fit, one more request each would not', () => {
+    fc.assert(
+      fc.property(inputs, ([pool, demands]) => {
+        const { share } = addressShares(pool, demands);
+        const half = Math.floor(pool / 2);
+        expect(share).toBeGreaterThanOrEqual(1);
+        expect(share).toBeLessThanOrEqual(Math.max(1, half));
+        if (share > 1 || pool >= demands.length + 1) {
+          expect(setAside(demands, share) + share).toBeLessThanOrEqual(pool);
+        }
+        if (share < half) {
+          expect(setAside(demands, share + 1) + share + 1).toBeGreaterThan(pool);
+        }
+      }),
+    );
+  });
+
+  it('gives every address at least an even split and newcomers at least one share', () => {
+    fc.assert(
+      fc.property(inputs, ([pool, demands]) => {
+        const { share, newcomers } = addressShares(pool, demands);
+        expect(share).toBeGreaterThanOrEqual(
+          Math.max(1, Math.min(Math.floor(pool / 2), Math.floor(pool / (demands.length + 1)))),
+        );
+        expect(newcomers).toBe(Math.max(0, pool - setAside(demands, share)));
+        if (pool >= demands.length + 1) expect(newcomers).toBeGreaterThanOrEqual(share);
+      }),
+    );
+  });
+
+  it('lets n busy addresses take at most n/(n+1) of the pool, however hard they flood', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 2000 }), fc.integer({ min: 1, max: 50 }), (pool, n) => {
+        fc.pre(pool >= n + 1);
+        const { share } = addressShares(pool, Array(n).fill(10 * pool));
+        expect(n * share).toBeLessThanOrEqual(Math.floor((n * pool) / (n + 1)));
+      }),
+    );
   });
 });

@@ -212,3 +212,49 @@ describe('RateLimiter', () => {
     expect(await admitted(limiter, 30, unreserved(3))).toBe(3);
   });
 });
+
+describe('storefront source addresses', () => {
+  /** Storefront requests of `address` in the current window; returns how many were admitted. */
+  async function fromAddress(limiter: RateLimiter, address: string, count: number): Promise<number> {
+    let n = 0;
+    for (let i = 0; i < count; i += 1)
+      if ((await limiter.admit(STORE, 'k#implicit', unreserved(32), address)).admitted) n += 1;
+    return n;
+  }
+
+  it('leaves a shopper and new shoppers served while 2, 3 or 4 addresses flood, from the second window on', async () => {
+    for (const attackers of [2, 3, 4]) {
+      const { limiters, clock } = setup();
+      const limiter = limiters[0] as RateLimiter;
+      // Window 0: the shopper browses (3 requests); nobody floods yet.
+      expect(await fromAddress(limiter, 'shopper', 3)).toBe(3);
+      const perWindow: { flood: number[]; shopper: number; newcomers: number }[] = [];
+      for (let window = 1; window <= 4; window += 1) {
+        clock.now = (10_000 + window) * WINDOW_MS;
+        const flood: number[] = [];
+        for (let a = 0; a < attackers; a += 1) flood.push(await fromAddress(limiter, `attacker-${a}`, 50));
+        const shopper = await fromAddress(limiter, 'shopper', 3);
+        let newcomers = 0;
+        for (let n = 0; n < 3; n += 1) newcomers += await fromAddress(limiter, `new-${window}-${n}`, 1);
+        perWindow.push({ flood, shopper, newcomers });
+      }
+      // Window 1: the flooding addresses are new, so they draw on what the shopper's 3 leave (29), each
+      // only while it has taken less than what is left: 15, 7, 4, 2. The shopper keeps its 3; new shoppers
+      // get what the flooders left (7, 3, 1 of it). From window 2 on, the flooders are known and each gets
+      // an even split of what the shopper and new shoppers leave.
+      expect(perWindow[0]).toEqual({
+        flood: [15, 7, 4, 2].slice(0, attackers),
+        shopper: 3,
+        newcomers: { 2: 3, 3: 3, 4: 1 }[attackers],
+      });
+      for (const seen of perWindow.slice(1)) {
+        expect(seen.shopper).toBe(3);
+        expect(seen.newcomers).toBe(3);
+      }
+      // 32 less the shopper's 3 and the last window's new shoppers' 3, split among the flooders and one
+      // share kept for newcomers: 26 / 3 = 8, 26 / 4 = 6, 26 / 5 = 5.
+      const share = { 2: 8, 3: 6, 4: 5 }[attackers] ?? 0;
+      for (const seen of perWindow.slice(1)) expect(seen.flood).toEqual(Array(attackers).fill(share));
+    }
+  });
+});
