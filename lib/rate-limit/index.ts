@@ -1,6 +1,6 @@
 import { getConfig } from '../config/index';
 import { TooManyRequestsError, UnauthorizedError } from '../http/errors';
-import { errorFields, log } from '../http/log';
+import { errorFields, log, loggedAsCount } from '../http/log';
 import { countMetric, METRIC } from '../metrics/index';
 import { applicationKeyRepository } from '../store/application-key-repository';
 import { rateLimitRepository } from '../store/rate-limit-repository';
@@ -206,7 +206,8 @@ export interface RequestLogKeys {
 
 /**
  * The 429 of a refused request: the error body, `Retry-After` and the allowance headers. Refusals are
- * logged as counts per key per second (lib/rate-limit/refusal-log.ts), not one line each.
+ * logged as counts per key per second (lib/rate-limit/refusal-log.ts), not one line each: the request
+ * writes no access line, and the RateLimitedRequests metric goes out at most once a second.
  */
 export function refuse(
   decision: RateLimitDecision,
@@ -215,10 +216,12 @@ export function refuse(
 ): TooManyRequestsError {
   countMetric(METRIC.rateLimitedRequests);
   noteRefusal(ids, decision.limit, request.route);
-  return new TooManyRequestsError(
-    `Rate limit of ${decision.limit} requests per second exceeded for this application key`,
-    decision.resetSeconds,
-    rateLimitHeaders(decision),
+  return loggedAsCount(
+    new TooManyRequestsError(
+      `Rate limit of ${decision.limit} requests per second exceeded for this application key`,
+      decision.resetSeconds,
+      rateLimitHeaders(decision),
+    ),
   );
 }
 
