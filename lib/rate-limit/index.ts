@@ -12,7 +12,7 @@ import { noteRefusal } from './refusal-log';
 
 /*
  * The rate limit as the request path uses it (docs/rate-limits.md): the container's limiter, the limits
- * it enforces (read from the store and key items, refreshed so that changes apply within 60 s), and the
+ * it enforces (read from the store and key items, refreshed so that changes apply within 51 s), and the
  * response headers that tell a caller its allowance.
  */
 
@@ -135,7 +135,8 @@ class LimitsStalled extends Error {
 
 /**
  * The 401 of a token whose key (or store) is gone: the limiter found no limits for it. A token cached by
- * a container outlives its key by up to AUTH_CACHE_SECONDS for reads; it is refused here, never unlimited.
+ * a container outlives its key by up to AUTH_CACHE_SECONDS (2 s) for reads; here it is refused, never
+ * admitted without a limit.
  */
 export function keyGone(): UnauthorizedError {
   countMetric(METRIC.authenticationFailures);
