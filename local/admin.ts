@@ -17,7 +17,7 @@ const USAGE = `Usage:
   npm run admin -- create-key --store STORE_ID [--name NAME] [--json]
       Adds an application key to a store (for a store that lost all its keys).
   npm run admin -- set-rate-limit --store STORE_ID N [--json]
-      Sets the store's rate limit to N requests per second (applies everywhere within 60 s).
+      Sets the store's rate limit to N requests per second (applies everywhere within 51 s).
   npm run admin -- set-channel-header --store STORE_ID required|optional [--json]
       Whether catalog reads need the channel header (default: required); optional lets requests
       without one match catalog rules that name no channel (applies everywhere within 60 s).

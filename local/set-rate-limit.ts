@@ -6,7 +6,7 @@ export const SET_RATE_LIMIT_USAGE = `Usage: npm run admin -- set-rate-limit --st
 
 Sets the store's rate limit to N requests per second (1-100000). Refused when the store's application
 keys together reserve more than N (lower their reserved_rate_limit first). Every container applies the
-new limit within 60 s.`;
+new limit within 51 s.`;
 
 /** A usage error: one line on stderr, exit 2. */
 class UsageError extends Error {}
@@ -73,7 +73,7 @@ export async function setRateLimitCommand(argv: string[]): Promise<number> {
   else {
     for (const [name, value] of Object.entries(output))
       process.stdout.write(`${`${name}:`.padEnd(27)} ${value}\n`);
-    process.stderr.write('Every container applies the new limit within 60 s.\n');
+    process.stderr.write('Every container applies the new limit within 51 s.\n');
   }
   return 0;
 }

@@ -10,7 +10,7 @@ export interface Config {
   limitsTable: string;
   /** Lifetime of an issued access token, in seconds. */
   tokenTtlSeconds: number;
-  /** How long a container may reuse a validated token before reading it again (<= 60 s). */
+  /** How long a container may reuse a validated token before reading it again (<= 2 s). */
   authCacheSeconds: number;
   /** How long a container may reuse a catalog's current release id before reading it again. */
   releaseCacheSeconds: number;
@@ -124,7 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     productsTable: tableName(env, 'PRODUCTS_TABLE', 'commerce-products'),
     limitsTable: tableName(env, 'LIMITS_TABLE', 'commerce-limits'),
     tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),
-    authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 30, 0, 60),
+    authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 2, 0, 2),
     releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),
     rateLimits: rateLimits === 'on',
     rateLimitDeadlineMs: intFrom(env, 'RATE_LIMIT_DEADLINE_MS', 50, 5, 2000),

@@ -101,6 +101,18 @@ export function requestSecrets(
   return secrets;
 }
 
+/** Errors whose requests are logged as counts elsewhere (the rate limit's refusals): no access line each. */
+const countedElsewhere = new WeakSet<object>();
+
+/**
+ * Marks an error as logged as a count by its own log (the refusal log sums 429s per key and second), so
+ * its request writes no access line: a flood of refusals must not be a flood of lines.
+ */
+export function loggedAsCount<E extends object>(error: E): E {
+  countedElsewhere.add(error);
+  return error;
+}
+
 type LoggedEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
 type LoggedResult = { statusCode?: number } | undefined;
 
@@ -116,7 +128,8 @@ function requestKeys(operation: string, event: LoggedEvent, context: Context) {
  * The logging middlewares of one function, registered before every other middleware: Powertools'
  * context injection (function name, request id, cold start; keys reset after each invocation; the event
  * is never logged, whatever POWERTOOLS_LOGGER_LOG_EVENT says) with the route and operation appended,
- * then one info access line per request and an error line for every 5xx response.
+ * then one info access line per request (none for a refusal the refusal log counts: `loggedAsCount`) and
+ * an error line for every 5xx response.
  */
 export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, LoggedResult>[] {
   const started = new WeakMap<object, number>();
@@ -162,7 +175,8 @@ export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, Lo
           error: errorFields(request.error, requestSecrets(event.headers, event.parsedBody)),
         });
       }
-      accessLine(request);
+      if (!(typeof request.error === 'object' && request.error && countedElsewhere.has(request.error)))
+        accessLine(request);
     },
   };
   return [

@@ -9,15 +9,17 @@ export { METRIC, type MetricName } from './names';
  * turns each line into metrics, no API call. POWERTOOLS_METRICS_DISABLED=true turns it off (tests).
  *
  * Counts are summed in the container and written when an invocation ends (see `metricsPublisher`):
- * at once when the invocation counted anything but catalog cache hits (a refusal, an authentication
- * failure or a cache miss: rare, and on requests that pay a DynamoDB round trip anyway), and for
- * cache hits alone, which every warm catalog request counts, at most once per `HITS_FLUSH_MS`, carrying
- * the sum since the last line. A container that ends between two lines loses at most that long of cache
- * hits, never a refusal or a failure.
+ * at once when the invocation counted an authentication failure or a cache miss (rare, and on requests
+ * that pay a DynamoDB round trip anyway); rate-limit refusals, which a flood counts by the thousand, at
+ * most once per `REFUSALS_FLUSH_MS`; and cache hits alone, which every warm catalog request counts, at
+ * most once per `HITS_FLUSH_MS`; each line carries the sums since the last one. A container that ends
+ * between two lines loses at most a second of refusals and a minute of cache hits, never a failure.
  */
 
 /** The longest cache-hit counts wait in a container before a line carries them (CloudWatch's 1-minute resolution). */
 export const HITS_FLUSH_MS = 60_000;
+/** The longest refusal counts wait: a flood of 429s writes one metric line a second, not one per 429. */
+export const REFUSALS_FLUSH_MS = 1000;
 
 /** Created at the first line, so a container whose invocations count nothing never builds it. */
 let metrics: Metrics | undefined;
@@ -34,14 +36,23 @@ export function countMetric(name: MetricName, count = 1): void {
 /** Writes the pending counts as one line when they are due (see above); returns whether it wrote. */
 export function flushMetrics(nowMs = Date.now()): boolean {
   if (pending.size === 0) return false;
-  const onlyHits = pending.size === 1 && pending.has(METRIC.catalogCacheHits);
-  if (onlyHits && lastFlushMs !== undefined && nowMs - lastFlushMs < HITS_FLUSH_MS) return false;
+  if (lastFlushMs !== undefined && nowMs - lastFlushMs < deferFor()) return false;
   metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRIC_DIMENSIONS.service });
   for (const [name, count] of pending) metrics.addMetric(name, MetricUnit.Count, count);
   pending.clear();
   lastFlushMs = nowMs;
   metrics.publishStoredMetrics();
   return true;
+}
+
+/** How long the pending counts may wait after the last line: 0 when one of them may not wait. */
+function deferFor(): number {
+  let wait = HITS_FLUSH_MS;
+  for (const name of pending.keys()) {
+    if (name === METRIC.rateLimitedRequests) wait = Math.min(wait, REFUSALS_FLUSH_MS);
+    else if (name !== METRIC.catalogCacheHits) return 0;
+  }
+  return wait;
 }
 
 /** Forgets pending counts and when the last line went out (tests). */

@@ -231,7 +231,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'deleteApplicationKey',
     summary: 'Delete an application key',
     description:
-      'Revokes its credentials; its tokens can write nothing from now on (containers may accept them for reads for up to 30 s).',
+      'Revokes its credentials; its tokens can write nothing from now on (containers may accept them for reads for up to 2 s).',
     tag: 'Application keys',
     parameters: [KEY_ID],
     responses: {

@@ -1,6 +1,6 @@
 import { getConfig } from '../config/index';
 import { TooManyRequestsError, UnauthorizedError } from '../http/errors';
-import { errorFields, log } from '../http/log';
+import { errorFields, log, loggedAsCount } from '../http/log';
 import { countMetric, METRIC } from '../metrics/index';
 import { applicationKeyRepository } from '../store/application-key-repository';
 import { rateLimitRepository } from '../store/rate-limit-repository';
@@ -12,7 +12,7 @@ import { noteRefusal } from './refusal-log';
 
 /*
  * The rate limit as the request path uses it (docs/rate-limits.md): the container's limiter, the limits
- * it enforces (read from the store and key items, refreshed so that changes apply within 60 s), and the
+ * it enforces (read from the store and key items, refreshed so that changes apply within 51 s), and the
  * response headers that tell a caller its allowance.
  */
 
@@ -135,7 +135,8 @@ class LimitsStalled extends Error {
 
 /**
  * The 401 of a token whose key (or store) is gone: the limiter found no limits for it. A token cached by
- * a container outlives its key by up to AUTH_CACHE_SECONDS for reads; it is refused here, never unlimited.
+ * a container outlives its key by up to AUTH_CACHE_SECONDS (2 s) for reads; here it is refused, never
+ * admitted without a limit.
  */
 export function keyGone(): UnauthorizedError {
   countMetric(METRIC.authenticationFailures);
@@ -206,7 +207,8 @@ export interface RequestLogKeys {
 
 /**
  * The 429 of a refused request: the error body, `Retry-After` and the allowance headers. Refusals are
- * logged as counts per key per second (lib/rate-limit/refusal-log.ts), not one line each.
+ * logged as counts per key per second (lib/rate-limit/refusal-log.ts), not one line each: the request
+ * writes no access line, and the RateLimitedRequests metric goes out at most once a second.
  */
 export function refuse(
   decision: RateLimitDecision,
@@ -215,10 +217,12 @@ export function refuse(
 ): TooManyRequestsError {
   countMetric(METRIC.rateLimitedRequests);
   noteRefusal(ids, decision.limit, request.route);
-  return new TooManyRequestsError(
-    `Rate limit of ${decision.limit} requests per second exceeded for this application key`,
-    decision.resetSeconds,
-    rateLimitHeaders(decision),
+  return loggedAsCount(
+    new TooManyRequestsError(
+      `Rate limit of ${decision.limit} requests per second exceeded for this application key`,
+      decision.resetSeconds,
+      rateLimitHeaders(decision),
+    ),
   );
 }
 

@@ -38,7 +38,7 @@ import {
 
 /*
  * Rate limits on DynamoDB Local: leases, background renewal, window roll-over, the 429 and
- * its headers, the token endpoint's failed-attempt limit, reservation changes within 60 s, and failing
+ * its headers, the token endpoint's failed-attempt limit, reservation changes within 51 s, and failing
  * open under the fault injector. The same limiter on several processes: rate-limit-processes.test.ts.
  */
 
@@ -408,8 +408,12 @@ describe('failed token attempts', () => {
   });
 });
 
-describe('changes to limits apply within 60 s', () => {
+describe('changes to limits apply within 51 s', () => {
   beforeEach(() => resetRateLimits());
+
+  it('says 51 s where it says when changes apply: limits at most 50 s old, plus a window of leases', () => {
+    expect((LIMITS_MAX_AGE_MS + WINDOW_MS) / 1000).toBe(51);
+  });
 
   it('reads a changed reservation again after 20 s (in the background) and never uses one older than 50 s', async () => {
     const test = await createTestStore({ rate_limit: 40 });

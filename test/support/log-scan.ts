@@ -98,6 +98,11 @@ export interface ServedRequest {
   requestId: string;
   routeKey: string;
   status: number;
+  /**
+   * A 429 of the store's rate limit (it carries `X-RateLimit-Limit`): logged as a count per key and second
+   * by the refusal log, with no access line of its own (docs/logs.md).
+   */
+  rateLimited?: boolean;
 }
 
 /** What one test file saw: the secrets, and the requests the in-process local API answered. */
@@ -140,7 +145,13 @@ export function checkCapture(output: string, { registry, served }: Scan): string
   for (const request of served) {
     const own = lines.filter((line) => line.function_request_id === request.requestId);
     const access = own.find((line) => line.message === 'request completed');
-    if (!access || access.route !== request.routeKey || access.status !== request.status) {
+    if (request.rateLimited) {
+      if (access) {
+        problems.push(
+          `an access line for rate-limited request ${request.requestId}: refusals are logged as counts`,
+        );
+      }
+    } else if (!access || access.route !== request.routeKey || access.status !== request.status) {
       problems.push(
         `no access line {route: ${request.routeKey}, status: ${request.status}} for request ${request.requestId}`,
       );
@@ -166,7 +177,13 @@ export function tapServer(server: Server, target: Scan = scan): void {
     // A function answered unless the gateway did (unmatched route: 404, body over 10 MiB: 413).
     const gatewayAnswer = /^\{"message":/.test(text);
     if (match && requestId !== '' && !gatewayAnswer) {
-      target.served.push({ requestId, routeKey: match.routeKey, status });
+      const rateLimited = status === 429 && headers['x-ratelimit-limit'] !== undefined;
+      target.served.push({
+        requestId,
+        routeKey: match.routeKey,
+        status,
+        ...(rateLimited ? { rateLimited } : {}),
+      });
     }
   });
 }

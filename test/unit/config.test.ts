@@ -10,7 +10,7 @@ describe('loadConfig', () => {
       productsTable: 'commerce-products',
       limitsTable: 'commerce-limits',
       tokenTtlSeconds: 3600,
-      authCacheSeconds: 30,
+      authCacheSeconds: 2,
       releaseCacheSeconds: 2,
       rateLimits: true,
       rateLimitDeadlineMs: 50,
@@ -72,7 +72,7 @@ describe('loadConfig', () => {
     ],
     [{ KEYS_TABLE: 'ab' }, 'KEYS_TABLE must be a DynamoDB table name'],
     [{ TOKEN_TTL_SECONDS: '10' }, 'TOKEN_TTL_SECONDS must be an integer from 60 to 86400, got "10"'],
-    [{ AUTH_CACHE_SECONDS: '61' }, 'AUTH_CACHE_SECONDS must be an integer from 0 to 60, got "61"'],
+    [{ AUTH_CACHE_SECONDS: '3' }, 'AUTH_CACHE_SECONDS must be an integer from 0 to 2, got "3"'],
     [{ RELEASE_CACHE_SECONDS: 'soon' }, 'RELEASE_CACHE_SECONDS must be an integer from 0 to 10, got "soon"'],
     [{ RATE_LIMITS: 'false' }, 'RATE_LIMITS must be on or off, got "false"'],
     [

@@ -111,6 +111,16 @@ describe('checkCapture', () => {
     ]);
   });
 
+  it('wants no access line for a rate-limited 429 (the refusal log counts it), and fails one that has it', () => {
+    const limited = [{ requestId: 'r-2', routeKey: 'GET /catalog', status: 429, rateLimited: true }];
+    const refusal = `${JSON.stringify({ service: 'commerce-api', message: 'rate limited', count: 40 })}\n`;
+    expect(checkCapture(refusal, { registry: new SecretRegistry(), served: limited })).toEqual([]);
+    const output = refusal + access({ function_request_id: 'r-2', route: 'GET /catalog', status: 429 });
+    expect(checkCapture(output, { registry: new SecretRegistry(), served: limited })).toEqual([
+      'an access line for rate-limited request r-2: refusals are logged as counts',
+    ]);
+  });
+
   it('fails on a secret the real logger wrote into the captured output', () => {
     const log = debugLogger();
     const scan = emptyScan();
