@@ -38,7 +38,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * 3/s, each from a new address with one request; every request goes through the limiter as the request
  * path calls it, against the shared window items on DynamoDB. Returns what each caller was served.
  */
-export async function shopperFlood(seconds = 3, addresses = 1, rateLimit = 20): Promise<ShopperFloodFigures> {
+export async function shopperFlood(
+  seconds = 3,
+  addresses = 1,
+  rateLimit = 20,
+  /** The source address of a flooder's nth request (default: one fixed IPv4 address per flooder). */
+  flooderAddress: (flooder: number, request: number) => string = (flooder) => `203.0.113.${66 + flooder}`,
+): Promise<ShopperFloodFigures> {
   resetRateLimits();
   const store = await storeRepository.create({ name: 'Shopper flood', rate_limit: rateLimit });
   const { key: admin } = await applicationKeyRepository.create(store.id, {
@@ -61,7 +67,8 @@ export async function shopperFlood(seconds = 3, addresses = 1, rateLimit = 20): 
     tally[who].sent += 1;
     if (!decision || decision.admitted) tally[who].served += 1;
   };
-  const flooders = Array.from({ length: addresses }, (_, i) => `203.0.113.${66 + i}`);
+  const flooders = Array.from({ length: addresses }, (_, i) => i);
+  let floods = 0;
   const shopper = '198.51.100.23';
   // Before the flood: the shopper browses (not counted), so the limiter has seen it.
   for (let tick = 0; tick < 20; tick += 1) {
@@ -75,7 +82,8 @@ export async function shopperFlood(seconds = 3, addresses = 1, rateLimit = 20): 
     const started = Date.now();
     const sends = [];
     for (const flooder of flooders)
-      for (let i = 0; i < 5; i += 1) sends.push(send('flooder', storefront.id, flooder));
+      for (let i = 0; i < 5; i += 1)
+        sends.push(send('flooder', storefront.id, flooderAddress(flooder, floods++)));
     if (tick % 7 === 0) sends.push(send('admin', admin.id));
     if (tick % 7 === 3) sends.push(send('shopper', storefront.id, shopper));
     if (tick % 7 === 5) {

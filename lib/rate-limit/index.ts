@@ -9,6 +9,7 @@ import type { KeyLimits } from './allowance';
 import { DEADLINE_PASSED, withDeadline } from './deadline';
 import { type RateLimitDecision, RateLimiter } from './limiter';
 import { noteRefusal } from './refusal-log';
+import { sourceNetwork } from './source-network';
 
 /*
  * The rate limit as the request path uses it (docs/rate-limits.md): the container's limiter, the limits
@@ -166,7 +167,13 @@ export function checkRateLimit(
     storefront
       ? // Storefront tokens draw from the store's pool only, never from the key's reservation, and one
         // source address may take at most its share of the pool (lib/rate-limit/addresses.ts).
-        rateLimiter.admit(storeId, `${keyId}#implicit`, { ...read, reserved: 0 }, storefront.address)
+        // An IPv6 address counts as its /64 (lib/rate-limit/source-network.ts).
+        rateLimiter.admit(
+          storeId,
+          `${keyId}#implicit`,
+          { ...read, reserved: 0 },
+          sourceNetwork(storefront.address),
+        )
       : rateLimiter.admit(storeId, keyId, read);
   let limits: ReturnType<typeof keyLimits>;
   try {

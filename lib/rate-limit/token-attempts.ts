@@ -8,6 +8,7 @@ import { rateLimitRepository } from '../store/rate-limit-repository';
 import { DEADLINE_PASSED, withDeadline } from './deadline';
 import { checkRateLimit, type RequestLogKeys, refuse } from './index';
 import type { RateLimitedEvent } from './middleware';
+import { sourceNetwork } from './source-network';
 
 /** Failed credential checks a client id may have per source address per minute (docs/rate-limits.md). */
 export const FAILED_ATTEMPTS_PER_MINUTE = 10;
@@ -30,7 +31,8 @@ export function tokenRequestGuard(
   request: RequestLogKeys,
   now: () => number = Date.now,
 ): TokenRequestGuard {
-  const source = event.requestContext?.http?.sourceIp ?? 'unknown';
+  // An IPv6 address counts as its /64: one host holds all of it.
+  const source = sourceNetwork(event.requestContext?.http?.sourceIp ?? 'unknown');
   const minute = Math.floor(now() / MINUTE_MS);
   const tooMany = () => {
     countMetric(METRIC.rateLimitedRequests);

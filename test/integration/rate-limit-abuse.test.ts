@@ -92,6 +92,18 @@ describe('a storefront flood', () => {
     expect(figures.flooder.served).toBeGreaterThan(0);
   });
 
+  // One host of IPv6 holds a /64: 2^64 addresses. Counted one by one, each request from a fresh address of it
+  // is a newcomer's, and the flood takes the part kept for new shoppers (their implicit grants and first pages).
+  it('from one IPv6 host rotating through the addresses of its /64 counts as one address, at a store of 20/s', async () => {
+    const rotating = (_flooder: number, request: number) => `2001:db8:66:1:${(request + 1).toString(16)}::1`;
+    const figures = await shopperFlood(3, 1, 20, rotating);
+    expect(figures.newcomers.sent).toBeGreaterThanOrEqual(8);
+    expect(figures.admin.ratio).toBeGreaterThanOrEqual(0.9);
+    expect(figures.shopper.ratio).toBeGreaterThanOrEqual(0.8);
+    expect(figures.newcomers.ratio).toBeGreaterThanOrEqual(0.8);
+    expect(figures.flooder.served).toBeLessThanOrEqual(8 * figures.windows);
+  });
+
   // Each flooding address sends 100/s; the store allows 40/s, its admin key reserving 8, so the pool is
   // 32/s. Before the shares shrank with the number of addresses, two addresses took half the pool each:
   // the shopper was served 0 of its requests.
