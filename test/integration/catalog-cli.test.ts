@@ -18,6 +18,7 @@ import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
 jest.setTimeout(60_000);
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Each case starts the CLI (tsx, then the library) at least once: seconds on a loaded machine.
 jest.setTimeout(60_000);
