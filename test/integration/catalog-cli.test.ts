@@ -334,7 +334,7 @@ describe('npm run catalog -- validate', () => {
       expect(human.status).toBe(0);
       expect(human.stderr).toBe('');
       expect(human.stdout).toBe(
-        `${sampleFile}: valid; products: 14 (11 live, 3 draft): 2 parents, 9 children (7 live), 2 standard, 1 bundle; 95 items to write\n`,
+        `${sampleFile}: valid; products: 14 (11 live, 3 draft): 2 parents, 9 children (7 live), 2 standard, 1 bundle; 97 items to write\n`,
       );
       const json = catalogCli('validate', '--file', sampleFile, '--json');
       expect(json.status).toBe(0);
@@ -342,7 +342,7 @@ describe('npm run catalog -- validate', () => {
       expect(JSON.parse(json.stdout)).toEqual({
         valid: true,
         products: SAMPLE_COUNTS,
-        items: 95,
+        items: 97,
       });
     } finally {
       process.env.DYNAMODB_ENDPOINT = endpoint;
@@ -434,7 +434,7 @@ describe('npm run catalog -- validate', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toBe(
-      `${large}: valid; products: 30002 (30002 live, 0 draft): 1 parent, 30000 children (30000 live), 1 standard, 0 bundles; 120966 items to write\n`,
+      `${large}: valid; products: 30002 (30002 live, 0 draft): 1 parent, 30000 children (30000 live), 1 standard, 0 bundles; 120967 items to write\n`,
     );
     rmSync(large);
   });

@@ -272,6 +272,8 @@ describe('switching releases', () => {
       while (!done) {
         const started = tick++;
         const response = await listChildren(token, PARENT, 'page[limit]=12');
+        if (!response.body.data)
+          throw new Error(`read failed: ${response.status} ${JSON.stringify(response.body)}`);
         const names = response.body.data.map((p: { attributes: { name: string } }) => p.attributes.name);
         pages.push({ names, started, ended: tick++ });
         firstRead();
