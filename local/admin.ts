@@ -24,8 +24,8 @@ const USAGE = `Usage:
   npm run admin -- reset-demo
       Local only: empties the tables of \`npm start\`'s DynamoDB (every store, key, mapping, token and
       catalog) and seeds the demo store again with the ids and credentials \`npm start\` printed. The
-      docs' examples start from there. Says on stderr which release it deletes and, every 2 s, how many
-      items it deleted so far (a 30,000-product catalog takes a few minutes on DynamoDB Local).
+      docs' examples start from there. It drops the tables and creates them again (DynamoDB Local does
+      that at once, whatever they hold), saying on stderr how many items each table held.
 
 --json prints one JSON object on stdout; run it as \`npm run -s admin -- ... --json\` (npm's -s keeps
 its own banner off stdout). Exit status: 0 done, 1 failed, 2 wrong arguments.

@@ -2,6 +2,7 @@ import {
   type AttributeValue,
   BatchWriteItemCommand,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
   ResourceNotFoundException,
@@ -10,9 +11,6 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES, tableName } from './schema';
-
-/** Keys emptyTables reads per Scan: 10 BatchWriteItem requests, sent together. */
-const EMPTY_PAGE = 250;
 
 /**
  * Creates the tables when they are missing (local harness and tests; the CDK stack creates them
@@ -64,49 +62,65 @@ async function ensureTable(client: DynamoDBClient, role: TableRole): Promise<voi
   }
 }
 
+/** How often `recreateTables` asks whether a deleted table is gone. */
+const GONE_POLL_MS = 50;
+
 /**
- * Deletes every item of every table (local harness and tests). Each Scan page (EMPTY_PAGE keys) is deleted
- * in BatchWriteItem requests of 25 sent together; `onProgress` gets the number deleted so far after each
- * page. Returns how many items were deleted.
+ * Deletes every table and creates it again, empty (the local harness's reset: DynamoDB Local drops a
+ * table of any size at once, where deleting its items one by one took minutes after a catalog of 30,000
+ * products). `onTable` gets each table's name and its item count before the drop. Returns the items
+ * dropped. Never for AWS: tables there are the stack's, with its settings.
  */
-export async function emptyTables(
+export async function recreateTables(
   client: DynamoDBClient,
-  onProgress?: (deleted: number) => void,
+  onTable?: (table: string, items: number) => void,
 ): Promise<number> {
-  let deleted = 0;
+  let dropped = 0;
   for (const role of TABLE_ROLES) {
     const table = tableName(role);
-    let start: Record<string, AttributeValue> | undefined;
+    const items = await itemCount(client, table);
+    onTable?.(table, items);
+    dropped += items;
+    try {
+      await client.send(new DeleteTableCommand({ TableName: table }));
+    } catch (error) {
+      if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+    }
+    while (await exists(client, table)) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+  }
+  await ensureTables(client);
+  return dropped;
+}
+
+/** The table's items, counted (a Select COUNT scan: no item is read out), 0 when there is no table. */
+async function itemCount(client: DynamoDBClient, table: string): Promise<number> {
+  let total = 0;
+  let start: Record<string, AttributeValue> | undefined;
+  try {
     do {
       const page = await client.send(
         new ScanCommand({
           TableName: table,
-          ProjectionExpression: '#pk, #sk',
-          ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#sk': TABLE_KEY.sortKey },
-          Limit: EMPTY_PAGE,
+          Select: 'COUNT',
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
-      const keys = page.Items ?? [];
-      const batches: Record<string, AttributeValue>[][] = [];
-      for (let i = 0; i < keys.length; i += 25) batches.push(keys.slice(i, i + 25));
-      await Promise.all(
-        batches.map(async (batch) => {
-          let requests: Record<string, WriteRequest[]> | undefined = {
-            [table]: batch.map((Key) => ({ DeleteRequest: { Key } })),
-          };
-          while (requests && Object.keys(requests).length > 0) {
-            const result: { UnprocessedItems?: Record<string, WriteRequest[]> } = await client.send(
-              new BatchWriteItemCommand({ RequestItems: requests }),
-            );
-            requests = result.UnprocessedItems;
-          }
-        }),
-      );
-      deleted += keys.length;
-      if (keys.length > 0) onProgress?.(deleted);
+      total += page.Count ?? 0;
       start = page.LastEvaluatedKey;
     } while (start);
+  } catch (error) {
+    if ((error as Error).name === 'ResourceNotFoundException') return 0;
+    throw error;
   }
-  return deleted;
+  return total;
+}
+
+async function exists(client: DynamoDBClient, table: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: table }));
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ResourceNotFoundException') return false;
+    throw error;
+  }
 }
