@@ -37,7 +37,8 @@ import { cancellationCodes } from './transactions';
  * - `REL#<release>#<shard>` / `N#<node>`: a node of the release's hierarchies, rendered, with the lengths
  *   of its id lists (JSON in `d`); `N#*` holds the release-wide lists' lengths (lib/catalog/hierarchy-items.ts).
  * - `REL#<release>#<shard of owner>` / `T#<owner>#<kind>#<n>`: chunk n of a node's list of children,
- *   descendants or products (ids, NODE_LIST_CHUNK per item, deflated in `z`).
+ *   descendants or products, or of a hierarchy's products (`hierarchy_products`: those of all its
+ *   nodes) (ids, NODE_LIST_CHUNK per item, deflated in `z`).
  */
 export const catalogKeys = {
   registry: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'CATALOGS' }),
