@@ -13,6 +13,7 @@ import { FILTER_INDEX_VERSION, filterIndexItems } from './filter-index';
 import { buildHierarchyItems } from './hierarchy-items';
 import { hierarchyReleaseItems } from './nodes';
 import { productLookupItems } from './product-lookups';
+import { assertRegistryFits } from './registry-size';
 import { cleanupReleases } from './release-cleanup';
 import { ABANDONED_AFTER_MS, KEPT_REPLACED, RELEASE_SHARDS, RETAIN_REPLACED_MS } from './release-settings';
 import { type CatalogRule, unselectableReason } from './rules';
@@ -362,6 +363,8 @@ export async function activate(
       version: (registry?.version ?? 0) + 1,
       catalogs: { ...(registry?.catalogs ?? {}), [catalogId]: catalog },
     };
+    // A registry past one item would fail in DynamoDB with a bare ValidationException: say why instead.
+    assertRegistryFits(storeId, next);
     const switched = await catalogRepository.activateRelease({
       storeId,
       expectedVersion: registry?.version,

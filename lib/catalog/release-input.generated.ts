@@ -1,6 +1,13 @@
 /* Generated from catalog/release.schema.json by `npm run catalog-types`: edit the schema, not this file. */
 
 /**
+ * A channel or context tag: 1 to 64 printable ASCII characters, not only spaces (requests send it in a header).
+ *
+ * This interface was referenced by `ReleaseDocumentInput`'s JSON-Schema
+ * via the `definition` "contextValue".
+ */
+export type ContextValue = string;
+/**
  * Text of 1 to 255 characters, not only white space.
  *
  * This interface was referenced by `ReleaseDocumentInput`'s JSON-Schema
@@ -291,9 +298,9 @@ export interface ReleaseDocumentInput {
     [k: string]: CurrencySettings;
   };
   /**
-   * The catalog's rules (a publish replaces them): which requests see this catalog.
+   * The catalog's rules (a publish replaces them): which requests see this catalog. At most 10; with the catalog's name they take at most 3,072 bytes in the store's catalog registry (checked by the publisher), so that no catalog can grow that one item for the whole store.
    *
-   * @maxItems 100
+   * @maxItems 10
    */
   rules?: Rule[];
   /**
@@ -359,15 +366,21 @@ export interface Rule {
    */
   name: string;
   /**
-   * Channels the rule matches (empty: all).
+   * Channels the rule matches (empty: all): at most 10.
+   *
+   * @maxItems 10
    */
-  channels?: Text[];
+  channels?: ContextValue[];
   /**
-   * Context tags the rule matches (empty: all); stored in lower case.
+   * Context tags the rule matches (empty: all): at most 10; stored in lower case.
+   *
+   * @maxItems 10
    */
-  tags?: Text[];
+  tags?: ContextValue[];
   /**
-   * When the rule applies (empty: always).
+   * When the rule applies (empty: always): at most 10 windows.
+   *
+   * @maxItems 10
    *
    * Items: A time window; `valid_from` must be earlier than `valid_to` (checked by the publisher).
    */
@@ -394,7 +407,7 @@ export interface Node {
    */
   id: string;
   /**
-   * Text of 1 to 255 characters, not only white space.
+   * The node name.
    */
   name: string;
   /**
@@ -465,7 +478,7 @@ export interface File {
    */
   id: string;
   /**
-   * Text of 1 to 255 characters, not only white space.
+   * The file name.
    */
   file_name: string;
   /**
@@ -559,7 +572,7 @@ export interface Product {
  */
 export interface Attributes {
   /**
-   * Text of 1 to 255 characters, not only white space.
+   * The product name.
    */
   name: string;
   /**
@@ -567,7 +580,7 @@ export interface Attributes {
    */
   description?: string;
   /**
-   * Text of 1 to 255 characters, not only white space.
+   * The SKU, unique in the release (checked by the publisher).
    */
   sku: string;
   /**
@@ -595,11 +608,11 @@ export interface Attributes {
    */
   curated_product?: boolean;
   /**
-   * Text of 1 to 255 characters, not only white space.
+   * The UPC or EAN.
    */
   upc_ean?: string;
   /**
-   * Text of 1 to 255 characters, not only white space.
+   * The manufacturer part number.
    */
   manufacturer_part_num?: string;
   /**

@@ -48,6 +48,10 @@ const AT_LEAST_ONE_OPTION: Wording = () => ({ rule: 'required', message: 'must l
  */
 export const WORDING: Record<string, Wording> = {
   '#/$defs/text pattern': NOT_EMPTY,
+  '#/$defs/contextValue pattern': () => ({
+    rule: 'pattern',
+    message: 'must be 1 to 64 printable ASCII characters (a request header carries it), not only spaces',
+  }),
   '#/$defs/nullableText pattern': NOT_EMPTY,
   '#/$defs/modifierName pattern': NOT_EMPTY,
   '#/$defs/uuid type': UUID,

@@ -1,5 +1,6 @@
 import type { CurrencySettings } from '../store/store-repository';
 import { resolveNodePaths } from './breadcrumbs';
+import { documentEntryBytes, REGISTRY_ENTRY_MAX_BYTES } from './registry-size';
 import type * as Input from './release-input.generated';
 import { checkShape, type PathSegments, RELEASE_SCHEMA, type ShapeIssue } from './release-schema';
 import type {
@@ -810,7 +811,22 @@ export function validateReleaseHead(input: unknown): HeadValidation {
   const shape = checkShape(input);
   if (!isObject(input)) return orderedIssues(input, shape, []);
   const issues = new Issues();
-  const { catalog, ...rest } = normaliseHead(input, brokenEntities(shape), issues);
+  const broken = brokenEntities(shape);
+  const { catalog, ...rest } = normaliseHead(input, broken, issues);
+  if (
+    catalog !== undefined &&
+    !broken.has('rules') &&
+    !shape.some(({ segments }) => segments[0] === 'rules')
+  ) {
+    const bytes = documentEntryBytes({ catalog, rules: rest.rules });
+    if (bytes > REGISTRY_ENTRY_MAX_BYTES) {
+      issues.add(
+        ['rules'],
+        'registry_size',
+        `the catalog's name and rules take ${bytes} bytes in the store's catalog registry, where a catalog has ${REGISTRY_ENTRY_MAX_BYTES}: fewer rules, channels, tags or schedules, or shorter names`,
+      );
+    }
+  }
   if (shape.length > 0 || issues.list.length > 0 || catalog === undefined)
     return orderedIssues(input, shape, issues.list);
   return { ok: true, head: { catalog, ...rest } };

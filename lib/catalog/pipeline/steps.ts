@@ -16,6 +16,7 @@ import {
 import { DocumentReadError } from '../document-stream';
 import { FILTER_INDEX_VERSION } from '../filter-index';
 import { activate, cleanupReleases, type SwitchFacts, switchFacts } from '../publisher';
+import { RegistryTooLargeError } from '../registry-size';
 import type { ReleaseLayout } from '../types';
 import { ReleaseValidationError, type ValidationIssue } from '../validate-release';
 import { validateReleaseStream } from '../validate-stream';
@@ -356,7 +357,16 @@ export async function writeStep(input: WriteInput): Promise<{ written: number }>
 /** Switch: the release becomes the catalog's current one in one transaction; older releases go. */
 export async function switchStep(input: ReleaseExecutionInput): Promise<{ published: true }> {
   const file = JSON.parse(await readText(objectStore.read(workKeys.switchFacts(input)))) as SwitchFile;
-  await activate(input.store_id, file.facts, input.catalog_id, file.layout, () => new Date());
+  try {
+    await activate(input.store_id, file.facts, input.catalog_id, file.layout, () => new Date());
+  } catch (error) {
+    if (!(error instanceof RegistryTooLargeError)) throw error;
+    // The release's error says why (Abandon keeps it), not DynamoDB's bare ValidationException.
+    return invalid(
+      input,
+      new ReleaseValidationError([{ path: 'rules', rule: 'registry_size', message: error.message }], 1),
+    );
+  }
   const at = now();
   await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
     state: 'PUBLISHED',
