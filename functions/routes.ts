@@ -187,8 +187,11 @@ export const FUNCTIONS = {
   },
   'pcm-delete-catalog': {
     auth: 'admin',
+    // readwrite: the catalog's documents and uploads are deleted with it.
+    bucket: 'readwrite',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
-    description: 'DELETE /pcm/catalogs/{catalog_id}: deletes a catalog that has no releases',
+    description:
+      'DELETE /pcm/catalogs/{catalog_id}: deletes a catalog that has no releases, and its documents',
   },
   'pcm-put-catalog-document': {
     auth: 'admin',

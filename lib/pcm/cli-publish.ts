@@ -8,10 +8,11 @@ import { ConflictError } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
 import { catalogLookupRepository } from '../store/catalog-lookup-repository';
 import { catalogRepository } from '../store/catalog-repository';
+import { reclaimDocument, releaseDocument } from '../store/document-objects';
 import { objectStore } from '../store/object-store';
 import { type PcmCatalog, type PcmRelease, pcmRepository } from '../store/pcm-repository';
 import { storeRepository } from '../store/store-repository';
-import { createRelease, documentKey } from './publishing';
+import { createRelease, documentKey, replaceDocument } from './publishing';
 import { releaseState } from './render';
 
 /*
@@ -241,12 +242,7 @@ async function storeDocument(
       cause: error,
     });
   }
-  try {
-    await pcmRepository.setDocument(storeId, catalogId, { key, bytes, updated_at: new Date().toISOString() });
-  } catch (error) {
-    await objectStore.deletePrefix(key).catch(() => undefined);
-    throw error;
-  }
+  await replaceDocument(storeId, catalogId, { key, bytes });
 }
 
 const settled = (state: string) => state === 'PUBLISHED' || state === 'FAILED';
@@ -358,5 +354,6 @@ export async function interruptRelease(
     { unlessState: ['FAILED', 'PUBLISHED'] },
   );
   await pcmRepository.releaseLock(storeId, catalogId, releaseId);
+  await reclaimDocument(storeId, catalogId, releaseDocument(release));
   return published ? 'PUBLISHED' : 'FAILED';
 }

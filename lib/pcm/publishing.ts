@@ -5,6 +5,13 @@ import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/release-settings'
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { applicationKeyExists, type WriteCaller } from '../store/caller-check';
+import {
+  deleteCatalogObjects,
+  documentsPrefix,
+  reclaimDocument,
+  releaseDocument,
+  uploadsPrefix,
+} from '../store/document-objects';
 import { objectStore } from '../store/object-store';
 import {
   CatalogBusyError,
@@ -16,7 +23,7 @@ import {
   pcmRepository,
 } from '../store/pcm-repository';
 import { releaseState } from './render';
-import { catalogOf } from './service';
+import { catalogOf, deleteCatalog } from './service';
 
 /**
  * What of the catalog API touches the documents bucket or starts the publishing workflow: storing a
@@ -27,11 +34,14 @@ import { catalogOf } from './service';
 
 /** Where a catalog's documents are kept: one immutable object per `PUT …/document`. */
 export const documentKey = (storeId: string, catalogId: string) =>
-  `documents/${storeId}/${catalogId}/${randomUUID()}.json`;
+  `${documentsPrefix(storeId, catalogId)}${randomUUID()}.json`;
 
 /** Where a pre-signed upload goes: under `uploads/`, which the bucket expires after a day. */
 export const uploadKey = (storeId: string, catalogId: string, id: string) =>
-  `uploads/${storeId}/${catalogId}/${id}.json`;
+  `${uploadsPrefix(storeId, catalogId)}${id}.json`;
+
+/** How many times a document write is tried again when another write changed the document meanwhile. */
+const REPLACE_ATTEMPTS = 5;
 
 /** How long a pre-signed upload URL works: long enough to start sending a gigabyte, short if it leaks. */
 export const UPLOAD_URL_SECONDS = 900;
@@ -49,19 +59,50 @@ export async function putDocument(
   await catalogOf(storeId, catalogId);
   const key = documentKey(storeId, catalogId);
   await objectStore.put(key, bytes, { contentType: 'application/json' });
+  await replaceDocument(storeId, catalogId, { key, bytes: bytes.byteLength }, caller);
+  return catalogOf(storeId, catalogId);
+}
+
+/**
+ * Makes the object at `document.key` (stored by the caller under documentKey) the catalog's document, and
+ * deletes the document it replaces unless a release being published still reads it (`reclaimDocument`).
+ * Each write names the document it replaces, so that exactly one writer deletes it even when two store a
+ * document at once (the other reads the catalog again and replaces the winner's). When the catalog is gone
+ * (404) or the write fails, the new object is deleted.
+ */
+export async function replaceDocument(
+  storeId: string,
+  catalogId: string,
+  document: { key: string; bytes: number },
+  caller?: WriteCaller,
+): Promise<void> {
+  let replaced: PcmCatalog['document'];
   try {
-    await pcmRepository.setDocument(
-      storeId,
-      catalogId,
-      { key, bytes: bytes.byteLength, updated_at: new Date().toISOString() },
-      caller,
-    );
+    for (let attempt = 1; ; attempt += 1) {
+      replaced = (await catalogOf(storeId, catalogId)).document;
+      const stored = { ...document, updated_at: new Date().toISOString() };
+      if (await pcmRepository.setDocument(storeId, catalogId, stored, caller, replaced?.key ?? null)) break;
+      if (attempt === REPLACE_ATTEMPTS) throw new ConflictError('the catalog document changed; try again');
+    }
   } catch (error) {
-    await objectStore.deletePrefix(key).catch(() => undefined);
+    await objectStore.deletePrefix(document.key).catch(() => undefined);
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
     throw error;
   }
-  return catalogOf(storeId, catalogId);
+  if (replaced !== undefined) await reclaimDocument(storeId, catalogId, replaced);
+}
+
+/**
+ * Deletes a catalog without releases (lib/pcm/service.ts `deleteCatalog`), then every object it kept in the
+ * documents bucket: its documents and uploads.
+ */
+export async function deleteCatalogWithObjects(
+  storeId: string,
+  catalogId: string,
+  caller: WriteCaller,
+): Promise<void> {
+  await deleteCatalog(storeId, catalogId, caller);
+  await deleteCatalogObjects(storeId, catalogId);
 }
 
 /**
@@ -120,8 +161,10 @@ async function takeInUpload(
       Math.max(Date.parse(stored.last_modified), Date.parse(upload.created_at)) >
         Date.parse(current.updated_at));
   if (!newer) {
+    // Its URL has lapsed: nothing can arrive at the key any more, and what did is older than the document.
     if (Date.parse(upload.expires_at) <= Date.now()) {
       await pcmRepository.dropUpload(storeId, catalog.id, upload.key, caller);
+      if (stored !== undefined) await objectStore.deletePrefix(upload.key);
     }
     return catalog;
   }
@@ -144,13 +187,22 @@ async function takeInUpload(
   };
   let taken: boolean;
   try {
-    taken = await pcmRepository.takeUpload(storeId, catalog.id, upload.key, document, caller);
+    taken = await pcmRepository.takeUpload(
+      storeId,
+      catalog.id,
+      upload.key,
+      document,
+      caller,
+      current?.key ?? null,
+    );
   } catch (error) {
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
     throw error;
   }
-  // Not taken: a newer upload was issued meanwhile, and the catalog stays as that request left it.
+  // Not taken: a newer upload was issued, or a document stored, meanwhile; the catalog stays as that request
+  // left it.
   if (!taken) return catalogOf(storeId, catalog.id);
+  if (current !== undefined) await reclaimDocument(storeId, catalog.id, current);
   const { upload: _taken, ...rest } = catalog;
   return { ...rest, document };
 }
@@ -169,6 +221,7 @@ export async function createRelease(
 ): Promise<PcmRelease> {
   let catalog = await catalogOf(storeId, catalogId);
   let takeOver: string | undefined;
+  let stalledRelease: PcmRelease | undefined;
   if (catalog.publishing !== undefined) {
     const running = await pcmRepository.getRelease(storeId, catalogId, catalog.publishing);
     const stalled =
@@ -178,6 +231,7 @@ export async function createRelease(
       releaseState(running) === 'PUBLISHED';
     if (!stalled) throw busy(catalog.publishing);
     takeOver = catalog.publishing;
+    stalledRelease = running;
   }
   catalog = await takeInUpload(storeId, catalog, caller);
   if (catalog.document === undefined) {
@@ -226,6 +280,9 @@ export async function createRelease(
       { unlessState: ['FAILED', 'PUBLISHED'] },
     );
   }
+  // The stalled release no longer holds the catalog: its document goes unless it is this release's too.
+  if (stalledRelease !== undefined)
+    await reclaimDocument(storeId, catalogId, releaseDocument(stalledRelease));
   const input: ReleaseExecutionInput = {
     store_id: storeId,
     catalog_id: catalogId,

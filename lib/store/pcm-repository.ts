@@ -310,6 +310,46 @@ async function withCatalogCounter(
   }
 }
 
+/**
+ * Sets the catalog's document, on condition that its document is still `replaces` (a key, or null: none;
+ * no condition when undefined) and, with `takes`, that `takes` is its pending upload, which goes.
+ */
+function writeDocument(
+  storeId: string,
+  catalogId: string,
+  document: NonNullable<PcmCatalog['document']>,
+  caller: WriteCaller | undefined,
+  replaces: string | null | undefined,
+  takes?: string,
+): Promise<boolean> {
+  const names: Record<string, string> = { '#doc': 'document', '#key': 'key' };
+  const values: Record<string, unknown> = { ':doc': document, ':at': document.updated_at };
+  const conditions: string[] = [];
+  if (takes !== undefined) {
+    names['#upload'] = 'upload';
+    values[':upload'] = takes;
+    conditions.push('#upload.#key = :upload');
+  }
+  if (replaces === null) conditions.push('attribute_not_exists(#doc)');
+  if (typeof replaces === 'string') {
+    values[':replaces'] = replaces;
+    conditions.push('#doc.#key = :replaces');
+  }
+  // DynamoDB refuses a name the expressions do not use.
+  if (!conditions.some((condition) => condition.includes('#key'))) delete names['#key'];
+  return updateCatalogRecord(
+    storeId,
+    catalogId,
+    {
+      expression: `SET #doc = :doc, updated_at = :at${takes === undefined ? '' : ' REMOVE #upload'}`,
+      ...(conditions.length === 0 ? {} : { condition: conditions.join(' AND ') }),
+      names,
+      values,
+    },
+    caller,
+  );
+}
+
 export const pcmRepository = {
   async getCatalog(storeId: string, catalogId: string, consistent = true): Promise<PcmCatalog | undefined> {
     const found = await getDocumentClient().send(
@@ -401,30 +441,19 @@ export const pcmRepository = {
     if (codes) throw new Error(`catalog ${catalogId} could not be updated (${codes.join(', ')})`);
   },
 
-  /** Points the catalog at a newly stored document. */
+  /**
+   * Points the catalog at a newly stored document. With `replaces` (the key of the document it replaces, or
+   * null for none), only while that is still the catalog's document: false, nothing changed, otherwise (so
+   * that the replaced document is known, and deleted, exactly once). CatalogNotFoundError without a catalog.
+   */
   async setDocument(
     storeId: string,
     catalogId: string,
     document: NonNullable<PcmCatalog['document']>,
     caller?: WriteCaller,
-  ): Promise<void> {
-    const codes = await transact(
-      [
-        {
-          Update: {
-            TableName: tableName('products'),
-            Key: pcmKey(storeId, catalogId),
-            UpdateExpression: 'SET #doc = :doc, updated_at = :at',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#doc': 'document' },
-            ExpressionAttributeValues: { ':doc': document, ':at': document.updated_at },
-          },
-        },
-      ],
-      caller,
-    );
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new CatalogNotFoundError(catalogId);
-    if (codes) throw new Error(`catalog ${catalogId} could not be updated (${codes.join(', ')})`);
+    replaces?: string | null,
+  ): Promise<boolean> {
+    return writeDocument(storeId, catalogId, document, caller, replaces);
   },
 
   /** Records a new pre-signed upload as the catalog's pending one (replacing an earlier one). */
@@ -440,7 +469,7 @@ export const pcmRepository = {
   /**
    * Takes the pending upload `uploadKey` in: `document` (its copy) becomes the catalog's document and the
    * upload is no longer pending, in one write. False when `uploadKey` is no longer the pending upload (a newer
-   * one replaced it meanwhile): nothing changed.
+   * one replaced it meanwhile), or the document is no longer `replaces` (as for `setDocument`): nothing changed.
    */
   async takeUpload(
     storeId: string,
@@ -448,18 +477,9 @@ export const pcmRepository = {
     uploadKey: string,
     document: NonNullable<PcmCatalog['document']>,
     caller?: WriteCaller,
+    replaces?: string | null,
   ): Promise<boolean> {
-    return updateCatalogRecord(
-      storeId,
-      catalogId,
-      {
-        expression: 'SET #doc = :doc, updated_at = :at REMOVE #upload',
-        condition: '#upload.#key = :upload',
-        names: { '#doc': 'document', '#upload': 'upload', '#key': 'key' },
-        values: { ':doc': document, ':at': document.updated_at, ':upload': uploadKey },
-      },
-      caller,
-    );
+    return writeDocument(storeId, catalogId, document, caller, replaces, uploadKey);
   },
 
   /** The catalog's document `key` holds its upload now: it is copied from nothing any more (if still the document). */

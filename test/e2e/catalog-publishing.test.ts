@@ -1,5 +1,6 @@
 import { hashSecret } from '../../lib/auth/secrets';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
+import { abandonStep } from '../../lib/catalog/pipeline/steps';
 import { cleanupReleases, RELEASE_SHARDS, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { MAX_DOCUMENT_BYTES } from '../../lib/http/middleware';
@@ -126,6 +127,25 @@ async function childNames(): Promise<string[]> {
       additionalHeaders: { 'SVC-Channel': 'web' } as Record<string, string>,
     })) as unknown as { data: { attributes: { name: string } }[] };
   return page.data.map((product) => product.attributes.name);
+}
+
+/** A release of the test store's catalog as its workflow leaves it while it runs (IN_PROGRESS, heartbeat now). */
+function runningRelease(catalogId: string, releaseId: string, documentKey: string | undefined) {
+  const now = new Date().toISOString();
+  return {
+    store_id: store.store.id,
+    catalog_id: catalogId,
+    release_id: releaseId,
+    shards: RELEASE_SHARDS,
+    status: 'writing' as const,
+    started_at: now,
+    heartbeat_at: now,
+    state: 'IN_PROGRESS' as const,
+    name: 'Running',
+    document_key: documentKey as string,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 describe('publishing a catalog over the API, as the platform tools do', () => {
@@ -293,21 +313,7 @@ describe('what the catalog API refuses', () => {
     const catalogId = await createCatalog('Busy');
     expect((await putDocument(catalogId, childrenRelease())).status).toBe(200);
     const catalog = await pcmRepository.getCatalog(store.store.id, catalogId);
-    const now = new Date().toISOString();
-    const running = {
-      store_id: store.store.id,
-      catalog_id: catalogId,
-      release_id: '01900000-0000-7000-8000-000000000001',
-      shards: RELEASE_SHARDS,
-      status: 'writing' as const,
-      started_at: now,
-      heartbeat_at: now,
-      state: 'IN_PROGRESS' as const,
-      name: 'Busy',
-      document_key: catalog?.document?.key as string,
-      created_at: now,
-      updated_at: now,
-    };
+    const running = runningRelease(catalogId, '01900000-0000-7000-8000-000000000001', catalog?.document?.key);
     await pcmRepository.createRelease(running);
     const refused = await call('POST', `/pcm/catalogs/${catalogId}/releases`);
     expect(refused.status).toBe(409);
@@ -638,6 +644,63 @@ describe('publishing a document uploaded to object storage (POST …/document-up
       headers: { Authorization: `Bearer ${implicit}` },
     });
     expect(storefront.status).toBe(403);
+  });
+});
+
+describe('the objects a catalog no longer uses', () => {
+  /** The keys under a prefix of the documents bucket. */
+  async function keysUnder(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const object of objectStore.list(prefix)) keys.push(object.key);
+    return keys;
+  }
+  const documents = (catalogId: string) => keysUnder(`documents/${store.store.id}/${catalogId}/`);
+  const documentKeyOf = async (catalogId: string) =>
+    (await pcmRepository.getCatalog(store.store.id, catalogId))?.document?.key as string;
+
+  it('deletes the document a PUT replaces, and every object of a deleted catalog', async () => {
+    const catalogId = await createCatalog('Leaves nothing behind');
+    for (const prefix of ['A ', 'B ', 'C ']) {
+      expect((await putDocument(catalogId, childrenRelease({ namePrefix: prefix }))).status).toBe(200);
+      // Only the current document is kept.
+      expect(await documents(catalogId)).toEqual([await documentKeyOf(catalogId)]);
+    }
+    const granted = (await call('POST', `/pcm/catalogs/${catalogId}/document-uploads`)).body.data as {
+      id: string;
+      upload_url: string;
+    };
+    const uploaded = await fetch(granted.upload_url, {
+      method: 'PUT',
+      body: JSON.stringify(childrenRelease({ namePrefix: 'Uploaded ' })),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(uploaded.status).toBe(200);
+    const uploads = `uploads/${store.store.id}/${catalogId}/`;
+    expect(await keysUnder(uploads)).toEqual([uploadKey(store.store.id, catalogId, granted.id)]);
+
+    expect((await call('DELETE', `/pcm/catalogs/${catalogId}`)).status).toBe(204);
+    expect({ documents: await documents(catalogId), uploads: await keysUnder(uploads) }).toEqual({
+      documents: [],
+      uploads: [],
+    });
+  });
+
+  it('keeps a replaced document while a release being published uses it, and deletes it when that release ends', async () => {
+    const catalogId = await createCatalog('Document in use');
+    expect((await putDocument(catalogId, childrenRelease({ namePrefix: 'In use ' }))).status).toBe(200);
+    const inUse = await documentKeyOf(catalogId);
+    const running = runningRelease(catalogId, '01900000-0000-7000-8000-0000000000c1', inUse);
+    await pcmRepository.createRelease(running);
+    // A new document while the release runs: the release still reads the one it was created with.
+    expect((await putDocument(catalogId, childrenRelease({ namePrefix: 'Next ' }))).status).toBe(200);
+    const next = await documentKeyOf(catalogId);
+    expect(await documents(catalogId)).toEqual([inUse, next].sort());
+    // The release ends (here through the workflow's failure branch): its document goes, the current stays.
+    expect(await abandonStep(running)).toEqual({ state: 'FAILED' });
+    expect(await documents(catalogId)).toEqual([next]);
+    // A release of the current document ends: the document is still the catalog's, and is kept.
+    expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
+    expect(await documents(catalogId)).toEqual([next]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
+import { reclaimDocument, releaseDocument } from '../../store/document-objects';
 import { objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
@@ -103,7 +104,17 @@ async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], tot
     { state: 'FAILED', status: 'failed', errors: issues, errors_total: total, updated_at: now() },
     { unlessState: ['FAILED', 'PUBLISHED'] },
   );
+  await endRelease(input);
+}
+
+/**
+ * Frees the catalog for its next release, then deletes the release's document unless the catalog still
+ * needs it (lib/store/document-objects.ts): in this order, so that a document replaced while the release ran
+ * is deleted either here or by the write that replaced it, which keeps it while the release holds the lock.
+ */
+async function endRelease(input: ReleaseExecutionInput): Promise<void> {
   await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+  await reclaimDocument(input.store_id, input.catalog_id, releaseDocument(input));
 }
 
 /**
@@ -374,7 +385,7 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     published_at: at,
     updated_at: at,
   });
-  await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+  await endRelease(input);
   await cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
   await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
   return { published: true };
@@ -396,7 +407,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
       published_at: release.published_at ?? now(),
       updated_at: now(),
     });
-    await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+    await endRelease(input);
     return { state: 'PUBLISHED' };
   }
   await catalogRepository.deleteReleaseItems(release);
@@ -419,7 +430,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
           errors_total: 1,
         }),
   });
-  await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
+  await endRelease(input);
   await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
   return { state: 'FAILED' };
 }
