@@ -21,6 +21,7 @@ import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../functions/routes';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
+import { ContextError } from './context-error';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
 import { Publishing } from './publishing';
 
@@ -80,7 +81,7 @@ export class CommerceStack extends Stack {
     this.tables = tables;
     if (props.productsWarmWrites !== undefined) {
       if (!Number.isInteger(props.productsWarmWrites) || props.productsWarmWrites < MIN_WARM_WRITES) {
-        throw new Error(
+        throw new ContextError(
           `productsWarmWrites must be a whole number of write units a second, at least ${MIN_WARM_WRITES}, got ${props.productsWarmWrites}`,
         );
       }

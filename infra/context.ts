@@ -1,4 +1,5 @@
 import { type CommerceStackProps, DEFAULT_THROTTLE } from './commerce-stack';
+import { ContextError } from './context-error';
 import { DEFAULT_ALARM_THRESHOLDS } from './monitoring';
 
 /**
@@ -19,13 +20,13 @@ export function stackPropsFromContext(
     if (raw === undefined) return undefined;
     const value = Number(raw);
     if (!Number.isFinite(value) || value < 0)
-      throw new Error(`context ${key} must be a number >= 0, got "${raw}"`);
+      throw new ContextError(`context ${key} must be a number >= 0, got "${raw}"`);
     return value;
   };
   const email = get('alarmEmail');
   if (email !== undefined && email !== '') {
     if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
-      throw new Error(`context alarmEmail must be an e-mail address, got "${String(email)}"`);
+      throw new ContextError(`context alarmEmail must be an e-mail address, got "${String(email)}"`);
     props.alarmEmail = email;
   }
   const rateLimit = number('throttleRateLimit');
@@ -68,7 +69,7 @@ function looksLikeOurs(key: string): boolean {
 function refuseUnknownKeys(keys: readonly string[]): void {
   const unknown = keys.filter((key) => !CONTEXT_KEYS.includes(key) && looksLikeOurs(key));
   if (unknown.length === 0) return;
-  throw new Error(
+  throw new ContextError(
     unknown
       .map((key) => `unknown context key ${key}: did you mean ${nearest(key).key}?`)
       .concat(`(known keys: ${CONTEXT_KEYS.join(', ')})`)

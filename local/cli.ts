@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { PortSettingError, type PortVariable, portFrom } from './ports';
 
 /**
  * The local CLIs' shared argument handling, on Node's `util.parseArgs` with `strict: true`:
@@ -110,6 +111,16 @@ export function intOption(
   return Number(raw);
 }
 
+/** The port a variable sets (local/ports.ts), or a usage error naming it (exit 2). */
+export function toolPort(tool: string, name: PortVariable, env: NodeJS.ProcessEnv = process.env): number {
+  try {
+    return portFrom(name, env);
+  } catch (error) {
+    if (error instanceof PortSettingError) usageError(tool, error.message);
+    throw error;
+  }
+}
+
 /**
  * The local tools' DynamoDB: `DYNAMODB_ENDPOINT` when it is a URL, AWS (credential chain, `*_TABLE`
  * names) when it is `aws`, else the DynamoDB Local of `npm start` on `DYNAMODB_PORT` (default 8000).
@@ -127,8 +138,7 @@ export function useToolDatabase(tool: string, env: NodeJS.ProcessEnv = process.e
     usageError(tool, 'DYNAMODB_ENDPOINT is empty: set it to a URL, or to aws for the deployed tables');
   }
   if (endpoint === undefined) {
-    const port = env.DYNAMODB_PORT || '8000';
-    if (!/^\d{1,5}$/.test(port)) usageError(tool, `DYNAMODB_PORT must be a port number, got '${port}'`);
+    const port = toolPort(tool, 'DYNAMODB_PORT', env);
     env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${port}`;
   }
   return env.DYNAMODB_ENDPOINT as string;
@@ -151,8 +161,7 @@ export function useToolObjectStore(tool: string, env: NodeJS.ProcessEnv = proces
   }
   if (endpoint !== undefined) return endpoint;
   if (env.DYNAMODB_ENDPOINT === 'aws') return 'AWS S3';
-  const port = env.S3_PORT || '9000';
-  if (!/^\d{1,5}$/.test(port)) usageError(tool, `S3_PORT must be a port number, got '${port}'`);
+  const port = toolPort(tool, 'S3_PORT', env);
   env.S3_ENDPOINT = `http://127.0.0.1:${port}`;
   return env.S3_ENDPOINT;
 }

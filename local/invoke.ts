@@ -6,7 +6,7 @@ import { FUNCTIONS } from '../functions/routes';
 import { getConfig } from '../lib/config/index';
 import { DATABASE_HELP, fail, parseCli, usageError, useToolDatabase } from './cli';
 import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
-import { createLambdaContext } from './http-event';
+import { createLambdaContext, httpEventProblem } from './http-event';
 import { parseJson } from './messages';
 import { loadHandler } from './router';
 import { createRuntimes } from './template/server';
@@ -52,6 +52,14 @@ async function main(): Promise<void> {
     event = parseJson(readFileSync(file === '-' ? 0 : file, 'utf8')) as APIGatewayProxyEventV2;
   } catch (error) {
     usageError(TOOL, `cannot read the event: ${(error as Error).message}`);
+  }
+  // Checked before the function runs: given less than API Gateway sends, it would fail inside (a 500).
+  const problem = httpEventProblem(event);
+  if (problem !== undefined) {
+    usageError(
+      TOOL,
+      `${file === '-' ? 'the event on stdin' : file} is not an API Gateway HTTP API event (payload 2.0): ${problem}; \`npm run event -- METHOD PATH\` prints one`,
+    );
   }
   useToolDatabase(TOOL);
   const requestId = event.requestContext?.requestId ?? 'invoke';

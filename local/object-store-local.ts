@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { type AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Config, getConfig } from '../lib/config/index';
+import { portFree, portInUseMessage } from './ports';
 
 /*
  * The local object store: @20minutes/s3rver (the maintained fork of s3rver; docs/publishing.md says why
@@ -156,9 +157,7 @@ export async function startObjectStoreLocal(
   // s3rver leaves a failed listen as an unhandled 'error' event (the process dies): look first.
   if (requestedPort !== 0 && !(await portFree(requestedPort))) {
     removeTemporary();
-    throw new Error(
-      `port ${requestedPort} is already in use: set S3_PORT to another port, or S3_ENDPOINT to use that server`,
-    );
+    throw new Error(portInUseMessage(requestedPort, 'S3_PORT'));
   }
   // Loaded here, not at import: the harness imports this module for objectStoreEnvironment too.
   const load = createRequire(import.meta.url);
@@ -198,14 +197,6 @@ export async function startObjectStoreLocal(
 }
 
 /** True when 127.0.0.1:port can be listened on. */
-function portFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const probe = createServer();
-    probe.once('error', () => done(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => done(true)));
-  });
-}
-
 /**
  * What the local harness adds to a function's environment for the object store, as it does for the tables:
  * the bucket, and the endpoint when it is a local one (lib/store/object-store.ts then signs with s3rver's keys).

@@ -7,7 +7,7 @@ import { getConfig, resetConfig } from '../lib/config/index';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { objectStore } from '../lib/store/object-store';
 import { ensureTables } from '../lib/store/tables';
-import { DATABASE_HELP, parseCli, usageError } from './cli';
+import { DATABASE_HELP, fail, parseCli, toolPort, usageError } from './cli';
 import { createDevServer } from './dev';
 import {
   type DynamoDbLocal,
@@ -18,6 +18,7 @@ import {
 import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
 import { closeServer, listen, publicUrlFrom } from './gateway';
 import { type ObjectStoreLocal, objectStoreEnvironment, startObjectStoreLocal } from './object-store-local';
+import { portInUseMessage, portsProblem } from './ports';
 import { DEMO_PARENT_ID, seedDemo } from './seed';
 import { createLocalServer } from './server';
 import { createTemplateServer } from './template/server';
@@ -70,18 +71,29 @@ async function main(): Promise<void> {
   if (reload && fromTemplate) {
     usageError(TOOL, '--reload and --from-template do not combine (the template serves built bundles)');
   }
+  const onAws = process.env.DYNAMODB_ENDPOINT === 'aws';
+  if (onAws) delete process.env.DYNAMODB_ENDPOINT;
+  const startsDatabase = !onAws && !process.env.DYNAMODB_ENDPOINT;
+  const startsObjects = !onAws && !process.env.S3_ENDPOINT;
+  // The ports of what this run starts, checked alike before anything starts: a bad or taken one stops here.
+  const ports = {
+    PORT: toolPort(TOOL, 'PORT'),
+    ...(startsDatabase ? { DYNAMODB_PORT: toolPort(TOOL, 'DYNAMODB_PORT') } : {}),
+    ...(startsObjects ? { S3_PORT: toolPort(TOOL, 'S3_PORT') } : {}),
+  };
+  const problem = await portsProblem(ports);
+  if (problem?.usage) usageError(TOOL, problem.message);
+  if (problem) fail(TOOL, problem.message);
   // Synthesis (when cdk.out is stale) runs while DynamoDB Local starts.
   const assembly = fromTemplate ? prepareAssembly() : undefined;
   assembly?.catch(() => undefined);
-  const onAws = process.env.DYNAMODB_ENDPOINT === 'aws';
-  if (onAws) delete process.env.DYNAMODB_ENDPOINT;
   let database: DynamoDbLocal | undefined;
-  if (!onAws && !process.env.DYNAMODB_ENDPOINT) {
+  if (ports.DYNAMODB_PORT !== undefined) {
     if (!javaAvailable()) {
       process.stderr.write(`${JAVA_MISSING_MESSAGE}\n`);
       process.exit(1);
     }
-    const port = Number(process.env.DYNAMODB_PORT || 8000);
+    const port = ports.DYNAMODB_PORT;
     process.stdout.write(
       `starting DynamoDB Local on 127.0.0.1:${port} (${inMemory ? 'in memory' : 'data in .data/'})...\n`,
     );
@@ -91,8 +103,8 @@ async function main(): Promise<void> {
     process.once('exit', () => stopDatabase.process.kill('SIGKILL'));
   }
   let objects: ObjectStoreLocal | undefined;
-  if (!onAws && !process.env.S3_ENDPOINT) {
-    const port = Number(process.env.S3_PORT || 9000);
+  if (ports.S3_PORT !== undefined) {
+    const port = ports.S3_PORT;
     process.stdout.write(
       `starting the local object store on 127.0.0.1:${port} (${inMemory ? 'in a temporary folder' : 'data in .data/s3/'})...\n`,
     );
@@ -136,7 +148,11 @@ async function main(): Promise<void> {
     stopFunctions = dev.stop;
     mode = 'reloading: a change under functions/ or lib/ is served by the next request';
   } else server = createLocalServer();
-  const port = await listen(server, Number(process.env.PORT || 3000));
+  const port = await listen(server, ports.PORT).catch((error: unknown) => {
+    // Taken since the check (DynamoDB Local takes seconds to start): the same message; the exit stops the rest.
+    if ((error as { code?: string }).code === 'EADDRINUSE') fail(TOOL, portInUseMessage(ports.PORT, 'PORT'));
+    throw error;
+  });
   const base = `http://127.0.0.1:${port}`;
   const lines = [
     '',

@@ -192,7 +192,9 @@ describe("the tools' DynamoDB and object store", () => {
     delete env.S3_ENDPOINT;
     const port = runCliWith(env, 'catalog', 'cleanup', '--store', 'x');
     expect(port.status).toBe(2);
-    expect(port.stderr).toBe("catalog: S3_PORT must be a port number, got 'x' (see --help)\n");
+    expect(port.stderr).toBe(
+      "catalog: S3_PORT must be a port number from 1 to 65535, got 'x' (see --help)\n",
+    );
   });
 });
 

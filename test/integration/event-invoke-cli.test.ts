@@ -104,6 +104,38 @@ describe('npm run invoke', () => {
     expect(run.stderr).not.toContain(token);
   });
 
+  it.each<[string, unknown, string]>([
+    ['null', null, 'it must be a JSON object, got null'],
+    ['an array', [1], 'it must be a JSON object, got an array'],
+    ['an empty object', {}, 'version must be "2.0", got undefined'],
+    ['a numeric body', { body: 5 }, 'body must be a string, got number'],
+    ['headers that are not an object', { headers: 'x' }, 'headers must be an object of strings'],
+    ['a header that is not a string', { headers: { a: 1 } }, 'headers.a must be a string, got number'],
+    ['no requestContext', { requestContext: undefined }, 'requestContext must be an object'],
+    [
+      'no method',
+      { requestContext: { requestId: 'r', http: { path: '/', sourceIp: '127.0.0.1' } } },
+      'requestContext.http.method must be a string, got undefined',
+    ],
+  ])(
+    'refuses an event that API Gateway would never send (%s): what is wrong, exit 2, nothing run',
+    (_case, change, problem) => {
+      const made = JSON.parse(runCli('event', 'POST', '/oauth/access_token', '--body', '{}').stdout);
+      const event =
+        change === null || Array.isArray(change) || Object.keys(change as object).length === 0
+          ? change
+          : { ...made, ...(change as object) };
+      const file = join(dir, 'malformed-event.json');
+      writeFileSync(file, JSON.stringify(event));
+      const run = runCli('invoke', 'create-access-token', '--event', file);
+      expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        status: 2,
+        stdout: '',
+        stderr: `invoke: ${file} is not an API Gateway HTTP API event (payload 2.0): ${problem}; \`npm run event -- METHOD PATH\` prints one (see --help)\n`,
+      });
+    },
+  );
+
   it('names the functions it knows when given another', () => {
     const run = runCli('invoke', 'no-such-function', '--event', 'x.json');
     expect(run.status).toBe(2);

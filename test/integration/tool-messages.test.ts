@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalogRepository } from '../../lib/store/catalog-repository';
@@ -90,6 +91,66 @@ describe('npm run dev -- --bogus', () => {
     const start = runCli('start', '--bogus');
     expect(start.status).toBe(2);
     expect(start.stderr).toBe("start: Unknown option '--bogus' (see --help)\n");
+  });
+});
+
+describe('npm start: its three ports', () => {
+  /** npm start's environment with nothing given by URL: it would start DynamoDB Local and the object store. */
+  const startEnv = (ports: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+    const env = { ...process.env, ...ports };
+    delete env.DYNAMODB_ENDPOINT;
+    delete env.S3_ENDPOINT;
+    return env;
+  };
+
+  it.each(['PORT', 'DYNAMODB_PORT', 'S3_PORT'])(
+    'refuses %s out of range or not a number, before starting anything (exit 2)',
+    (name) => {
+      for (const value of ['70000', 'abc', '0']) {
+        const run = runCliWith(startEnv({ [name]: value }), 'start', '--in-memory');
+        expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+          status: 2,
+          stdout: '',
+          stderr: `start: ${name} must be a port number from 1 to 65535, got '${value}' (see --help)\n`,
+        });
+      }
+    },
+  );
+
+  it.each([
+    ['PORT', ''],
+    ['DYNAMODB_PORT', ', or DYNAMODB_ENDPOINT to use the database already there'],
+    ['S3_PORT', ', or S3_ENDPOINT to use the object store already there'],
+  ])(
+    'says which variable to change when %s is taken, before starting anything (exit 1)',
+    async (name, instead) => {
+      const taken = createServer();
+      await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+      const port = (taken.address() as AddressInfo).port;
+      try {
+        const free = {
+          PORT: String(await freePort()),
+          DYNAMODB_PORT: String(await freePort()),
+          S3_PORT: String(await freePort()),
+        };
+        const run = runCliWith(startEnv({ ...free, [name]: String(port) }), 'start', '--in-memory');
+        expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+          status: 1,
+          stdout: '',
+          stderr: `start: port ${port} (${name}) is already in use: set ${name} to another port${instead}\n`,
+        });
+      } finally {
+        await new Promise((done) => taken.close(done));
+      }
+    },
+  );
+
+  it('refuses one port given to two of them', () => {
+    const run = runCliWith(startEnv({ PORT: '3401', DYNAMODB_PORT: '3401' }), 'start', '--in-memory');
+    expect({ status: run.status, stderr: run.stderr }).toEqual({
+      status: 2,
+      stderr: 'start: PORT and DYNAMODB_PORT are both 3401: give each its own port (see --help)\n',
+    });
   });
 });
 
