@@ -11,7 +11,7 @@ import { applicationKeyRepository } from '../lib/store/application-key-repositor
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { mappingRepository } from '../lib/store/mapping-repository';
-import { pcmRepository } from '../lib/store/pcm-repository';
+import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
@@ -346,7 +346,17 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
         case 'otherPrefixUpper':
           return (await prefixOf(b.store.mapping_id)).toUpperCase();
         case 'freshCatalogId':
-          return newPcmCatalog(a.store.id, 'Fresh catalog');
+          try {
+            return await newPcmCatalog(a.store.id, 'Fresh catalog');
+          } catch (error) {
+            if (!(error instanceof CatalogLimitError)) throw error;
+            // POST /pcm/catalogs cases filled store A up to its cap: make room, keeping the world's own.
+            const kept = new Set([catalogId, documentCatalogId]);
+            for (const catalog of await pcmRepository.listCatalogs(a.store.id)) {
+              if (!kept.has(catalog.id)) await pcmRepository.deleteCatalog(a.store.id, catalog.id);
+            }
+            return newPcmCatalog(a.store.id, 'Fresh catalog');
+          }
         case 'currentReleaseId':
           return (
             (await catalogRepository.getRegistry(a.store.id))?.catalogs[catalogId]?.release.id ?? releaseId
