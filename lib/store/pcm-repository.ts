@@ -1,4 +1,5 @@
 import type { ReleaseCounts } from '../catalog/derive';
+import { recordableIssues } from '../catalog/recorded-issues';
 import { MAX_CATALOGS_PER_STORE } from '../validation/pcm-catalog';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { catalogKeys, type ReleaseMarker } from './catalog-repository';
@@ -618,7 +619,10 @@ export const pcmRepository = {
   ): Promise<boolean> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
-    const sets = assignments(Object.entries(fields), names, values);
+    // However many or long the issues, the record stays far under DynamoDB's item limit: cut, not lost.
+    const recorded =
+      fields.errors === undefined ? fields : { ...fields, errors: recordableIssues(fields.errors) };
+    const sets = assignments(Object.entries(recorded), names, values);
     const adds: string[] = [];
     for (const [field, value] of Object.entries(options.add ?? {})) {
       names[`#${field}`] = field;
