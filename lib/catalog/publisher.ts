@@ -303,21 +303,34 @@ export async function publishRelease(
       : await cleanupReleases(storeId, { catalogId, now: now() }).catch(() => ({ releases: [] }));
   // A switch whose response was lost left no registry here: read the one it wrote.
   registry ??= await catalogRepository.getRegistry(storeId);
-  const catalogs = Object.values(registry?.catalogs ?? {});
-  const reason = unselectableReason(
-    catalogs.flatMap((catalog) => catalog.rules),
-    catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
-    catalogId,
-    now(),
-  );
   return {
     catalog_id: catalogId,
     release_id: releaseId,
     products: counts,
     items: items.length,
     cleaned_up: cleaned.releases,
-    warnings: reason === undefined ? [] : [`catalog ${catalogId} can never be selected: ${reason}`],
+    warnings: selectionWarnings(registry, catalogId, now()),
   };
+}
+
+/**
+ * What to tell whoever published `catalogId` when no shopper can ever be given it (`unselectableReason`
+ * over the store's registry as the switch left it): one line, or none. The CLI prints it, the catalog
+ * API's release carries it in `meta.warnings`.
+ */
+export function selectionWarnings(
+  registry: CatalogRegistry | undefined,
+  catalogId: string,
+  now: Date,
+): string[] {
+  const catalogs = Object.values(registry?.catalogs ?? {});
+  const reason = unselectableReason(
+    catalogs.flatMap((catalog) => catalog.rules),
+    catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
+    catalogId,
+    now,
+  );
+  return reason === undefined ? [] : [`catalog ${catalogId} can never be selected: ${reason}`];
 }
 
 /** What the switch needs of a release's document: small, so the workflow keeps it beside the release. */

@@ -104,6 +104,16 @@ export const PCM_RELEASE_SCHEMA: Schema = {
           items: { type: 'object', required: ['status', 'title', 'detail', 'source', 'rule'] },
         },
         errors_total: { type: 'integer', description: 'FAILED only: how many issues there were.' },
+        warnings: {
+          type: 'array',
+          description:
+            "PUBLISHED only: why no shopper can ever be given the catalog (`not_selectable`: the store has catalog rules and none names this catalog, or the store has no rules and an older catalog takes every request, or every rule's schedules have ended); empty when shoppers can reach it.",
+          items: {
+            type: 'object',
+            required: ['code', 'detail'],
+            properties: { code: { const: 'not_selectable' }, detail: { type: 'string' } },
+          },
+        },
       },
     },
   },

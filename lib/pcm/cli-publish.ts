@@ -1,9 +1,8 @@
 import type { ReleaseCounts } from '../catalog/derive';
 import { DocumentReadError, readReleaseDocument } from '../catalog/document-stream';
 import type { ReleaseSummary } from '../catalog/product-lookups';
-import { StoreNotFoundError } from '../catalog/publisher';
+import { StoreNotFoundError, selectionWarnings } from '../catalog/publisher';
 import { ABANDONED_AFTER_MS } from '../catalog/release-settings';
-import { unselectableReason } from '../catalog/rules';
 import { ConflictError } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
 import { catalogLookupRepository } from '../store/catalog-lookup-repository';
@@ -301,14 +300,7 @@ async function outcome(storeId: string, release: PcmRelease, before: string[]): 
       result.products = { ...result.products, live, draft: result.products.total - live };
     }
   }
-  const catalogs = Object.values(registry?.catalogs ?? {});
-  const reason = unselectableReason(
-    catalogs.flatMap((catalog) => catalog.rules),
-    catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
-    catalogId,
-    new Date(),
-  );
-  if (reason !== undefined) result.warnings.push(`catalog ${catalogId} can never be selected: ${reason}`);
+  result.warnings.push(...selectionWarnings(registry, catalogId, new Date()));
   return result;
 }
 

@@ -65,6 +65,10 @@ export function renderRelease(
     owner: 'store',
     current,
   };
+  if (state === 'PUBLISHED') {
+    // Published, yet no shopper can ever be given it (no rule for it where the store has rules, say).
+    meta.warnings = (release.warnings ?? []).map((detail) => ({ code: 'not_selectable', detail }));
+  }
   if (state === 'FAILED') {
     const errors = (release.errors ?? []).map((issue) => ({
       status: '422',

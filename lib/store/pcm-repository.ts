@@ -90,6 +90,8 @@ export interface PcmRelease extends ReleaseMarker {
   published_at?: string;
   /** Why it failed: the first validation issues (JSON paths) or the workflow's error. */
   errors?: ReleaseIssue[];
+  /** PUBLISHED only: why no shopper can ever be given the catalog (`selectionWarnings`); empty when one can. */
+  warnings?: string[];
   errors_total?: number;
 }
 

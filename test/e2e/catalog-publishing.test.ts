@@ -46,6 +46,7 @@ type Release = {
     current: boolean;
     errors?: { source: string; rule: string; detail: string }[];
     errors_total?: number;
+    warnings?: { code: string; detail: string }[];
   };
 };
 
@@ -239,6 +240,22 @@ describe('publishing a catalog over the API, as the platform tools do', () => {
     await admin().Catalogs.Releases.DeleteAll({ catalogId });
     const after = await call('GET', `/pcm/catalogs/${catalogId}/releases`);
     expect((after.body.data as Release[]).map((release) => release.id)).toEqual([current.id]);
+    expect(await firstChildOnceServed('E Child 1')).toBe('E Child 1');
+  });
+
+  it('publishes a catalog no shopper can reach, and says so in meta.warnings', async () => {
+    expect(first.meta.warnings).toEqual([]);
+    // The store has no rules, so every shopper gets its oldest catalog: a newer one is never selected.
+    const hidden = await createCatalog('Hidden catalog');
+    expect((await putDocument(hidden, childrenRelease({ namePrefix: 'H ' }))).status).toBe(200);
+    const release = await publish(hidden);
+    expect(release.meta.release_status).toBe('PUBLISHED');
+    expect(release.meta.warnings).toEqual([
+      {
+        code: 'not_selectable',
+        detail: `catalog ${hidden} can never be selected: no catalog of this store has rules, so every shopper gets the store's oldest catalog (${catalogId}); add rules (rules[]) to choose between catalogs`,
+      },
+    ]);
     expect(await firstChildOnceServed('E Child 1')).toBe('E Child 1');
   });
 });

@@ -16,7 +16,7 @@ import {
 } from '../derive-stream';
 import { DocumentReadError } from '../document-stream';
 import { FILTER_INDEX_VERSION } from '../filter-index';
-import { activate, cleanupReleases, type SwitchFacts, switchFacts } from '../publisher';
+import { activate, cleanupReleases, type SwitchFacts, selectionWarnings, switchFacts } from '../publisher';
 import { RegistryTooLargeError } from '../registry-size';
 import type { ReleaseLayout } from '../types';
 import { ReleaseValidationError, type ValidationIssue } from '../validate-release';
@@ -134,8 +134,9 @@ async function takeInDocument(input: ReleaseExecutionInput, upload: string): Pro
     const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
     const requestedBy = release?.upload_requested_by;
     if (requestedBy !== undefined && !(await applicationKeyExists(input.store_id, requestedBy))) {
-      await fail(input, [{ path: '', rule: 'upload', message: uploadRefused(requestedBy, 'upload') }], 1);
+      // The upload goes first: whoever sees the release FAILED finds it gone.
       await objectStore.deletePrefix(upload);
+      await fail(input, [{ path: '', rule: 'upload', message: uploadRefused(requestedBy, 'upload') }], 1);
       return false;
     }
     await objectStore.copy(upload, input.document_key);
@@ -368,8 +369,9 @@ export async function writeStep(input: WriteInput): Promise<{ written: number }>
 /** Switch: the release becomes the catalog's current one in one transaction; older releases go. */
 export async function switchStep(input: ReleaseExecutionInput): Promise<{ published: true }> {
   const file = JSON.parse(await readText(objectStore.read(workKeys.switchFacts(input)))) as SwitchFile;
+  let registry: Awaited<ReturnType<typeof activate>>;
   try {
-    await activate(input.store_id, file.facts, input.catalog_id, file.layout, () => new Date());
+    registry = await activate(input.store_id, file.facts, input.catalog_id, file.layout, () => new Date());
   } catch (error) {
     if (!(error instanceof RegistryTooLargeError)) throw error;
     // The release's error says why (Abandon keeps it), not DynamoDB's bare ValidationException.
@@ -379,11 +381,14 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     );
   }
   const at = now();
+  // A switch whose response was lost left no registry here: read the one it wrote.
+  registry ??= await catalogRepository.getRegistry(input.store_id);
   await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
     state: 'PUBLISHED',
     percent_completed: 100,
     published_at: at,
     updated_at: at,
+    warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
   });
   await endRelease(input);
   await cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
