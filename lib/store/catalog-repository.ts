@@ -155,8 +155,6 @@ const DELETE_PARTITIONS = 4;
 export interface DeleteReleaseOptions {
   /** Partitions emptied at once (DELETE_PARTITIONS). */
   concurrency?: number;
-  /** Gets the number of items deleted so far, after each page. */
-  onProgress?: (deleted: number) => void;
 }
 
 type Key = { pk: string; sk: string };
@@ -595,8 +593,7 @@ export const catalogRepository = {
    * Deletes every item of a release but its marker, without reading them: each of its partitions
    * (`REL#<release>#<shard>`) is queried for keys only, DELETE_PAGE at a time, and each page deleted in
    * BatchWriteItem requests of 25 sent together; `concurrency` partitions at once (unprocessed deletes
-   * retried with backoff). `onProgress` gets the number deleted so far after each page. Returns the number
-   * of items deleted.
+   * retried with backoff). Returns the number of items deleted.
    */
   async deleteReleaseItems(
     marker: Pick<ReleaseMarker, 'release_id' | 'shards'>,
@@ -637,7 +634,6 @@ export const catalogRepository = {
           }
           await Promise.all(batches.map(deleteBatch));
           deleted += keys.length;
-          if (keys.length > 0) options.onProgress?.(deleted);
           startKey = page.LastEvaluatedKey;
         } while (startKey && !stop.failed);
       }
