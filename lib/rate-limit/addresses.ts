@@ -8,6 +8,13 @@ import { type AddressShares, addressShares } from './allowance';
  * what the known ones are not set aside (the newcomers' part), so newcomers cannot take what a known
  * shopper needs; a new address takes from that part only while it has taken less than the part has left,
  * so n new addresses flooding together leave at least 1/(n+1) of it to the next one.
+ *
+ * A demand is an estimate from a second or a few, short either way: a shopper browsing at 3 requests a
+ * second lands 2 in one window and 3 in the next (1, with one second of history), and addresses that
+ * began to flood at the end of a window look light in the next. So a known address is set aside
+ * `min(demand, share)`, and what it takes past that comes out of the newcomers' part under the same rule
+ * as a new address's: every request counted, together never more than the pool. An address that asks a
+ * little more than its estimate (the shopper) finds room; addresses that ask far more leave room for it.
  */
 
 /** Addresses remembered per store and container; past it, the oldest seen is forgotten first. */
@@ -22,7 +29,7 @@ interface Seen {
   last: number;
   /** Smoothed requests per second over past windows (halves every idle second). */
   rate: number;
-  /** Seen before the current window: it has a demand, and does not draw on the newcomers' part. */
+  /** Seen before the current window: it has a demand, and draws on the newcomers' part only past it. */
   known: boolean;
   /** Its demand as the current window's shares were set (requests per second, whole). */
   demand: number;
@@ -33,12 +40,12 @@ export class AddressLedger {
   private window = Number.NaN;
   private pool = Number.NaN;
   private shares: AddressShares = { share: 1, newcomers: 0 };
-  /** What addresses new in this window took together. */
+  /** What was taken from the newcomers' part in this window (new addresses, and known ones past their part). */
   private newcomersTaken = 0;
 
   /**
-   * Counts a storefront request of `address` in `window`; true when its share (and, for a new address,
-   * the newcomers' part) has room for it, which is then counted as taken.
+   * Counts a storefront request of `address` in `window`; true when its share (and, past what it is set
+   * aside, the newcomers' part) has room for it, which is then counted as taken.
    */
   take(address: string, window: number, pool: number): boolean {
     if (window !== this.window) this.roll(window, pool);
@@ -54,10 +61,12 @@ export class AddressLedger {
     }
     seen.attempts += 1;
     if (seen.admitted >= this.shares.share) return false;
-    if (!seen.known) {
-      // A new address takes from the newcomers' part only while it has taken less than the part has left
-      // for the others: however many new addresses flood, some of the part is always left for the next.
-      if (seen.admitted >= this.shares.newcomers - this.newcomersTaken) return false;
+    const beyond = seen.admitted - this.setAside(seen);
+    if (beyond >= 0) {
+      // Past what it is set aside (all of it, for a new address), an address takes from the newcomers' part
+      // only while it has taken less of it than the part has left for the others: however many addresses
+      // flood, some of the part is always left for the next.
+      if (beyond >= this.shares.newcomers - this.newcomersTaken) return false;
       this.newcomersTaken += 1;
     }
     seen.admitted += 1;
@@ -69,7 +78,12 @@ export class AddressLedger {
     const seen = this.seen.get(address);
     if (window !== this.window || !seen || seen.admitted === 0) return;
     seen.admitted -= 1;
-    if (!seen.known) this.newcomersTaken = Math.max(0, this.newcomersTaken - 1);
+    if (seen.admitted >= this.setAside(seen)) this.newcomersTaken = Math.max(0, this.newcomersTaken - 1);
+  }
+
+  /** What the current window's shares set aside for `seen`: its demand up to the share (0 when new). */
+  private setAside(seen: Seen): number {
+    return seen.known ? Math.min(seen.demand, this.shares.share) : 0;
   }
 
   /** The current window's shares (tests). */

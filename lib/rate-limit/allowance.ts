@@ -59,15 +59,19 @@ export function emptyWindow(): WindowState {
 }
 
 /**
- * Takes one local token for a request of `keyId`: its reservation first, then the pool (a reserved key
- * borrows from the pool only once its own tokens are used). Returns where it came from, or undefined.
+ * Takes one local token for a request of `keyId`: its reservation first, then the pool. A reserved key
+ * borrows from the pool only once its reservation for the window is used up (`reserved` of its allowance),
+ * not when this container merely holds none of it yet: it waits for a lease of its own tokens then, and
+ * the pool's tokens stay with the storefront addresses they were counted for. Returns where it came from,
+ * or undefined.
  */
-export function takeToken(state: WindowState, keyId: string): 'reserved' | 'pool' | undefined {
+export function takeToken(state: WindowState, keyId: string, reserved = 0): 'reserved' | 'pool' | undefined {
   const own = state.reserved.get(keyId) ?? 0;
   if (own > 0) {
     state.reserved.set(keyId, own - 1);
     return 'reserved';
   }
+  if (reserved > 0 && !state.reservedExhausted.has(keyId)) return undefined;
   if (state.pool > 0) {
     state.pool -= 1;
     return 'pool';

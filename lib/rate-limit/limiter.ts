@@ -181,14 +181,22 @@ export class RateLimiter {
       // when refused.
       if (!bucket.addresses.take(address, window, allowance.pool))
         return this.decide(false, this.windowState(bucket, window), keyId, allowance, false, window);
+      let heldIn: number | undefined = window;
+      // A request that waited for a lease into the next window spends that window's tokens: it must fit in
+      // that window's share too, or the flood's waiting requests take the pool past every share.
+      const moveTo = (next: number) => {
+        if (heldIn !== undefined) bucket.addresses.giveBack(address, heldIn);
+        heldIn = bucket.addresses.take(address, next, allowance.pool) ? next : undefined;
+        return heldIn !== undefined;
+      };
       const count = (decision: RateLimitDecision) => {
-        if (!decision.admitted) bucket.addresses.giveBack(address, window);
+        if (!decision.admitted && heldIn !== undefined) bucket.addresses.giveBack(address, heldIn);
         return decision;
       };
-      const decision = this.decideOrWait(bucket, storeId, keyId, allowance);
+      const decision = this.decideOrWait(bucket, storeId, keyId, allowance, window, moveTo);
       return decision instanceof Promise ? decision.then(count) : count(decision);
     }
-    return this.decideOrWait(bucket, storeId, keyId, allowance);
+    return this.decideOrWait(bucket, storeId, keyId, allowance, window);
   }
 
   private decideOrWait(
@@ -196,11 +204,13 @@ export class RateLimiter {
     storeId: string,
     keyId: string,
     allowance: Allowance,
+    window: number,
+    moveTo?: (window: number) => boolean,
   ): RateLimitDecision | Promise<RateLimitDecision> {
     return (
       this.decideNow(bucket, storeId, keyId, allowance) ??
       this.admitUnleased(bucket, storeId, keyId, allowance) ??
-      this.admitAfterLeases(bucket, storeId, keyId, allowance)
+      this.admitAfterLeases(bucket, storeId, keyId, allowance, window, moveTo)
     );
   }
 
@@ -217,7 +227,7 @@ export class RateLimiter {
       bucket.current = window;
     }
     const state = this.windowState(bucket, window);
-    if (takeToken(state, keyId)) {
+    if (takeToken(state, keyId, allowance.reserved)) {
       this.renewIfLow(bucket, storeId, window, keyId, allowance);
       return this.decide(true, state, keyId, allowance, false, window);
     }
@@ -253,7 +263,11 @@ export class RateLimiter {
     storeId: string,
     keyId: string,
     allowance: Allowance,
+    admittedIn: number,
+    /** Counts a storefront request's source address in a later window (false: no share left there). */
+    moveTo?: (window: number) => boolean,
   ): Promise<RateLimitDecision> {
+    let counted = admittedIn;
     for (let round = 1; ; round += 1) {
       // Read the clock every round: a request that waited for a lease may have crossed into a new window.
       const window = Math.floor(this.deps.now() / WINDOW_MS);
@@ -277,6 +291,12 @@ export class RateLimiter {
         if (bucket.inflight.size > 0) bucket.stalled = true;
         return this.decide(true, state, keyId, allowance, true, window);
       }
+      const now = Math.floor(this.deps.now() / WINDOW_MS);
+      if (moveTo && now !== counted) {
+        counted = now;
+        if (!moveTo(now))
+          return this.decide(false, this.windowState(bucket, now), keyId, allowance, false, now);
+      }
       const decision = this.decideNow(bucket, storeId, keyId, allowance);
       if (decision) return decision;
     }
@@ -290,8 +310,8 @@ export class RateLimiter {
   private chargeOwed(bucket: StoreBucket, state: WindowState | undefined): void {
     for (const [keyId, owed] of bucket.owed) {
       let left = owed;
-      while (state && left > 0 && takeToken(state, keyId)) left -= 1;
       const allowance = bucket.demand.get(keyId)?.allowance;
+      while (state && left > 0 && takeToken(state, keyId, allowance?.reserved)) left -= 1;
       if (state && left > 0 && allowance && !exhaustedFor(state, keyId, allowance)) {
         bucket.owed.set(keyId, left);
       } else {

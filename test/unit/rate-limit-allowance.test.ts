@@ -91,6 +91,17 @@ describe('takeToken', () => {
     expect(takeToken(state, 'a')).toBeUndefined();
   });
 
+  it('makes a reserved key wait for its own tokens rather than borrow the pool before its reservation is used up', () => {
+    const state = { ...emptyWindow(), ...tokens(5) };
+    // The container holds none of the key's 8 yet: the pool's 5 stay for the keys counted against it.
+    expect(takeToken(state, 'a', 8)).toBeUndefined();
+    expect(state.pool).toBe(5);
+    // Once the window's reservation is known to be used up, it borrows.
+    state.reservedExhausted.add('a');
+    expect(takeToken(state, 'a', 8)).toBe('pool');
+    expect(state.pool).toBe(4);
+  });
+
   it('never hands one key another key’s reserved tokens', () => {
     const state = { ...emptyWindow(), ...tokens(0, { a: 3 }) };
     expect(takeToken(state, 'b')).toBeUndefined();

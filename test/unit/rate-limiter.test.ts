@@ -222,6 +222,34 @@ describe('storefront source addresses', () => {
     return n;
   }
 
+  it('counts a request that waited for a lease into the next window against the share of that window', async () => {
+    const shared = new SharedWindows();
+    const clock = { now: 10_000 * WINDOW_MS };
+    const first = 10_000;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The first window's leases hang until released; the next window's answer at once.
+    const limiter = new RateLimiter({
+      now: () => clock.now,
+      take: (storeId, window, ask) =>
+        window === first
+          ? gate.then(() => shared.take(storeId, window, ask))
+          : shared.take(storeId, window, ask),
+    });
+    const pending = Array.from({ length: 12 }, () =>
+      limiter.admit(STORE, 'k#implicit', unreserved(32), 'flood'),
+    );
+    clock.now += WINDOW_MS;
+    // Next window: the address, known now, takes its whole share (half the pool) before the lease answers.
+    expect(await fromAddress(limiter, 'flood', 40)).toBe(16);
+    release();
+    const late = (await Promise.all(pending)).filter((decision) => decision.admitted).length;
+    // Only the request admitted before the first lease answered; the waiting ones find no share left.
+    expect(late).toBe(FIRST_LEASE_ALLOWANCE);
+  });
+
   it('leaves a shopper and new shoppers served while 2, 3 or 4 addresses flood, from the second window on', async () => {
     for (const attackers of [2, 3, 4]) {
       const { limiters, clock } = setup();
