@@ -199,7 +199,10 @@ describe('switching releases', () => {
   let token: string;
 
   beforeEach(async () => {
-    store = await createTestStore();
+    // Three readers loop without pause from one source address for as long as a publish takes, and one
+    // address may take at most half a store's storefront pool (docs/rate-limits.md): at the default 100/s
+    // a publish slowed past a second by a loaded machine drew 429s. These tests are about the switch.
+    store = await createTestStore({ rate_limit: 10_000 });
     token = await tokenFor(store, 'implicit');
     await publishRelease(store.store.id, childrenRelease({ namePrefix: 'A ' }));
   });
