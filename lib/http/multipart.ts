@@ -47,16 +47,16 @@ function disposition(headers: string): { name: string; file: boolean } {
   return { name: value, file: /;\s*filename\*?\s*=/i.test(line) };
 }
 
-export interface MultipartPart {
-  name: string;
-  /** True for a part that carries a file (a `filename` parameter): its content is not read. */
-  file: boolean;
-  /** The part's text (strict UTF-8); empty for a file part. */
-  value: string;
-}
-
-/** The parts of a `multipart/form-data` body, in order. */
-function parseParts(bytes: Buffer, boundary: string): MultipartPart[] {
+/**
+ * The text fields of a `multipart/form-data` body as one object, as a form-encoded body parses, reading
+ * its parts in order: 400 for a part that carries a file (this API stores no file content), for a field
+ * sent twice, and for a value that is not UTF-8 (naming the byte's offset in the body).
+ */
+export function multipartFields(
+  bytes: Buffer,
+  contentTypeHeader: string | undefined,
+): Record<string, string> {
+  const boundary = multipartBoundary(contentTypeHeader);
   const delimiter = Buffer.from(`--${boundary}`);
   const first = bytes.indexOf(delimiter);
   // The first delimiter opens the body or follows a preamble line.
@@ -64,45 +64,29 @@ function parseParts(bytes: Buffer, boundary: string): MultipartPart[] {
     throw malformed(`no part starts with the boundary "--${boundary}"`);
   }
   const next = Buffer.concat([CRLF, delimiter]);
-  const parts: MultipartPart[] = [];
+  const fields = new Map<string, string>();
   let at = first + delimiter.length;
-  for (;;) {
-    if (bytes.subarray(at, at + 2).toString('latin1') === '--') return parts;
+  for (let count = 0; ; count += 1) {
+    // Own properties only, whatever the names (`__proto__` included).
+    if (bytes.subarray(at, at + 2).toString('latin1') === '--') return Object.fromEntries(fields);
     if (bytes.indexOf(CRLF, at) !== at) throw malformed('a boundary line must end with CRLF');
     const end = bytes.indexOf(next, at);
     if (end === -1) throw malformed('the body does not end with the closing boundary');
-    if (parts.length === MAX_MULTIPART_PARTS)
-      throw malformed(`at most ${MAX_MULTIPART_PARTS} parts are allowed`);
-    const part = bytes.subarray(at + CRLF.length, end);
+    if (count === MAX_MULTIPART_PARTS) throw malformed(`at most ${MAX_MULTIPART_PARTS} parts are allowed`);
+    const start = at + CRLF.length;
+    const part = bytes.subarray(start, end);
     const split = part.indexOf(HEADER_END);
-    const headerBytes = split === -1 ? part : part.subarray(0, split);
-    const { name, file } = disposition(headerBytes.toString('latin1'));
-    if (split === -1) throw malformed(`part ${name} has no blank line after its headers`);
-    const value = file ? '' : bodyText(part.subarray(split + HEADER_END.length));
-    parts.push({ name, file, value });
-    at = end + next.length;
-  }
-}
-
-/**
- * The text fields of a `multipart/form-data` body as one object, as a form-encoded body parses: 400 for a
- * field sent twice, and for a part that carries a file (this API stores no file content).
- */
-export function multipartFields(
-  bytes: Buffer,
-  contentTypeHeader: string | undefined,
-): Record<string, string> {
-  const fields = new Map<string, string>();
-  for (const part of parseParts(bytes, multipartBoundary(contentTypeHeader))) {
-    if (part.file) {
+    const { name, file } = disposition((split === -1 ? part : part.subarray(0, split)).toString('latin1'));
+    if (file) {
       throw new BadRequestError(
-        `part ${part.name} carries a file: uploading file content is not supported; send file_location, the https URL where the file is hosted`,
-        part.name,
+        `part ${name} carries a file: uploading file content is not supported; send file_location, the https URL where the file is hosted`,
+        name,
       );
     }
-    if (fields.has(part.name)) throw new BadRequestError(`field ${part.name} is repeated`, part.name);
-    fields.set(part.name, part.value);
+    if (split === -1) throw malformed(`part ${name} has no blank line after its headers`);
+    if (fields.has(name)) throw new BadRequestError(`field ${name} is repeated`, name);
+    const valueStart = split + HEADER_END.length;
+    fields.set(name, bodyText(part.subarray(valueStart), start + valueStart));
+    at = end + next.length;
   }
-  // Own properties only, whatever the names (`__proto__` included).
-  return Object.fromEntries(fields);
 }
