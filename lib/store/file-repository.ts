@@ -1,9 +1,8 @@
-import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
+import { transactAsCaller as transact, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
-import { GetCommand, TransactWriteCommand } from './dynamodb';
+import { GetCommand } from './dynamodb';
 import { batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
-import { cancellationCodes } from './transactions';
 
 /**
  * The files of the platform's files API (`/v2/files`, docs/files.md), in the products table beside the
@@ -50,28 +49,6 @@ export const fileKeys = {
   file: (storeId: string, fileId: string) => ({ pk: `STORE#${storeId}`, sk: `${FILE_PREFIX}${fileId}` }),
   counter: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'FILE_COUNT' }),
 };
-
-type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
-
-/**
- * Runs a transaction with the caller's checks (none without a caller: test fixtures; every route passes
- * one): its cancellation codes, or undefined when it applied.
- */
-async function transact(
-  items: TransactItems,
-  caller: WriteCaller | undefined,
-): Promise<string[] | undefined> {
-  const checked = withCallerChecks(items, caller);
-  try {
-    await getDocumentClient().send(new TransactWriteCommand({ TransactItems: checked.items }));
-    return undefined;
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (!codes) throw error;
-    if (checked.revoked(codes)) throw new CallerRevokedError();
-    return codes;
-  }
-}
 
 const filesQuery = (storeId: string) => ({
   TableName: tableName('products'),
