@@ -1,9 +1,15 @@
 import { type FilterExpression, type FilterGrammar, parseFilter } from '../filter/index';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors';
+import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
-import { FileLimitError, FileNotFoundError, type FileRecord, fileRepository } from '../store/file-repository';
+import {
+  FileLimitError,
+  FileNotFoundError,
+  type FileRecord,
+  FileWriteConflictError,
+  fileRepository,
+} from '../store/file-repository';
 
 /**
  * The files API (docs/files.md): a file is a URL the merchant's CDN already serves, recorded with the name
@@ -75,6 +81,7 @@ export async function createFile(
     await fileRepository.create(storeId, file, caller);
   } catch (error) {
     if (error instanceof FileLimitError) throw new ConflictError(error.message);
+    if (error instanceof FileWriteConflictError) throw new ConflictError(WRITE_CONFLICT);
     throw error;
   }
   return file;
@@ -92,6 +99,7 @@ export async function deleteFile(storeId: string, fileId: string, caller: WriteC
     await fileRepository.delete(storeId, fileId, caller);
   } catch (error) {
     if (error instanceof FileNotFoundError) throw new NotFoundError('file not found');
+    if (error instanceof FileWriteConflictError) throw new ConflictError(WRITE_CONFLICT);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { transactAsCaller as transact, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { GetCommand } from './dynamodb';
-import { batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
+import { backoff, batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
 
 /**
@@ -44,6 +44,32 @@ export class FileNotFoundError extends Error {
   override name = 'FileNotFoundError';
 }
 
+/** Concurrent transactions kept holding the store's file counter (or the caller's items): nothing written. */
+export class FileWriteConflictError extends Error {
+  override name = 'FileWriteConflictError';
+}
+
+const WRITE_ATTEMPTS = 8;
+
+/**
+ * Runs a transaction as the caller, again (with backoff) while it is cancelled for a conflict only: every
+ * creation and deletion of a store's files moves its one counter item, so concurrent ones conflict.
+ * Undefined when it applied; the codes of another refusal; FileWriteConflictError once the attempts are spent.
+ */
+async function transactRetrying(
+  items: Parameters<typeof transact>[0],
+  caller: WriteCaller | undefined,
+): Promise<string[] | undefined> {
+  for (let attempt = 1; ; attempt += 1) {
+    const codes = await transact(items, caller);
+    if (codes === undefined) return undefined;
+    const conflictOnly = codes.every((code) => code === 'None' || code === 'TransactionConflict');
+    if (!conflictOnly) return codes;
+    if (attempt >= WRITE_ATTEMPTS) throw new FileWriteConflictError(`conflicts: ${codes.join(', ')}`);
+    await backoff(attempt);
+  }
+}
+
 const FILE_PREFIX = 'FILE#';
 export const fileKeys = {
   file: (storeId: string, fileId: string) => ({ pk: `STORE#${storeId}`, sk: `${FILE_PREFIX}${fileId}` }),
@@ -60,10 +86,11 @@ const filesQuery = (storeId: string) => ({
 export const fileRepository = {
   /**
    * Records a new file and counts it, in one transaction: FileLimitError when the store holds
-   * MAX_FILES_PER_STORE already. The counter item is created by the store's first file.
+   * MAX_FILES_PER_STORE already. The counter item is created by the store's first file. Conflicts are
+   * retried (FileWriteConflictError once they never stop).
    */
   async create(storeId: string, file: FileRecord, caller?: WriteCaller): Promise<void> {
-    const codes = await transact(
+    const codes = await transactRetrying(
       [
         {
           Put: {
@@ -91,7 +118,7 @@ export const fileRepository = {
 
   /** Deletes a file and uncounts it, in one transaction: FileNotFoundError when the store has no such file. */
   async delete(storeId: string, fileId: string, caller?: WriteCaller): Promise<void> {
-    const codes = await transact(
+    const codes = await transactRetrying(
       [
         {
           Delete: {
