@@ -72,7 +72,10 @@ export const FILE_OPERATIONS: Record<string, OperationSpec> = {
     formBody: FILE_FORM_SCHEMA,
     responses: {
       201: ['The new file.', document, { Location: LOCATION }],
-      409: [`The store has ${MAX_FILES_PER_STORE} files already.`, ERROR_BODY_SCHEMA],
+      409: [
+        `The store has ${MAX_FILES_PER_STORE} files already, or concurrent writes kept conflicting (\`write conflict, please retry\`): nothing was recorded.`,
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'GET /v2/files': {
@@ -119,6 +122,12 @@ export const FILE_OPERATIONS: Record<string, OperationSpec> = {
     description: 'The record only: the URL it names is not touched.',
     tag: 'Files',
     parameters: [FILE_ID],
-    responses: { 204: ['Deleted.'] },
+    responses: {
+      204: ['Deleted.'],
+      409: [
+        'Concurrent writes kept conflicting (`write conflict, please retry`): nothing was deleted.',
+        ERROR_BODY_SCHEMA,
+      ],
+    },
   },
 };
