@@ -83,6 +83,10 @@ export function checkFileLocation(location: string, source: string): void {
       source,
     );
   }
+  // What a URL parser forgives (`https:host/a.png`, backslashes for slashes) a browser may not: refused.
+  if (!/^https:\/\//i.test(location) || location.includes('\\')) {
+    throw new BadRequestError(`${source} must be written https://host/path, with forward slashes`, source);
+  }
   if (url.username !== '' || url.password !== '') {
     throw new BadRequestError(`${source} must not carry credentials (user:password@)`, source);
   }

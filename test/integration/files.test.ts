@@ -189,6 +189,16 @@ describe('POST /v2/files', () => {
         '/images/a.png',
         'file_location must be an absolute https URL, such as https://cdn.example.com/a.png',
       ],
+      [
+        'a URL without its slashes',
+        'https:cdn.example.com/a.png',
+        'file_location must be written https://host/path, with forward slashes',
+      ],
+      [
+        'a URL with backslashes',
+        'https:\\\\cdn.example.com\\a.png',
+        'file_location must be written https://host/path, with forward slashes',
+      ],
       ['a URL with a space', 'https://cdn.example.com/a b.png', `file_location ${SHAPE}`],
       ['an empty string', '', `file_location ${SHAPE}`],
       ['a URL over 2,048 characters', long, `file_location ${SHAPE}`],
