@@ -3,7 +3,7 @@ import {
   parseFileRelationshipsBody,
   parseMainImageBody,
 } from '../../lib/files/relationships';
-import { BadRequestError } from '../../lib/http/errors';
+import { refusal } from '../support/refusal';
 
 /**
  * The bodies of a product's main_image and files relationships (lib/files/relationships.ts): the
@@ -12,16 +12,6 @@ import { BadRequestError } from '../../lib/http/errors';
 
 const A = '0193a0c0-0000-7000-8000-00000000000a';
 const B = '0193a0c0-0000-7000-8000-00000000000b';
-
-function refusal(run: () => unknown): { detail: string; source: string | undefined } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof BadRequestError) return { detail: error.detail, source: error.source };
-    throw error;
-  }
-  throw new Error('no error');
-}
 
 describe('main_image', () => {
   it('POST takes the object, as the specification and the SDK send it', () => {

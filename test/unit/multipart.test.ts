@@ -1,5 +1,5 @@
-import { BadRequestError } from '../../lib/http/errors';
 import { MAX_MULTIPART_PARTS, multipartBoundary, multipartFields } from '../../lib/http/multipart';
+import { refusal } from '../support/refusal';
 
 /** The minimal multipart/form-data reader of POST /v2/files (lib/http/multipart.ts). */
 
@@ -9,16 +9,6 @@ const body = (boundary: string, parts: string[], preamble = '') =>
   Buffer.from(
     `${preamble}${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`,
   );
-
-function refusal(run: () => unknown): { detail: string; source: string | undefined } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof BadRequestError) return { detail: error.detail, source: error.source };
-    throw error;
-  }
-  throw new Error('no error');
-}
 
 describe('multipartBoundary', () => {
   it('reads a plain or quoted boundary, whatever the parameter order', () => {
