@@ -577,7 +577,7 @@ function fileRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
   };
 }
 
-/** Filters of the file list: `eq`/`in` on id, file_name and public, encoded as a client would send them. */
+/** Filters of the file list: `eq`/`in` on id, file_name and public, `like` on file_name, encoded as a client sends them. */
 const fileFilter: fc.Arbitrary<string[]> = fc
   .array(
     fc.oneof(
@@ -589,6 +589,7 @@ const fileFilter: fc.Arbitrary<string[]> = fc
       ),
       fc.stringMatching(/^[a-z0-9_.-]{1,20}$/).map((name) => `eq(file_name,${name})`),
       fc.constant('eq(file_name,kept.png)'),
+      fc.stringMatching(/^[a-z*.]{1,12}$/).map((pattern) => `like(file_name,${pattern})`),
     ),
     { minLength: 1, maxLength: 3 },
   )

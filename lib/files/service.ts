@@ -110,7 +110,7 @@ export const FILES_DEFAULT_LIMIT = 100;
 /** What `GET /v2/files?filter=` may test. */
 export type FileFilterAttribute = 'id' | 'file_name' | 'public';
 
-/** The platform's file filters this API can answer: `eq`/`in` on id, file_name and public. */
+/** The platform's file filters this API can answer: `eq`/`in` on id, file_name and public, `like` on file_name. */
 export const FILE_FILTER: FilterGrammar<FileFilterAttribute> = {
   attributes: new Map<string, FileFilterAttribute>([
     ['id', 'id'],
@@ -120,12 +120,48 @@ export const FILE_FILTER: FilterGrammar<FileFilterAttribute> = {
   description: 'id, file_name, public',
   inOnly: new Set(),
   lowerCase: new Set(),
+  like: new Set(['file_name']),
 };
 
-/** Parses `filter` for the file list: 400 (`source: "filter"`) for other attributes, operators or values. */
+/** Longest `like` pattern: bounds the matching work a filtered list does per file. */
+export const MAX_LIKE_PATTERN = 255;
+
+/**
+ * `like`'s test: `*` matches any run of characters (none included), everything else itself, case and
+ * all. The pieces between the stars are found left to right (the first anchored at the start, the last
+ * at the end): linear in the name for each piece, with no backtracking.
+ */
+export function likeMatcher(pattern: string): (value: string) => boolean {
+  const pieces = pattern.split('*');
+  const first = pieces[0] as string;
+  if (pieces.length === 1) return (value) => value === pattern;
+  const last = pieces[pieces.length - 1] as string;
+  const middle = pieces.slice(1, -1).filter((piece) => piece !== '');
+  return (value) => {
+    if (value.length < first.length + last.length) return false;
+    if (!value.startsWith(first) || !value.endsWith(last)) return false;
+    let at = first.length;
+    const end = value.length - last.length;
+    for (const piece of middle) {
+      const found = value.indexOf(piece, at);
+      if (found === -1 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  };
+}
+
+/**
+ * Parses `filter` for the file list: 400 (`source: "filter"`) for other attributes, operators or values,
+ * and for a `like` pattern over MAX_LIKE_PATTERN characters.
+ */
 export function parseFileFilter(text: string): FilterExpression<FileFilterAttribute>[] {
   return parseFilter(text, FILE_FILTER).map((expression) => {
-    const { attribute, values } = expression;
+    const { attribute, values, op } = expression;
+    const long = op === 'like' ? values.find((value) => value.length > MAX_LIKE_PATTERN) : undefined;
+    if (long !== undefined) {
+      throw new BadRequestError(`a like pattern has at most ${MAX_LIKE_PATTERN} characters`, 'filter');
+    }
     const bad =
       attribute === 'public' ? values.find((value) => value !== 'true' && value !== 'false') : undefined;
     if (bad !== undefined)
@@ -135,12 +171,19 @@ export function parseFileFilter(text: string): FilterExpression<FileFilterAttrib
   });
 }
 
-function matches(file: FileRecord, filter: FilterExpression<FileFilterAttribute>[]): boolean {
-  return filter.every(({ attribute, values }) => {
+/** The test of a parsed filter: every expression must hold (AND). */
+function fileMatcher(filter: FilterExpression<FileFilterAttribute>[]): (file: FileRecord) => boolean {
+  const tests = filter.map(({ op, attribute, values }) => {
     // Every file this API records is public.
-    const value = attribute === 'public' ? 'true' : file[attribute];
-    return values.includes(value);
+    const valueOf = (file: FileRecord) => (attribute === 'public' ? 'true' : file[attribute]);
+    if (op === 'like') {
+      const like = likeMatcher(values[0] as string);
+      return (file: FileRecord) => like(valueOf(file));
+    }
+    const wanted = new Set(values);
+    return (file: FileRecord) => wanted.has(valueOf(file));
   });
+  return (file) => tests.every((test) => test(file));
 }
 
 /**
@@ -159,6 +202,6 @@ export async function listFiles(
       ? await fileRepository.all(storeId)
       : // Only a UUID can be a file's id (and a longer value could not be a key).
         await fileRepository.byIds(storeId, ids.filter(isUuid));
-  const selected = candidates.filter((file) => matches(file, filter));
+  const selected = candidates.filter(fileMatcher(filter));
   return { files: selected.slice(page.offset, page.offset + page.limit), total: selected.length };
 }

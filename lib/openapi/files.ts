@@ -82,14 +82,14 @@ export const FILE_OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'getAllFiles',
     summary: "List the store's files",
     description:
-      'Oldest first. `filter`: `eq` or `in` on `id`, `file_name` and `public` (`:` joins expressions); other attributes and operators (`like`, `gt`…) answer 400.',
+      'Oldest first. `filter`: `eq` or `in` on `id`, `file_name` and `public`, `like` on `file_name` (`*` matches any run of characters, case-sensitive; a pattern of at most 255 characters); `:` joins expressions. Other attributes and operators (`gt` on `file_size`, `width`, `height`…) answer 400: the server knows no sizes or dimensions.',
     tag: 'Files',
     parameters: [
       ...PAGE,
       {
         name: 'filter',
         in: 'query',
-        description: 'For example `eq(file_name,red-shirt.png)` or `in(id,…)`.',
+        description: 'For example `eq(file_name,red-shirt.png)`, `like(file_name,*.png)` or `in(id,…)`.',
         schema: { type: 'string' },
       },
     ],

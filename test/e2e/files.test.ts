@@ -120,6 +120,10 @@ describe('files through the official SDK', () => {
       .All()) as unknown as { data: FileResource[]; meta: { results: { total: number } } };
     expect(filtered.data.map((file) => file.id)).toEqual([ids[1]]);
     expect(filtered.meta.results.total).toBe(1);
+    const liked = (await admin()
+      .Files.Filter({ like: { file_name: '*-shirt.*' } })
+      .All()) as unknown as { data: FileResource[] };
+    expect(liked.data.map((file) => file.id)).toEqual(ids);
   });
 
   it('deletes with Files.Delete: the file is then 404 to Files.Get', async () => {

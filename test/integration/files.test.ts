@@ -386,9 +386,40 @@ describe('GET /v2/files', () => {
     expect(priv.body.meta.results).toEqual({ total: 0 });
   });
 
+  it('filters file_name with like, * matching any run of characters', async () => {
+    const png = await list(`?filter=${encodeURIComponent('like(file_name,*.png)')}`, ownToken);
+    expect(png.body.data.map((file: { id: string }) => file.id)).toEqual([ids[0], ids[2], ids[4]]);
+    expect(png.body.meta.results).toEqual({ total: 3 });
+    const both = await list(
+      `?filter=${encodeURIComponent('like(file_name,*.png):in(file_name,b.jpg,c.png)')}`,
+      ownToken,
+    );
+    expect(both.body.data.map((file: { id: string }) => file.id)).toEqual([ids[2]]);
+    const exact = await list(`?filter=${encodeURIComponent('like(file_name,d.webp)')}`, ownToken);
+    expect(exact.body.data.map((file: { id: string }) => file.id)).toEqual([ids[3]]);
+    const cased = await list(`?filter=${encodeURIComponent('like(file_name,*.PNG)')}`, ownToken);
+    expect(cased.body.meta.results).toEqual({ total: 0 });
+  });
+
   it('answers 400 for filters it cannot answer', async () => {
-    const like = await list(`?filter=${encodeURIComponent('like(file_name,*.png)')}`, ownToken);
-    expectError(like, 400, "unknown operator 'like' at character 1; expected eq or in", 'filter');
+    const gt = await list(`?filter=${encodeURIComponent('gt(file_size,0)')}`, ownToken);
+    expectError(gt, 400, "unknown operator 'gt' at character 1; expected eq, in or like", 'filter');
+    const likeId = await list(`?filter=${encodeURIComponent('like(id,*)')}`, ownToken);
+    expectError(
+      likeId,
+      400,
+      "like cannot be used with attribute 'id' at character 6; use eq(id,...)",
+      'filter',
+    );
+    const likeTwo = await list(`?filter=${encodeURIComponent('like(file_name,a*,b*)')}`, ownToken);
+    expectError(
+      likeTwo,
+      400,
+      "like(file_name,...) takes exactly one value, found ',' at character 18",
+      'filter',
+    );
+    const long = await list(`?filter=${encodeURIComponent(`like(file_name,${'a'.repeat(256)})`)}`, ownToken);
+    expectError(long, 400, 'a like pattern has at most 255 characters', 'filter');
     const size = await list(`?filter=${encodeURIComponent('eq(file_size,0)')}`, ownToken);
     expect(size.status).toBe(400);
     expect(size.body.errors[0].detail).toContain('id, file_name, public');
