@@ -175,13 +175,13 @@ export function parseFileFilter(text: string): FilterExpression<FileFilterAttrib
 function fileMatcher(filter: FilterExpression<FileFilterAttribute>[]): (file: FileRecord) => boolean {
   const tests = filter.map(({ op, attribute, values }) => {
     // Every file this API records is public.
-    const valueOf = (file: FileRecord) => (attribute === 'public' ? 'true' : file[attribute]);
+    const tested = (file: FileRecord) => (attribute === 'public' ? 'true' : file[attribute]);
     if (op === 'like') {
       const like = likeMatcher(values[0] as string);
-      return (file: FileRecord) => like(valueOf(file));
+      return (file: FileRecord) => like(tested(file));
     }
     const wanted = new Set(values);
-    return (file: FileRecord) => wanted.has(valueOf(file));
+    return (file: FileRecord) => wanted.has(tested(file));
   });
   return (file) => tests.every((test) => test(file));
 }
