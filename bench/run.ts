@@ -134,6 +134,9 @@ function prefixUpdate(s: Scenario, prefix: string | undefined) {
   });
 }
 
+/** A file id no store has: the files API's reads and deletes by id answer it 404. */
+const UNKNOWN_FILE_ID = '00000000-0000-7000-8000-000000000000';
+
 /** A realistic event per function for cold starts: each run gets one (deletes take a fresh key each). */
 function coldStartEvents(
   f: Fixtures,
@@ -179,6 +182,24 @@ function coldStartEvents(
       event: (run) => prefixUpdate(s, f.prefixes[run % 2]),
     },
     'list-child-products': { status: 200, event: () => f.catalog.event(0) },
+    // The files API: get and delete are timed on an unknown id (404), as no file fixture is built.
+    'create-file': {
+      status: 201,
+      event: (run) =>
+        s.event('POST', '/v2/files', {
+          token: admin,
+          body: { file_location: `https://cdn.example.com/cold-${run}.png` },
+        }),
+    },
+    'list-files': { status: 200, event: () => s.event('GET', '/v2/files', { token: admin }) },
+    'get-file': {
+      status: 404,
+      event: () => s.event('GET', `/v2/files/${UNKNOWN_FILE_ID}`, { token: admin }),
+    },
+    'delete-file': {
+      status: 404,
+      event: () => s.event('DELETE', `/v2/files/${UNKNOWN_FILE_ID}`, { token: admin }),
+    },
     ...f.products.coldStartEvents,
   };
 }

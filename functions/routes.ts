@@ -239,6 +239,27 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release but the current one',
   },
+  'create-file': {
+    auth: 'admin',
+    body: 'json-or-multipart',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /v2/files: records a file hosted elsewhere from its file_location (never fetched)',
+  },
+  'list-files': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /v2/files: a page of the store's files with totals, filtered on id, file_name, public",
+  },
+  'get-file': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /v2/files/{file_id}: one file of the store',
+  },
+  'delete-file': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /v2/files/{file_id}: deletes a file of the store',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -307,6 +328,10 @@ export const ROUTES: RouteDefinition[] = [
     function: 'pcm-delete-release',
   },
   { method: 'DELETE', path: '/pcm/catalogs/{catalog_id}/releases', function: 'pcm-delete-releases' },
+  { method: 'POST', path: '/v2/files', function: 'create-file' },
+  { method: 'GET', path: '/v2/files', function: 'list-files' },
+  { method: 'GET', path: '/v2/files/{file_id}', function: 'get-file' },
+  { method: 'DELETE', path: '/v2/files/{file_id}', function: 'delete-file' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

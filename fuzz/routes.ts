@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
 import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
+import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
 import {
   authorization,
@@ -274,6 +275,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
     }),
   ...nodeRoutes(),
   ...pcmRoutes(),
+  ...fileRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -481,6 +483,117 @@ function pcmRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ auth: ADMIN, params: { catalog_id: catalogId() } }),
   };
 }
+
+/** An https URL a CDN could serve, sometimes long, sometimes with a query or a fragment. */
+const fileLocation = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.webUrl({ validSchemes: ['https'], withQueryParameters: true, withFragments: true }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 1, max: FILE_LOCATION_MAX - 'https://cdn.example.com/'.length })
+      .map((length) => `https://cdn.example.com/${'a'.repeat(length)}`),
+  },
+);
+
+/** `POST /v2/files` JSON bodies: the flat field or the JSON:API envelope. */
+const newFileBody: fc.Arbitrary<Json> = fc.oneof(
+  fileLocation.map((url) => ({ file_location: url })),
+  fileLocation.map((url) => ({ data: { type: 'file', file_location: url } })),
+);
+
+/**
+ * `POST /v2/files` multipart bodies, as the SDK's `Files.Link` sends them: one `file_location` field; broken
+ * ones add fields, a file part, a repeated field, or lose their boundary or their end.
+ */
+function multipartFileBody(): Part<FuzzBody | undefined> {
+  const build = (parts: string[], boundary: string, cut = 0) => {
+    const text = `${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`;
+    return Buffer.from(text.slice(0, text.length - cut));
+  };
+  const field = (name: string, value: string) =>
+    `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`;
+  const boundary = fc.stringMatching(/^[0-9A-Za-z'()+_,./:=?-]{1,70}$/);
+  const valid = fc.tuple(fileLocation, boundary).map(
+    ([url, b]): FuzzBody => ({
+      text: build([field('file_location', url)], b).toString('base64'),
+      base64: true,
+      contentType: `multipart/form-data; boundary=${b}`,
+    }),
+  );
+  const extra = fc.oneof(
+    fc
+      .tuple(fc.constantFrom('public', 'file', 'file_location', '__proto__', ''), unicodeString(0, 20))
+      .map(([name, value]) => field(name, value)),
+    fc.constant(
+      'Content-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG',
+    ),
+    unicodeString(0, 40),
+  );
+  const broken = fc
+    .tuple(fileLocation, boundary, fc.array(extra, { maxLength: 3 }), fc.nat(12), fc.boolean())
+    .map(
+      ([url, b, extras, cut, keepBoundary]): FuzzBody => ({
+        text: build([field('file_location', url), ...extras], b, cut).toString('base64'),
+        base64: true,
+        contentType: keepBoundary ? `multipart/form-data; boundary=${b}` : 'multipart/form-data',
+      }),
+    );
+  return {
+    valid,
+    any: fc.oneof(CROSS_SHRINK, { weight: 1, arbitrary: valid }, { weight: 2, arbitrary: broken }),
+  };
+}
+
+/** The files API's routes: `fileId` is never deleted; deletes delete only files created for the purpose. */
+function fileRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherFileId'), ref('deletedFileId')];
+  return {
+    'POST /v2/files': () => {
+      const json = jsonBody(newFileBody);
+      const multipart = multipartFileBody();
+      return requests({
+        auth: ADMIN,
+        body: {
+          valid: fc.oneof(json.valid, multipart.valid),
+          any: fc.oneof(
+            CROSS_SHRINK,
+            { weight: 2, arbitrary: json.any },
+            { weight: 1, arbitrary: multipart.any },
+          ),
+        },
+      });
+    },
+    'GET /v2/files': () => requests({ auth: ADMIN, query: [pageQuery(), filterQuery(fileFilter)] }),
+    'GET /v2/files/{file_id}': () =>
+      requests({ auth: ADMIN, params: { file_id: segment([ref('fileId'), ref('fileIdUpper')], OTHERS) } }),
+    'DELETE /v2/files/{file_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { file_id: segment([ref('freshFileId')], [...OTHERS, ref('fileIdUpper')]) },
+      }),
+  };
+}
+
+/** Filters of the file list: `eq`/`in` on id, file_name and public, `like` on file_name, encoded as a client sends them. */
+const fileFilter: fc.Arbitrary<string[]> = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(
+        'eq(public,true)',
+        'eq(public,false)',
+        'in(id,{{fileId}},{{otherFileId}})',
+        'eq(id,{{fileIdUpper}})',
+      ),
+      fc.stringMatching(/^[a-z0-9_.-]{1,20}$/).map((name) => `eq(file_name,${name})`),
+      fc.constant('eq(file_name,kept.png)'),
+      fc.stringMatching(/^[a-z*.]{1,12}$/).map((pattern) => `like(file_name,${pattern})`),
+    ),
+    { minLength: 1, maxLength: 3 },
+  )
+  .map((expressions) => [`filter=${encodeKeepingPlaceholders(expressions.join(':'))}`]);
 
 /** One route to fuzz: its table entry, `METHOD /path`, and its requests. */
 export interface FuzzTarget {

@@ -10,13 +10,14 @@ import { createRelease } from '../lib/pcm/publishing';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
+import { fileRepository } from '../lib/store/file-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
-import { failedRelease, newPcmCatalog } from '../test/support/pcm-fixtures';
+import { failedRelease, newFile, newPcmCatalog } from '../test/support/pcm-fixtures';
 
 /**
  * What the fuzzed requests refer to. Arbitraries never hold real ids, credentials or tokens: they write
@@ -77,6 +78,11 @@ export const PLACEHOLDERS = {
   currentReleaseId: "catalogId's current release, read fresh",
   freshReleaseId: 'a FAILED release of catalogId created just before the request (delete fuzzing)',
   otherReleaseId: "the failed release of store B's catalog",
+  fileId: 'a file of store A (`/v2/files`) that the fuzzers never delete',
+  fileIdUpper: 'the same file id in upper case',
+  freshFileId: 'a file of store A created just before the request (delete fuzzing)',
+  deletedFileId: 'a deleted file of store A',
+  otherFileId: 'a file of store B',
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -262,6 +268,11 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   await pcmRepository.deleteCatalog(a.store.id, deletedCatalogId);
   const otherCatalogId = await newPcmCatalog(b.store.id, 'Other catalog', FUZZ_DOCUMENT);
   const otherReleaseId = await failedRelease(b.store.id, otherCatalogId);
+  // The files API: A's file, a deleted one, B's file.
+  const fileId = await newFile(a.store.id, 'https://cdn.example.com/fuzz/kept.png');
+  const deletedFileId = await newFile(a.store.id, 'https://cdn.example.com/fuzz/deleted.png');
+  await fileRepository.delete(a.store.id, deletedFileId);
+  const otherFileId = await newFile(b.store.id, 'https://cdn.example.com/fuzz/other.png');
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
@@ -302,6 +313,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       releaseId,
       releaseIdUpper: releaseId.toUpperCase(),
       otherReleaseId,
+      fileId,
+      fileIdUpper: fileId.toUpperCase(),
+      deletedFileId,
+      otherFileId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -361,6 +376,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return (
             (await catalogRepository.getRegistry(a.store.id))?.catalogs[catalogId]?.release.id ?? releaseId
           );
+        case 'freshFileId':
+          return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
         case 'freshReleaseId':
           // A release of the catalog cannot be made while one of it is being published.
           await settle();

@@ -104,7 +104,7 @@ class FilterParser {
     const [attribute, written] = this.attribute(op);
     this.skipWhitespace();
     if (this.peek() === ')') {
-      const arity = op === 'eq' ? 'exactly one value' : 'at least one value';
+      const arity = op === 'in' ? 'at least one value' : 'exactly one value';
       throw this.error(`${op}(${written},...) needs ${arity}, found ')' at character ${this.position()}`);
     }
     if (this.peek() !== ',') {
@@ -118,6 +118,11 @@ class FilterParser {
       if (op === 'eq' && values.length === 1) {
         throw this.error(
           `eq(${written},...) takes exactly one value, found ',' at character ${this.position()}; use in(${written},...) for several values`,
+        );
+      }
+      if (op === 'like' && values.length === 1) {
+        throw this.error(
+          `like(${written},...) takes exactly one value, found ',' at character ${this.position()}`,
         );
       }
       this.index += 1;
@@ -138,14 +143,16 @@ class FilterParser {
   private operator(): FilterOperator {
     const start = this.index;
     const word = this.word();
+    const hasLike = (this.grammar.like?.size ?? 0) > 0;
+    const expected = hasLike ? 'eq, in or like' : 'eq or in';
     if (word === '') {
       throw this.error(
-        `expected an operator (eq or in) at character ${this.position()}, found ${this.found()}`,
+        `expected an operator (${expected}) at character ${this.position()}, found ${this.found()}`,
       );
     }
-    if (!OPERATORS.has(word)) {
+    if (!OPERATORS.has(word) && !(hasLike && word === 'like')) {
       throw this.error(
-        `unknown operator ${echo(word)} at character ${this.position(start)}; expected eq or in`,
+        `unknown operator ${echo(word)} at character ${this.position(start)}; expected ${expected}`,
       );
     }
     return word as FilterOperator;
@@ -162,6 +169,11 @@ class FilterParser {
     if (attribute === undefined) {
       throw this.error(
         `unknown attribute ${echo(word)} at character ${this.position(start)}; expected one of ${this.grammar.description}`,
+      );
+    }
+    if (op === 'like' && this.grammar.like?.has(attribute) !== true) {
+      throw this.error(
+        `like cannot be used with attribute '${word}' at character ${this.position(start)}; use eq(${word},...)`,
       );
     }
     if (op === 'eq' && this.grammar.inOnly.has(attribute)) {

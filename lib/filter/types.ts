@@ -1,4 +1,5 @@
-export type FilterOperator = 'eq' | 'in';
+/** `like` only where a grammar allows it (`FilterGrammar.like`): `*` matches any run of characters. */
+export type FilterOperator = 'eq' | 'in' | 'like';
 
 /** Filterable product attributes; the `mpn` alias is normalised to `manufacturer_part_num` by the parser. */
 export type FilterAttribute =
@@ -28,6 +29,8 @@ export interface FilterGrammar<A extends string> {
   inOnly: ReadonlySet<A>;
   /** Attributes whose values compare in lower case. */
   lowerCase: ReadonlySet<A>;
+  /** Attributes `like` may test (absent or empty: the grammar has no `like`). */
+  like?: ReadonlySet<A>;
 }
 
 /** The product fields a filter can test (absent optional strings are ''). */

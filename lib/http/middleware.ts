@@ -11,6 +11,7 @@ import {
   toApiError,
   UnsupportedMediaTypeError,
 } from './errors';
+import { multipartFields } from './multipart';
 import { errorResponse, type HttpResponse } from './response';
 import { bodyText, checkFormEscapes } from './utf8';
 
@@ -31,10 +32,19 @@ const LARGER_DOCUMENTS =
   'upload a larger document with POST /pcm/catalogs/{catalog_id}/document-uploads (docs/catalog-api.md)';
 
 /**
- * `json`: JSON bodies only; `json-or-form`: JSON or x-www-form-urlencoded; `document`: a JSON document of up
- * to MAX_DOCUMENT_BYTES, checked but kept as sent (`parsedBody` is its bytes); `none`: bodies ignored.
+ * `json`: JSON bodies only; `json-or-form`: JSON or x-www-form-urlencoded; `json-or-multipart`: JSON or
+ * multipart/form-data text fields (lib/http/multipart.ts; a part carrying a file is a 400); `document`: a
+ * JSON document of up to MAX_DOCUMENT_BYTES, checked but kept as sent (`parsedBody` is its bytes); `none`:
+ * bodies ignored.
  */
-export type BodyKind = 'none' | 'json' | 'json-or-form' | 'document';
+export type BodyKind = 'none' | 'json' | 'json-or-form' | 'json-or-multipart' | 'document';
+
+/** The media types a body kind accepts, as a 415 lists them and the OpenAPI document publishes them. */
+export function bodyMediaTypes(kind: BodyKind): string[] {
+  if (kind === 'json-or-form') return ['application/json', 'application/x-www-form-urlencoded'];
+  if (kind === 'json-or-multipart') return ['application/json', 'multipart/form-data'];
+  return ['application/json'];
+}
 
 /** The most bytes a body of this kind may have. */
 export function maxBodyBytes(kind: BodyKind): number {
@@ -49,6 +59,7 @@ export type ParsedEvent = APIGatewayProxyEventV2 & {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded$/i;
+const MULTIPART_TYPE = /^multipart\/form-data$/i;
 const UTF8 = /^"?utf-?8"?$/i;
 
 /** The raw body's bytes (API Gateway base64-encodes binary bodies). */
@@ -111,10 +122,7 @@ async function runMiddyParser(parser: MiddyParser, text: string, mediaType: stri
  * `bodySizeLimit`, registered before this.
  */
 export function bodyParser(kind: BodyKind): MiddlewareObj<ParsedEvent, HttpResponse> {
-  const accepted =
-    kind === 'json-or-form'
-      ? ['application/json', 'application/x-www-form-urlencoded']
-      : ['application/json'];
+  const accepted = bodyMediaTypes(kind);
   return {
     before: async (request) => {
       const event = request.event;
@@ -124,7 +132,13 @@ export function bodyParser(kind: BodyKind): MiddlewareObj<ParsedEvent, HttpRespo
       const { mediaType, charset } = contentType(event.headers['content-type']);
       const json = JSON_TYPE.test(mediaType);
       const form = kind === 'json-or-form' && FORM_TYPE.test(mediaType);
-      if (!json && !form) throw new UnsupportedMediaTypeError(accepted);
+      const multipart = kind === 'json-or-multipart' && MULTIPART_TYPE.test(mediaType);
+      if (!json && !form && !multipart) throw new UnsupportedMediaTypeError(accepted);
+      if (multipart) {
+        // Its charset is each part's business; the fields are decoded as strict UTF-8.
+        event.parsedBody = multipartFields(bytes, event.headers['content-type']);
+        return;
+      }
       if (charset !== undefined && !UTF8.test(charset))
         throw new UnsupportedMediaTypeError(accepted, 'request body must be encoded in UTF-8');
       // Strictly: bytes that are not UTF-8 are a 400, never replaced by U+FFFD.

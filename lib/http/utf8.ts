@@ -42,14 +42,17 @@ export function invalidUtf8Offset(bytes: Uint8Array): number | undefined {
 
 const hex = (byte: number) => `0x${byte.toString(16).padStart(2, '0')}`;
 
-/** The body's text, decoded strictly; 400 `source: body` naming the first byte that is not UTF-8. */
-export function bodyText(bytes: Uint8Array): string {
+/**
+ * The body's text, decoded strictly; 400 `source: body` naming the first byte that is not UTF-8 (its offset
+ * in the body: `offset` is where `bytes` start in it, for a part of a body).
+ */
+export function bodyText(bytes: Uint8Array, offset = 0): string {
   try {
     return strict.decode(bytes);
   } catch {
     const at = invalidUtf8Offset(bytes) ?? 0;
     throw new BadRequestError(
-      `request body is not valid UTF-8 (byte ${hex(bytes[at] ?? 0)} at offset ${at}): send it encoded in UTF-8`,
+      `request body is not valid UTF-8 (byte ${hex(bytes[at] ?? 0)} at offset ${offset + at}): send it encoded in UTF-8`,
       'body',
     );
   }

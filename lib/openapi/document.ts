@@ -7,12 +7,13 @@ import {
   SVC_CONTEXT_TAG_SCHEMA,
 } from '../catalog/child-list-response';
 import { MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS } from '../filter/index';
-import { type BodyKind, maxBodyBytes } from '../http/middleware';
+import { type BodyKind, bodyMediaTypes, maxBodyBytes } from '../http/middleware';
 import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import { FILE_OPERATIONS } from './files';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import { type HeaderSpec, OPERATION_TAGS, type OperationSpec, type Parameter } from './operation';
 import { PUBLISHING_OPERATIONS } from './publishing';
@@ -299,6 +300,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...CATALOG_PRODUCT_OPERATIONS,
   ...NAVIGATION_OPERATIONS,
   ...PUBLISHING_OPERATIONS,
+  ...FILE_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {
@@ -448,7 +450,9 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
       ],
       [
         415,
-        'The body is not JSON (or form-encoded, for the token endpoint), or declares a charset other than UTF-8.',
+        definition.body === 'json-or-multipart'
+          ? 'The body is neither JSON nor multipart/form-data, or a JSON body declares a charset other than UTF-8.'
+          : 'The body is not JSON (or form-encoded, for the token endpoint), or declares a charset other than UTF-8.',
       ],
     );
   }
@@ -483,10 +487,15 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
           requestBody: {
             required: spec.requestBodyOptional !== true,
             content: Object.fromEntries(
-              (body === 'json-or-form'
-                ? ['application/json', 'application/x-www-form-urlencoded']
-                : ['application/json']
-              ).map((type) => [type, { schema: withRefs(spec.requestBody as Schema) }]),
+              bodyMediaTypes(body ?? 'json').map((type) => [
+                type,
+                {
+                  schema: withRefs(
+                    (type === 'multipart/form-data' ? spec.formBody : undefined) ??
+                      (spec.requestBody as Schema),
+                  ),
+                },
+              ]),
             ),
           },
         }

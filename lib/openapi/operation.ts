@@ -15,6 +15,7 @@ export const OPERATION_TAGS = [
   'Merchant realm mappings',
   'Catalog',
   'Catalog publishing',
+  'Files',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 
@@ -26,6 +27,8 @@ export interface OperationSpec {
   tag: OperationTag;
   parameters?: Parameter[];
   requestBody?: Schema;
+  /** The fields of a `multipart/form-data` body, for a route whose body kind takes one. */
+  formBody?: Schema;
   /** The body may be left out (the release body). */
   requestBodyOptional?: boolean;
   /** Success and operation-specific statuses: status -> [description, body schema?, headers?]. */

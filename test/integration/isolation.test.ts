@@ -14,6 +14,7 @@ import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { publishRelease } from '../../lib/catalog/publisher';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { fileRepository } from '../../lib/store/file-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { storeRepository } from '../../lib/store/store-repository';
@@ -21,7 +22,7 @@ import { tokenRepository } from '../../lib/store/token-repository';
 import { loadHandler, matchRoute } from '../../local/router';
 import { childrenRelease, LEAF_NODE, LIVE_CHILDREN, PARENT, ROOT_NODE } from '../support/catalog-fixtures';
 import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
-import { failedRelease, newPcmCatalog } from '../support/pcm-fixtures';
+import { failedRelease, newFile, newPcmCatalog } from '../support/pcm-fixtures';
 
 // ---------------------------------------------------------------------------------------------------
 // Callers
@@ -151,6 +152,11 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /pcm/catalogs/{catalog_id}/releases/{release_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   'DELETE /pcm/catalogs/{catalog_id}/releases': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // The files API: admin only. B's token creates and lists in B's store; A's files are 404 to it.
+  'POST /v2/files': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /v2/files': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /v2/files/{file_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /v2/files/{file_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -171,6 +177,8 @@ interface Tenant {
    */
   catalogId: string;
   releaseId: string;
+  /** A file no successful cell touches: refused cells aim at it and it must come out unchanged. */
+  fileId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -185,6 +193,9 @@ let tokens: Record<Kind, Record<string, string>>;
 /** Ids created by the successful POST cells. */
 const createdKeyIds: Partial<Record<Kind, string>> = {};
 const createdCatalogIds: Partial<Record<Kind, string>> = {};
+const createdFileIds: Partial<Record<Kind, string>> = {};
+/** A's file the own-admin cell deletes. */
+let aDisposableFileId: string;
 /** A's catalogs the own-admin cells may change: renamed and given a document and an upload; deleted. */
 let aEditableCatalogId: string;
 let aDisposableCatalogId: string;
@@ -249,6 +260,7 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     adminToken: await tokenFor(test),
     catalogId,
     releaseId: await failedRelease(test.store.id, catalogId),
+    fileId: await newFile(test.store.id, `https://cdn.example.com/${label}/victim.png`),
   };
 }
 
@@ -275,6 +287,7 @@ let bVictimBefore: unknown;
 let aStoreBefore: { key_count: number; reserved_rate_limit_total: number };
 let aCatalogBefore: unknown;
 let aReleaseBefore: unknown;
+let aFileBefore: unknown;
 
 // Two stores with published releases: seconds on a loaded machine (the default 5 s hook limit failed there).
 beforeAll(async () => {
@@ -306,6 +319,8 @@ beforeAll(async () => {
     await failedRelease(aStoreId, aPrunableCatalogId),
   ];
 
+  aDisposableFileId = await newFile(aStoreId, 'https://cdn.example.com/a/disposable.png');
+
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
   tokens = {
@@ -330,6 +345,7 @@ beforeAll(async () => {
   aStoreBefore = aStore;
   aCatalogBefore = await pcmRepository.getCatalog(aStoreId, a.catalogId);
   aReleaseBefore = await pcmRepository.getRelease(aStoreId, a.catalogId, a.releaseId);
+  aFileBefore = await fileRepository.get(aStoreId, a.fileId);
   aIds = [
     a.test.store.id,
     a.test.keyId,
@@ -352,6 +368,8 @@ beforeAll(async () => {
     aDisposableRelease.releaseId,
     aPrunableCatalogId,
     ...pruned,
+    a.fileId,
+    aDisposableFileId,
   ];
 }, 60_000);
 
@@ -477,6 +495,12 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /pcm/catalogs/{catalog_id}/releases': (kind) => ({
     params: { catalog_id: kind === 'own-admin' ? aPrunableCatalogId : a.catalogId },
   }),
+  'POST /v2/files': (kind) => ({ body: { file_location: `https://cdn.example.com/${kind}.png` } }),
+  'GET /v2/files': () => ({}),
+  'GET /v2/files/{file_id}': () => ({ params: { file_id: a.fileId } }),
+  'DELETE /v2/files/{file_id}': (kind) => ({
+    params: { file_id: kind === 'own-admin' ? aDisposableFileId : a.fileId },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -550,6 +574,7 @@ const PRODUCT_NOT_FOUND = 'product not found in the catalog';
 /** The 404 detail of a route: catalog reads name what they did not find. */
 function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
+  if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/catalog/nodes/')) return 'node not found in the catalog';
   if (path.startsWith('/catalog/hierarchies/')) return 'hierarchy not found in the catalog';
   return path.startsWith('/catalog/') ? PRODUCT_NOT_FOUND : NOT_FOUND;
@@ -701,6 +726,30 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   'DELETE /pcm/catalogs/{catalog_id}/releases': async () => {
     expect(await catalogRepository.listReleases(a.test.store.id, aPrunableCatalogId)).toEqual([]);
   },
+  'POST /v2/files': (kind, res) => {
+    expect(res.body.data).toMatchObject({
+      type: 'file',
+      file_name: `${kind}.png`,
+      link: { href: `https://cdn.example.com/${kind}.png` },
+    });
+    createdFileIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/files': async (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await fileRepository.all(tenant.test.store.id);
+    expect(res.body.data.map((file: { id: string }) => file.id)).toEqual(stored.map((file) => file.id));
+    expect(res.body.meta.results.total).toBe(stored.length);
+    expect(stored.map((file) => file.id)).toContain(tenant.fileId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.fileId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/files/{file_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.fileId, file_name: 'victim.png' });
+  },
+  'DELETE /v2/files/{file_id}': async () => {
+    expect(await fileRepository.get(a.test.store.id, aDisposableFileId)).toBeUndefined();
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -770,6 +819,8 @@ describe("another store's ids with A's admin token", () => {
       '/v2/application-keys/{id}',
       (t) => ({ params: { id: t === 'b' ? b.victimKeyId : randomUUID() } }),
     ],
+    ['GET', '/v2/files/{file_id}', (t) => ({ params: { file_id: t === 'b' ? b.fileId : randomUUID() } })],
+    ['DELETE', '/v2/files/{file_id}', (t) => ({ params: { file_id: t === 'b' ? b.fileId : randomUUID() } })],
     [
       'GET',
       '/v2/merchant-realm-mappings/{mapping_id}',
@@ -792,7 +843,7 @@ describe("another store's ids with A's admin token", () => {
       const other = await send(method, path, build('b'), auth);
       const unknown = await send(method, path, build('unknown'), auth);
       expect(other.status).toBe(404);
-      expectErrorBody(other, 404, NOT_FOUND);
+      expectErrorBody(other, 404, notFoundDetail(path));
       expect(unknown.status).toBe(404);
       const withoutRequestId = (res: InvokeResult) =>
         res.body.errors.map(({ request_id: _id, ...rest }: Record<string, unknown>) => rest);
@@ -801,7 +852,14 @@ describe("another store's ids with A's admin token", () => {
       const { 'X-RateLimit-Remaining': _o, ...otherHeaders } = other.headers;
       const { 'X-RateLimit-Remaining': _u, ...unknownHeaders } = unknown.headers;
       expect(otherHeaders).toEqual(unknownHeaders);
-      expectNoneOf(other.raw, [b.test.store.id, b.victimKeyId, b.mappingId, b.realmId, b.initialPrefix]);
+      expectNoneOf(other.raw, [
+        b.test.store.id,
+        b.victimKeyId,
+        b.mappingId,
+        b.realmId,
+        b.initialPrefix,
+        b.fileId,
+      ]);
     },
   );
 
@@ -915,6 +973,20 @@ describe('after the matrix', () => {
       'a prunable',
       'created by own-admin',
     ]);
+  });
+
+  it("left A's victim file as it was, and holds exactly A's expected files", async () => {
+    expect(await fileRepository.get(a.test.store.id, a.fileId)).toEqual(aFileBefore);
+    const files = await fileRepository.all(a.test.store.id);
+    expect(files.map((file) => file.id)).toEqual([a.fileId, createdFileIds['own-admin']]);
+    expect(await fileRepository.count(a.test.store.id)).toBe(2);
+  });
+
+  it("put B's admin-created file in B's store and left B's file after A's token aimed at it", async () => {
+    const bCreated = createdFileIds['other-admin'] ?? '';
+    expect(await fileRepository.get(a.test.store.id, bCreated)).toBeUndefined();
+    const files = await fileRepository.all(b.test.store.id);
+    expect(files.map((file) => file.id)).toEqual([b.fileId, bCreated]);
   });
 
   it("put B's admin-created catalog in B's store, not in A's", async () => {

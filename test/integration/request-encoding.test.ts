@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { fileRepository } from '../../lib/store/file-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { closeServer, createGatewayServer, listen } from '../../local/gateway';
@@ -25,6 +26,16 @@ const LATIN1_JSON = Buffer.concat([
 ]);
 /** The same byte in a form body, at byte offset 33. */
 const LATIN1_FORM = Buffer.concat([Buffer.from('grant_type=implicit&client_id=caf'), Buffer.from([0xe9])]);
+
+/** A `file_location` form field (multipart) ending in the same byte, at byte offset 100. */
+const MULTIPART_BOUNDARY = 'encoding-test';
+const LATIN1_MULTIPART = Buffer.concat([
+  Buffer.from(
+    `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="file_location"\r\n\r\nhttps://cdn.example.com/caf`,
+  ),
+  Buffer.from([0xe9]),
+  Buffer.from(`\r\n--${MULTIPART_BOUNDARY}--\r\n`),
+]);
 
 /** A request with a body of bytes (fetch would not send them as they are). */
 async function send(
@@ -85,6 +96,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     mapping: await mappingRepository.get(store.store.mapping_id, true),
     catalogs: await pcmRepository.listCatalogs(store.store.id),
     releases: await catalogRepository.listReleases(store.store.id),
+    files: await fileRepository.all(store.store.id),
   });
 
   beforeAll(async () => {
@@ -102,9 +114,14 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   const cases = bodyRoutes.flatMap((route) => {
     const key = `${route.method} ${route.path}`;
     const json: [string, string, Buffer, number] = [key, 'application/json', LATIN1_JSON, 20];
-    return bodyOf(route) === 'json-or-form'
-      ? [json, [key, 'application/x-www-form-urlencoded', LATIN1_FORM, 33] as typeof json]
-      : [json];
+    if (bodyOf(route) === 'json-or-form') {
+      return [json, [key, 'application/x-www-form-urlencoded', LATIN1_FORM, 33] as typeof json];
+    }
+    if (bodyOf(route) === 'json-or-multipart') {
+      const multipart = `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`;
+      return [json, [key, multipart, LATIN1_MULTIPART, 100] as typeof json];
+    }
+    return [json];
   });
 
   it('covers each of them', () => {
@@ -118,6 +135,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'PUT /pcm/catalogs/{catalog_id} application/json',
       'PUT /pcm/catalogs/{catalog_id}/document application/json',
       'POST /pcm/catalogs/{catalog_id}/releases application/json',
+      'POST /v2/files application/json',
+      `POST /v2/files multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
     ]);
   });
 

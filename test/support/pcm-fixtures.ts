@@ -1,6 +1,8 @@
 import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
+import { describeLocation } from '../../lib/files/service';
 import { uuidv7 } from '../../lib/ids';
 import { documentKey } from '../../lib/pcm/publishing';
+import { fileRepository } from '../../lib/store/file-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 
@@ -59,4 +61,16 @@ export async function failedRelease(storeId: string, catalogId: string): Promise
   await pcmRepository.createRelease(release);
   await pcmRepository.releaseLock(storeId, catalogId, release.release_id);
   return release.release_id;
+}
+
+/** A file of the files API (`/v2/files`) recorded straight through the repository: its id. */
+export async function newFile(storeId: string, location: string): Promise<string> {
+  const id = uuidv7();
+  await fileRepository.create(storeId, {
+    id,
+    file_location: location,
+    ...describeLocation(location),
+    created_at: new Date().toISOString(),
+  });
+  return id;
 }

@@ -69,7 +69,9 @@ describe('write routes', () => {
     expect(writers.sort()).toEqual([
       'create-access-token',
       'create-application-key',
+      'create-file',
       'delete-application-key',
+      'delete-file',
       'pcm-create-catalog',
       'pcm-create-document-upload',
       'pcm-create-release',

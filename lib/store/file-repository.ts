@@ -1,0 +1,185 @@
+import { transactAsCaller as transact, type WriteCaller } from './caller-check';
+import { getDocumentClient } from './client';
+import { GetCommand } from './dynamodb';
+import { backoff, batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
+import { tableName } from './schema';
+
+/**
+ * The files of the platform's files API (`/v2/files`, docs/files.md), in the products table beside the
+ * catalogs:
+ *
+ * - `STORE#<store>` / `FILE#<file>`: a file: where it is hosted (`file_location`), the name and media type
+ *   read from that URL, and when it was recorded. Ids are UUIDv7, so the sort key orders a store's files
+ *   by creation, the list's order.
+ * - `STORE#<store>` / `FILE_COUNT`: how many files the store has (`file_count`): the list's total, moved in
+ *   the same transaction as each creation and deletion, and the cap's check (MAX_FILES_PER_STORE).
+ *
+ * No other item of the table has a sort key starting `FILE` (lib/store/catalog-repository.ts and
+ * lib/store/pcm-repository.ts list theirs), so the list's `begins_with(sk, "FILE#")` reads files only.
+ */
+export interface FileRecord {
+  id: string;
+  file_location: string;
+  file_name: string;
+  mime_type: string;
+  created_at: string;
+}
+
+/**
+ * Files a store may hold (409 past it): bounds what a filtered list reads (it reads every file of the
+ * store, about 300 bytes each).
+ */
+export const MAX_FILES_PER_STORE = 10_000;
+
+export class FileLimitError extends Error {
+  override name = 'FileLimitError';
+  constructor() {
+    super(
+      `the store already has ${MAX_FILES_PER_STORE} files, the most it may hold: delete one before creating another`,
+    );
+  }
+}
+
+export class FileNotFoundError extends Error {
+  override name = 'FileNotFoundError';
+}
+
+/** Concurrent transactions kept holding the store's file counter (or the caller's items): nothing written. */
+export class FileWriteConflictError extends Error {
+  override name = 'FileWriteConflictError';
+}
+
+const WRITE_ATTEMPTS = 8;
+
+/**
+ * Runs a transaction as the caller, again (with backoff) while it is cancelled for a conflict only: every
+ * creation and deletion of a store's files moves its one counter item, so concurrent ones conflict.
+ * Undefined when it applied; the codes of another refusal; FileWriteConflictError once the attempts are spent.
+ */
+async function transactRetrying(
+  items: Parameters<typeof transact>[0],
+  caller: WriteCaller | undefined,
+): Promise<string[] | undefined> {
+  for (let attempt = 1; ; attempt += 1) {
+    const codes = await transact(items, caller);
+    if (codes === undefined) return undefined;
+    const conflictOnly = codes.every((code) => code === 'None' || code === 'TransactionConflict');
+    if (!conflictOnly) return codes;
+    if (attempt >= WRITE_ATTEMPTS) throw new FileWriteConflictError(`conflicts: ${codes.join(', ')}`);
+    await backoff(attempt);
+  }
+}
+
+const FILE_PREFIX = 'FILE#';
+export const fileKeys = {
+  file: (storeId: string, fileId: string) => ({ pk: `STORE#${storeId}`, sk: `${FILE_PREFIX}${fileId}` }),
+  counter: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'FILE_COUNT' }),
+};
+
+const filesQuery = (storeId: string) => ({
+  TableName: tableName('products'),
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': FILE_PREFIX },
+  ConsistentRead: true,
+});
+
+export const fileRepository = {
+  /**
+   * Records a new file and counts it, in one transaction: FileLimitError when the store holds
+   * MAX_FILES_PER_STORE already. The counter item is created by the store's first file. Conflicts are
+   * retried (FileWriteConflictError once they never stop).
+   */
+  async create(storeId: string, file: FileRecord, caller?: WriteCaller): Promise<void> {
+    const codes = await transactRetrying(
+      [
+        {
+          Put: {
+            TableName: tableName('products'),
+            Item: { ...fileKeys.file(storeId, file.id), ...file },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Update: {
+            TableName: tableName('products'),
+            Key: fileKeys.counter(storeId),
+            UpdateExpression: 'ADD file_count :one',
+            ConditionExpression: 'attribute_not_exists(file_count) OR file_count < :max',
+            ExpressionAttributeValues: { ':one': 1, ':max': MAX_FILES_PER_STORE },
+          },
+        },
+      ],
+      caller,
+    );
+    if (codes === undefined) return;
+    if (codes[1] === 'ConditionalCheckFailed') throw new FileLimitError();
+    throw new Error(`the file could not be recorded (${codes.join(', ')})`);
+  },
+
+  /** Deletes a file and uncounts it, in one transaction: FileNotFoundError when the store has no such file. */
+  async delete(storeId: string, fileId: string, caller?: WriteCaller): Promise<void> {
+    const codes = await transactRetrying(
+      [
+        {
+          Delete: {
+            TableName: tableName('products'),
+            Key: fileKeys.file(storeId, fileId),
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+        {
+          Update: {
+            TableName: tableName('products'),
+            Key: fileKeys.counter(storeId),
+            UpdateExpression: 'ADD file_count :minus',
+            ExpressionAttributeValues: { ':minus': -1 },
+          },
+        },
+      ],
+      caller,
+    );
+    if (codes === undefined) return;
+    if (codes[0] === 'ConditionalCheckFailed') throw new FileNotFoundError(fileId);
+    throw new Error(`the file could not be deleted (${codes.join(', ')})`);
+  },
+
+  get(storeId: string, fileId: string): Promise<FileRecord | undefined> {
+    return getRecord<FileRecord>('products', fileKeys.file(storeId, fileId), true);
+  },
+
+  /** How many files the store has. */
+  async count(storeId: string): Promise<number> {
+    const found = await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName('products'),
+        Key: fileKeys.counter(storeId),
+        ConsistentRead: true,
+      }),
+    );
+    return (found.Item?.file_count as number | undefined) ?? 0;
+  },
+
+  /** A page of the store's files in creation order, and how many there are. */
+  async page(
+    storeId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ files: FileRecord[]; total: number }> {
+    const [items, total] = await Promise.all([queryPage(filesQuery(storeId), page), this.count(storeId)]);
+    return { files: items.map((item) => withoutKeys(item) as unknown as FileRecord), total };
+  },
+
+  /** Every file of the store, in creation order (at most MAX_FILES_PER_STORE). */
+  async all(storeId: string): Promise<FileRecord[]> {
+    const items = await queryAll(filesQuery(storeId));
+    return items.map((item) => withoutKeys(item) as unknown as FileRecord);
+  },
+
+  /** The files of these ids the store has, in creation order. */
+  async byIds(storeId: string, fileIds: string[]): Promise<FileRecord[]> {
+    const keys = [...new Set(fileIds)].map((fileId) => fileKeys.file(storeId, fileId));
+    const items = await batchGetItems('products', keys, true);
+    return items
+      .sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0))
+      .map((item) => withoutKeys(item) as unknown as FileRecord);
+  },
+};
