@@ -239,6 +239,33 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release but the current one',
   },
+  'pcm-create-product': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/products: creates a product (sku and external_ref unique in the store)',
+  },
+  'pcm-list-products': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/products: the store's products, filtered and paginated",
+  },
+  'pcm-get-product': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/products/{product_id}: one product of the store',
+  },
+  'pcm-update-product': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: "PUT /pcm/products/{product_id}: changes the product's attributes that are sent",
+  },
+  'pcm-delete-product': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -307,6 +334,11 @@ export const ROUTES: RouteDefinition[] = [
     function: 'pcm-delete-release',
   },
   { method: 'DELETE', path: '/pcm/catalogs/{catalog_id}/releases', function: 'pcm-delete-releases' },
+  { method: 'POST', path: '/pcm/products', function: 'pcm-create-product' },
+  { method: 'GET', path: '/pcm/products', function: 'pcm-list-products' },
+  { method: 'GET', path: '/pcm/products/{product_id}', function: 'pcm-get-product' },
+  { method: 'PUT', path: '/pcm/products/{product_id}', function: 'pcm-update-product' },
+  { method: 'DELETE', path: '/pcm/products/{product_id}', function: 'pcm-delete-product' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

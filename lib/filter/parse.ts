@@ -102,9 +102,13 @@ class FilterParser {
     this.index += 1;
     this.skipWhitespace();
     const [attribute, written] = this.attribute(op);
+    const allowed = this.grammar.operators?.get(op);
+    if (allowed !== undefined && !allowed.has(attribute)) {
+      throw this.error(`${op} cannot be used with attribute '${written}'`);
+    }
     this.skipWhitespace();
     if (this.peek() === ')') {
-      const arity = op === 'eq' ? 'exactly one value' : 'at least one value';
+      const arity = op === 'in' ? 'at least one value' : 'exactly one value';
       throw this.error(`${op}(${written},...) needs ${arity}, found ')' at character ${this.position()}`);
     }
     if (this.peek() !== ',') {
@@ -115,9 +119,9 @@ class FilterParser {
     const values: string[] = [];
     for (;;) {
       // The current character is the ',' before a value.
-      if (op === 'eq' && values.length === 1) {
+      if (op !== 'in' && values.length === 1) {
         throw this.error(
-          `eq(${written},...) takes exactly one value, found ',' at character ${this.position()}; use in(${written},...) for several values`,
+          `${op}(${written},...) takes exactly one value, found ',' at character ${this.position()}; use in(${written},...) for several values`,
         );
       }
       this.index += 1;
@@ -138,14 +142,17 @@ class FilterParser {
   private operator(): FilterOperator {
     const start = this.index;
     const word = this.word();
+    const operators =
+      this.grammar.operators === undefined ? OPERATORS : new Set(this.grammar.operators.keys());
+    const expected = [...operators].join(' or ');
     if (word === '') {
       throw this.error(
-        `expected an operator (eq or in) at character ${this.position()}, found ${this.found()}`,
+        `expected an operator (${expected}) at character ${this.position()}, found ${this.found()}`,
       );
     }
-    if (!OPERATORS.has(word)) {
+    if (!operators.has(word)) {
       throw this.error(
-        `unknown operator ${echo(word)} at character ${this.position(start)}; expected eq or in`,
+        `unknown operator ${echo(word)} at character ${this.position(start)}; expected ${expected}`,
       );
     }
     return word as FilterOperator;
@@ -164,9 +171,9 @@ class FilterParser {
         `unknown attribute ${echo(word)} at character ${this.position(start)}; expected one of ${this.grammar.description}`,
       );
     }
-    if (op === 'eq' && this.grammar.inOnly.has(attribute)) {
+    if (op !== 'in' && this.grammar.inOnly.has(attribute)) {
       throw this.error(
-        `eq cannot be used with attribute '${word}' at character ${this.position(start)}; use in(${word},...)`,
+        `${op} cannot be used with attribute '${word}' at character ${this.position(start)}; use in(${word},...)`,
       );
     }
     return [attribute, word];

@@ -15,6 +15,7 @@ import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../va
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import { type HeaderSpec, OPERATION_TAGS, type OperationSpec, type Parameter } from './operation';
+import { PRODUCT_OPERATIONS } from './products';
 import { PUBLISHING_OPERATIONS } from './publishing';
 import {
   ACCESS_TOKEN_SCHEMA,
@@ -299,6 +300,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...CATALOG_PRODUCT_OPERATIONS,
   ...NAVIGATION_OPERATIONS,
   ...PUBLISHING_OPERATIONS,
+  ...PRODUCT_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

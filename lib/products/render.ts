@@ -1,0 +1,72 @@
+import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
+import type { ProductRecord } from '../store/product-repository';
+
+/**
+ * The platform's authored product (`type: "product"`), as `GET /pcm/products/{id}` answers it: the
+ * attributes as stored, the relationships (their links without the `/pcm` prefix, as the platform writes
+ * them) and `meta` with the product types the system assigns.
+ */
+
+export const productUrl = (origin: string, productId: string) => `${origin}/pcm/products/${productId}`;
+
+/** `bundle` when it has components, else `standard` (parents and children come from variations). */
+export function productTypes(product: ProductRecord): string[] {
+  return Object.keys(product.attributes.components ?? {}).length > 0 ? ['bundle'] : ['standard'];
+}
+
+/** The distinct product ids a bundle's options name, in the order they first appear. */
+export function componentProductIds(product: ProductRecord): string[] {
+  const ids = new Set<string>();
+  for (const component of Object.values(product.attributes.components ?? {})) {
+    for (const option of component.options) ids.add(option.id.toLowerCase());
+  }
+  return [...ids];
+}
+
+const relation = (productId: string, name: string, data: unknown[] = []) => ({
+  data,
+  links: { self: `/products/${productId}/relationships/${name}` },
+});
+
+export function renderProduct(product: ProductRecord): Record<string, unknown> {
+  const components = componentProductIds(product).map((id) => ({ type: 'product', id }));
+  return {
+    id: product.id,
+    type: 'product',
+    attributes: product.attributes,
+    relationships: {
+      children: { data: [], links: { self: `/products/${product.id}/children` } },
+      component_products: relation(product.id, 'component_products', components),
+      files: relation(product.id, 'files'),
+      main_image: { data: null },
+      templates: relation(product.id, 'templates'),
+      variations: relation(product.id, 'variations'),
+    },
+    meta: {
+      created_at: product.created_at,
+      updated_at: product.updated_at,
+      owner: 'store',
+      product_types: productTypes(product),
+      variations: [],
+      variation_matrix: {},
+    },
+  };
+}
+
+/** A page of products in the platform's list shape: `data`, `links`, `meta.results.total` (and `meta.page`). */
+export function renderProductPage(
+  products: ProductRecord[],
+  total: number,
+  page: PageRequest,
+  base: string,
+  filter: string | undefined,
+  included?: Record<string, unknown>,
+): Record<string, unknown> {
+  const extra: Record<string, string> = filter === undefined ? {} : { filter };
+  return {
+    data: products.map(renderProduct),
+    ...(included === undefined ? {} : { included }),
+    links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit, extra)),
+    meta: { page: pageMeta(page, total), results: { total } },
+  };
+}
