@@ -241,7 +241,7 @@ export const FUNCTIONS = {
   },
   'pcm-create-product': {
     auth: 'admin',
-    body: 'json',
+    body: 'large-json',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'POST /pcm/products: creates a product (sku and external_ref unique in the store)',
   },
@@ -257,7 +257,7 @@ export const FUNCTIONS = {
   },
   'pcm-update-product': {
     auth: 'admin',
-    body: 'json',
+    body: 'large-json',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: "PUT /pcm/products/{product_id}: changes the product's attributes that are sent",
   },
