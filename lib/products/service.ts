@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
+import { backoff } from '../store/items';
 import {
   ExternalRefTakenError,
   type ProductAttributes,
@@ -214,6 +215,7 @@ export async function updateProduct(
   caller: WriteCaller,
 ): Promise<ProductRecord> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    if (attempt > 1) await backoff(attempt);
     const before = await productOf(storeId, productId);
     if (before.deleting !== undefined) {
       if (!abandoned(before.deleting)) throw new ConflictError('the product is being deleted');
@@ -245,6 +247,7 @@ export async function updateProduct(
 /** Deletes the product and frees its sku and external_ref: 409 while a bundle's components use it. */
 export async function deleteProduct(storeId: string, productId: string, caller: WriteCaller): Promise<void> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    if (attempt > 1) await backoff(attempt);
     const product = await productOf(storeId, productId);
     if (!(await productRepository.markDeleting(storeId, product, new Date().toISOString()))) continue;
     const using = await bundlesUsing(storeId, productId);
