@@ -3,6 +3,7 @@ import { uuidv7 } from '../../lib/ids';
 import { documentKey } from '../../lib/pcm/publishing';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { productRepository } from '../../lib/store/product-repository';
 
 /**
  * Catalogs and releases of the catalog API made straight through the repository and the bucket, for the
@@ -59,4 +60,18 @@ export async function failedRelease(storeId: string, catalogId: string): Promise
   await pcmRepository.createRelease(release);
   await pcmRepository.releaseLock(storeId, catalogId, release.release_id);
   return release.release_id;
+}
+
+/** A product of the product API made straight through the repository (its sku claimed, as the API does). */
+export async function newPcmProduct(storeId: string, name: string, sku: string): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await productRepository.create(storeId, {
+    id,
+    attributes: { name, sku, slug: sku, status: 'draft', commodity_type: 'physical' },
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  });
+  return id;
 }
