@@ -12,11 +12,12 @@ import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
+import { productRepository } from '../lib/store/product-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
-import { failedRelease, newPcmCatalog } from '../test/support/pcm-fixtures';
+import { failedRelease, newPcmCatalog, newPcmProduct } from '../test/support/pcm-fixtures';
 
 /**
  * What the fuzzed requests refer to. Arbitraries never hold real ids, credentials or tokens: they write
@@ -77,6 +78,11 @@ export const PLACEHOLDERS = {
   currentReleaseId: "catalogId's current release, read fresh",
   freshReleaseId: 'a FAILED release of catalogId created just before the request (delete fuzzing)',
   otherReleaseId: "the failed release of store B's catalog",
+  productId: "store A's product of the product API (sku FUZZ-PRODUCT)",
+  productIdUpper: 'the same product id in upper case',
+  freshProductId: 'a product of store A created just before the request (delete fuzzing)',
+  deletedProductId: 'a deleted product of store A',
+  otherProductId: "store B's product",
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -263,6 +269,12 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const otherCatalogId = await newPcmCatalog(b.store.id, 'Other catalog', FUZZ_DOCUMENT);
   const otherReleaseId = await failedRelease(b.store.id, otherCatalogId);
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
+  // The product API: A's product, a deleted one, B's product.
+  const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
+  const deletedProductId = await newPcmProduct(a.store.id, 'Deleted product', `deleted-${tag}`);
+  const deleted = await productRepository.get(a.store.id, deletedProductId);
+  if (deleted) await productRepository.delete(a.store.id, deleted);
+  const otherProductId = await newPcmProduct(b.store.id, 'Other product', 'FUZZ-PRODUCT');
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
   if (published?.state !== 'PUBLISHED')
@@ -302,6 +314,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       releaseId,
       releaseIdUpper: releaseId.toUpperCase(),
       otherReleaseId,
+      productId,
+      productIdUpper: productId.toUpperCase(),
+      deletedProductId,
+      otherProductId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -361,6 +377,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return (
             (await catalogRepository.getRegistry(a.store.id))?.catalogs[catalogId]?.release.id ?? releaseId
           );
+        case 'freshProductId':
+          return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
         case 'freshReleaseId':
           // A release of the catalog cannot be made while one of it is being published.
           await settle();

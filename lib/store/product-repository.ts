@@ -10,7 +10,7 @@ import { cancellationCodes } from './transactions';
  * The products merchants author through the platform's product API (`/pcm/products`, docs/products.md), in
  * the products table beside the catalog registry and the catalogs:
  *
- * - `STORE#<store>` / `PRODUCT#<id>`: a product: its `attributes` as the API took them (a map), `created_at`,
+ * - `STORE#<store>` / `PRODUCT#<id>`: a product: its `attributes` as the API took them (JSON text), `created_at`,
  *   `updated_at`, a `version` every write moves (updates are conditioned on the version they read, so two
  *   concurrent partial updates never lose each other's attributes: the later one reads again and re-applies
  *   its own), and `deleting` while a delete checks that no bundle uses it.
@@ -204,7 +204,20 @@ const productsQuery = (storeId: string) => ({
   ConsistentRead: true,
 });
 
-const toRecord = (item: Record<string, unknown>) => withoutKeys(item) as unknown as ProductRecord;
+/**
+ * Attributes are stored as their JSON text: their maps have keys the merchant chose (`constructor`,
+ * `__proto__`...), which the DynamoDB marshaller would misread as object machinery, and the text's length
+ * is the item's size.
+ */
+const toItem = (storeId: string, product: ProductRecord) => ({
+  ...productKeys.product(storeId, product.id),
+  ...product,
+  attributes: JSON.stringify(product.attributes),
+});
+const toRecord = (item: Record<string, unknown>): ProductRecord => {
+  const record = withoutKeys(item) as unknown as Omit<ProductRecord, 'attributes'> & { attributes: string };
+  return { ...record, attributes: JSON.parse(record.attributes) as ProductAttributes };
+};
 
 /** Writes or deletes up to 25 items a call, retrying what DynamoDB left unprocessed. */
 async function batchWrite(requests: NonNullable<BatchWriteCommand['input']['RequestItems']>[string]) {
@@ -285,7 +298,7 @@ export const productRepository = {
         {
           Put: {
             TableName: tableName('products'),
-            Item: { ...productKeys.product(storeId, product.id), ...product },
+            Item: toItem(storeId, product),
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -312,7 +325,7 @@ export const productRepository = {
       {
         Put: {
           TableName: tableName('products'),
-          Item: { ...productKeys.product(storeId, after.id), ...after },
+          Item: toItem(storeId, after),
           ConditionExpression: 'version = :version AND attribute_not_exists(deleting)',
           ExpressionAttributeValues: { ':version': before.version },
         },

@@ -232,6 +232,23 @@ describe('POST /pcm/products', () => {
     });
   });
 
+  it('keeps map keys that name object machinery (constructor, __proto__) as plain keys', async () => {
+    const body =
+      '{"data":{"type":"product","attributes":{"name":"Odd keys","extensions":{"-":{"constructor":true,"__proto__":"x"}},"custom_inputs":{"constructor":{"name":"C"}}}}}';
+    const res = await invoke(createProduct, {
+      method: 'POST',
+      path: '/pcm/products',
+      headers: bearer(token, JSON_HEADERS),
+      body,
+    });
+    expect(res.status).toBe(201);
+    const stored = await get(res.body.data.id);
+    expect(JSON.stringify(stored.body.data.attributes.extensions)).toBe(
+      '{"-":{"constructor":true,"__proto__":"x"}}',
+    );
+    expect(JSON.stringify(stored.body.data.attributes.custom_inputs)).toBe('{"constructor":{"name":"C"}}');
+  });
+
   it('refuses a product of another type with 422', async () => {
     const res = await invoke(createProduct, {
       method: 'POST',
