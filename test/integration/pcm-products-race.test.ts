@@ -71,7 +71,10 @@ const remove = (id: string) =>
   });
 
 let counter = 0;
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${(counter += 1)}`;
+const unique = (label: string) => {
+  counter += 1;
+  return `${label}-${Date.now().toString(36)}-${counter}`;
+};
 
 const statuses = (results: InvokeResult[]) => results.map((res) => res.status).sort();
 

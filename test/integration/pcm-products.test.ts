@@ -69,7 +69,10 @@ const remove = (id: string, as = token) =>
 
 let counter = 0;
 /** A sku no other test of the run uses. */
-const sku = (label: string) => `${label}-${Date.now().toString(36)}-${(counter += 1)}`;
+const sku = (label: string) => {
+  counter += 1;
+  return `${label}-${Date.now().toString(36)}-${counter}`;
+};
 
 async function created(attributes: Record<string, unknown>): Promise<string> {
   const res = await create(attributes);
