@@ -1,4 +1,3 @@
-import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 import {
   MAX_BUNDLE_OPTIONS,
@@ -6,13 +5,11 @@ import {
   PRODUCT_INCLUDES,
   PRODUCT_UPDATE_SCHEMA,
 } from '../validation/product';
-import type { HeaderSpec, OperationSpec, Parameter } from './operation';
+import type { OperationSpec, Parameter } from './operation';
+import { DATE, LOCATION, PAGE } from './publishing';
 import { ERROR_BODY_SCHEMA } from './schemas';
 
 /** The platform's product authoring API (`/pcm/products`, docs/products.md). */
-
-const DATE: Schema = { type: 'string', format: 'date-time' };
-const LOCATION: HeaderSpec = { description: 'The URL of the new resource.', schema: { type: 'string' } };
 
 export const PCM_PRODUCT_SCHEMA: Schema = {
   type: 'object',
@@ -79,13 +76,6 @@ const INCLUDE: Parameter = {
   description: `A comma list of ${PRODUCT_INCLUDES.join(', ')}.`,
   schema: { type: 'string' },
 };
-const PAGE: Parameter[] = (() => {
-  const schemas = pageParameterSchemas({ defaultLimit: 25 });
-  return [
-    { name: 'page[limit]', in: 'query', schema: schemas.limit },
-    { name: 'page[offset]', in: 'query', schema: schemas.offset },
-  ];
-})();
 const FILTER: Parameter = {
   name: 'filter',
   in: 'query',

@@ -18,42 +18,27 @@ export type ProductFilterAttribute =
   | 'external_ref'
   | 'description';
 
-const EQ: ProductFilterAttribute[] = [
-  'id',
+/** What `eq`, `like` and `in` all test. */
+const TEXT_ATTRIBUTES: ProductFilterAttribute[] = [
   'name',
   'sku',
   'slug',
   'upc_ean',
   'manufacturer_part_num',
+  'tags',
+  'external_ref',
+];
+const EQ: ProductFilterAttribute[] = [
+  'id',
+  ...TEXT_ATTRIBUTES,
   'commodity_type',
   'status',
   'owner',
   'product_types',
-  'tags',
-  'external_ref',
   'description',
 ];
-const LIKE: ProductFilterAttribute[] = [
-  'name',
-  'sku',
-  'slug',
-  'upc_ean',
-  'manufacturer_part_num',
-  'tags',
-  'external_ref',
-  'description',
-];
-const IN: ProductFilterAttribute[] = [
-  'id',
-  'name',
-  'sku',
-  'slug',
-  'upc_ean',
-  'manufacturer_part_num',
-  'product_types',
-  'tags',
-  'external_ref',
-];
+const LIKE: ProductFilterAttribute[] = [...TEXT_ATTRIBUTES, 'description'];
+const IN: ProductFilterAttribute[] = ['id', ...TEXT_ATTRIBUTES, 'product_types'];
 
 /** The product list's filter: `eq`, `like` (`*` wildcards) and `in`, joined with `:` (AND). */
 export const PRODUCT_FILTER: FilterGrammar<ProductFilterAttribute> = {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { getDocumentClient } from './client';
 import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
-import { backoff, batchGetItems, queryAll, queryPage, withoutKeys } from './items';
+import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
 import { cancellationCodes } from './transactions';
 
@@ -257,19 +257,10 @@ export const productRepository = {
     storeId: string,
     page: { limit: number; offset: number },
   ): Promise<{ products: ProductRecord[]; total: number }> {
-    const count = async () => {
-      let total = 0;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const result = await getDocumentClient().send(
-          new QueryCommand({ ...productsQuery(storeId), Select: 'COUNT', ExclusiveStartKey: startKey }),
-        );
-        total += result.Count ?? 0;
-        startKey = result.LastEvaluatedKey;
-      } while (startKey);
-      return total;
-    };
-    const [total, items] = await Promise.all([count(), queryPage(productsQuery(storeId), page)]);
+    const [total, items] = await Promise.all([
+      countItems(productsQuery(storeId)),
+      queryPage(productsQuery(storeId), page),
+    ]);
     return { products: items.map(toRecord), total };
   },
 
