@@ -255,6 +255,12 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /pcm/products/{product_id}: one product of the store',
   },
+  'pcm-get-component-products': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /pcm/products/{product_id}/relationships/component_products: the products a bundle names',
+  },
   'pcm-update-product': {
     auth: 'admin',
     body: 'large-json',
@@ -339,6 +345,11 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/pcm/products/{product_id}', function: 'pcm-get-product' },
   { method: 'PUT', path: '/pcm/products/{product_id}', function: 'pcm-update-product' },
   { method: 'DELETE', path: '/pcm/products/{product_id}', function: 'pcm-delete-product' },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/component_products',
+    function: 'pcm-get-component-products',
+  },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

@@ -569,6 +569,8 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
         params: { product_id: segment([ref('productId')], OTHERS) },
         body: jsonBody(productUpdateBody),
       }),
+    'GET /pcm/products/{product_id}/relationships/component_products': () =>
+      requests({ auth: ADMIN, params: { product_id: productId() } }),
     'DELETE /pcm/products/{product_id}': () =>
       requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
   };

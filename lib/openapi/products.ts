@@ -137,6 +137,33 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
       422: UNPROCESSABLE,
     },
   },
+  'GET /pcm/products/{product_id}/relationships/component_products': {
+    operationId: 'getProductComponentProductsRelationships',
+    summary: "Get a bundle's component products",
+    description:
+      'The distinct products its components name, in the order first named, as `{type: "product", id}`; empty for a product that is not a bundle.',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    responses: {
+      200: [
+        'The component products.',
+        {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['type', 'id'],
+                properties: { type: { const: 'product' }, id: { type: 'string', format: 'uuid' } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  },
   'DELETE /pcm/products/{product_id}': {
     operationId: 'deleteProduct',
     summary: 'Delete a product',

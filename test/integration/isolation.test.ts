@@ -158,6 +158,7 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'PUT /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/products/{product_id}/relationships/component_products': { ...ADMIN_BY_ID, 'own-admin': 200 },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -514,6 +515,9 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /pcm/products/{product_id}': (kind) => ({
     params: { product_id: kind === 'own-admin' ? aDisposableProductId : a.productId },
   }),
+  'GET /pcm/products/{product_id}/relationships/component_products': () => ({
+    params: { product_id: a.productId },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -768,6 +772,9 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   'DELETE /pcm/products/{product_id}': async () => {
     expect(await productRepository.get(a.test.store.id, aDisposableProductId)).toBeUndefined();
     expect(await productRepository.idOfSku(a.test.store.id, 'disposable')).toBeUndefined();
+  },
+  'GET /pcm/products/{product_id}/relationships/component_products': (_kind, res) => {
+    expect(res.body).toEqual({ data: [] });
   },
 };
 

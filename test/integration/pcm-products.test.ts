@@ -1,5 +1,6 @@
 import { handler as createProduct } from '../../functions/pcm-create-product/handler';
 import { handler as deleteProduct } from '../../functions/pcm-delete-product/handler';
+import { handler as getComponentProducts } from '../../functions/pcm-get-component-products/handler';
 import { handler as getProduct } from '../../functions/pcm-get-product/handler';
 import { handler as listProducts } from '../../functions/pcm-list-products/handler';
 import { handler as updateProduct } from '../../functions/pcm-update-product/handler';
@@ -508,6 +509,52 @@ describe('DELETE /pcm/products/{product_id}', () => {
     expect((await remove(spare)).status).toBe(409);
     expect((await remove(bundle)).status).toBe(204);
     expect((await remove(spare)).status).toBe(204);
+  });
+});
+
+describe('GET /pcm/products/{product_id}/relationships/component_products', () => {
+  const components = (id: string, as = token) =>
+    invoke(getComponentProducts, {
+      method: 'GET',
+      path: `/pcm/products/${id}/relationships/component_products`,
+      pathParameters: { product_id: id },
+      headers: bearer(as, HEADERS),
+    });
+
+  it('lists the distinct products a bundle names, in the order first named; none for a standard product', async () => {
+    const a = await created({ name: 'Rel A', sku: sku('RA') });
+    const b = await created({ name: 'Rel B', sku: sku('RB') });
+    const bundle = await created({
+      name: 'Rel kit',
+      components: {
+        one: {
+          name: 'One',
+          options: [
+            { id: b, type: 'product', quantity: 1 },
+            { id: a, type: 'product', quantity: 2 },
+          ],
+        },
+        two: { name: 'Two', options: [{ id: b, type: 'product', quantity: 3 }] },
+      },
+    });
+    const res = await components(bundle);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: [
+        { type: 'product', id: b },
+        { type: 'product', id: a },
+      ],
+    });
+    expect((await components(a)).body).toEqual({ data: [] });
+  });
+
+  it("is 404 for an unknown product and for another store's", async () => {
+    const bundle = await created({ name: 'Private', sku: sku('PRIV') });
+    const other = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
+    const res = await components(bundle, await tokenFor(other));
+    expect(res.status).toBe(404);
+    expect(res.body.errors[0].detail).toBe('product not found');
+    expect((await components('0190a0a0-0000-7000-8000-000000000009')).status).toBe(404);
   });
 });
 
