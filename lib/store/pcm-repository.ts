@@ -4,7 +4,7 @@ import { MAX_CATALOGS_PER_STORE } from '../validation/pcm-catalog';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { catalogKeys, type ReleaseMarker } from './catalog-repository';
 import { getDocumentClient } from './client';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { countItems, queryAll, queryPage } from './items';
 import { tableName } from './schema';
 import { cancellationCodes } from './transactions';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { getDocumentClient } from './client';
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
 import { cancellationCodes } from './transactions';
