@@ -18,8 +18,12 @@ import { MAX_PRODUCT_BYTES, type ProductInclude, ProductValidationError } from '
 import { compileProductFilter, parseProductFilter, skusOf } from './filter';
 import { componentProductIds, productTypes, renderProduct } from './render';
 
-/** How long a delete's mark or a bundle's use record may be left by a writer that stopped half-way. */
-const ABANDONED_MS = 5 * 60 * 1000;
+/**
+ * After how long a delete's mark, or a use record of a bundle write that has not landed, is taken as left
+ * by a writer that stopped half-way: six times the functions' 10 s timeout, past which no write of theirs
+ * can still land. Until then a bundle update that failed blocks deleting the components it named (409).
+ */
+const ABANDONED_MS = 60 * 1000;
 const ATTEMPTS = 8;
 const COMPONENTS = 'data.attributes.components';
 
@@ -91,8 +95,10 @@ async function checkComponents(storeId: string, bundle: ProductRecord): Promise<
 }
 
 /**
- * The bundles that use the product: those whose components name it, and those still being written (a use
- * record younger than ABANDONED_MS). Older records of bundles that no longer name it are removed.
+ * The bundles that use the product: those whose components name it, and those whose write naming it may
+ * still be under way (its record is of a version the bundle has not reached, or of a bundle not created
+ * yet, and younger than ABANDONED_MS). Other records are stale and removed, each on condition that no
+ * write recorded it again meanwhile (if one did, that bundle counts as using it).
  */
 async function bundlesUsing(storeId: string, productId: string): Promise<string[]> {
   const uses = await productRepository.usesOf(storeId, productId);
@@ -107,9 +113,11 @@ async function bundlesUsing(storeId: string, productId: string): Promise<string[
   const using: string[] = [];
   for (const use of uses) {
     const bundle = bundles.get(use.bundle_id);
-    if (bundle && componentProductIds(bundle).includes(productId)) using.push(use.bundle_id);
-    else if (!abandoned(use.created_at)) using.push(use.bundle_id);
-    else await productRepository.removeUses(storeId, use.bundle_id, [productId]);
+    const names = bundle !== undefined && componentProductIds(bundle).includes(productId);
+    const pending = (bundle === undefined || bundle.version < use.version) && !abandoned(use.created_at);
+    if (names || pending || !(await productRepository.removeUse(storeId, productId, use))) {
+      using.push(use.bundle_id);
+    }
   }
   return using;
 }
@@ -125,29 +133,20 @@ function assertSize(product: ProductRecord): void {
 }
 
 /**
- * Writes a product whose components may have changed from `before`'s: the new components' use records
- * first, the checks, the write, then the records of components it no longer names. A failed check or
- * write removes the records it added.
+ * Writes a product whose components may have changed: a use record of every component it names (of the
+ * version it writes) first, then the checks, then the write. Records are never removed here (a concurrent
+ * write of the same bundle may share them): those the bundle stops naming go stale and a delete of the
+ * component removes them (`bundlesUsing`).
  */
 async function writeWithComponents(
   storeId: string,
-  before: ProductRecord | undefined,
   after: ProductRecord,
   write: () => Promise<void>,
 ): Promise<void> {
-  const was = before === undefined ? [] : componentProductIds(before);
-  const now = componentProductIds(after);
-  const added = now.filter((id) => !was.includes(id));
-  const dropped = was.filter((id) => !now.includes(id));
-  await productRepository.addUses(storeId, after.id, added, after.updated_at);
-  try {
-    await checkComponents(storeId, after);
-    await write();
-  } catch (error) {
-    await productRepository.removeUses(storeId, after.id, added);
-    throw error;
-  }
-  await productRepository.removeUses(storeId, after.id, dropped);
+  const ids = componentProductIds(after);
+  await productRepository.addUses(storeId, after.id, ids, after.version, after.updated_at);
+  await checkComponents(storeId, after);
+  await write();
 }
 
 /** Attributes in the platform's order, without absent ones. */
@@ -195,10 +194,16 @@ export async function createProduct(
   };
   assertSize(product);
   try {
-    await writeWithComponents(storeId, undefined, product, () =>
-      productRepository.create(storeId, product, caller),
-    );
+    await writeWithComponents(storeId, product, () => productRepository.create(storeId, product, caller));
   } catch (error) {
+    // A new id: no other write shares its use records, so a create refused before anything was written
+    // takes them back at once (after any other failure the product may exist: they stay).
+    const refused =
+      error instanceof ProductValidationError ||
+      error instanceof SkuTakenError ||
+      error instanceof ExternalRefTakenError ||
+      error instanceof ProductWriteConflictError;
+    if (refused) await productRepository.removeUses(storeId, id, componentProductIds(product));
     throw conflictOf(error);
   }
   return product;
@@ -233,7 +238,7 @@ export async function updateProduct(
     try {
       const write = () => productRepository.replace(storeId, before, after, caller);
       if (changes.components === undefined) await write();
-      else await writeWithComponents(storeId, before, after, write);
+      else await writeWithComponents(storeId, after, write);
       return after;
     } catch (error) {
       if (error instanceof ProductNotFoundError) throw new NotFoundError('product not found');

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
 import { getDocumentClient } from './client';
-import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from './dynamodb';
 import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
 import { cancellationCodes } from './transactions';
@@ -14,9 +20,11 @@ import { cancellationCodes } from './transactions';
  *   `updated_at`, a `version` every write moves (updates are conditioned on the version they read, so two
  *   concurrent partial updates never lose each other's attributes: the later one reads again and re-applies
  *   its own), and `deleting` while a delete checks that no bundle uses it.
- * - `STORE#<store>` / `PUSEDBY#<component>#<bundle>`: the bundle `<bundle>` names `<component>` in its
- *   `components` (written before the bundle, removed after it stops naming it): a delete of `<component>`
- *   finds its bundles with one Query.
+ * - `STORE#<store>` / `PUSEDBY#<component>#<bundle>`: a version of the bundle `<bundle>` names
+ *   `<component>` in its `components` (`version`: the bundle version whose write recorded it; written
+ *   before that write, for every component it names): a delete of `<component>` finds its bundles with one
+ *   Query. A record whose bundle no longer names the component, once that write is done, is stale: the
+ *   delete removes it (on condition it was not written again meanwhile).
  * - `PSKU#<store>#<sha256 of the sku in lower case>` / `CLAIM`: the product that holds a sku. SKUs are
  *   unique per store without regard to case (`ABC-1` and `abc-1` cannot both exist), as the platform's
  *   tools compare them. The hash bounds the key whatever the sku's length.
@@ -81,6 +89,14 @@ export interface ProductRecord {
   version: number;
   /** When a delete started checking that no bundle uses the product (a bundle cannot take it then). */
   deleting?: string;
+}
+
+/** A bundle's record that a version of it names a product (`PUSEDBY#`). */
+export interface ProductUse {
+  bundle_id: string;
+  /** The bundle version whose write recorded it. */
+  version: number;
+  created_at: string;
 }
 
 /** The sku belongs to another product of the store. */
@@ -422,14 +438,24 @@ export const productRepository = {
     }
   },
 
-  /** Records that `bundleId` names each of `componentIds` (before the bundle is written). */
-  async addUses(storeId: string, bundleId: string, componentIds: string[], at: string): Promise<void> {
+  /**
+   * Records that version `version` of `bundleId` names each of `componentIds` (written before the bundle
+   * is, so a delete of a component finds it).
+   */
+  async addUses(
+    storeId: string,
+    bundleId: string,
+    componentIds: string[],
+    version: number,
+    at: string,
+  ): Promise<void> {
     await batchWrite(
       componentIds.map((componentId) => ({
         PutRequest: {
           Item: {
             ...productKeys.usedBy(storeId, componentId, bundleId),
             bundle_id: bundleId,
+            version,
             created_at: at,
           },
         },
@@ -437,7 +463,25 @@ export const productRepository = {
     );
   },
 
-  /** Forgets that `bundleId` names each of `componentIds`. */
+  /** Removes a stale record, on condition that it is still the one read (false: it was written again). */
+  async removeUse(storeId: string, componentId: string, use: ProductUse): Promise<boolean> {
+    try {
+      await getDocumentClient().send(
+        new DeleteCommand({
+          TableName: tableName('products'),
+          Key: productKeys.usedBy(storeId, componentId, use.bundle_id),
+          ConditionExpression: 'version = :version AND created_at = :at',
+          ExpressionAttributeValues: { ':version': use.version, ':at': use.created_at },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  },
+
+  /** Forgets that the deleted bundle `bundleId` named each of `componentIds`. */
   async removeUses(storeId: string, bundleId: string, componentIds: string[]): Promise<void> {
     await batchWrite(
       componentIds.map((componentId) => ({
@@ -447,7 +491,7 @@ export const productRepository = {
   },
 
   /** The bundles recorded as naming the product, with when each record was written. */
-  async usesOf(storeId: string, componentId: string): Promise<{ bundle_id: string; created_at: string }[]> {
+  async usesOf(storeId: string, componentId: string): Promise<ProductUse[]> {
     const items = await queryAll({
       TableName: tableName('products'),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -459,6 +503,7 @@ export const productRepository = {
     });
     return items.map((item) => ({
       bundle_id: item.bundle_id as string,
+      version: item.version as number,
       created_at: item.created_at as string,
     }));
   },

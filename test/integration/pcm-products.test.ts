@@ -559,6 +559,36 @@ describe('GET /pcm/products/{product_id}/relationships/component_products', () =
 });
 
 describe('bundles', () => {
+  it('a bundle create that was refused leaves its components free to delete at once', async () => {
+    const taken = sku('TAKEN');
+    await created({ name: 'Holder', sku: taken });
+    const part = await created({ name: 'Briefly named', sku: sku('BRIEF') });
+    const refused = await create({
+      name: 'Refused kit',
+      sku: taken,
+      components: { c: { name: 'C', options: [{ id: part, type: 'product', quantity: 1 }] } },
+    });
+    expect(refused.status).toBe(409);
+    expect(await productRepository.usesOf(store.store.id, part)).toEqual([]);
+    expect((await remove(part)).status).toBe(204);
+  });
+
+  it('a component a bundle dropped is deletable, its stale record removed by the delete', async () => {
+    const part = await created({ name: 'Dropped part', sku: sku('DROP') });
+    const keep = await created({ name: 'Kept part', sku: sku('KEEP') });
+    const option = (id: string) => ({ c: { name: 'C', options: [{ id, type: 'product', quantity: 1 }] } });
+    const bundle = await created({ name: 'Changing kit', components: option(part) });
+    expect((await update(bundle, { attributes: { components: option(keep) } })).status).toBe(200);
+    expect(await productRepository.usesOf(store.store.id, part)).toEqual([
+      { bundle_id: bundle, version: 1, created_at: expect.any(String) },
+    ]);
+    expect((await remove(part)).status).toBe(204);
+    expect(await productRepository.usesOf(store.store.id, part)).toEqual([]);
+    expect(await productRepository.usesOf(store.store.id, keep)).toEqual([
+      { bundle_id: bundle, version: 2, created_at: expect.any(String) },
+    ]);
+  });
+
   it('refuses a component that does not exist, and the bundle itself, with 422', async () => {
     const missing = '0190a0a0-0000-7000-8000-000000000003';
     const res = await create({
