@@ -1,6 +1,6 @@
 import { pathParameter, queryParameter } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { renderProduct } from '../../lib/products/render';
+import { fittingResponse, renderProduct } from '../../lib/products/render';
 import { includedFor, productOf } from '../../lib/products/service';
 import { parseProductId, parseProductInclude } from '../../lib/validation/product';
 import { createHandler } from '../create-handler';
@@ -11,5 +11,7 @@ export const handler = createHandler('pcm-get-product', {}, async (event) => {
   const includes = parseProductInclude(queryParameter(event, 'include'));
   const product = await productOf(event.auth.storeId, productId);
   const included = await includedFor(event.auth.storeId, [product], includes);
-  return ok({ data: renderProduct(product), ...(included === undefined ? {} : { included }) });
+  return ok(
+    fittingResponse({ data: renderProduct(product), ...(included === undefined ? {} : { included }) }),
+  );
 });

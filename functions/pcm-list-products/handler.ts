@@ -1,7 +1,7 @@
 import { queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
-import { renderProductPage } from '../../lib/products/render';
+import { fittingResponse, renderProductPage } from '../../lib/products/render';
 import { includedFor, listProducts } from '../../lib/products/service';
 import { parseProductInclude } from '../../lib/validation/product';
 import { createHandler } from '../create-handler';
@@ -14,5 +14,5 @@ export const handler = createHandler('pcm-list-products', {}, async (event) => {
   const { products, total } = await listProducts(event.auth.storeId, page, filter);
   const included = await includedFor(event.auth.storeId, products, includes);
   const base = `${requestOrigin(event)}/pcm/products`;
-  return ok(renderProductPage(products, total, page, base, filter, included));
+  return ok(fittingResponse(renderProductPage(products, total, page, base, filter, included)));
 });

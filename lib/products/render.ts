@@ -1,3 +1,5 @@
+import { PAGE_BUDGET_BYTES, responseBytes } from '../catalog/size-budget';
+import { BadRequestError } from '../http/errors';
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
 import type { ProductRecord } from '../store/product-repository';
 
@@ -61,7 +63,7 @@ export function renderProductPage(
   base: string,
   filter: string | undefined,
   included?: Record<string, unknown>,
-): Record<string, unknown> {
+): { data: unknown[]; included?: Record<string, unknown>; links: unknown; meta: unknown } {
   const extra: Record<string, string> = filter === undefined ? {} : { filter };
   return {
     data: products.map(renderProduct),
@@ -69,4 +71,34 @@ export function renderProductPage(
     links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit, extra)),
     meta: { page: pageMeta(page, total), results: { total } },
   };
+}
+
+/**
+ * The response body when it fits what one Lambda response may carry (PAGE_BUDGET_BYTES as Lambda counts
+ * it, the catalog reads' budget): a product may take 300,000 bytes, so 100 of them, or a bundle's included
+ * components, may not. Otherwise a 400 saying what fits: the largest `page[limit]` that does, or to leave
+ * out `include`.
+ */
+export function fittingResponse<T extends { data: unknown; included?: unknown }>(body: T): T {
+  const bytes = responseBytes(JSON.stringify(body));
+  if (bytes <= PAGE_BUDGET_BYTES) return body;
+  const { included, ...rest } = body;
+  if (included !== undefined && responseBytes(JSON.stringify(rest)) <= PAGE_BUDGET_BYTES) {
+    throw new BadRequestError(
+      `with include the response would take ${bytes} bytes, more than the ${PAGE_BUDGET_BYTES} one response may carry: leave out include and read the included products by id, or ask for fewer products`,
+      'include',
+    );
+  }
+  const data = Array.isArray(body.data) ? body.data : [body.data];
+  let used = responseBytes(JSON.stringify({ ...rest, data: [] }));
+  let fit = 0;
+  for (const resource of data) {
+    used += responseBytes(JSON.stringify(resource)) + 1;
+    if (used > PAGE_BUDGET_BYTES) break;
+    fit += 1;
+  }
+  throw new BadRequestError(
+    `this page would take ${bytes} bytes, more than the ${PAGE_BUDGET_BYTES} one response may carry: ask for at most ${Math.max(1, fit)} products (page[limit]=${Math.max(1, fit)})`,
+    'page[limit]',
+  );
 }
