@@ -260,6 +260,39 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /v2/files/{file_id}: deletes a file of the store',
   },
+  'pcm-create-product': {
+    auth: 'admin',
+    body: 'large-json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/products: creates a product (sku and external_ref unique in the store)',
+  },
+  'pcm-list-products': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/products: the store's products, filtered and paginated",
+  },
+  'pcm-get-product': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/products/{product_id}: one product of the store',
+  },
+  'pcm-get-component-products': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /pcm/products/{product_id}/relationships/component_products: the products a bundle names',
+  },
+  'pcm-update-product': {
+    auth: 'admin',
+    body: 'large-json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: "PUT /pcm/products/{product_id}: changes the product's attributes that are sent",
+  },
+  'pcm-delete-product': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -332,6 +365,16 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/v2/files', function: 'list-files' },
   { method: 'GET', path: '/v2/files/{file_id}', function: 'get-file' },
   { method: 'DELETE', path: '/v2/files/{file_id}', function: 'delete-file' },
+  { method: 'POST', path: '/pcm/products', function: 'pcm-create-product' },
+  { method: 'GET', path: '/pcm/products', function: 'pcm-list-products' },
+  { method: 'GET', path: '/pcm/products/{product_id}', function: 'pcm-get-product' },
+  { method: 'PUT', path: '/pcm/products/{product_id}', function: 'pcm-update-product' },
+  { method: 'DELETE', path: '/pcm/products/{product_id}', function: 'pcm-delete-product' },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/component_products',
+    function: 'pcm-get-component-products',
+  },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

@@ -276,6 +276,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...nodeRoutes(),
   ...pcmRoutes(),
   ...fileRoutes(),
+  ...productRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -594,6 +595,99 @@ const fileFilter: fc.Arbitrary<string[]> = fc
     { minLength: 1, maxLength: 3 },
   )
   .map((expressions) => [`filter=${encodeKeepingPlaceholders(expressions.join(':'))}`]);
+
+// ---------------------------------------------------------------- the product API (/pcm/products)
+
+const text = (max: number) =>
+  fc.oneof(
+    fc.stringMatching(/^[A-Za-z][A-Za-z0-9 _-]{0,30}$/),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((s) => (s.trim() === '' ? `p${s}` : s)),
+    fc.constantFrom('a'.repeat(max), '😀'.repeat(max)),
+  );
+const productOption = fc.record(
+  {
+    id: fc.constantFrom(ref('productId'), ref('otherProductId'), ref('deletedProductId')),
+    type: fc.constant('product'),
+    quantity: fc.integer({ min: 1, max: 5 }),
+    default: fc.boolean(),
+  },
+  { requiredKeys: ['id', 'type', 'quantity'] },
+);
+
+/** Product attributes, each present or not (`required` always present). */
+const productAttributes = (required: 'name' | undefined) =>
+  fc.record(
+    {
+      name: text(255),
+      sku: fc.oneof(fc.constantFrom('FUZZ-PRODUCT', 'fuzz-product'), fc.stringMatching(/^[A-Z0-9-]{1,20}$/)),
+      slug: fc.stringMatching(/^[a-z0-9._-]{1,40}$/),
+      description: fc.string({ maxLength: 60 }),
+      status: fc.constantFrom('draft', 'live'),
+      commodity_type: fc.constantFrom('physical', 'digital'),
+      upc_ean: fc.stringMatching(/^[0-9]{0,13}$/),
+      mpn: fc.string({ maxLength: 20 }),
+      external_ref: fc.stringMatching(/^[a-z0-9-]{1,30}$/),
+      tags: fc.array(fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/), { maxLength: 20 }),
+      locales: fc.dictionary(fc.constantFrom('en-US', 'fr-FR', 'de'), fc.record({ name: text(255) }), {
+        maxKeys: 3,
+      }),
+      components: fc.dictionary(
+        fc.stringMatching(/^[a-z]{1,8}$/),
+        fc.record({ name: text(255), options: fc.array(productOption, { minLength: 1, maxLength: 3 }) }),
+        { maxKeys: 2 },
+      ),
+      extensions: fc.dictionary(
+        fc.stringMatching(/^[a-z-]{1,12}$/),
+        fc.dictionary(fc.stringMatching(/^[a-z_]{1,12}$/), fc.oneof(fc.string(), fc.integer(), fc.boolean())),
+        { maxKeys: 2 },
+      ),
+    },
+    { requiredKeys: required === undefined ? [] : [required] },
+  );
+
+/** An update's `data.id` is the path's, or another product's (409). */
+const productUpdateBody = fc
+  .record({
+    attributes: productAttributes(undefined),
+    id: fc.constantFrom(ref('productId'), ref('productId'), ref('otherProductId')),
+  })
+  .map(({ attributes, id }) => ({ data: { type: 'product', id, attributes } }));
+
+const productFilter = fc
+  .tuple(
+    fc.constantFrom('eq', 'like', 'in'),
+    fc.constantFrom('sku', 'name', 'tags', 'slug', 'mpn', 'external_ref', 'id', 'status'),
+    fc.stringMatching(/^[A-Za-z0-9*-]{1,12}$/),
+  )
+  .map(([op, attribute, value]) => [`filter=${encodeURIComponent(`${op}(${attribute},${value})`)}`]);
+
+function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherProductId'), ref('deletedProductId')];
+  const productId = (valid = [ref('productId'), ref('productIdUpper')]) => segment(valid, OTHERS);
+  return {
+    'POST /pcm/products': () =>
+      requests({
+        auth: ADMIN,
+        body: jsonBody(
+          productAttributes('name').map((attributes) => ({ data: { type: 'product', attributes } })),
+        ),
+      }),
+    'GET /pcm/products': () =>
+      requests({ auth: ADMIN, query: [pageQuery(), filterQuery(productFilter), includeQuery()] }),
+    'GET /pcm/products/{product_id}': () =>
+      requests({ auth: ADMIN, params: { product_id: productId() }, query: [includeQuery()] }),
+    'PUT /pcm/products/{product_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { product_id: segment([ref('productId')], OTHERS) },
+        body: jsonBody(productUpdateBody),
+      }),
+    'GET /pcm/products/{product_id}/relationships/component_products': () =>
+      requests({ auth: ADMIN, params: { product_id: productId() } }),
+    'DELETE /pcm/products/{product_id}': () =>
+      requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
+  };
+}
 
 /** One route to fuzz: its table entry, `METHOD /path`, and its requests. */
 export interface FuzzTarget {

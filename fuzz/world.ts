@@ -13,11 +13,12 @@ import { getDocumentClient } from '../lib/store/client';
 import { fileRepository } from '../lib/store/file-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
+import { productRepository } from '../lib/store/product-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
-import { failedRelease, newFile, newPcmCatalog } from '../test/support/pcm-fixtures';
+import { failedRelease, newFile, newPcmCatalog, newPcmProduct } from '../test/support/pcm-fixtures';
 
 /**
  * What the fuzzed requests refer to. Arbitraries never hold real ids, credentials or tokens: they write
@@ -83,6 +84,11 @@ export const PLACEHOLDERS = {
   freshFileId: 'a file of store A created just before the request (delete fuzzing)',
   deletedFileId: 'a deleted file of store A',
   otherFileId: 'a file of store B',
+  productId: "store A's product of the product API (sku FUZZ-PRODUCT)",
+  productIdUpper: 'the same product id in upper case',
+  freshProductId: 'a product of store A created just before the request (delete fuzzing)',
+  deletedProductId: 'a deleted product of store A',
+  otherProductId: "store B's product",
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -274,6 +280,12 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   await fileRepository.delete(a.store.id, deletedFileId);
   const otherFileId = await newFile(b.store.id, 'https://cdn.example.com/fuzz/other.png');
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
+  // The product API: A's product, a deleted one, B's product.
+  const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
+  const deletedProductId = await newPcmProduct(a.store.id, 'Deleted product', `deleted-${tag}`);
+  const deleted = await productRepository.get(a.store.id, deletedProductId);
+  if (deleted) await productRepository.delete(a.store.id, deleted);
+  const otherProductId = await newPcmProduct(b.store.id, 'Other product', 'FUZZ-PRODUCT');
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
   if (published?.state !== 'PUBLISHED')
@@ -317,6 +329,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       fileIdUpper: fileId.toUpperCase(),
       deletedFileId,
       otherFileId,
+      productId,
+      productIdUpper: productId.toUpperCase(),
+      deletedProductId,
+      otherProductId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -378,6 +394,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           );
         case 'freshFileId':
           return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
+        case 'freshProductId':
+          return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
         case 'freshReleaseId':
           // A release of the catalog cannot be made while one of it is being published.
           await settle();

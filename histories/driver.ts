@@ -27,6 +27,9 @@ import {
   type MappingInput,
   type MappingOutput,
   mappingModel,
+  type ProductInput,
+  type ProductOutput,
+  productsModel,
   type ReleaseInput,
   type ReleaseOutput,
   releaseModel,
@@ -77,6 +80,10 @@ const CLIENT_TIMEOUT_MS = 3000;
 /** Keys a store may hold before creates stop (one page of the list holds them all). */
 const MAX_LIVE_KEYS = 12;
 const PREFIXES = 5;
+/** Skus a store's products are created and renamed with (a few, in mixed case, so claims collide). */
+const SKUS = 4;
+/** The share of operations on authored products. */
+const PRODUCT_SHARE = 0.2;
 
 interface LiveKey {
   id: string;
@@ -94,6 +101,8 @@ interface Store {
   keys: LiveKey[];
   /** Tokens granted during the run, with the key they belong to (deleted keys' ones included). */
   tokens: { key: LiveKey; token: string }[];
+  /** Authored products created during the run (deleted ones included). */
+  products: string[];
 }
 
 type Answer = { status: number; body: string };
@@ -184,6 +193,7 @@ async function newStore(index: number, tag: string): Promise<Store> {
     implicitToken,
     keys: [admin],
     tokens: [],
+    products: [],
   };
 }
 
@@ -238,6 +248,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const storeOps = new Map<string, Operation<StoreInput, StoreOutput>[]>(stores.map((s) => [s.id, []]));
   const mappingOps: Operation<MappingInput, MappingOutput>[] = [];
   const releaseOps: Operation<ReleaseInput, ReleaseOutput>[] = [];
+  const productOps = new Map<string, Operation<ProductInput, ProductOutput>[]>(stores.map((s) => [s.id, []]));
   const writes: TokenWrite[] = [];
   const deletions: KeyDeletion[] = [];
   for (const store of stores) {
@@ -296,8 +307,97 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     });
   };
 
+  /** One operation on a store's authored products: create, partial update (sku or name), delete, get. */
+  const productStep = async (clientNo: number, store: Store): Promise<void> => {
+    const ops = productOps.get(store.id) as Operation<ProductInput, ProductOutput>[];
+    const base = `${tag}-s${Math.floor(random() * SKUS)}`;
+    const sku = random() < 0.3 ? base.toUpperCase() : base;
+    const what = random();
+    const headers = json(store.adminToken);
+    const product = (answer?: Answer) => {
+      const body = parse(answer?.body ?? '');
+      const attributes = body?.data?.attributes;
+      return {
+        id: body?.data?.id as string | undefined,
+        sku: attributes?.sku as string | undefined,
+        name: attributes?.name as string | undefined,
+        taken: answer?.status === 409 && /sku: Must be unique/.test(body?.errors?.[0]?.detail ?? ''),
+      };
+    };
+    if (what < 0.3 || store.products.length === 0) {
+      const name = `p${nextId}`;
+      const t = await timed(clientNo, 'product-create', () =>
+        call('pcm-create-product', {
+          method: 'POST',
+          path: '/pcm/products',
+          routeKey: 'POST /pcm/products',
+          headers,
+          body: JSON.stringify({
+            data: { type: 'product', attributes: { name, sku, commodity_type: 'physical' } },
+          }),
+        }),
+      );
+      const seen = product(t.answer);
+      const id = t.answer?.status === 201 ? seen.id : undefined;
+      if (id) store.products.push(id);
+      record(
+        ops,
+        t,
+        { op: 'create', sku, name },
+        t.answer && { status: t.answer.status, id, taken: seen.taken },
+      );
+      return;
+    }
+    const id = pick(store.products);
+    const path = `/pcm/products/${id}`;
+    const target = { pathParameters: { product_id: id }, headers };
+    if (what < 0.65) {
+      const change = random() < 0.6 ? { sku } : { name: `n${nextId}` };
+      const t = await timed(clientNo, 'product-update', () =>
+        call('pcm-update-product', {
+          method: 'PUT',
+          path,
+          routeKey: 'PUT /pcm/products/{product_id}',
+          ...target,
+          body: JSON.stringify({ data: { type: 'product', id, attributes: change } }),
+        }),
+      );
+      const seen = product(t.answer);
+      record(
+        ops,
+        t,
+        { op: 'update', id, ...change },
+        t.answer && { status: t.answer.status, sku: seen.sku, name: seen.name, taken: seen.taken },
+      );
+      return;
+    }
+    if (what < 0.8) {
+      const t = await timed(clientNo, 'product-delete', () =>
+        call('pcm-delete-product', {
+          method: 'DELETE',
+          path,
+          routeKey: 'DELETE /pcm/products/{product_id}',
+          ...target,
+        }),
+      );
+      record(ops, t, { op: 'delete', id }, t.answer && { status: t.answer.status });
+      return;
+    }
+    const t = await timed(clientNo, 'product-get', () =>
+      call('pcm-get-product', { method: 'GET', path, routeKey: 'GET /pcm/products/{product_id}', ...target }),
+    );
+    const seen = product(t.answer);
+    record(
+      ops,
+      t,
+      { op: 'get', id },
+      t.answer && { status: t.answer.status, sku: seen.sku, name: seen.name },
+    );
+  };
+
   const step = async (clientNo: number): Promise<void> => {
     const store = pick(stores);
+    if (random() < PRODUCT_SHARE) return productStep(clientNo, store);
     const roll = random();
     const live = store.keys.filter((k) => !k.deleted);
     const others = store.keys.filter((k) => k !== store.admin);
@@ -607,6 +707,13 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       operations: storeOps.get(store.id),
     } as Partition);
   }
+  for (const store of stores)
+    partitions.push({
+      object: `products:${store.id}`,
+      model: productsModel,
+      initial: { products: {}, ghosts: [] },
+      operations: productOps.get(store.id),
+    } as Partition);
   partitions.push({
     object: 'mappings',
     model: mappingModel,

@@ -34,6 +34,7 @@ async function main(args: string[]): Promise<HistoriesReport> {
     clients: intArg(args, '--clients', DEFAULTS.clients, 1),
     seed: intArg(args, '--seed', DEFAULTS.seed, 0),
     faults: args.includes('--faults'),
+    lostWriteResponses: !args.includes('--no-lost-writes'),
     onProgress: (done) => process.stderr.write(`[histories] ${done} operations\n`),
   }).finally(() => {
     process.stdout.write = stdoutWrite;
@@ -51,10 +52,11 @@ async function main(args: string[]): Promise<HistoriesReport> {
   return report;
 }
 
-const USAGE = `Usage: npm run histories [-- --ops N] [--clients N] [--seed N] [--faults] [--json]
+const USAGE = `Usage: npm run histories [-- --ops N] [--clients N] [--seed N] [--faults [--no-lost-writes]] [--json]
 Random concurrent operations (default ${DEFAULTS.ops}, ${DEFAULTS.clients} clients, seed ${DEFAULTS.seed}) through the
 handlers against its own DynamoDB Local, with transaction conflicts emulated (--faults: throttling,
-timeouts and lost responses too), checked for linearizability. Exits 1 on any anomaly; the report's
+timeouts and lost responses too; --no-lost-writes: no write response lost after DynamoDB applied the
+write), checked for linearizability. Exits 1 on any anomaly; the report's
 timeline is written under .data/histories/.`;
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -63,6 +65,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     clients: { type: 'string' },
     seed: { type: 'string' },
     faults: { type: 'boolean' },
+    'no-lost-writes': { type: 'boolean' },
     json: { type: 'boolean' },
   });
 }

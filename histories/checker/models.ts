@@ -302,6 +302,128 @@ export const releaseModel: Model<ReleaseState, ReleaseInput, ReleaseOutput> = {
   describeState: (state) => `release ${state}`,
 };
 
+/* ------------------------------------------------------------------ a store's authored products */
+
+export interface ProductsState {
+  /** Products whose create answered, by id: their sku and name. */
+  products: Record<string, { sku: string; name: string }>;
+  /** The skus (lower case) of products created by creates whose answer was lost. */
+  ghosts: string[];
+}
+export type ProductInput =
+  | { op: 'create'; sku: string; name: string }
+  | { op: 'update'; id: string; sku?: string; name?: string }
+  | { op: 'delete'; id: string }
+  | { op: 'get'; id: string };
+export type ProductOutput = Answer & {
+  /** A create's new product id. */
+  id?: string;
+  /** The product's sku and name, as a get or an update answered them. */
+  sku?: string;
+  name?: string;
+  /** A 409 saying the sku is held by another product. */
+  taken?: boolean;
+};
+
+/** Whether `sku` is free for product `self` (skus compare without regard to case). */
+const skuFree = (state: ProductsState, sku: string, self?: string) => {
+  const wanted = sku.toLowerCase();
+  if (state.ghosts.includes(wanted)) return false;
+  return Object.entries(state.products).every(([id, p]) => id === self || p.sku.toLowerCase() !== wanted);
+};
+
+/**
+ * A store's authored products (`/pcm/products`): a sku is held by at most one product at a time. A create
+ * or an sku change succeeds only when no other product holds the sku, its 409 "must be unique" only when
+ * one does; a partial update changes only what it sends and answers the product as it left it (so one
+ * update never loses another's attribute); a delete frees the sku; a get answers the product as it is.
+ */
+export const productsModel: Model<ProductsState, ProductInput, ProductOutput> = {
+  name: 'products and their skus',
+  key: (state) =>
+    `${Object.entries(state.products)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, p]) => `${id}=${p.sku}|${p.name}`)
+      .join(',')}|${[...state.ghosts].sort().join(',')}`,
+  readOnly: (input, output) => input.op === 'get' || (output !== undefined && !ok(output)),
+  step(state, input, output) {
+    switch (input.op) {
+      case 'create': {
+        const free = skuFree(state, input.sku);
+        if (output === undefined)
+          return free ? [state, { ...state, ghosts: [...state.ghosts, input.sku.toLowerCase()] }] : [state];
+        if (ok(output) && output.id !== undefined)
+          return free && !(output.id in state.products)
+            ? [
+                {
+                  ...state,
+                  products: { ...state.products, [output.id]: { sku: input.sku, name: input.name } },
+                },
+              ]
+            : [];
+        if (output.taken) return free ? [] : [state];
+        return [state];
+      }
+      case 'update': {
+        const current = state.products[input.id];
+        const allowed =
+          current !== undefined && (input.sku === undefined || skuFree(state, input.sku, input.id));
+        const after = current && {
+          sku: input.sku ?? current.sku,
+          name: input.name ?? current.name,
+        };
+        const changed = after && { ...state, products: { ...state.products, [input.id]: after } };
+        if (output === undefined) return allowed && changed ? [state, changed] : [state];
+        if (ok(output))
+          return allowed && changed && output.sku === after.sku && output.name === after.name
+            ? [changed]
+            : [];
+        if (notFound(output)) return current === undefined ? [state] : [];
+        if (output.taken) return current !== undefined && !allowed ? [state] : [];
+        return [state];
+      }
+      case 'delete': {
+        const exists = input.id in state.products;
+        const products = { ...state.products };
+        delete products[input.id];
+        if (output === undefined) return exists ? [state, { ...state, products }] : [state];
+        if (ok(output)) return exists ? [{ ...state, products }] : [];
+        if (notFound(output)) return exists ? [] : [state];
+        return [state];
+      }
+      case 'get': {
+        if (output === undefined || !(ok(output) || notFound(output))) return [state];
+        const current = state.products[input.id];
+        if (notFound(output)) return current === undefined ? [state] : [];
+        return current !== undefined && current.sku === output.sku && current.name === output.name
+          ? [state]
+          : [];
+      }
+    }
+  },
+  describe(input, output) {
+    const args =
+      input.op === 'create'
+        ? `(${input.sku}, ${input.name})`
+        : input.op === 'update'
+          ? `(${short(input.id)}, ${input.sku !== undefined ? `sku ${input.sku}` : `name ${input.name}`})`
+          : `(${short(input.id)})`;
+    const seen =
+      output?.id !== undefined
+        ? ` ${short(output.id)}`
+        : output?.sku !== undefined
+          ? ` {sku: ${output.sku}, name: ${output.name}}`
+          : output?.taken
+            ? ' sku taken'
+            : '';
+    return `${input.op}${args} -> ${describeAnswer(output)}${seen}`;
+  },
+  describeState: (state) =>
+    `${Object.entries(state.products)
+      .map(([id, p]) => `${short(id)}=${p.sku}`)
+      .join(' ')}${state.ghosts.length > 0 ? `; lost creates holding ${state.ghosts.join(' ')}` : ''}`,
+};
+
 export function describeAnswer(output: Answer | undefined): string {
   return output === undefined ? '?' : String(output.status);
 }

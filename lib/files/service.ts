@@ -1,4 +1,4 @@
-import { type FilterExpression, type FilterGrammar, parseFilter } from '../filter/index';
+import { type FilterExpression, type FilterGrammar, type FilterOperator, parseFilter } from '../filter/index';
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
@@ -120,7 +120,11 @@ export const FILE_FILTER: FilterGrammar<FileFilterAttribute> = {
   description: 'id, file_name, public',
   inOnly: new Set(),
   lowerCase: new Set(),
-  like: new Set(['file_name']),
+  operators: new Map<FilterOperator, ReadonlySet<FileFilterAttribute>>([
+    ['eq', new Set(['id', 'file_name', 'public'])],
+    ['in', new Set(['id', 'file_name', 'public'])],
+    ['like', new Set(['file_name'])],
+  ]),
 };
 
 /** Longest `like` pattern: bounds the matching work a filtered list does per file. */

@@ -102,6 +102,10 @@ class FilterParser {
     this.index += 1;
     this.skipWhitespace();
     const [attribute, written] = this.attribute(op);
+    const allowed = this.grammar.operators?.get(op);
+    if (allowed !== undefined && !allowed.has(attribute)) {
+      throw this.error(`${op} cannot be used with attribute '${written}'`);
+    }
     this.skipWhitespace();
     if (this.peek() === ')') {
       const arity = op === 'in' ? 'at least one value' : 'exactly one value';
@@ -115,14 +119,9 @@ class FilterParser {
     const values: string[] = [];
     for (;;) {
       // The current character is the ',' before a value.
-      if (op === 'eq' && values.length === 1) {
+      if (op !== 'in' && values.length === 1) {
         throw this.error(
-          `eq(${written},...) takes exactly one value, found ',' at character ${this.position()}; use in(${written},...) for several values`,
-        );
-      }
-      if (op === 'like' && values.length === 1) {
-        throw this.error(
-          `like(${written},...) takes exactly one value, found ',' at character ${this.position()}`,
+          `${op}(${written},...) takes exactly one value, found ',' at character ${this.position()}; use in(${written},...) for several values`,
         );
       }
       this.index += 1;
@@ -143,14 +142,15 @@ class FilterParser {
   private operator(): FilterOperator {
     const start = this.index;
     const word = this.word();
-    const hasLike = (this.grammar.like?.size ?? 0) > 0;
-    const expected = hasLike ? 'eq, in or like' : 'eq or in';
+    const operators =
+      this.grammar.operators === undefined ? OPERATORS : new Set(this.grammar.operators.keys());
+    const expected = [...operators].join(' or ');
     if (word === '') {
       throw this.error(
         `expected an operator (${expected}) at character ${this.position()}, found ${this.found()}`,
       );
     }
-    if (!OPERATORS.has(word) && !(hasLike && word === 'like')) {
+    if (!operators.has(word)) {
       throw this.error(
         `unknown operator ${echo(word)} at character ${this.position(start)}; expected ${expected}`,
       );
@@ -171,14 +171,9 @@ class FilterParser {
         `unknown attribute ${echo(word)} at character ${this.position(start)}; expected one of ${this.grammar.description}`,
       );
     }
-    if (op === 'like' && this.grammar.like?.has(attribute) !== true) {
+    if (op !== 'in' && this.grammar.inOnly.has(attribute)) {
       throw this.error(
-        `like cannot be used with attribute '${word}' at character ${this.position(start)}; use eq(${word},...)`,
-      );
-    }
-    if (op === 'eq' && this.grammar.inOnly.has(attribute)) {
-      throw this.error(
-        `eq cannot be used with attribute '${word}' at character ${this.position(start)}; use in(${word},...)`,
+        `${op} cannot be used with attribute '${word}' at character ${this.position(start)}; use in(${word},...)`,
       );
     }
     return [attribute, word];

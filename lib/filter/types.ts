@@ -1,4 +1,4 @@
-/** `like` only where a grammar allows it (`FilterGrammar.like`): `*` matches any run of characters. */
+/** `like` matches with `*` wildcards; only grammars that list it in `operators` accept it. */
 export type FilterOperator = 'eq' | 'in' | 'like';
 
 /** Filterable product attributes; the `mpn` alias is normalised to `manufacturer_part_num` by the parser. */
@@ -29,8 +29,11 @@ export interface FilterGrammar<A extends string> {
   inOnly: ReadonlySet<A>;
   /** Attributes whose values compare in lower case. */
   lowerCase: ReadonlySet<A>;
-  /** Attributes `like` may test (absent or empty: the grammar has no `like`). */
-  like?: ReadonlySet<A>;
+  /**
+   * When given, the operators the grammar accepts and the attributes each may test (`inOnly` still
+   * applies); absent: `eq` and `in` on every attribute.
+   */
+  operators?: ReadonlyMap<FilterOperator, ReadonlySet<A>>;
 }
 
 /** The product fields a filter can test (absent optional strings are ''). */

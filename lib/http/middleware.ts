@@ -24,6 +24,9 @@ import { bodyText, checkFormEscapes } from './utf8';
 /** Largest request body any route accepts. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Largest `large-json` body: a product whose bundle has the platform's 1,500 options (about 70 bytes each). */
+export const MAX_LARGE_JSON_BYTES = 256 * 1024;
+
 /** Largest release document sent inline (`PUT /pcm/catalogs/{id}/document`); larger ones are uploaded to S3. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 
@@ -32,12 +35,12 @@ const LARGER_DOCUMENTS =
   'upload a larger document with POST /pcm/catalogs/{catalog_id}/document-uploads (docs/catalog-api.md)';
 
 /**
- * `json`: JSON bodies only; `json-or-form`: JSON or x-www-form-urlencoded; `json-or-multipart`: JSON or
- * multipart/form-data text fields (lib/http/multipart.ts; a part carrying a file is a 400); `document`: a
- * JSON document of up to MAX_DOCUMENT_BYTES, checked but kept as sent (`parsedBody` is its bytes); `none`:
- * bodies ignored.
+ * `json`: JSON bodies only; `large-json`: the same up to MAX_LARGE_JSON_BYTES; `json-or-form`: JSON or
+ * x-www-form-urlencoded; `json-or-multipart`: JSON or multipart/form-data text fields
+ * (lib/http/multipart.ts; a part carrying a file is a 400); `document`: a JSON document of up to
+ * MAX_DOCUMENT_BYTES, checked but kept as sent (`parsedBody` is its bytes); `none`: bodies ignored.
  */
-export type BodyKind = 'none' | 'json' | 'json-or-form' | 'json-or-multipart' | 'document';
+export type BodyKind = 'none' | 'json' | 'large-json' | 'json-or-form' | 'json-or-multipart' | 'document';
 
 /** The media types a body kind accepts, as a 415 lists them and the OpenAPI document publishes them. */
 export function bodyMediaTypes(kind: BodyKind): string[] {
@@ -48,7 +51,8 @@ export function bodyMediaTypes(kind: BodyKind): string[] {
 
 /** The most bytes a body of this kind may have. */
 export function maxBodyBytes(kind: BodyKind): number {
-  return kind === 'document' ? MAX_DOCUMENT_BYTES : MAX_BODY_BYTES;
+  if (kind === 'document') return MAX_DOCUMENT_BYTES;
+  return kind === 'large-json' ? MAX_LARGE_JSON_BYTES : MAX_BODY_BYTES;
 }
 
 /** An API Gateway event once the body parser ran. */

@@ -16,6 +16,7 @@ import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { FILE_OPERATIONS } from './files';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import { type HeaderSpec, OPERATION_TAGS, type OperationSpec, type Parameter } from './operation';
+import { PRODUCT_OPERATIONS } from './products';
 import { PUBLISHING_OPERATIONS } from './publishing';
 import {
   ACCESS_TOKEN_SCHEMA,
@@ -301,6 +302,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...NAVIGATION_OPERATIONS,
   ...PUBLISHING_OPERATIONS,
   ...FILE_OPERATIONS,
+  ...PRODUCT_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

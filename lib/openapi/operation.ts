@@ -16,6 +16,7 @@ export const OPERATION_TAGS = [
   'Catalog',
   'Catalog publishing',
   'Files',
+  'Products',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 

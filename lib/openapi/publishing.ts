@@ -12,8 +12,11 @@ import { ERROR_BODY_SCHEMA } from './schemas';
 
 /** The platform's catalog and release API (`/pcm/catalogs`, docs/catalog-api.md). */
 
-const DATE: Schema = { type: 'string', format: 'date-time' };
-const LOCATION: HeaderSpec = { description: 'The URL of the new resource.', schema: { type: 'string' } };
+export const DATE: Schema = { type: 'string', format: 'date-time' };
+export const LOCATION: HeaderSpec = {
+  description: 'The URL of the new resource.',
+  schema: { type: 'string' },
+};
 
 export const PCM_CATALOG_SCHEMA: Schema = {
   type: 'object',
@@ -161,7 +164,7 @@ const RELEASE_ID: Parameter = {
   description: 'The release.',
   schema: { type: 'string' },
 };
-const PAGE: Parameter[] = (() => {
+export const PAGE: Parameter[] = (() => {
   const schemas = pageParameterSchemas({ defaultLimit: 25 });
   return [
     { name: 'page[limit]', in: 'query', schema: schemas.limit },

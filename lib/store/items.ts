@@ -112,6 +112,20 @@ export async function queryAll(query: PagedQuery): Promise<Record<string, unknow
   return items;
 }
 
+/** How many items a Query matches, counted with COUNT queries (no items transferred). */
+export async function countItems(query: PagedQuery): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await getDocumentClient().send(
+      new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: startKey }),
+    );
+    count += result.Count ?? 0;
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
 /** Largest page DynamoDB is asked for while skipping: bounds each response (1 MiB applies too). */
 const SKIP_BATCH = 1000;
 

@@ -4,8 +4,8 @@ import { MAX_CATALOGS_PER_STORE } from '../validation/pcm-catalog';
 import { transactAsCaller as transact, type WriteCaller } from './caller-check';
 import { catalogKeys, type ReleaseMarker } from './catalog-repository';
 import { getDocumentClient } from './client';
-import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
-import { queryAll, queryPage } from './items';
+import { GetCommand, PutCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { countItems, queryAll, queryPage } from './items';
 import { tableName } from './schema';
 
 /**
@@ -198,17 +198,8 @@ const catalogsQuery = (storeId: string) => ({
 });
 
 /** The store's catalogs counted one by one (COUNT queries): for a store without a counter yet. */
-async function countCatalogRecords(storeId: string): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await getDocumentClient().send(
-      new QueryCommand({ ...catalogsQuery(storeId), Select: 'COUNT', ExclusiveStartKey: startKey }),
-    );
-    count += result.Count ?? 0;
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+function countCatalogRecords(storeId: string): Promise<number> {
+  return countItems(catalogsQuery(storeId));
 }
 
 /** How many catalogs the store has: its counter, or (a store whose catalogs predate it) a count. */

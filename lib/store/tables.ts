@@ -1,6 +1,5 @@
 import {
   type AttributeValue,
-  BatchWriteItemCommand,
   CreateTableCommand,
   DeleteTableCommand,
   DescribeTableCommand,
@@ -8,7 +7,6 @@ import {
   ResourceNotFoundException,
   ScanCommand,
   UpdateTimeToLiveCommand,
-  type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES, tableName } from './schema';
 

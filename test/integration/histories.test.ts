@@ -15,6 +15,10 @@ const KINDS = [
   'list',
   'mapping-get',
   'mapping-put',
+  'product-create',
+  'product-delete',
+  'product-get',
+  'product-update',
   'publish',
   'rename',
   'reserve',
@@ -40,7 +44,8 @@ describe('histories of concurrent operations are linearizable', () => {
       indeterminate: 0,
       kinds: KINDS,
     });
-    // Partitions per key, per store, the prefix map and the release: far more than the three fixed ones.
+    // Partitions per key, per store (its keys and its products), the prefix map and the release: far more
+    // than the fixed ones.
     expect(report.partitions).toBeGreaterThan(20);
   }, 180_000);
 

@@ -17,12 +17,13 @@ import { catalogRepository } from '../../lib/store/catalog-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { productRepository } from '../../lib/store/product-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { tokenRepository } from '../../lib/store/token-repository';
 import { loadHandler, matchRoute } from '../../local/router';
 import { childrenRelease, LEAF_NODE, LIVE_CHILDREN, PARENT, ROOT_NODE } from '../support/catalog-fixtures';
 import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
-import { failedRelease, newFile, newPcmCatalog } from '../support/pcm-fixtures';
+import { failedRelease, newFile, newPcmCatalog, newPcmProduct } from '../support/pcm-fixtures';
 
 // ---------------------------------------------------------------------------------------------------
 // Callers
@@ -157,6 +158,13 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /v2/files': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
   'GET /v2/files/{file_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /v2/files/{file_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // The product API: admin only. B's token creates (the same sku as A's, skus are per store) and lists in B's store.
+  'POST /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/products/{product_id}/relationships/component_products': { ...ADMIN_BY_ID, 'own-admin': 200 },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -179,6 +187,8 @@ interface Tenant {
   releaseId: string;
   /** A file no successful cell touches: refused cells aim at it and it must come out unchanged. */
   fileId: string;
+  /** A product of the product API that no successful cell touches (sku `victim`). */
+  productId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -205,6 +215,11 @@ let aReleasingCatalogId: string;
 let aDisposableRelease: { catalogId: string; releaseId: string };
 /** A's catalog with two FAILED releases, which the own-admin cell deletes together. */
 let aPrunableCatalogId: string;
+/** A's products the own-admin cells may change (PUT) and delete (DELETE). */
+let aEditableProductId: string;
+let aDisposableProductId: string;
+const createdProductIds: Partial<Record<Kind, string>> = {};
+let aProductBefore: unknown;
 /** Every id of store A a response to another caller must never contain. */
 let aIds: string[];
 
@@ -261,6 +276,7 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     catalogId,
     releaseId: await failedRelease(test.store.id, catalogId),
     fileId: await newFile(test.store.id, `https://cdn.example.com/${label}/victim.png`),
+    productId: await newPcmProduct(test.store.id, `${label} victim`, 'victim'),
   };
 }
 
@@ -320,6 +336,9 @@ beforeAll(async () => {
   ];
 
   aDisposableFileId = await newFile(aStoreId, 'https://cdn.example.com/a/disposable.png');
+  aEditableProductId = await newPcmProduct(aStoreId, 'a editable product', 'editable');
+  aDisposableProductId = await newPcmProduct(aStoreId, 'a disposable product', 'disposable');
+  aProductBefore = await productRepository.get(aStoreId, a.productId);
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -370,6 +389,9 @@ beforeAll(async () => {
     ...pruned,
     a.fileId,
     aDisposableFileId,
+    a.productId,
+    aEditableProductId,
+    aDisposableProductId,
   ];
 }, 60_000);
 
@@ -501,6 +523,24 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /v2/files/{file_id}': (kind) => ({
     params: { file_id: kind === 'own-admin' ? aDisposableFileId : a.fileId },
   }),
+  'POST /pcm/products': (kind) => ({
+    body: { data: { type: 'product', attributes: { name: `created by ${kind}`, sku: 'created' } } },
+  }),
+  'GET /pcm/products': () => ({}),
+  'GET /pcm/products/{product_id}': () => ({ params: { product_id: a.productId } }),
+  'PUT /pcm/products/{product_id}': (kind) => {
+    const id = kind === 'own-admin' ? aEditableProductId : a.productId;
+    return {
+      params: { product_id: id },
+      body: { data: { type: 'product', id, attributes: { name: `renamed by ${kind}` } } },
+    };
+  },
+  'DELETE /pcm/products/{product_id}': (kind) => ({
+    params: { product_id: kind === 'own-admin' ? aDisposableProductId : a.productId },
+  }),
+  'GET /pcm/products/{product_id}/relationships/component_products': () => ({
+    params: { product_id: a.productId },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -575,6 +615,7 @@ const PRODUCT_NOT_FOUND = 'product not found in the catalog';
 function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
+  if (path.startsWith('/pcm/products/')) return 'product not found';
   if (path.startsWith('/catalog/nodes/')) return 'node not found in the catalog';
   if (path.startsWith('/catalog/hierarchies/')) return 'hierarchy not found in the catalog';
   return path.startsWith('/catalog/') ? PRODUCT_NOT_FOUND : NOT_FOUND;
@@ -750,6 +791,39 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   'DELETE /v2/files/{file_id}': async () => {
     expect(await fileRepository.get(a.test.store.id, aDisposableFileId)).toBeUndefined();
   },
+  'POST /pcm/products': (kind, res) => {
+    expect(res.body.data).toMatchObject({
+      type: 'product',
+      attributes: { name: `created by ${kind}`, sku: 'created' },
+    });
+    createdProductIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/products': async (kind, res) => {
+    const ids = res.body.data.map((product: { id: string }) => product.id);
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await productRepository.all(tenant.test.store.id);
+    expect(ids).toEqual(stored.map((product) => product.id));
+    expect(ids).toContain(tenant.productId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.productId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/products/{product_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.productId, attributes: { name: 'a victim', sku: 'victim' } });
+  },
+  'PUT /pcm/products/{product_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditableProductId,
+      attributes: { name: 'renamed by own-admin', sku: 'editable' },
+    });
+  },
+  'DELETE /pcm/products/{product_id}': async () => {
+    expect(await productRepository.get(a.test.store.id, aDisposableProductId)).toBeUndefined();
+    expect(await productRepository.idOfSku(a.test.store.id, 'disposable')).toBeUndefined();
+  },
+  'GET /pcm/products/{product_id}/relationships/component_products': (_kind, res) => {
+    expect(res.body).toEqual({ data: [] });
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -860,6 +934,29 @@ describe("another store's ids with A's admin token", () => {
         b.initialPrefix,
         b.fileId,
       ]);
+    },
+  );
+
+  test.each([
+    ['GET', undefined],
+    ['PUT', { name: 'renamed by A' }],
+    ['DELETE', undefined],
+  ] as const)(
+    "%s /pcm/products/{product_id} with B's product id is 404, the same answer as an unknown id",
+    async (method, attributes) => {
+      const request = (id: string): CellRequest => ({
+        params: { product_id: id },
+        ...(attributes === undefined ? {} : { body: { data: { type: 'product', id, attributes } } }),
+      });
+      const auth = tokens['own-admin'];
+      const other = await send(method, '/pcm/products/{product_id}', request(b.productId), auth);
+      const unknown = await send(method, '/pcm/products/{product_id}', request(randomUUID()), auth);
+      expect(other.status).toBe(404);
+      expectErrorBody(other, 404, 'product not found');
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.errors[0].detail).toBe(other.body.errors[0].detail);
+      expectNoneOf(other.raw, [b.test.store.id, b.productId]);
+      expect((await productRepository.get(b.test.store.id, b.productId))?.attributes.name).toBe('b victim');
     },
   );
 
@@ -987,6 +1084,25 @@ describe('after the matrix', () => {
     expect(await fileRepository.get(a.test.store.id, bCreated)).toBeUndefined();
     const files = await fileRepository.all(b.test.store.id);
     expect(files.map((file) => file.id)).toEqual([b.fileId, bCreated]);
+  });
+
+  it("left A's victim product exactly as it was, and A holds exactly its expected products", async () => {
+    const storeId = a.test.store.id;
+    expect(await productRepository.get(storeId, a.productId)).toEqual(aProductBefore);
+    const products = await productRepository.all(storeId);
+    expect(products.map((product) => product.attributes.name)).toEqual([
+      'a victim',
+      'renamed by own-admin',
+      'created by own-admin',
+    ]);
+    expect(await productRepository.idOfSku(storeId, 'created')).toBe(createdProductIds['own-admin']);
+  });
+
+  it("put B's admin-created product in B's store (its sku claimed there), not in A's", async () => {
+    const bCreated = createdProductIds['other-admin'];
+    expect(bCreated).toBeDefined();
+    expect(await productRepository.get(a.test.store.id, bCreated ?? '')).toBeUndefined();
+    expect(await productRepository.idOfSku(b.test.store.id, 'created')).toBe(bCreated);
   });
 
   it("put B's admin-created catalog in B's store, not in A's", async () => {

@@ -6,10 +6,11 @@ import { catalogRepository } from '../../lib/store/catalog-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { productRepository } from '../../lib/store/product-repository';
 import { closeServer, createGatewayServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
-import { newPcmCatalog } from '../support/pcm-fixtures';
+import { newPcmCatalog, newPcmProduct } from '../support/pcm-fixtures';
 import { rawRequest } from '../support/raw-request';
 
 /*
@@ -88,6 +89,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let store: TestStore;
   let adminToken: string;
   let catalogId: string;
+  let productId: string;
   let before: unknown;
 
   /** What the refused requests could have changed: the store's keys, its mapping, the catalog and its releases. */
@@ -97,6 +99,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     catalogs: await pcmRepository.listCatalogs(store.store.id),
     releases: await catalogRepository.listReleases(store.store.id),
     files: await fileRepository.all(store.store.id),
+    products: await productRepository.all(store.store.id),
   });
 
   beforeAll(async () => {
@@ -105,6 +108,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     store = await createTestStore();
     adminToken = await tokenFor(store);
     catalogId = await newPcmCatalog(store.store.id, 'Encoding', { catalog: { name: 'Kept' }, products: [] });
+    productId = await newPcmProduct(store.store.id, 'Encoding', 'ENCODING');
     before = await state();
   });
   afterAll(() => closeServer(server));
@@ -137,6 +141,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'POST /pcm/catalogs/{catalog_id}/releases application/json',
       'POST /v2/files application/json',
       `POST /v2/files multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
+      'POST /pcm/products application/json',
+      'PUT /pcm/products/{product_id} application/json',
     ]);
   });
 
@@ -145,7 +151,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .slice(key.indexOf(' ') + 1)
       .replace('{id}', store.keyId)
       .replace('{mapping_id}', store.store.mapping_id)
-      .replace('{catalog_id}', catalogId);
+      .replace('{catalog_id}', catalogId)
+      .replace('{product_id}', productId);
     const method = key.slice(0, key.indexOf(' '));
     const response = await send(
       port,

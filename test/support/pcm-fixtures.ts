@@ -5,6 +5,7 @@ import { documentKey } from '../../lib/pcm/publishing';
 import { fileRepository } from '../../lib/store/file-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { productRepository } from '../../lib/store/product-repository';
 
 /**
  * Catalogs and releases of the catalog API made straight through the repository and the bucket, for the
@@ -71,6 +72,20 @@ export async function newFile(storeId: string, location: string): Promise<string
     file_location: location,
     ...describeLocation(location),
     created_at: new Date().toISOString(),
+  });
+  return id;
+}
+
+/** A product of the product API made straight through the repository (its sku claimed, as the API does). */
+export async function newPcmProduct(storeId: string, name: string, sku: string): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await productRepository.create(storeId, {
+    id,
+    attributes: { name, sku, slug: sku, status: 'draft', commodity_type: 'physical' },
+    created_at: at,
+    updated_at: at,
+    version: 1,
   });
   return id;
 }

@@ -1,0 +1,18 @@
+import { queryParameter, requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { parsePageRequest } from '../../lib/pagination/index';
+import { fittingResponse, renderProductPage } from '../../lib/products/render';
+import { includedFor, listProducts } from '../../lib/products/service';
+import { parseProductInclude } from '../../lib/validation/product';
+import { createHandler } from '../create-handler';
+
+/** GET /pcm/products: the store's products, oldest first, `filter`ed (eq, like, in) and paginated. */
+export const handler = createHandler('pcm-list-products', {}, async (event) => {
+  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+  const filter = queryParameter(event, 'filter');
+  const includes = parseProductInclude(queryParameter(event, 'include'));
+  const { products, total } = await listProducts(event.auth.storeId, page, filter);
+  const included = await includedFor(event.auth.storeId, products, includes);
+  const base = `${requestOrigin(event)}/pcm/products`;
+  return ok(fittingResponse(renderProductPage(products, total, page, base, filter, included)));
+});

@@ -1,0 +1,176 @@
+import type { Schema } from '../schema/index';
+import {
+  MAX_BUNDLE_OPTIONS,
+  NEW_PRODUCT_SCHEMA,
+  PRODUCT_INCLUDES,
+  PRODUCT_UPDATE_SCHEMA,
+} from '../validation/product';
+import type { OperationSpec, Parameter } from './operation';
+import { DATE, LOCATION, PAGE } from './publishing';
+import { ERROR_BODY_SCHEMA } from './schemas';
+
+/** The platform's product authoring API (`/pcm/products`, docs/products.md). */
+
+export const PCM_PRODUCT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'attributes', 'relationships', 'meta'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    type: { const: 'product' },
+    attributes: {
+      type: 'object',
+      required: ['name', 'slug', 'status', 'commodity_type'],
+      description: 'The attributes as stored (tags in lower case); absent ones are left out.',
+    },
+    relationships: {
+      type: 'object',
+      description:
+        '`children`, `component_products`, `files`, `templates`, `variations` (`{data, links.self}`) and `main_image` (`{data: null}`).',
+    },
+    meta: {
+      type: 'object',
+      required: ['created_at', 'updated_at', 'owner', 'product_types'],
+      properties: {
+        created_at: DATE,
+        updated_at: DATE,
+        owner: { const: 'store' },
+        product_types: { type: 'array', items: { enum: ['standard', 'bundle'] } },
+        variations: { type: 'array' },
+        variation_matrix: { type: 'object' },
+      },
+    },
+  },
+};
+
+const INCLUDED: Schema = {
+  type: 'object',
+  description:
+    '`component_products` (the products the bundles name), `main_images` and `files` (empty: products have none here yet).',
+};
+const document = (data: Schema): Schema => ({
+  type: 'object',
+  required: ['data'],
+  properties: { data, included: INCLUDED },
+});
+const list = (item: Schema): Schema => ({
+  type: 'object',
+  required: ['data', 'links', 'meta'],
+  properties: {
+    data: { type: 'array', items: item },
+    included: INCLUDED,
+    links: { type: 'object' },
+    meta: { type: 'object' },
+  },
+});
+
+const PRODUCT_ID: Parameter = {
+  name: 'product_id',
+  in: 'path',
+  required: true,
+  description: "The product. An unknown id or another store's answers 404.",
+  schema: { type: 'string' },
+};
+const INCLUDE: Parameter = {
+  name: 'include',
+  in: 'query',
+  description: `A comma list of ${PRODUCT_INCLUDES.join(', ')}.`,
+  schema: { type: 'string' },
+};
+const FILTER: Parameter = {
+  name: 'filter',
+  in: 'query',
+  description:
+    '`op(attribute,value)` joined with `:` (AND). `eq`: id, name, sku, slug, upc_ean, manufacturer_part_num (mpn), commodity_type, status, owner, product_types, tags, external_ref, description. `like` (`*` wildcards, any case): name, sku, slug, upc_ean, manufacturer_part_num, tags, external_ref, description. `in`: id, name, sku, slug, upc_ean, manufacturer_part_num, product_types, tags, external_ref. Anything else is 400.',
+  schema: { type: 'string' },
+};
+const UNPROCESSABLE: [string, Schema] = [
+  'The body breaks a rule (`source` names the attribute); nothing changed.',
+  ERROR_BODY_SCHEMA,
+];
+
+export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
+  'POST /pcm/products': {
+    operationId: 'createProduct',
+    summary: 'Create a product',
+    description: `\`status\` is \`draft\` unless given, \`commodity_type\` \`physical\`, \`slug\` derived from the name. \`sku\` (any case) and \`external_ref\` are unique in the store. A bundle (\`components\`) has at most ${MAX_BUNDLE_OPTIONS} options and may contain bundles one level deep.`,
+    tag: 'Products',
+    requestBody: NEW_PRODUCT_SCHEMA,
+    responses: {
+      201: ['The new product.', document(PCM_PRODUCT_SCHEMA), { Location: LOCATION }],
+      409: ['The sku or the external_ref belongs to another product.', ERROR_BODY_SCHEMA],
+      422: UNPROCESSABLE,
+    },
+  },
+  'GET /pcm/products': {
+    operationId: 'getAllProducts',
+    summary: "List the store's products",
+    description:
+      'Oldest first; `meta.results.total` counts what the filter matches. A page (with what `include` adds) that would be over 5 MiB, more than one response may carry, is a 400 naming the largest `page[limit]` that fits, or `include`.',
+    tag: 'Products',
+    parameters: [...PAGE, FILTER, INCLUDE],
+    responses: {
+      200: ['A page of products.', list(PCM_PRODUCT_SCHEMA)],
+      400: ['A bad filter, page or include.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /pcm/products/{product_id}': {
+    operationId: 'getProduct',
+    summary: 'Get a product',
+    description: 'With `include=component_products`, the products its bundle names.',
+    tag: 'Products',
+    parameters: [PRODUCT_ID, INCLUDE],
+    responses: { 200: ['The product.', document(PCM_PRODUCT_SCHEMA)] },
+  },
+  'PUT /pcm/products/{product_id}': {
+    operationId: 'updateProduct',
+    summary: 'Update a product',
+    description:
+      "Only the attributes sent change (an empty `attributes` changes nothing); `data.id` must be the path's (409 otherwise).",
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: PRODUCT_UPDATE_SCHEMA,
+    responses: {
+      200: ['The product.', document(PCM_PRODUCT_SCHEMA)],
+      409: [
+        '`data.id` is not the id of the path, or the sku or external_ref belongs to another product.',
+        ERROR_BODY_SCHEMA,
+      ],
+      422: UNPROCESSABLE,
+    },
+  },
+  'GET /pcm/products/{product_id}/relationships/component_products': {
+    operationId: 'getProductComponentProductsRelationships',
+    summary: "Get a bundle's component products",
+    description:
+      'The distinct products its components name, in the order first named, as `{type: "product", id}`; empty for a product that is not a bundle.',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    responses: {
+      200: [
+        'The component products.',
+        {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['type', 'id'],
+                properties: { type: { const: 'product' }, id: { type: 'string', format: 'uuid' } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  },
+  'DELETE /pcm/products/{product_id}': {
+    operationId: 'deleteProduct',
+    summary: 'Delete a product',
+    description: 'Frees its sku and external_ref at once. Not while a bundle names it in its components.',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    responses: { 204: ['Deleted.'], 409: ['A bundle uses the product.', ERROR_BODY_SCHEMA] },
+  },
+};

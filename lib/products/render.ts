@@ -1,0 +1,104 @@
+import { PAGE_BUDGET_BYTES, responseBytes } from '../catalog/size-budget';
+import { BadRequestError } from '../http/errors';
+import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
+import type { ProductRecord } from '../store/product-repository';
+
+/**
+ * The platform's authored product (`type: "product"`), as `GET /pcm/products/{id}` answers it: the
+ * attributes as stored, the relationships (their links without the `/pcm` prefix, as the platform writes
+ * them) and `meta` with the product types the system assigns.
+ */
+
+export const productUrl = (origin: string, productId: string) => `${origin}/pcm/products/${productId}`;
+
+/** `bundle` when it has components, else `standard` (parents and children come from variations). */
+export function productTypes(product: ProductRecord): string[] {
+  return Object.keys(product.attributes.components ?? {}).length > 0 ? ['bundle'] : ['standard'];
+}
+
+/** The distinct product ids a bundle's options name, in the order they first appear. */
+export function componentProductIds(product: ProductRecord): string[] {
+  const ids = new Set<string>();
+  for (const component of Object.values(product.attributes.components ?? {})) {
+    for (const option of component.options) ids.add(option.id.toLowerCase());
+  }
+  return [...ids];
+}
+
+const relation = (productId: string, name: string, data: unknown[] = []) => ({
+  data,
+  links: { self: `/products/${productId}/relationships/${name}` },
+});
+
+export function renderProduct(product: ProductRecord): Record<string, unknown> {
+  const components = componentProductIds(product).map((id) => ({ type: 'product', id }));
+  return {
+    id: product.id,
+    type: 'product',
+    attributes: product.attributes,
+    relationships: {
+      children: { data: [], links: { self: `/products/${product.id}/children` } },
+      component_products: relation(product.id, 'component_products', components),
+      files: relation(product.id, 'files'),
+      main_image: { data: null },
+      templates: relation(product.id, 'templates'),
+      variations: relation(product.id, 'variations'),
+    },
+    meta: {
+      created_at: product.created_at,
+      updated_at: product.updated_at,
+      owner: 'store',
+      product_types: productTypes(product),
+      variations: [],
+      variation_matrix: {},
+    },
+  };
+}
+
+/** A page of products in the platform's list shape: `data`, `links`, `meta.results.total` (and `meta.page`). */
+export function renderProductPage(
+  products: ProductRecord[],
+  total: number,
+  page: PageRequest,
+  base: string,
+  filter: string | undefined,
+  included?: Record<string, unknown>,
+): { data: unknown[]; included?: Record<string, unknown>; links: unknown; meta: unknown } {
+  const extra: Record<string, string> = filter === undefined ? {} : { filter };
+  return {
+    data: products.map(renderProduct),
+    ...(included === undefined ? {} : { included }),
+    links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit, extra)),
+    meta: { page: pageMeta(page, total), results: { total } },
+  };
+}
+
+/**
+ * The response body when it fits what one Lambda response may carry (PAGE_BUDGET_BYTES as Lambda counts
+ * it, the catalog reads' budget): a product may take 300,000 bytes, so 100 of them, or a bundle's included
+ * components, may not. Otherwise a 400 saying what fits: the largest `page[limit]` that does, or to leave
+ * out `include`.
+ */
+export function fittingResponse<T extends { data: unknown; included?: unknown }>(body: T): T {
+  const bytes = responseBytes(JSON.stringify(body));
+  if (bytes <= PAGE_BUDGET_BYTES) return body;
+  const { included, ...rest } = body;
+  if (included !== undefined && responseBytes(JSON.stringify(rest)) <= PAGE_BUDGET_BYTES) {
+    throw new BadRequestError(
+      `with include the response would take ${bytes} bytes, more than the ${PAGE_BUDGET_BYTES} one response may carry: leave out include and read the included products by id, or ask for fewer products`,
+      'include',
+    );
+  }
+  const data = Array.isArray(body.data) ? body.data : [body.data];
+  let used = responseBytes(JSON.stringify({ ...rest, data: [] }));
+  let fit = 0;
+  for (const resource of data) {
+    used += responseBytes(JSON.stringify(resource)) + 1;
+    if (used > PAGE_BUDGET_BYTES) break;
+    fit += 1;
+  }
+  throw new BadRequestError(
+    `this page would take ${bytes} bytes, more than the ${PAGE_BUDGET_BYTES} one response may carry: ask for at most ${Math.max(1, fit)} products (page[limit]=${Math.max(1, fit)})`,
+    'page[limit]',
+  );
+}
