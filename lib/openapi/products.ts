@@ -105,7 +105,7 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'getAllProducts',
     summary: "List the store's products",
     description:
-      "Oldest first; `meta.results.total` counts what the filter matches. A page (with what `include` adds) that would be over 5 MiB, more than one response may carry, is a 400 naming the largest `page[limit]` that fits, or `include`.",
+      'Oldest first; `meta.results.total` counts what the filter matches. A page (with what `include` adds) that would be over 5 MiB, more than one response may carry, is a 400 naming the largest `page[limit]` that fits, or `include`.',
     tag: 'Products',
     parameters: [...PAGE, FILTER, INCLUDE],
     responses: {
