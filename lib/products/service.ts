@@ -1,5 +1,4 @@
 import { slugFromName } from '../catalog/derive';
-import { PAGE_BUDGET_BYTES, responseBytes } from '../catalog/size-budget';
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
@@ -17,7 +16,7 @@ import {
 } from '../store/product-repository';
 import { MAX_PRODUCT_BYTES, type ProductInclude, ProductValidationError } from '../validation/product';
 import { compileProductFilter, parseProductFilter, skusOf } from './filter';
-import { componentProductIds, productTypes, renderProduct } from './render';
+import { componentProductIds, PAGE_BUDGET_BYTES, productTypes, renderProduct, responseBytes } from './render';
 
 /**
  * After how long a delete's mark, or a use record of a bundle write that has not landed, is taken as left
