@@ -1,4 +1,3 @@
-import { PAGE_BUDGET_BYTES, responseBytes } from '../catalog/size-budget';
 import { BadRequestError } from '../http/errors';
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
 import type { ProductRecord } from '../store/product-repository';
@@ -8,6 +7,17 @@ import type { ProductRecord } from '../store/product-repository';
  * attributes as stored, the relationships (their links without the `/pcm` prefix, as the platform writes
  * them) and `meta` with the product types the system assigns.
  */
+
+/**
+ * The most a response's body may take as Lambda counts it (inside its serialized result the body is a JSON
+ * string, so every `"` and `\` counts twice): the budget of the catalog reads (lib/catalog/size-budget.ts,
+ * which this module does not import: it brings the release validator along), leaving the rest of
+ * Lambda's 6,291,556 bytes to the headers.
+ */
+export const PAGE_BUDGET_BYTES = 5 * 1024 * 1024;
+
+/** Bytes a JSON text takes inside Lambda's serialized response. */
+export const responseBytes = (json: string) => Buffer.byteLength(JSON.stringify(json)) - 2;
 
 export const productUrl = (origin: string, productId: string) => `${origin}/pcm/products/${productId}`;
 

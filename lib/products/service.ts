@@ -1,5 +1,5 @@
 import { slugFromName } from '../catalog/derive';
-import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
+import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
@@ -16,7 +16,7 @@ import {
 } from '../store/product-repository';
 import { MAX_PRODUCT_BYTES, type ProductInclude, ProductValidationError } from '../validation/product';
 import { compileProductFilter, parseProductFilter, skusOf } from './filter';
-import { componentProductIds, productTypes, renderProduct } from './render';
+import { componentProductIds, PAGE_BUDGET_BYTES, productTypes, renderProduct, responseBytes } from './render';
 
 /**
  * After how long a delete's mark, or a use record of a bundle write that has not landed, is taken as left
@@ -25,6 +25,8 @@ import { componentProductIds, productTypes, renderProduct } from './render';
  */
 const ABANDONED_MS = 60 * 1000;
 const ATTEMPTS = 8;
+/** Component products read at once for `include` (one BatchGetItem). */
+const INCLUDE_BATCH = 100;
 const COMPONENTS = 'data.attributes.components';
 
 const abandoned = (at: string | undefined) => at !== undefined && Date.now() - Date.parse(at) > ABANDONED_MS;
@@ -303,6 +305,8 @@ export async function listProducts(
 /**
  * `included` for `include`: the component products of the products (rendered, in the order first named),
  * and main images and files, which products do not have here yet (empty lists). Undefined without include.
+ * Components are read 100 at a time and the reading stops, with a 400 naming include, once they would be
+ * more than one response may carry (a page of bundles may name 150,000 products).
  */
 export async function includedFor(
   storeId: string,
@@ -313,11 +317,26 @@ export async function includedFor(
   const included: Record<string, unknown> = {};
   if (includes.has('component_products')) {
     const ids = [...new Set(products.flatMap(componentProductIds))];
-    const found = new Map((await productRepository.getMany(storeId, ids)).map((p) => [p.id, p]));
-    included.component_products = ids.flatMap((id) => {
-      const component = found.get(id);
-      return component ? [renderProduct(component)] : [];
-    });
+    const rendered: Record<string, unknown>[] = [];
+    let bytes = 0;
+    for (let start = 0; start < ids.length; start += INCLUDE_BATCH) {
+      const batch = ids.slice(start, start + INCLUDE_BATCH);
+      const found = new Map((await productRepository.getMany(storeId, batch)).map((p) => [p.id, p]));
+      for (const id of batch) {
+        const component = found.get(id);
+        if (!component) continue;
+        const resource = renderProduct(component);
+        bytes += responseBytes(JSON.stringify(resource));
+        if (bytes > PAGE_BUDGET_BYTES) {
+          throw new BadRequestError(
+            `the included component products would take more than the ${PAGE_BUDGET_BYTES} bytes one response may carry: leave out include and read them by id, or ask for fewer products`,
+            'include',
+          );
+        }
+        rendered.push(resource);
+      }
+    }
+    included.component_products = rendered;
   }
   if (includes.has('main_image')) included.main_images = [];
   if (includes.has('files')) included.files = [];

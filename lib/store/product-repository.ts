@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
-import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
+import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import {
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
-  TransactWriteCommand,
+  type TransactWriteCommand,
   UpdateCommand,
 } from './dynamodb';
 import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
-import { cancellationCodes } from './transactions';
 
 /**
  * The products merchants author through the platform's product API (`/pcm/products`, docs/products.md), in
@@ -192,24 +191,17 @@ function claimDelete(key: { pk: string; sk: string }, productId: string) {
  * a failed claim throws its error, any other cancellation is returned (undefined: written).
  */
 async function transact(items: TransactItems, claims: Claim[], caller: WriteCaller | undefined) {
-  const checked = withCallerChecks(items, caller);
   for (let attempt = 1; ; attempt += 1) {
-    try {
-      await getDocumentClient().send(new TransactWriteCommand({ TransactItems: checked.items }));
-      return undefined;
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      if (!codes) throw error;
-      if (checked.revoked(codes)) throw new CallerRevokedError();
-      for (const claim of claims) {
-        if (codes[claim.index] !== 'ConditionalCheckFailed') continue;
-        throw claim.kind === 'sku' ? new SkuTakenError() : new ExternalRefTakenError();
-      }
-      const conflictOnly = codes.every((code) => code === 'None' || code === 'TransactionConflict');
-      if (!conflictOnly) return codes;
-      if (attempt >= ATTEMPTS) throw new ProductWriteConflictError();
-      await backoff(attempt);
+    const codes = await transactAsCaller(items, caller);
+    if (codes === undefined) return undefined;
+    for (const claim of claims) {
+      if (codes[claim.index] !== 'ConditionalCheckFailed') continue;
+      throw claim.kind === 'sku' ? new SkuTakenError() : new ExternalRefTakenError();
     }
+    const conflictOnly = codes.every((code) => code === 'None' || code === 'TransactionConflict');
+    if (!conflictOnly) return codes;
+    if (attempt >= ATTEMPTS) throw new ProductWriteConflictError();
+    await backoff(attempt);
   }
 }
 

@@ -2,6 +2,7 @@ import { handler as getProduct } from '../../functions/pcm-get-product/handler';
 import { handler as listProducts } from '../../functions/pcm-list-products/handler';
 import { PAGE_BUDGET_BYTES } from '../../lib/catalog/size-budget';
 import { uuidv7 } from '../../lib/ids';
+import { PAGE_BUDGET_BYTES as PRODUCT_BUDGET_BYTES } from '../../lib/products/render';
 import { productRepository } from '../../lib/store/product-repository';
 import { MAX_PRODUCT_BYTES } from '../../lib/validation/product';
 import {
@@ -81,6 +82,10 @@ const list = (query: string) =>
   });
 
 describe('a response that would be more than Lambda may answer', () => {
+  it('has the catalog reads’ budget', () => {
+    expect(PRODUCT_BUDGET_BYTES).toBe(PAGE_BUDGET_BYTES);
+  });
+
   it('is a 400 naming the largest page[limit] that fits, and that page is served', async () => {
     const res = await list('page[limit]=13');
     expect(res.status).toBe(400);
@@ -109,7 +114,7 @@ describe('a response that would be more than Lambda may answer', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toMatchObject({
       source: 'include',
-      detail: expect.stringMatching(/^with include the response would take \d+ bytes/),
+      detail: expect.stringMatching(/^the included component products would take more than/),
     });
     const plain = await get('');
     expect(plain.status).toBe(200);
