@@ -1,4 +1,10 @@
-import { type FilterExpression, type FilterGrammar, type FilterOperator, parseFilter } from '../filter/index';
+import {
+  type FilterExpression,
+  type FilterGrammar,
+  type FilterOperator,
+  likeMatcher,
+  parseFilter,
+} from '../filter/index';
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
@@ -129,31 +135,6 @@ export const FILE_FILTER: FilterGrammar<FileFilterAttribute> = {
 
 /** Longest `like` pattern: bounds the matching work a filtered list does per file. */
 export const MAX_LIKE_PATTERN = 255;
-
-/**
- * `like`'s test: `*` matches any run of characters (none included), everything else itself, case and
- * all. The pieces between the stars are found left to right (the first anchored at the start, the last
- * at the end): linear in the name for each piece, with no backtracking.
- */
-export function likeMatcher(pattern: string): (value: string) => boolean {
-  const pieces = pattern.split('*');
-  const first = pieces[0] as string;
-  if (pieces.length === 1) return (value) => value === pattern;
-  const last = pieces[pieces.length - 1] as string;
-  const middle = pieces.slice(1, -1).filter((piece) => piece !== '');
-  return (value) => {
-    if (value.length < first.length + last.length) return false;
-    if (!value.startsWith(first) || !value.endsWith(last)) return false;
-    let at = first.length;
-    const end = value.length - last.length;
-    for (const piece of middle) {
-      const found = value.indexOf(piece, at);
-      if (found === -1 || found + piece.length > end) return false;
-      at = found + piece.length;
-    }
-    return true;
-  };
-}
 
 /**
  * Parses `filter` for the file list: 400 (`source: "filter"`) for other attributes, operators or values,

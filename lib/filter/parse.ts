@@ -101,10 +101,14 @@ class FilterParser {
     }
     this.index += 1;
     this.skipWhitespace();
+    const start = this.index;
     const [attribute, written] = this.attribute(op);
     const allowed = this.grammar.operators?.get(op);
     if (allowed !== undefined && !allowed.has(attribute)) {
-      throw this.error(`${op} cannot be used with attribute '${written}'`);
+      const instead = [...(this.grammar.operators?.entries() ?? [])].find(([, on]) => on.has(attribute))?.[0];
+      throw this.error(
+        `${op} cannot be used with attribute '${written}' at character ${this.position(start)}${instead ? `; use ${instead}(${written},...)` : ''}`,
+      );
     }
     this.skipWhitespace();
     if (this.peek() === ')') {
@@ -144,7 +148,10 @@ class FilterParser {
     const word = this.word();
     const operators =
       this.grammar.operators === undefined ? OPERATORS : new Set(this.grammar.operators.keys());
-    const expected = [...operators].join(' or ');
+    const names = [...operators];
+    // "eq or in", "eq, like or in"
+    const expected =
+      names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}` : (names[0] ?? '');
     if (word === '') {
       throw this.error(
         `expected an operator (${expected}) at character ${this.position()}, found ${this.found()}`,

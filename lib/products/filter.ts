@@ -1,4 +1,10 @@
-import { type FilterExpression, type FilterGrammar, type FilterOperator, parseFilter } from '../filter/index';
+import {
+  type FilterExpression,
+  type FilterGrammar,
+  type FilterOperator,
+  likeMatcher,
+  parseFilter,
+} from '../filter/index';
 import type { ProductRecord } from '../store/product-repository';
 import { productTypes } from './render';
 
@@ -79,14 +85,6 @@ function valuesOf(product: ProductRecord, attribute: ProductFilterAttribute): st
   }
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** `like`: `*` stands for any run of characters; the comparison ignores case. */
-function likeTest(pattern: string): (value: string) => boolean {
-  const regex = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('[\\s\\S]*')}$`, 'iu');
-  return (value) => regex.test(value);
-}
-
 /** The test of a parsed filter: every expression must hold; sku and id compare without regard to case. */
 export function compileProductFilter(
   filter: FilterExpression<ProductFilterAttribute>[],
@@ -94,7 +92,7 @@ export function compileProductFilter(
   const tests = filter.map(({ op, attribute, values }) => {
     const folded = attribute === 'sku' || attribute === 'id';
     let test: (value: string) => boolean;
-    if (op === 'like') test = likeTest(values[0] ?? '');
+    if (op === 'like') test = likeMatcher(values[0] ?? '', { ignoreCase: true });
     else {
       const wanted = new Set(folded ? values.map((value) => value.toLowerCase()) : values);
       test = (value) => wanted.has(folded ? value.toLowerCase() : value);

@@ -415,7 +415,7 @@ describe('GET /v2/files', () => {
     expectError(
       likeTwo,
       400,
-      "like(file_name,...) takes exactly one value, found ',' at character 18",
+      "like(file_name,...) takes exactly one value, found ',' at character 18; use in(file_name,...) for several values",
       'filter',
     );
     const long = await list(`?filter=${encodeURIComponent(`like(file_name,${'a'.repeat(256)})`)}`, ownToken);

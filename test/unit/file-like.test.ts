@@ -1,4 +1,4 @@
-import { likeMatcher } from '../../lib/files/service';
+import { likeMatcher } from '../../lib/filter/index';
 
 /** `like(file_name,…)` of GET /v2/files: `*` matches any run of characters, everything else itself. */
 
@@ -32,5 +32,23 @@ describe('likeMatcher', () => {
     const started = Date.now();
     expect(likeMatcher(pattern)(name)).toBe(false);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('likeMatcher with ignoreCase (the product list)', () => {
+  it.each([
+    ['Red*', 'red shirt', true],
+    ['*SHIRT', 'Red Shirt', true],
+    ['*ä*', 'BÄR', true],
+    ['red', 'Red', true],
+    ['red*', 'blue', false],
+  ])('%s on %s: %s', (pattern, value, expected) => {
+    expect(likeMatcher(pattern, { ignoreCase: true })(value)).toBe(expected);
+  });
+
+  // A regular expression of 101 `.*` would backtrack for as long as the universe on this value.
+  it('answers a pattern of many stars on a long value that does not match', () => {
+    expect(likeMatcher(`${'*a'.repeat(100)}*b`, { ignoreCase: true })('a'.repeat(20_000))).toBe(false);
+    expect(likeMatcher(`${'*a'.repeat(100)}*b`, { ignoreCase: true })(`${'a'.repeat(20_000)}B`)).toBe(true);
   });
 });
