@@ -14,6 +14,7 @@ import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib
 import { mappingsTable, tableName } from '../lib/store/schema';
 import { tokenRepository } from '../lib/store/token-repository';
 import { parseCli, usageError } from '../local/cli';
+import { type AuthoringBench, setUpAuthoringBench } from './authoring';
 import { bundleFunctions } from './bundle';
 import type { WorstCaseFigures } from './cache-worst-case';
 import { type CatalogBench, CHILDREN, setUpCatalogBench } from './catalog';
@@ -79,6 +80,7 @@ interface Fixtures {
   prefixes: [string, string];
   catalog: CatalogBench;
   products: CatalogProductsBench;
+  authoring: AuthoringBench;
 }
 
 async function setUp(): Promise<Fixtures> {
@@ -104,6 +106,8 @@ async function setUp(): Promise<Fixtures> {
   progress('publishing a release with a 10,000-child parent');
   const catalog = await setUpCatalogBench();
   const products = await setUpCatalogProductsBench(LARGE_PRODUCTS);
+  progress('seeding the product API: 200 products');
+  const authoring = await setUpAuthoringBench(scenario, COLD_RUNS);
   return {
     scenario,
     keyIds,
@@ -111,6 +115,7 @@ async function setUp(): Promise<Fixtures> {
     prefixes: [`bench-${tag}-a`, `bench-${tag}-b`],
     catalog,
     products,
+    authoring,
   };
 }
 
@@ -155,6 +160,41 @@ function coldStartEvents(
       event: () => s.event('GET', '/v2/application-keys?page[limit]=25', { token: admin }),
     },
     'pcm-list-catalogs': { status: 200, event: () => s.event('GET', '/pcm/catalogs', { token: admin }) },
+    // The product API: a create with a new sku each run, reads and an update of one product, a delete of a
+    // fresh product each run.
+    'pcm-create-product': {
+      status: 201,
+      event: (run) =>
+        s.event('POST', '/pcm/products', {
+          token: admin,
+          body: { data: { type: 'product', attributes: { name: `Cold ${run}`, sku: `cold-${uuidv4()}` } } },
+        }),
+    },
+    'pcm-list-products': { status: 200, event: () => s.event('GET', '/pcm/products', { token: admin }) },
+    'pcm-get-product': {
+      status: 200,
+      event: () => s.event('GET', `/pcm/products/${f.authoring.productId}`, { token: admin }),
+    },
+    'pcm-get-component-products': {
+      status: 200,
+      event: () =>
+        s.event('GET', `/pcm/products/${f.authoring.productId}/relationships/component_products`, {
+          token: admin,
+        }),
+    },
+    'pcm-update-product': {
+      status: 200,
+      event: (run) =>
+        s.event('PUT', `/pcm/products/${f.authoring.productId}`, {
+          token: admin,
+          body: { data: { type: 'product', id: f.authoring.productId, attributes: { name: `Cold ${run}` } } },
+        }),
+    },
+    'pcm-delete-product': {
+      status: 204,
+      event: (run) =>
+        s.event('DELETE', `/pcm/products/${f.authoring.deletableProductIds[run]}`, { token: admin }),
+    },
     'create-application-key': {
       status: 201,
       event: (run) =>
@@ -255,6 +295,7 @@ async function operationBenches(f: Fixtures): Promise<OperationBench[]> {
     },
     f.catalog.operation,
     ...f.products.operations,
+    ...f.authoring.operations,
   ];
 }
 
