@@ -379,7 +379,10 @@ describe('GET /pcm/products', () => {
   it.each([
     ['gt(sku,a)', "unknown operator 'gt' at character 1; expected eq, like or in"],
     ['like(id,a*)', "like cannot be used with attribute 'id' at character 6; use eq(id,...)"],
-    ['in(commodity_type,physical)', "in cannot be used with attribute 'commodity_type' at character 4; use eq(commodity_type,...)"],
+    [
+      'in(commodity_type,physical)',
+      "in cannot be used with attribute 'commodity_type' at character 4; use eq(commodity_type,...)",
+    ],
     ['eq(colour,red)', expect.stringContaining("unknown attribute 'colour'")],
     ['eq(sku', expect.any(String)],
   ])('refuses the filter %s with 400', async (filter, detail) => {
