@@ -56,6 +56,11 @@ export interface DriveOptions {
    * client retries them). Default true; the short run in `npm test` turns it off (see docs/histories.md).
    */
   lostWriteResponses?: boolean;
+  /**
+   * The share of operations on authored products (default PRODUCT_SHARE); 0 runs the key, prefix and
+   * release workload alone, draw for draw as it ran before products were added.
+   */
+  productShare?: number;
   /** Stores the keys and prefixes are spread over (default 3). */
   stores?: number;
   /** Progress callback every 500 operations. */
@@ -82,7 +87,7 @@ const MAX_LIVE_KEYS = 12;
 const PREFIXES = 5;
 /** Skus a store's products are created and renamed with (a few, in mixed case, so claims collide). */
 const SKUS = 4;
-/** The share of operations on authored products. */
+/** The share of operations on authored products, by default. */
 const PRODUCT_SHARE = 0.2;
 
 interface LiveKey {
@@ -203,6 +208,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const random = seededRandom(options.seed);
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
   const tag = `h${uuidv4().slice(0, 6)}`;
+  const productShare = options.productShare ?? PRODUCT_SHARE;
   // Reads must see the current release: the release cache's bounded staleness is by design, not a bug.
   const releaseCache = process.env.RELEASE_CACHE_SECONDS;
   process.env.RELEASE_CACHE_SECONDS = '0';
@@ -397,7 +403,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
 
   const step = async (clientNo: number): Promise<void> => {
     const store = pick(stores);
-    if (random() < PRODUCT_SHARE) return productStep(clientNo, store);
+    if (productShare > 0 && random() < productShare) return productStep(clientNo, store);
     const roll = random();
     const live = store.keys.filter((k) => !k.deleted);
     const others = store.keys.filter((k) => k !== store.admin);
