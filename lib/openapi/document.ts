@@ -28,6 +28,7 @@ import {
   MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA,
   PRODUCT_DOCUMENT_SCHEMA,
 } from './schemas';
+import { VARIATION_OPERATIONS } from './variations';
 
 type Json = Record<string, unknown>;
 
@@ -299,6 +300,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...CATALOG_PRODUCT_OPERATIONS,
   ...NAVIGATION_OPERATIONS,
   ...PUBLISHING_OPERATIONS,
+  ...VARIATION_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

@@ -15,6 +15,7 @@ export const OPERATION_TAGS = [
   'Merchant realm mappings',
   'Catalog',
   'Catalog publishing',
+  'Variations',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 
