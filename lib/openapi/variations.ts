@@ -97,7 +97,7 @@ export const MODIFIER_SCHEMA: Schema = {
       required: ['type'],
       properties: {
         type: { enum: MODIFIER_TYPES },
-        value: { type: ['string', 'object'] },
+        value: { anyOf: [{ type: 'string' }, { type: 'object' }] },
         seek: { type: 'string' },
         set: { type: 'string' },
         reference_name: { type: 'string' },

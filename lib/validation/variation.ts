@@ -166,7 +166,8 @@ export type ModifierType = (typeof MODIFIER_TYPES)[number];
 const MODIFIER_ATTRIBUTES: Record<string, Schema> = {
   type: { enum: MODIFIER_TYPES, 'x-message': `must be one of ${MODIFIER_TYPES.join(', ')}` },
   value: {
-    type: ['string', 'object'],
+    anyOf: [{ type: 'string' }, { type: 'object' }],
+    'x-message': 'must be a string or an object',
     description:
       'Required except for `*_builder` and `price`: a string, `physical`/`digital` for `commodity_type`, `draft`/`live` for `status`, an object for `custom_inputs_equals`, `build_rules_equals`, `locales_equals`.',
   },
