@@ -41,7 +41,7 @@ beforeAll(async () => {
 type AnyHandler = Parameters<typeof invoke>[0];
 /** The path parameters API Gateway would give for `path`. */
 function pathParameters(path: string): Record<string, string> {
-  const [, , , variation_id, , option_id, , modifier_id] = path.split('?')[0].split('/');
+  const [, , , variation_id, , option_id, , modifier_id] = (path.split('?')[0] ?? '').split('/');
   return Object.fromEntries(
     Object.entries({ variation_id, option_id, modifier_id }).filter(([, value]) => value !== undefined),
   ) as Record<string, string>;
