@@ -216,12 +216,12 @@ export const FUNCTIONS = {
   },
   'pcm-list-variations': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: "GET /pcm/variations: the store's variations with their options",
   },
   'pcm-get-variation': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /pcm/variations/{variation_id}: one variation with its options',
   },
   'pcm-update-variation': {
@@ -232,7 +232,7 @@ export const FUNCTIONS = {
   },
   'pcm-delete-variation': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
       'DELETE /pcm/variations/{variation_id}: deletes a variation, its options and their modifiers',
   },
@@ -244,12 +244,12 @@ export const FUNCTIONS = {
   },
   'pcm-list-variation-options': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: "GET /pcm/variations/{variation_id}/options: a variation's options",
   },
   'pcm-get-variation-option': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: 'GET /pcm/variations/{variation_id}/options/{option_id}: one option with its modifiers',
   },
   'pcm-update-variation-option': {
@@ -261,7 +261,7 @@ export const FUNCTIONS = {
   },
   'pcm-delete-variation-option': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
       'DELETE /pcm/variations/{variation_id}/options/{option_id}: deletes an option and its modifiers',
   },
@@ -274,12 +274,12 @@ export const FUNCTIONS = {
   },
   'pcm-list-option-modifiers': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: "GET /pcm/variations/{variation_id}/options/{option_id}/modifiers: an option's modifiers",
   },
   'pcm-get-option-modifier': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description:
       'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}: one modifier',
   },
@@ -292,7 +292,7 @@ export const FUNCTIONS = {
   },
   'pcm-delete-option-modifier': {
     auth: 'admin',
-    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
       'DELETE /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}: deletes a modifier',
   },

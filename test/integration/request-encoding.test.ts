@@ -5,10 +5,11 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { variationRepository } from '../../lib/store/variation-repository';
 import { closeServer, createGatewayServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
-import { newPcmCatalog } from '../support/pcm-fixtures';
+import { newPcmCatalog, newVariationTree } from '../support/pcm-fixtures';
 import { rawRequest } from '../support/raw-request';
 
 /*
@@ -77,14 +78,21 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let store: TestStore;
   let adminToken: string;
   let catalogId: string;
+  let variation: { variationId: string; optionId: string; modifierId: string };
   let before: unknown;
 
-  /** What the refused requests could have changed: the store's keys, its mapping, the catalog and its releases. */
+  /** What the refused requests could have changed: the store's keys, its mapping, catalogs, releases, variations. */
   const state = async () => ({
     keys: await applicationKeyRepository.list(store.store.id, { limit: 100, offset: 0 }),
     mapping: await mappingRepository.get(store.store.mapping_id, true),
     catalogs: await pcmRepository.listCatalogs(store.store.id),
     releases: await catalogRepository.listReleases(store.store.id),
+    variations: await variationRepository.listVariations(store.store.id),
+    modifiers: await variationRepository.listModifiers(
+      store.store.id,
+      variation.variationId,
+      variation.optionId,
+    ),
   });
 
   beforeAll(async () => {
@@ -93,6 +101,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     store = await createTestStore();
     adminToken = await tokenFor(store);
     catalogId = await newPcmCatalog(store.store.id, 'Encoding', { catalog: { name: 'Kept' }, products: [] });
+    variation = await newVariationTree(store.store.id, 'Encoding');
     before = await state();
   });
   afterAll(() => closeServer(server));
@@ -118,6 +127,12 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'PUT /pcm/catalogs/{catalog_id} application/json',
       'PUT /pcm/catalogs/{catalog_id}/document application/json',
       'POST /pcm/catalogs/{catalog_id}/releases application/json',
+      'POST /pcm/variations application/json',
+      'PUT /pcm/variations/{variation_id} application/json',
+      'POST /pcm/variations/{variation_id}/options application/json',
+      'PUT /pcm/variations/{variation_id}/options/{option_id} application/json',
+      'POST /pcm/variations/{variation_id}/options/{option_id}/modifiers application/json',
+      'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id} application/json',
     ]);
   });
 
@@ -126,7 +141,10 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .slice(key.indexOf(' ') + 1)
       .replace('{id}', store.keyId)
       .replace('{mapping_id}', store.store.mapping_id)
-      .replace('{catalog_id}', catalogId);
+      .replace('{catalog_id}', catalogId)
+      .replace('{variation_id}', variation.variationId)
+      .replace('{option_id}', variation.optionId)
+      .replace('{modifier_id}', variation.modifierId);
     const method = key.slice(0, key.indexOf(' '));
     const response = await send(
       port,
