@@ -1,6 +1,7 @@
 import { getDocumentClient } from './client';
-import { GetCommand, type TransactWriteCommand } from './dynamodb';
+import { GetCommand, TransactWriteCommand } from './dynamodb';
 import { keysTable, tableName } from './schema';
+import { cancellationCodes } from './transactions';
 
 type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
 
@@ -70,6 +71,26 @@ export function withCallerChecks(
     items: [...items, ...callerChecks(caller, writesCallerKey)],
     revoked: (codes) => codes.slice(from).includes('ConditionalCheckFailed'),
   };
+}
+
+/**
+ * Runs a transaction with the caller's checks: undefined when it applied, its cancellation codes when it
+ * was cancelled (the indices of `items`), CallerRevokedError when a caller check failed.
+ */
+export async function transactAsCaller(
+  items: TransactItems,
+  caller: WriteCaller | undefined,
+): Promise<string[] | undefined> {
+  const checked = withCallerChecks(items, caller);
+  try {
+    await getDocumentClient().send(new TransactWriteCommand({ TransactItems: checked.items }));
+    return undefined;
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (!codes) throw error;
+    if (checked.revoked(codes)) throw new CallerRevokedError();
+    return codes;
+  }
 }
 
 /** True when the key at (`storeId`, `keyId`) is the caller's own key. */

@@ -1,13 +1,12 @@
 import type { ReleaseCounts } from '../catalog/derive';
 import { recordableIssues } from '../catalog/recorded-issues';
 import { MAX_CATALOGS_PER_STORE } from '../validation/pcm-catalog';
-import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
+import { transactAsCaller, type WriteCaller } from './caller-check';
 import { catalogKeys, type ReleaseMarker } from './catalog-repository';
 import { getDocumentClient } from './client';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { queryAll, queryPage } from './items';
 import { tableName } from './schema';
-import { cancellationCodes } from './transactions';
 
 /**
  * The catalogs of the platform's catalog API (`/pcm/catalogs`, docs/catalog-api.md) and the API's view of
@@ -190,22 +189,7 @@ async function updateCatalogRecord(
   return false;
 }
 
-/** Runs a transaction with the caller's checks; a failed caller check throws CallerRevokedError. */
-async function transact(
-  items: NonNullable<TransactWriteCommand['input']['TransactItems']>,
-  caller: WriteCaller | undefined,
-): Promise<string[] | undefined> {
-  const checked = withCallerChecks(items, caller);
-  try {
-    await getDocumentClient().send(new TransactWriteCommand({ TransactItems: checked.items }));
-    return undefined;
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (!codes) throw error;
-    if (checked.revoked(codes)) throw new CallerRevokedError();
-    return codes;
-  }
-}
+const transact = transactAsCaller;
 
 /** The Query of a store's catalog records, in id (creation) order. */
 const catalogsQuery = (storeId: string) => ({

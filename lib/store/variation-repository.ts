@@ -1,10 +1,9 @@
 import type { ModifierAttributes } from '../validation/variation';
-import { CallerRevokedError, type WriteCaller, withCallerChecks } from './caller-check';
+import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
-import { BatchWriteCommand, GetCommand, TransactWriteCommand } from './dynamodb';
+import { BatchWriteCommand, GetCommand, type TransactWriteCommand } from './dynamodb';
 import { backoff, queryAll, withoutKeys } from './items';
 import { tableName } from './schema';
-import { cancellationCodes } from './transactions';
 
 /**
  * The platform's variations (`/pcm/variations`, docs/variations.md), in the products table, one item each:
@@ -73,22 +72,7 @@ export const variationKeys = {
 
 type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
 
-/** Runs a transaction with the caller's checks; a failed caller check throws CallerRevokedError. */
-async function transact(
-  items: TransactItems,
-  caller: WriteCaller | undefined,
-): Promise<string[] | undefined> {
-  const checked = withCallerChecks(items, caller);
-  try {
-    await getDocumentClient().send(new TransactWriteCommand({ TransactItems: checked.items }));
-    return undefined;
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (!codes) throw error;
-    if (checked.revoked(codes)) throw new CallerRevokedError();
-    return codes;
-  }
-}
+const transact = transactAsCaller;
 
 /** Runs `items`; a failed condition is VariationNotFoundError (every condition here is an existence). */
 async function write(items: TransactItems, caller: WriteCaller | undefined, what: string): Promise<void> {
