@@ -1,6 +1,6 @@
 import { ApiError, ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
-import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
+import { assertValid, boundedText, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
 /**
  * The platform's variation bodies (`/pcm/variations`, its options and their modifiers; docs/variations.md).
@@ -20,13 +20,7 @@ export const MODIFIER_OBJECT_MAX_BYTES = 64 * 1024;
 const OPTION_NAME_PATTERN = '^[A-Za-z0-9._-]+$';
 const SLUG_PATTERN = '^[A-Za-z0-9._-]+$';
 
-const TEXT = (max: number, what: string): Schema => ({
-  type: 'string',
-  maxLength: max,
-  pattern: `^${WELL_FORMED_TEXT}$`,
-  'x-message': `must be a string of at most ${max} characters`,
-  description: what,
-});
+const TEXT = boundedText;
 
 const NAME: Schema = {
   type: 'string',
