@@ -208,6 +208,94 @@ export const FUNCTIONS = {
     description:
       'POST /pcm/catalogs/{catalog_id}/document-uploads: a pre-signed URL to upload a larger document to S3',
   },
+  'pcm-create-variation': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/variations: creates a variation',
+  },
+  'pcm-list-variations': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/variations: the store's variations with their options",
+  },
+  'pcm-get-variation': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/variations/{variation_id}: one variation with its options',
+  },
+  'pcm-update-variation': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: "PUT /pcm/variations/{variation_id}: changes a variation's name or sort order",
+  },
+  'pcm-delete-variation': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'DELETE /pcm/variations/{variation_id}: deletes a variation, its options and their modifiers',
+  },
+  'pcm-create-variation-option': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/variations/{variation_id}/options: adds an option to a variation',
+  },
+  'pcm-list-variation-options': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/variations/{variation_id}/options: a variation's options",
+  },
+  'pcm-get-variation-option': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/variations/{variation_id}/options/{option_id}: one option with its modifiers',
+  },
+  'pcm-update-variation-option': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/variations/{variation_id}/options/{option_id}: changes an option's name, description or sort order",
+  },
+  'pcm-delete-variation-option': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'DELETE /pcm/variations/{variation_id}/options/{option_id}: deletes an option and its modifiers',
+  },
+  'pcm-create-option-modifier': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/variations/{variation_id}/options/{option_id}/modifiers: adds a modifier to an option',
+  },
+  'pcm-list-option-modifiers': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/variations/{variation_id}/options/{option_id}/modifiers: an option's modifiers",
+  },
+  'pcm-get-option-modifier': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}: one modifier',
+  },
+  'pcm-update-option-modifier': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}: replaces a modifier's definition",
+  },
+  'pcm-delete-option-modifier': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'DELETE /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}: deletes a modifier',
+  },
   'pcm-create-release': {
     auth: 'admin',
     body: 'json',
@@ -374,6 +462,53 @@ export const ROUTES: RouteDefinition[] = [
     method: 'GET',
     path: '/pcm/products/{product_id}/relationships/component_products',
     function: 'pcm-get-component-products',
+  },
+  { method: 'POST', path: '/pcm/variations', function: 'pcm-create-variation' },
+  { method: 'GET', path: '/pcm/variations', function: 'pcm-list-variations' },
+  { method: 'GET', path: '/pcm/variations/{variation_id}', function: 'pcm-get-variation' },
+  { method: 'PUT', path: '/pcm/variations/{variation_id}', function: 'pcm-update-variation' },
+  { method: 'DELETE', path: '/pcm/variations/{variation_id}', function: 'pcm-delete-variation' },
+  { method: 'POST', path: '/pcm/variations/{variation_id}/options', function: 'pcm-create-variation-option' },
+  { method: 'GET', path: '/pcm/variations/{variation_id}/options', function: 'pcm-list-variation-options' },
+  {
+    method: 'GET',
+    path: '/pcm/variations/{variation_id}/options/{option_id}',
+    function: 'pcm-get-variation-option',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/variations/{variation_id}/options/{option_id}',
+    function: 'pcm-update-variation-option',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/variations/{variation_id}/options/{option_id}',
+    function: 'pcm-delete-variation-option',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers',
+    function: 'pcm-create-option-modifier',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers',
+    function: 'pcm-list-option-modifiers',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
+    function: 'pcm-get-option-modifier',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
+    function: 'pcm-update-option-modifier',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
+    function: 'pcm-delete-option-modifier',
   },
 ];
 

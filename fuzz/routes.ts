@@ -3,6 +3,7 @@ import { ROUTES, type RouteDefinition } from '../functions/routes';
 import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
+import { MODIFIER_TYPES, VARIATION_NAME_MAX } from '../lib/validation/variation';
 import {
   authorization,
   byteLimitString,
@@ -277,6 +278,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...pcmRoutes(),
   ...fileRoutes(),
   ...productRoutes(),
+  ...variationRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -686,6 +688,115 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ auth: ADMIN, params: { product_id: productId() } }),
     'DELETE /pcm/products/{product_id}': () =>
       requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
+  };
+}
+
+// ---------------------------------------------------------------- variations (/pcm/variations)
+
+const variationName = fc.oneof(
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((s) => (s.trim() === '' ? `v${s}` : s)),
+  fc.constantFrom('a'.repeat(VARIATION_NAME_MAX), '😀'.repeat(VARIATION_NAME_MAX)),
+);
+const optionName = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9._-]{1,40}$/),
+  fc.constantFrom('Extra large', 'x'.repeat(VARIATION_NAME_MAX)),
+);
+const sortOrder = fc.oneof(fc.integer(), fc.constant(null), fc.constantFrom(2147483647, -2147483648));
+const variationBody = (type: string, id: fc.Arbitrary<string | undefined>, name: fc.Arbitrary<string>) =>
+  fc
+    .record({
+      id,
+      attributes: fc.record(
+        { name, description: fc.string({ maxLength: 60 }), sort_order: sortOrder },
+        { requiredKeys: [] },
+      ),
+    })
+    .map(({ id: dataId, attributes }) => {
+      const kept: Record<string, Json> = { ...(attributes as Record<string, Json>) };
+      if (type === 'product-variation') delete kept.description;
+      return { data: { type, ...(dataId === undefined ? {} : { id: dataId }), attributes: kept } };
+    });
+const modifierBody = fc
+  .record(
+    {
+      type: fc.constantFrom(...MODIFIER_TYPES),
+      value: fc.oneof(
+        fc.string({ maxLength: 30 }),
+        fc.constantFrom('live', 'draft', 'physical', 'digital'),
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
+      ),
+      seek: fc.constantFrom('{color}', 'color', '{}'),
+      set: fc.string({ maxLength: 20 }),
+      reference_name: fc.string({ maxLength: 20 }),
+    },
+    { requiredKeys: ['type'] },
+  )
+  .map((attributes) => ({ data: { type: 'product-variation-modifier', attributes } }));
+
+/**
+ * The variation routes: store A's variation, option and modifier as the valid ids (deletes take fresh
+ * ones), store B's variation and unknown ids among the others.
+ */
+function variationRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const V = '/pcm/variations';
+  const O = `${V}/{variation_id}/options`;
+  const M = `${O}/{option_id}/modifiers`;
+  const variationId = segment([ref('variationId')], [ref('otherVariationId')]);
+  const optionId = segment([ref('optionId')], [ref('otherVariationId')]);
+  const modifierId = segment([ref('modifierId')], [ref('otherVariationId')]);
+  const own = { variation_id: variationId, option_id: optionId };
+  const optionBody = (id: fc.Arbitrary<string | undefined>) =>
+    jsonBody(variationBody('product-variation-option', id, optionName));
+  return {
+    [`POST ${V}`]: () =>
+      requests({
+        auth: ADMIN,
+        body: jsonBody(variationBody('product-variation', fc.constant(undefined), variationName)),
+      }),
+    [`GET ${V}`]: () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    [`GET ${V}/{variation_id}`]: () => requests({ auth: ADMIN, params: { variation_id: variationId } }),
+    [`PUT ${V}/{variation_id}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { variation_id: variationId },
+        body: jsonBody(
+          variationBody('product-variation', fc.constantFrom(undefined, ref('variationId')), variationName),
+        ),
+      }),
+    [`DELETE ${V}/{variation_id}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { variation_id: segment([ref('freshVariationId')], [ref('otherVariationId')]) },
+      }),
+    [`POST ${O}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { variation_id: variationId },
+        body: optionBody(fc.constant(undefined)),
+      }),
+    [`GET ${O}`]: () =>
+      requests({ auth: ADMIN, params: { variation_id: variationId }, query: [pageQuery()] }),
+    [`GET ${O}/{option_id}`]: () => requests({ auth: ADMIN, params: own }),
+    [`PUT ${O}/{option_id}`]: () =>
+      requests({ auth: ADMIN, params: own, body: optionBody(fc.constant(ref('optionId'))) }),
+    [`DELETE ${O}/{option_id}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: {
+          variation_id: variationId,
+          option_id: segment([ref('freshOptionId')], [ref('otherVariationId')]),
+        },
+      }),
+    [`POST ${M}`]: () => requests({ auth: ADMIN, params: own, body: jsonBody(modifierBody) }),
+    [`GET ${M}`]: () => requests({ auth: ADMIN, params: own, query: [pageQuery()] }),
+    [`GET ${M}/{modifier_id}`]: () => requests({ auth: ADMIN, params: { ...own, modifier_id: modifierId } }),
+    [`PUT ${M}/{modifier_id}`]: () =>
+      requests({ auth: ADMIN, params: { ...own, modifier_id: modifierId }, body: jsonBody(modifierBody) }),
+    [`DELETE ${M}/{modifier_id}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { ...own, modifier_id: segment([ref('freshModifierId')], [ref('otherVariationId')]) },
+      }),
   };
 }
 

@@ -5,7 +5,7 @@ import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { publishRelease } from '../lib/catalog/publisher';
 import { getConfig } from '../lib/config/index';
 import { toApiError } from '../lib/http/errors';
-import { uuidv4 } from '../lib/ids';
+import { uuidv4, uuidv7 } from '../lib/ids';
 import { createRelease } from '../lib/pcm/publishing';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
@@ -15,10 +15,17 @@ import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
 import { productRepository } from '../lib/store/product-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
+import { variationRepository } from '../lib/store/variation-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
-import { failedRelease, newFile, newPcmCatalog, newPcmProduct } from '../test/support/pcm-fixtures';
+import {
+  failedRelease,
+  newFile,
+  newPcmCatalog,
+  newPcmProduct,
+  newVariationTree,
+} from '../test/support/pcm-fixtures';
 
 /**
  * What the fuzzed requests refer to. Arbitraries never hold real ids, credentials or tokens: they write
@@ -89,6 +96,13 @@ export const PLACEHOLDERS = {
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
   deletedProductId: 'a deleted product of store A',
   otherProductId: "store B's product",
+  variationId: "store A's variation, with optionId and its modifierId",
+  optionId: "an option of store A's variationId",
+  modifierId: "a modifier of store A's optionId",
+  otherVariationId: "store B's variation",
+  freshVariationId: 'a variation of store A created just before the request (delete fuzzing)',
+  freshOptionId: 'an option of variationId created just before the request (delete fuzzing)',
+  freshModifierId: 'a modifier of optionId created just before the request (delete fuzzing)',
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -286,6 +300,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const deleted = await productRepository.get(a.store.id, deletedProductId);
   if (deleted) await productRepository.delete(a.store.id, deleted);
   const otherProductId = await newPcmProduct(b.store.id, 'Other product', 'FUZZ-PRODUCT');
+  const variation = await newVariationTree(a.store.id, 'Fuzz variation');
+  const otherVariation = await newVariationTree(b.store.id, 'Other variation');
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
   if (published?.state !== 'PUBLISHED')
@@ -333,6 +349,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
       otherProductId,
+      variationId: variation.variationId,
+      optionId: variation.optionId,
+      modifierId: variation.modifierId,
+      otherVariationId: otherVariation.variationId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -400,6 +420,37 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           // A release of the catalog cannot be made while one of it is being published.
           await settle();
           return failedRelease(a.store.id, catalogId);
+        case 'freshVariationId':
+          return (await newVariationTree(a.store.id, 'Fresh variation')).variationId;
+        case 'freshOptionId':
+        case 'freshModifierId': {
+          const at = new Date().toISOString();
+          const id = uuidv7();
+          const { variationId, optionId } = variation;
+          if (name === 'freshOptionId') {
+            const option = {
+              id,
+              variation_id: variationId,
+              name: 'Fresh',
+              description: '',
+              created_at: at,
+              updated_at: at,
+            };
+            await variationRepository.createOption(a.store.id, option);
+          } else {
+            const modifier = {
+              id,
+              variation_id: variationId,
+              option_id: optionId,
+              type: 'status' as const,
+              value: 'live',
+              created_at: at,
+              updated_at: at,
+            };
+            await variationRepository.createModifier(a.store.id, modifier);
+          }
+          return id;
+        }
         default:
           return undefined;
       }

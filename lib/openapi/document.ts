@@ -30,6 +30,7 @@ import {
   MERCHANT_REALM_MAPPING_DOCUMENT_SCHEMA,
   PRODUCT_DOCUMENT_SCHEMA,
 } from './schemas';
+import { VARIATION_OPERATIONS } from './variations';
 
 type Json = Record<string, unknown>;
 
@@ -303,6 +304,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...PUBLISHING_OPERATIONS,
   ...FILE_OPERATIONS,
   ...PRODUCT_OPERATIONS,
+  ...VARIATION_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

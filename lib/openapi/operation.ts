@@ -17,6 +17,7 @@ export const OPERATION_TAGS = [
   'Catalog publishing',
   'Files',
   'Products',
+  'Variations',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 

@@ -51,6 +51,15 @@ export type SchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' 
  */
 export const WELL_FORMED_TEXT = '[^\\uD800-\\uDFFF]*';
 
+/** A string of at most `max` whole characters, described as `what`. */
+export const boundedText = (max: number, what: string): Schema => ({
+  type: 'string',
+  maxLength: max,
+  pattern: `^${WELL_FORMED_TEXT}$`,
+  'x-message': `must be a string of at most ${max} characters`,
+  description: what,
+});
+
 /** The first rule a value breaks: where (a dotted path) and why (a complete sentence). */
 export interface SchemaIssue {
   path: string;

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
-import { assertValid, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
+import { assertValid, boundedText, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
 /** The platform's catalog API bodies (`/pcm/catalogs`, docs/catalog-api.md). */
 export const CATALOG_TYPE = 'catalog';
@@ -15,13 +15,7 @@ export const MAX_CATALOGS_PER_STORE = 50;
 /** Hierarchy ids a catalog may name (recorded; the hierarchies a release serves come from its document). */
 export const MAX_HIERARCHY_IDS = 100;
 
-const TEXT = (max: number, what: string): Schema => ({
-  type: 'string',
-  maxLength: max,
-  pattern: `^${WELL_FORMED_TEXT}$`,
-  'x-message': `must be a string of at most ${max} characters`,
-  description: what,
-});
+const TEXT = boundedText;
 
 const ATTRIBUTES: Record<string, Schema> = {
   name: {

@@ -1,3 +1,4 @@
+import { uuidv7 } from '../../lib/ids';
 /**
  * Isolation matrix: every route of the route table x every kind of caller, with the status
  * each cell must answer (authentication, then the store a token belongs to). Every request targets store A's resources; store B is
@@ -20,10 +21,17 @@ import { pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { tokenRepository } from '../../lib/store/token-repository';
+import { variationRepository } from '../../lib/store/variation-repository';
 import { loadHandler, matchRoute } from '../../local/router';
 import { childrenRelease, LEAF_NODE, LIVE_CHILDREN, PARENT, ROOT_NODE } from '../support/catalog-fixtures';
 import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
-import { failedRelease, newFile, newPcmCatalog, newPcmProduct } from '../support/pcm-fixtures';
+import {
+  failedRelease,
+  newFile,
+  newPcmCatalog,
+  newPcmProduct,
+  newVariationTree,
+} from '../support/pcm-fixtures';
 
 // ---------------------------------------------------------------------------------------------------
 // Callers
@@ -165,6 +173,31 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'PUT /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   'GET /pcm/products/{product_id}/relationships/component_products': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  // Variations: admin only; A's are 404 to B's token.
+  'POST /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/variations/{variation_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/variations/{variation_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/variations/{variation_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'POST /pcm/variations/{variation_id}/options': { ...ADMIN_BY_ID, 'own-admin': 201 },
+  'GET /pcm/variations/{variation_id}/options': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/variations/{variation_id}/options/{option_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/variations/{variation_id}/options/{option_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/variations/{variation_id}/options/{option_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'POST /pcm/variations/{variation_id}/options/{option_id}/modifiers': { ...ADMIN_BY_ID, 'own-admin': 201 },
+  'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': {
+    ...ADMIN_BY_ID,
+    'own-admin': 200,
+  },
+  'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': {
+    ...ADMIN_BY_ID,
+    'own-admin': 200,
+  },
+  'DELETE /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': {
+    ...ADMIN_BY_ID,
+    'own-admin': 204,
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -220,6 +253,16 @@ let aEditableProductId: string;
 let aDisposableProductId: string;
 const createdProductIds: Partial<Record<Kind, string>> = {};
 let aProductBefore: unknown;
+/** A's variations: one every caller reads and edits, one own-admin deletes, one whose option it deletes. */
+let aVar: { variationId: string; optionId: string; modifierId: string };
+let aDisposableVar: { variationId: string; optionId: string; modifierId: string };
+let aOptionVar: { variationId: string; optionId: string; modifierId: string };
+let aDisposableModifierId: string;
+const aVarParams = () => ({
+  variation_id: aVar.variationId,
+  option_id: aVar.optionId,
+  modifier_id: aVar.modifierId,
+});
 /** Every id of store A a response to another caller must never contain. */
 let aIds: string[];
 
@@ -330,6 +373,19 @@ beforeAll(async () => {
   const withRelease = await newPcmCatalog(aStoreId, 'a with a disposable release', childrenRelease());
   aDisposableRelease = { catalogId: withRelease, releaseId: await failedRelease(aStoreId, withRelease) };
   aPrunableCatalogId = await newPcmCatalog(aStoreId, 'a prunable', childrenRelease());
+  aVar = await newVariationTree(aStoreId, 'a victim');
+  aDisposableVar = await newVariationTree(aStoreId, 'a disposable');
+  aOptionVar = await newVariationTree(aStoreId, 'a option owner');
+  aDisposableModifierId = uuidv7();
+  await variationRepository.createModifier(aStoreId, {
+    id: aDisposableModifierId,
+    variation_id: aVar.variationId,
+    option_id: aVar.optionId,
+    type: 'name_append',
+    value: 'x',
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+  });
   const pruned = [
     await failedRelease(aStoreId, aPrunableCatalogId),
     await failedRelease(aStoreId, aPrunableCatalogId),
@@ -541,6 +597,59 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'GET /pcm/products/{product_id}/relationships/component_products': () => ({
     params: { product_id: a.productId },
   }),
+  'POST /pcm/variations': (kind) => ({
+    body: { data: { type: 'product-variation', attributes: { name: `created by ${kind}` } } },
+  }),
+  'GET /pcm/variations': () => ({}),
+  'GET /pcm/variations/{variation_id}': () => ({ params: { variation_id: aVar.variationId } }),
+  'PUT /pcm/variations/{variation_id}': (kind) => ({
+    params: { variation_id: aVar.variationId },
+    body: { data: { type: 'product-variation', attributes: { name: `renamed by ${kind}` } } },
+  }),
+  'DELETE /pcm/variations/{variation_id}': (kind) => ({
+    params: { variation_id: kind === 'own-admin' ? aDisposableVar.variationId : aVar.variationId },
+  }),
+  'POST /pcm/variations/{variation_id}/options': (kind) => ({
+    params: { variation_id: aVar.variationId },
+    body: { data: { type: 'product-variation-option', attributes: { name: `by-${kind}` } } },
+  }),
+  'GET /pcm/variations/{variation_id}/options': () => ({ params: { variation_id: aVar.variationId } }),
+  'GET /pcm/variations/{variation_id}/options/{option_id}': () => ({
+    params: { variation_id: aVar.variationId, option_id: aVar.optionId },
+  }),
+  'PUT /pcm/variations/{variation_id}/options/{option_id}': (kind) => ({
+    params: { variation_id: aVar.variationId, option_id: aVar.optionId },
+    body: {
+      data: {
+        type: 'product-variation-option',
+        id: aVar.optionId,
+        attributes: { description: `by ${kind}` },
+      },
+    },
+  }),
+  'DELETE /pcm/variations/{variation_id}/options/{option_id}': (kind) => ({
+    params: {
+      variation_id: kind === 'own-admin' ? aOptionVar.variationId : aVar.variationId,
+      option_id: kind === 'own-admin' ? aOptionVar.optionId : aVar.optionId,
+    },
+  }),
+  'POST /pcm/variations/{variation_id}/options/{option_id}/modifiers': () => ({
+    params: { variation_id: aVar.variationId, option_id: aVar.optionId },
+    body: { data: { type: 'product-variation-modifier', attributes: { type: 'status', value: 'live' } } },
+  }),
+  'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers': () => ({
+    params: { variation_id: aVar.variationId, option_id: aVar.optionId },
+  }),
+  'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': () => ({
+    params: { ...aVarParams() },
+  }),
+  'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': () => ({
+    params: { ...aVarParams() },
+    body: { data: { type: 'product-variation-modifier', attributes: { type: 'sku_append', value: '-A' } } },
+  }),
+  'DELETE /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': (kind) => ({
+    params: kind === 'own-admin' ? { ...aVarParams(), modifier_id: aDisposableModifierId } : aVarParams(),
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -616,6 +725,11 @@ function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/pcm/products/')) return 'product not found';
+  if (path.startsWith('/pcm/variations/')) {
+    if (path.includes('/modifiers/')) return 'modifier not found';
+    if (path.includes('/options/')) return 'option not found';
+    return 'variation not found';
+  }
   if (path.startsWith('/catalog/nodes/')) return 'node not found in the catalog';
   if (path.startsWith('/catalog/hierarchies/')) return 'hierarchy not found in the catalog';
   return path.startsWith('/catalog/') ? PRODUCT_NOT_FOUND : NOT_FOUND;
@@ -823,6 +937,59 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'GET /pcm/products/{product_id}/relationships/component_products': (_kind, res) => {
     expect(res.body).toEqual({ data: [] });
+  },
+  'POST /pcm/variations': (kind, res) => {
+    expect(res.body.data).toMatchObject({
+      type: 'product-variation',
+      attributes: { name: `created by ${kind}` },
+    });
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/variations': async (kind, res) => {
+    const ids = res.body.data.map((variation: { id: string }) => variation.id);
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await variationRepository.listVariations(tenant.test.store.id);
+    expect(ids).toEqual(stored.map(({ variation }) => variation.id));
+    if (kind === 'own-admin') expect(ids).toContain(aVar.variationId);
+    else expectNoneOf(res.raw, [...aIds, aVar.variationId]);
+  },
+  'GET /pcm/variations/{variation_id}': (_kind, res) => expect(res.body.data.id).toBe(aVar.variationId),
+  'PUT /pcm/variations/{variation_id}': (_kind, res) =>
+    expect(res.body.data.attributes).toEqual({ name: 'renamed by own-admin' }),
+  'DELETE /pcm/variations/{variation_id}': async () => {
+    expect(
+      await variationRepository.getVariation(a.test.store.id, aDisposableVar.variationId),
+    ).toBeUndefined();
+  },
+  'POST /pcm/variations/{variation_id}/options': (_kind, res) =>
+    expect(res.body.data.attributes.name).toBe('by-own-admin'),
+  'GET /pcm/variations/{variation_id}/options': (_kind, res) =>
+    expect(res.body.data.map((option: { id: string }) => option.id)).toContain(aVar.optionId),
+  'GET /pcm/variations/{variation_id}/options/{option_id}': (_kind, res) =>
+    expect(res.body.data.id).toBe(aVar.optionId),
+  'PUT /pcm/variations/{variation_id}/options/{option_id}': (_kind, res) =>
+    expect(res.body.data.attributes.description).toBe('by own-admin'),
+  'DELETE /pcm/variations/{variation_id}/options/{option_id}': async () => {
+    const { variationId, optionId } = aOptionVar;
+    expect(await variationRepository.getOption(a.test.store.id, variationId, optionId)).toBeUndefined();
+  },
+  'POST /pcm/variations/{variation_id}/options/{option_id}/modifiers': (_kind, res) =>
+    expect(res.body.data.attributes).toEqual({ type: 'status', value: 'live' }),
+  'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers': (_kind, res) =>
+    expect(res.body.data.map((modifier: { id: string }) => modifier.id)).toContain(aVar.modifierId),
+  'GET /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': (_kind, res) =>
+    expect(res.body.data.id).toBe(aVar.modifierId),
+  'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': (_kind, res) =>
+    expect(res.body.data.attributes).toEqual({ type: 'sku_append', value: '-A' }),
+  'DELETE /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': async () => {
+    const { variationId, optionId } = aVar;
+    const left = await variationRepository.getModifier(
+      a.test.store.id,
+      variationId,
+      optionId,
+      aDisposableModifierId,
+    );
+    expect(left).toBeUndefined();
   },
 };
 

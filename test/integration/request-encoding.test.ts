@@ -7,10 +7,11 @@ import { fileRepository } from '../../lib/store/file-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
+import { variationRepository } from '../../lib/store/variation-repository';
 import { closeServer, createGatewayServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
-import { newPcmCatalog, newPcmProduct } from '../support/pcm-fixtures';
+import { newPcmCatalog, newPcmProduct, newVariationTree } from '../support/pcm-fixtures';
 import { rawRequest } from '../support/raw-request';
 
 /*
@@ -90,9 +91,10 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let adminToken: string;
   let catalogId: string;
   let productId: string;
+  let variation: { variationId: string; optionId: string; modifierId: string };
   let before: unknown;
 
-  /** What the refused requests could have changed: the store's keys, its mapping, the catalog and its releases. */
+  /** What the refused requests could have changed: the store's keys, its mapping, catalogs, releases, variations. */
   const state = async () => ({
     keys: await applicationKeyRepository.list(store.store.id, { limit: 100, offset: 0 }),
     mapping: await mappingRepository.get(store.store.mapping_id, true),
@@ -100,6 +102,12 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     releases: await catalogRepository.listReleases(store.store.id),
     files: await fileRepository.all(store.store.id),
     products: await productRepository.all(store.store.id),
+    variations: await variationRepository.listVariations(store.store.id),
+    modifiers: await variationRepository.listModifiers(
+      store.store.id,
+      variation.variationId,
+      variation.optionId,
+    ),
   });
 
   beforeAll(async () => {
@@ -109,6 +117,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     adminToken = await tokenFor(store);
     catalogId = await newPcmCatalog(store.store.id, 'Encoding', { catalog: { name: 'Kept' }, products: [] });
     productId = await newPcmProduct(store.store.id, 'Encoding', 'ENCODING');
+    variation = await newVariationTree(store.store.id, 'Encoding');
     before = await state();
   });
   afterAll(() => closeServer(server));
@@ -143,6 +152,12 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       `POST /v2/files multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
       'POST /pcm/products application/json',
       'PUT /pcm/products/{product_id} application/json',
+      'POST /pcm/variations application/json',
+      'PUT /pcm/variations/{variation_id} application/json',
+      'POST /pcm/variations/{variation_id}/options application/json',
+      'PUT /pcm/variations/{variation_id}/options/{option_id} application/json',
+      'POST /pcm/variations/{variation_id}/options/{option_id}/modifiers application/json',
+      'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id} application/json',
     ]);
   });
 
@@ -152,7 +167,10 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{id}', store.keyId)
       .replace('{mapping_id}', store.store.mapping_id)
       .replace('{catalog_id}', catalogId)
-      .replace('{product_id}', productId);
+      .replace('{product_id}', productId)
+      .replace('{variation_id}', variation.variationId)
+      .replace('{option_id}', variation.optionId)
+      .replace('{modifier_id}', variation.modifierId);
     const method = key.slice(0, key.indexOf(' '));
     const response = await send(
       port,

@@ -6,6 +6,7 @@ import { fileRepository } from '../../lib/store/file-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
+import { variationRepository } from '../../lib/store/variation-repository';
 
 /**
  * Catalogs and releases of the catalog API made straight through the repository and the bucket, for the
@@ -88,4 +89,37 @@ export async function newPcmProduct(storeId: string, name: string, sku: string):
     version: 1,
   });
   return id;
+}
+
+/** A variation with one option and one `sku_append` modifier on it, made through the repository. */
+export async function newVariationTree(
+  storeId: string,
+  name: string,
+): Promise<{ variationId: string; optionId: string; modifierId: string }> {
+  const at = new Date().toISOString();
+  const ids = { variationId: uuidv7(), optionId: uuidv7(), modifierId: uuidv7() };
+  await variationRepository.createVariation(storeId, {
+    id: ids.variationId,
+    name,
+    created_at: at,
+    updated_at: at,
+  });
+  await variationRepository.createOption(storeId, {
+    id: ids.optionId,
+    variation_id: ids.variationId,
+    name: 'Red',
+    description: '',
+    created_at: at,
+    updated_at: at,
+  });
+  await variationRepository.createModifier(storeId, {
+    id: ids.modifierId,
+    variation_id: ids.variationId,
+    option_id: ids.optionId,
+    type: 'sku_append',
+    value: '-RED',
+    created_at: at,
+    updated_at: at,
+  });
+  return ids;
 }

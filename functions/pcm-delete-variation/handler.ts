@@ -1,0 +1,13 @@
+import { pathParameter } from '../../lib/http/request';
+import { noContent } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { parseVariationId } from '../../lib/validation/variation';
+import { deleteVariation } from '../../lib/variations/service';
+import { createHandler } from '../create-handler';
+
+/** DELETE /pcm/variations/{variation_id}: deletes the variation, its options and their modifiers. */
+export const handler = createHandler('pcm-delete-variation', {}, async (event) => {
+  const variationId = parseVariationId(pathParameter(event, 'variation_id'));
+  await asWriteCaller(event, (caller) => deleteVariation(event.auth.storeId, variationId, caller));
+  return noContent();
+});

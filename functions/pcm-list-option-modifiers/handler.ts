@@ -1,0 +1,18 @@
+import { pathParameter, requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { parsePageRequest } from '../../lib/pagination/index';
+import { renderPage } from '../../lib/pcm/render';
+import { parseVariationId } from '../../lib/validation/variation';
+import { renderModifier } from '../../lib/variations/render';
+import { modifiersOf } from '../../lib/variations/service';
+import { createHandler } from '../create-handler';
+
+/** GET …/options/{option_id}/modifiers: the option's modifiers, oldest first, paginated. */
+export const handler = createHandler('pcm-list-option-modifiers', {}, async (event) => {
+  const variationId = parseVariationId(pathParameter(event, 'variation_id'));
+  const optionId = parseVariationId(pathParameter(event, 'option_id'));
+  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+  const modifiers = await modifiersOf(event.auth.storeId, variationId, optionId);
+  const base = `${requestOrigin(event)}/pcm/variations/${variationId}/options/${optionId}/modifiers`;
+  return ok(renderPage(modifiers, page, base, renderModifier));
+});

@@ -1,0 +1,19 @@
+import { pathParameter } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { parseOptionUpdate, parseVariationId } from '../../lib/validation/variation';
+import { renderOption } from '../../lib/variations/render';
+import { modifiersOf, updateOption } from '../../lib/variations/service';
+import { createHandler } from '../create-handler';
+
+/** PUT /pcm/variations/{variation_id}/options/{option_id}: changes name, description or sort_order. */
+export const handler = createHandler('pcm-update-variation-option', {}, async (event) => {
+  const variationId = parseVariationId(pathParameter(event, 'variation_id'));
+  const optionId = parseVariationId(pathParameter(event, 'option_id'));
+  const changes = parseOptionUpdate(event.parsedBody, optionId);
+  const storeId = event.auth.storeId;
+  const option = await asWriteCaller(event, (caller) =>
+    updateOption(storeId, variationId, optionId, changes, caller),
+  );
+  return ok({ data: renderOption(option, await modifiersOf(storeId, variationId, optionId)) });
+});

@@ -1,0 +1,204 @@
+import { NotFoundError } from '../http/errors';
+import { uuidv7 } from '../ids';
+import type { WriteCaller } from '../store/caller-check';
+import {
+  type Variation,
+  type VariationModifier,
+  VariationNotFoundError,
+  type VariationOption,
+  type VariationWithOptions,
+  variationRepository,
+} from '../store/variation-repository';
+import type { ModifierAttributes, OptionAttributes, VariationAttributes } from '../validation/variation';
+
+/** The platform's variations, options and modifiers (docs/variations.md): 404 for anything not there. */
+
+/** Runs a repository write, a missing variation, option or modifier becoming a 404. */
+async function found<T>(write: Promise<T>, what: string): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof VariationNotFoundError) throw new NotFoundError(`${what} not found`);
+    throw error;
+  }
+}
+
+export async function variationOf(storeId: string, variationId: string): Promise<VariationWithOptions> {
+  const variation = await variationRepository.getVariation(storeId, variationId);
+  if (!variation) throw new NotFoundError('variation not found');
+  return variation;
+}
+
+export async function createVariation(
+  storeId: string,
+  attributes: VariationAttributes & { name: string },
+  caller: WriteCaller,
+): Promise<VariationWithOptions> {
+  const at = new Date().toISOString();
+  const variation: Variation = {
+    id: uuidv7(),
+    name: attributes.name,
+    ...(typeof attributes.sort_order === 'number' ? { sort_order: attributes.sort_order } : {}),
+    created_at: at,
+    updated_at: at,
+  };
+  await variationRepository.createVariation(storeId, variation, caller);
+  return { variation, options: [] };
+}
+
+export async function updateVariation(
+  storeId: string,
+  variationId: string,
+  changes: VariationAttributes,
+  caller: WriteCaller,
+): Promise<VariationWithOptions> {
+  await found(
+    variationRepository.updateVariation(storeId, variationId, changes, new Date().toISOString(), caller),
+    'variation',
+  );
+  return variationOf(storeId, variationId);
+}
+
+export function deleteVariation(storeId: string, variationId: string, caller: WriteCaller): Promise<void> {
+  return found(variationRepository.deleteVariation(storeId, variationId, caller), 'variation');
+}
+
+export async function optionOf(
+  storeId: string,
+  variationId: string,
+  optionId: string,
+): Promise<VariationOption> {
+  const option = await variationRepository.getOption(storeId, variationId, optionId);
+  if (!option) throw new NotFoundError('option not found');
+  return option;
+}
+
+/** The option's modifiers (404 when the option or its variation does not exist). */
+export async function modifiersOf(
+  storeId: string,
+  variationId: string,
+  optionId: string,
+): Promise<VariationModifier[]> {
+  const modifiers = await variationRepository.listModifiers(storeId, variationId, optionId);
+  if (!modifiers) throw new NotFoundError('option not found');
+  return modifiers;
+}
+
+/** The variation's options, each with its modifiers, in creation order. */
+export async function optionsOf(
+  storeId: string,
+  variationId: string,
+): Promise<{ option: VariationOption; modifiers: VariationModifier[] }[]> {
+  const { options } = await variationOf(storeId, variationId);
+  return Promise.all(
+    options.map(async (option) => ({
+      option,
+      modifiers: (await variationRepository.listModifiers(storeId, variationId, option.id)) ?? [],
+    })),
+  );
+}
+
+export async function createOption(
+  storeId: string,
+  variationId: string,
+  attributes: OptionAttributes & { name: string },
+  caller: WriteCaller,
+): Promise<VariationOption> {
+  const at = new Date().toISOString();
+  const option: VariationOption = {
+    id: uuidv7(),
+    variation_id: variationId,
+    name: attributes.name,
+    description: attributes.description ?? '',
+    ...(typeof attributes.sort_order === 'number' ? { sort_order: attributes.sort_order } : {}),
+    created_at: at,
+    updated_at: at,
+  };
+  await found(variationRepository.createOption(storeId, option, caller), 'variation');
+  return option;
+}
+
+export async function updateOption(
+  storeId: string,
+  variationId: string,
+  optionId: string,
+  changes: OptionAttributes,
+  caller: WriteCaller,
+): Promise<VariationOption> {
+  await found(
+    variationRepository.updateOption(
+      storeId,
+      variationId,
+      optionId,
+      changes,
+      new Date().toISOString(),
+      caller,
+    ),
+    'option',
+  );
+  return optionOf(storeId, variationId, optionId);
+}
+
+export function deleteOption(
+  storeId: string,
+  variationId: string,
+  optionId: string,
+  caller: WriteCaller,
+): Promise<void> {
+  return found(variationRepository.deleteOption(storeId, variationId, optionId, caller), 'option');
+}
+
+export async function modifierOf(
+  storeId: string,
+  variationId: string,
+  optionId: string,
+  modifierId: string,
+): Promise<VariationModifier> {
+  const modifier = await variationRepository.getModifier(storeId, variationId, optionId, modifierId);
+  if (!modifier) throw new NotFoundError('modifier not found');
+  return modifier;
+}
+
+export async function createModifier(
+  storeId: string,
+  variationId: string,
+  optionId: string,
+  definition: ModifierAttributes,
+  caller: WriteCaller,
+): Promise<VariationModifier> {
+  const at = new Date().toISOString();
+  const modifier: VariationModifier = {
+    ...definition,
+    id: uuidv7(),
+    variation_id: variationId,
+    option_id: optionId,
+    created_at: at,
+    updated_at: at,
+  };
+  await found(variationRepository.createModifier(storeId, modifier, caller), 'option');
+  return modifier;
+}
+
+export async function updateModifier(
+  storeId: string,
+  key: { variationId: string; optionId: string; modifierId: string },
+  definition: ModifierAttributes,
+  caller: WriteCaller,
+): Promise<VariationModifier> {
+  await found(
+    variationRepository.replaceModifier(storeId, key, definition, new Date().toISOString(), caller),
+    'modifier',
+  );
+  return modifierOf(storeId, key.variationId, key.optionId, key.modifierId);
+}
+
+export function deleteModifier(
+  storeId: string,
+  key: { variationId: string; optionId: string; modifierId: string },
+  caller: WriteCaller,
+): Promise<void> {
+  return found(
+    variationRepository.deleteModifier(storeId, key.variationId, key.optionId, key.modifierId, caller),
+    'modifier',
+  );
+}
