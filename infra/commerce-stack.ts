@@ -1,12 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import {
-  CorsHttpMethod,
-  HttpApi,
-  HttpMethod,
-  HttpStage,
-  LogGroupLogDestination,
-} from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { CorsHttpMethod, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AttributeType,
   BillingMode,
@@ -17,10 +10,13 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../functions/routes';
+import { apiCorsConfiguration, ROUTES, type RouteDefinition } from '../functions/routes';
 import { parseCorsOrigins } from '../lib/http/cors';
+import { routeTag } from '../lib/openapi/document';
+import type { OperationTag } from '../lib/openapi/operation';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES } from '../lib/store/schema';
-import { ApiFunction } from './api-function';
+import type { ApiFunction } from './api-function';
+import { ApiPart } from './api-part';
 import { ContextError } from './context-error';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
 import { Publishing } from './publishing';
@@ -51,14 +47,27 @@ export interface CommerceStackProps extends StackProps {
 /** The least warm write throughput DynamoDB takes: what an on-demand table serves new. */
 export const MIN_WARM_WRITES = 4000;
 
+/** The route table's routes grouped by part of the API (their OpenAPI tag), in the table's order. */
+export function routesByPart(routes: readonly RouteDefinition[]): Map<OperationTag, RouteDefinition[]> {
+  const parts = new Map<OperationTag, RouteDefinition[]>();
+  for (const route of routes) {
+    const tag = routeTag(route);
+    parts.set(tag, [...(parts.get(tag) ?? []), route]);
+  }
+  return parts;
+}
+
 /**
  * The whole service: four tables (keys, mappings, products, and limits for the shared rate-limit windows),
  * one Lambda per operation, the HTTP API routing to them, and the publishing workflow (its documents bucket,
- * step functions and state machine: infra/publishing.ts).
+ * step functions and state machine: infra/publishing.ts). The operations' functions and routes live in one
+ * nested stack per part of the API (infra/api-part.ts), so no template nears CloudFormation's 500 resources.
  */
 export class CommerceStack extends Stack {
   readonly tables: Record<TableRole, ITable>;
   readonly functions: Record<string, ApiFunction> = {};
+  /** The nested stacks, one per part of the API (its OpenAPI tag), that hold its functions and routes. */
+  readonly parts: Record<string, ApiPart> = {};
   readonly monitoring: Monitoring;
   readonly publishing: Publishing;
 
@@ -125,42 +134,36 @@ export class CommerceStack extends Stack {
       detailedMetricsEnabled: true,
     });
 
-    const integrations = new Map<string, HttpLambdaIntegration>();
-    for (const [name, definition] of Object.entries(FUNCTIONS)) {
-      const fn = new ApiFunction(this, pascal(name), {
-        name,
-        definition,
-        tables,
-        varyOnOrigin: !cors.allowOrigins.includes('*'),
-      });
-      this.functions[name] = fn;
-      integrations.set(name, new HttpLambdaIntegration(`${pascal(name)}Integration`, fn));
-    }
-    // After the API functions: those that start releases or use the documents bucket get grants and names.
+    // After the tables and the API: the publishing workflow, the alarm topic, then the parts of the API.
     const publishing = new Publishing(this, 'Publishing', { tables, corsOrigins: cors.allowOrigins });
     this.publishing = publishing;
-    for (const fn of Object.values(this.functions)) {
-      if (fn.definition.workflow === 'start') publishing.grantStart(fn);
-      if (fn.definition.bucket !== undefined) publishing.grantDocuments(fn, fn.definition.bucket);
-    }
-
-    for (const route of ROUTES) {
-      const integration = integrations.get(route.function);
-      if (!integration)
-        throw new Error(`route ${route.method} ${route.path} names unknown function ${route.function}`);
-      api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
-    }
-
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api,
       stageName: '$default',
-      functions: this.functions,
       tables,
       routes: ROUTES,
       ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
       workflow: { stateMachine: publishing.stateMachine, writer: publishing.functions['release-write'] },
     });
+    for (const [part, routes] of routesByPart(ROUTES)) {
+      const nested = new ApiPart(this, `${pascal(part.toLowerCase().replace(/ /g, '-'))}Api`, {
+        part,
+        routes,
+        api,
+        tables,
+        varyOnOrigin: !cors.allowOrigins.includes('*'),
+        thresholds: this.monitoring.thresholds,
+        alarmAction: this.monitoring.action,
+      });
+      this.parts[part] = nested;
+      Object.assign(this.functions, nested.functions);
+    }
+    // Those that start releases or use the documents bucket get grants and names.
+    for (const fn of Object.values(this.functions)) {
+      if (fn.definition.workflow === 'start') publishing.grantStart(fn);
+      if (fn.definition.bucket !== undefined) publishing.grantDocuments(fn, fn.definition.bucket);
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the commerce API' });
     for (const role of TABLE_ROLES) {

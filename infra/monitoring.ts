@@ -83,7 +83,6 @@ const TABLE_OPERATIONS = [
 export interface MonitoringProps {
   api: HttpApi;
   stageName: string;
-  functions: Record<string, IFunction>;
   tables: Record<string, ITable>;
   routes: readonly RouteDefinition[];
   thresholds?: Partial<AlarmThresholds>;
@@ -94,12 +93,15 @@ export interface MonitoringProps {
 }
 
 /**
- * Alarms on everything that needs an operator (functions, the API, the tables, rate limiting, the publishing
- * workflow), all notifying one SNS topic, and one dashboard with requests, latency and errors per route and
+ * Alarms on what needs an operator across the service (the API, the tables, rate limiting, the publishing
+ * workflow), all notifying one SNS topic (each API function's own alarms sit beside it: `functionAlarms`),
+ * and one dashboard with requests, latency and errors per route and
  * a row for the publishing workflow.
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
+  /** What every alarm does, on alarm and on recovery: notify the topic. */
+  readonly action: SnsAction;
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
   readonly thresholds: AlarmThresholds;
@@ -121,42 +123,11 @@ export class Monitoring extends Construct {
     this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     const action = new SnsAction(this.topic);
+    this.action = action;
 
     const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string) => {
-      const created = new Alarm(this, alarmId, {
-        metric,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
-      });
-      created.addAlarmAction(action);
-      created.addOkAction(action);
-      this.alarms.push(created);
+      this.alarms.push(notifyingAlarm(this, alarmId, { metric, threshold, description, action }));
     };
-
-    for (const [name, fn] of Object.entries(props.functions)) {
-      const id = pascal(name);
-      alarm(
-        `${id}Errors`,
-        fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
-        thresholds.functionErrors,
-        `${name}: failed invocations`,
-      );
-      alarm(
-        `${id}Throttles`,
-        fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-        thresholds.functionThrottles,
-        `${name}: throttled invocations`,
-      );
-      alarm(
-        `${id}P99Duration`,
-        fn.metricDuration({ period: PERIOD, statistic: 'p99' }),
-        thresholds.functionP99DurationMs,
-        `${name}: p99 duration (ms)`,
-      );
-    }
 
     const apiMetric = (metricName: string, statistic: string) =>
       new Metric({
@@ -331,6 +302,59 @@ export class Monitoring extends Construct {
       );
     }
   }
+}
+
+/** An alarm on one 5-minute period at `threshold` or more, notifying `action` on alarm and on recovery. */
+function notifyingAlarm(
+  scope: Construct,
+  id: string,
+  props: { metric: IMetric; threshold: number; description: string; action: SnsAction },
+): Alarm {
+  const created = new Alarm(scope, id, {
+    metric: props.metric,
+    threshold: props.threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: props.description,
+  });
+  created.addAlarmAction(props.action);
+  created.addOkAction(props.action);
+  return created;
+}
+
+/**
+ * One API function's alarms, created beside it (in its part's nested stack): failed invocations,
+ * throttled invocations and p99 duration, at the thresholds given.
+ */
+export function functionAlarms(
+  scope: Construct,
+  name: string,
+  fn: IFunction,
+  thresholds: AlarmThresholds,
+  action: SnsAction,
+): Alarm[] {
+  const id = pascal(name);
+  return [
+    notifyingAlarm(scope, `${id}Errors`, {
+      metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+      threshold: thresholds.functionErrors,
+      description: `${name}: failed invocations`,
+      action,
+    }),
+    notifyingAlarm(scope, `${id}Throttles`, {
+      metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+      threshold: thresholds.functionThrottles,
+      description: `${name}: throttled invocations`,
+      action,
+    }),
+    notifyingAlarm(scope, `${id}P99Duration`, {
+      metric: fn.metricDuration({ period: PERIOD, statistic: 'p99' }),
+      threshold: thresholds.functionP99DurationMs,
+      description: `${name}: p99 duration (ms)`,
+      action,
+    }),
+  ];
 }
 
 export function pascal(name: string): string {

@@ -15,7 +15,13 @@ import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../va
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { FILE_OPERATIONS } from './files';
 import { NAVIGATION_OPERATIONS } from './navigation';
-import { type HeaderSpec, OPERATION_TAGS, type OperationSpec, type Parameter } from './operation';
+import {
+  type HeaderSpec,
+  OPERATION_TAGS,
+  type OperationSpec,
+  type OperationTag,
+  type Parameter,
+} from './operation';
 import { PRODUCT_OPERATIONS } from './products';
 import { PUBLISHING_OPERATIONS } from './publishing';
 import {
@@ -549,9 +555,7 @@ export function documentTitle(): string {
 export function buildOpenApiDocument({ routes, functions }: RouteTable): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
-    const key = `${route.method} ${route.path}`;
-    const spec = OPERATIONS[key];
-    if (!spec) throw new Error(`the OpenAPI document has no operation for ${key}`);
+    const spec = operationOf(route);
     paths[route.path] ??= {};
     (paths[route.path] as Json)[route.method.toLowerCase()] = operationObject(
       route,
@@ -596,4 +600,16 @@ export function buildOpenApiDocument({ routes, functions }: RouteTable): Json {
       },
     },
   };
+}
+
+/** The part of the API (its tag in the document) a route belongs to; throws for a route the document lacks. */
+export function routeTag(route: DocumentedRoute): OperationTag {
+  return operationOf(route).tag;
+}
+
+function operationOf(route: DocumentedRoute): OperationSpec {
+  const key = `${route.method} ${route.path}`;
+  const spec = OPERATIONS[key];
+  if (!spec) throw new Error(`the OpenAPI document has no operation for ${key}`);
+  return spec;
 }

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { GatewayCors } from '../gateway-cors';
+import { flattenTemplate, type StackTemplate } from './nested';
 
 /*
- * Reads what `cdk deploy` would deploy from a synthesized cloud assembly (cdk.out): the HTTP API's
- * routes, the function each route integrates, each function's bundled code, handler, environment
- * and timeout, and the state machines' definitions. Only the template and the assembly's manifests are
+ * Reads what `cdk deploy` would deploy from a synthesized cloud assembly (cdk.out), nested stacks
+ * included (local/template/nested.ts): the HTTP API's routes, the function each route integrates, each
+ * function's bundled code, handler, environment and timeout, and the state machines' definitions. Only the template and the assembly's manifests are
  * read: nothing of functions/ or lib/.
  */
 
@@ -134,7 +135,14 @@ export function readTemplateApi(
 ): TemplateApi {
   const root = resolve(outdir);
   const stack = findStack(root, stackName);
-  const template = JSON.parse(readFileSync(stack.file, 'utf8')) as { Resources?: Record<string, Resource> };
+  const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as StackTemplate;
+  // The parts of the API are nested stacks: read as the one template they deploy as.
+  const template = flattenTemplate(readJson(stack.file), (logicalId, resource) => {
+    const assetPath = (resource.Metadata as Json | undefined)?.['aws:asset:path'];
+    if (typeof assetPath !== 'string')
+      throw new TemplateError(`nested stack ${logicalId} has no template in the assembly (aws:asset:path)`);
+    return readJson(join(root, assetPath));
+  }) as { Resources?: Record<string, Resource> };
   const resources = template.Resources ?? {};
   const byType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
 

@@ -1,6 +1,5 @@
 import aslValidator from 'asl-validator';
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { FUNCTIONS } from '../../functions/routes';
@@ -19,18 +18,19 @@ import {
 } from '../../infra/publishing';
 import { WRITE_ATTEMPTS } from '../../lib/catalog/pipeline/run-local';
 import { TABLE_ROLES, type TableRole } from '../../lib/store/schema';
+import { flatTemplate, logicalIdOf } from '../support/stack-template';
 
 type Json = Record<string, any>;
 
 /** Bundling is skipped, as in stack.test.ts: the assertions are about resources and grants, not bundles. */
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new CommerceStack(app, 'Test');
-const template = Template.fromStack(stack);
+const template = flatTemplate(stack);
 const resources: Record<string, Json> = template.toJSON().Resources;
 const publishing = stack.publishing;
 
 const idOf = (construct: { node: { defaultChild?: unknown } }): string =>
-  stack.getLogicalId(construct.node.defaultChild as never);
+  logicalIdOf(construct.node.defaultChild as never);
 const bucketId = idOf(publishing.bucket);
 const stateMachineId = idOf(publishing.stateMachine);
 const stepId = (name: WorkflowStepName) => idOf(publishing.functions[name]);
@@ -250,9 +250,7 @@ describe('the release state machine: its definition', () => {
 
   it('takes another MaxConcurrency from writeConcurrency', () => {
     const { stack: other } = standalone('Other', { writeConcurrency: 3 });
-    const machine = Object.values(
-      Template.fromStack(other).findResources('AWS::StepFunctions::StateMachine'),
-    )[0];
+    const machine = Object.values(flatTemplate(other).findResources('AWS::StepFunctions::StateMachine'))[0];
     expect(definitionOf(machine as Json).States.Write.MaxConcurrency).toBe(3);
   });
 });
@@ -274,7 +272,7 @@ describe('the release state machine: the resource', () => {
   });
 
   it('may invoke the seven step functions, read the manifest, and run its own child executions: nothing else', () => {
-    const roleId = stack.getLogicalId(publishing.stateMachine.role.node.defaultChild as never);
+    const roleId = logicalIdOf(publishing.stateMachine.role.node.defaultChild as never);
     const statements = statementsOf(roleId);
     const invoked = statements
       .filter((s) => s.Action === 'lambda:InvokeFunction')
@@ -349,7 +347,7 @@ describe('the step functions', () => {
 
   it.each(steps)('%s: may do only what WORKFLOW_STEPS allows', (name, step) => {
     const fn = publishing.functions[name];
-    const statements = statementsOf(stack.getLogicalId(fn.role?.node.defaultChild as never));
+    const statements = statementsOf(logicalIdOf(fn.role?.node.defaultChild as never));
     for (const statement of statements) expect(statement.Effect).toBe('Allow');
     const actions = (s: Json) => [s.Action].flat() as string[];
     // X-Ray is the only thing on Resource *.
@@ -397,7 +395,7 @@ describe('the step functions', () => {
     expect(WORKFLOW_STEPS['release-write'].bucket).toBe('read');
     expect(WORKFLOW_STEPS['release-validate'].bucket).toBe('readwrite');
     const writerActions = statementsOf(
-      stack.getLogicalId(publishing.functions['release-write'].role?.node.defaultChild as never),
+      logicalIdOf(publishing.functions['release-write'].role?.node.defaultChild as never),
     ).flatMap((s) => [s.Action].flat());
     expect(writerActions).not.toContain('s3:PutObject');
     expect(writerActions).not.toContain('s3:DeleteObject');
@@ -479,8 +477,8 @@ describe('the documents bucket', () => {
     });
     const listedStack = new CommerceStack(listed, 'Listed');
     const listedBucket =
-      Template.fromStack(listedStack).toJSON().Resources[
-        listedStack.getLogicalId(listedStack.publishing.bucket.node.defaultChild as never)
+      flatTemplate(listedStack).toJSON().Resources[
+        logicalIdOf(listedStack.publishing.bucket.node.defaultChild as never)
       ];
     expect(listedBucket.Properties.CorsConfiguration.CorsRules[0].AllowedOrigins).toEqual([
       'https://shop.example.com',
@@ -495,7 +493,7 @@ describe('API functions that start releases or use the bucket', () => {
       const fn = stack.functions[name];
       if (!fn) throw new Error(`no function ${name}`);
       const variables = (resources[idOf(fn)] as Json).Properties.Environment.Variables;
-      const starts = statementsOf(stack.getLogicalId(fn.role?.node.defaultChild as never)).filter(
+      const starts = statementsOf(logicalIdOf(fn.role?.node.defaultChild as never)).filter(
         (s) => s.Action === 'states:StartExecution',
       );
       if (definition.workflow === 'start') {
@@ -512,7 +510,7 @@ describe('API functions that start releases or use the bucket', () => {
       const fn = stack.functions[name];
       if (!fn) throw new Error(`no function ${name}`);
       const variables = (resources[idOf(fn)] as Json).Properties.Environment.Variables;
-      const s3Actions = statementsOf(stack.getLogicalId(fn.role?.node.defaultChild as never))
+      const s3Actions = statementsOf(logicalIdOf(fn.role?.node.defaultChild as never))
         .flatMap((s) => [s.Action].flat() as string[])
         .filter((a) => a.startsWith('s3:'));
       const access = definition.bucket as 'read' | 'readwrite' | undefined;
@@ -533,12 +531,12 @@ describe('API functions that start releases or use the bucket', () => {
     });
     workflow.grantStart(fn);
     workflow.grantDocuments(fn, 'read');
-    const granted = Template.fromStack(other);
+    const granted = flatTemplate(other);
     const ids = {
-      fn: other.getLogicalId(fn.node.defaultChild as never),
-      role: other.getLogicalId(fn.role?.node.defaultChild as never),
-      machine: other.getLogicalId(workflow.stateMachine.node.defaultChild as never),
-      bucket: other.getLogicalId(workflow.bucket.node.defaultChild as never),
+      fn: logicalIdOf(fn.node.defaultChild as never),
+      role: logicalIdOf(fn.role?.node.defaultChild as never),
+      machine: logicalIdOf(workflow.stateMachine.node.defaultChild as never),
+      bucket: logicalIdOf(workflow.bucket.node.defaultChild as never),
     };
     const json = granted.toJSON().Resources;
     expect(json[ids.fn].Properties.Environment.Variables).toEqual({
