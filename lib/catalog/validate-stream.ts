@@ -333,9 +333,9 @@ class PartsValidation {
     | { ok: false; issues: ValidationIssue[]; total: number } {
     const { issues, found, members, head, children } = this;
     // The rest of the document (its products are checked above). A `products` that is an array is
-    // checked above; one that is not is left for this to word.
+    // checked above; one that is not (`null` included) is left for this to word.
     const rest = validateReleaseHead(
-      members.includes('products') ? { ...head, products: head.products ?? [] } : head,
+      members.includes('products') && !Object.hasOwn(head, 'products') ? { ...head, products: [] } : head,
     );
     if (!rest.ok) {
       rest.issues.forEach((issue) => {

@@ -324,6 +324,17 @@ describe('the schema, the code checks and the publisher agree (property)', () =>
     expect(rejected).toBeGreaterThan(20);
   });
 
+  it('refuses a products member that is null, as the schema does (not read as no products)', () => {
+    const document = { ...sample, products: null };
+    expect(schemaAccepts(document)).toBe(false);
+    const result = validateRelease(document);
+    expect(result.ok).toBe(false);
+    if (!result.ok)
+      expect(result.issues).toContainEqual(
+        expect.objectContaining({ path: 'products', rule: 'type', message: 'must be an array, got null' }),
+      );
+  });
+
   it('mutated documents: whatever the schema rejects the validator rejects, and the issues point into the document', () => {
     const documents = fc.oneof(
       schemaValidRelease(),
