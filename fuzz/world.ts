@@ -298,7 +298,9 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
   const deletedProductId = await newPcmProduct(a.store.id, 'Deleted product', `deleted-${tag}`);
   const deleted = await productRepository.get(a.store.id, deletedProductId);
-  if (deleted) await productRepository.delete(a.store.id, deleted);
+  const mark = `${new Date().toISOString()}#fuzz-world`;
+  if (deleted && (await productRepository.markDeleting(a.store.id, deleted, mark, '')))
+    await productRepository.delete(a.store.id, deleted, mark);
   const otherProductId = await newPcmProduct(b.store.id, 'Other product', 'FUZZ-PRODUCT');
   const variation = await newVariationTree(a.store.id, 'Fuzz variation');
   const otherVariation = await newVariationTree(b.store.id, 'Other variation');

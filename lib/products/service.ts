@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { slugFromName } from '../catalog/derive';
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
@@ -29,7 +30,9 @@ const ATTEMPTS = 8;
 const INCLUDE_BATCH = 100;
 const COMPONENTS = 'data.attributes.components';
 
-const abandoned = (at: string | undefined) => at !== undefined && Date.now() - Date.parse(at) > ABANDONED_MS;
+/** True when `at` (an ISO time, or a delete's mark, which begins with one) is older than ABANDONED_MS. */
+const abandoned = (at: string | undefined) =>
+  at !== undefined && Date.now() - Date.parse(at.slice(0, 24)) > ABANDONED_MS;
 
 /** The product, or 404. */
 export async function productOf(storeId: string, productId: string): Promise<ProductRecord> {
@@ -256,7 +259,10 @@ export async function deleteProduct(storeId: string, productId: string, caller: 
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     if (attempt > 1) await backoff(attempt);
     const product = await productOf(storeId, productId);
-    if (!(await productRepository.markDeleting(storeId, product, new Date().toISOString()))) continue;
+    const now = Date.now();
+    const mark = `${new Date(now).toISOString()}#${randomUUID()}`;
+    const staleBefore = new Date(now - ABANDONED_MS).toISOString();
+    if (!(await productRepository.markDeleting(storeId, product, mark, staleBefore))) continue;
     const using = await bundlesUsing(storeId, productId);
     if (using.length > 0) {
       await productRepository.unmarkDeleting(storeId, productId);
@@ -265,9 +271,8 @@ export async function deleteProduct(storeId: string, productId: string, caller: 
       );
     }
     try {
-      await productRepository.delete(storeId, product, caller);
+      await productRepository.delete(storeId, product, mark, caller);
     } catch (error) {
-      if (error instanceof ProductNotFoundError) throw new NotFoundError('product not found');
       if (error instanceof ProductChangedError) continue;
       await productRepository.unmarkDeleting(storeId, productId);
       throw conflictOf(error);

@@ -18,7 +18,8 @@ import { tableName } from './schema';
  * - `STORE#<store>` / `PRODUCT#<id>`: a product: its `attributes` as the API took them (JSON text), `created_at`,
  *   `updated_at`, a `version` every write moves (updates are conditioned on the version they read, so two
  *   concurrent partial updates never lose each other's attributes: the later one reads again and re-applies
- *   its own), and `deleting` while a delete checks that no bundle uses it.
+ *   its own), and `deleting` while a delete checks that no bundle uses it (its mark: the time it was set and
+ *   a random id, so one delete at a time holds it and only the holder's transaction deletes the product).
  * - `STORE#<store>` / `PUSEDBY#<component>#<bundle>`: a version of the bundle `<bundle>` names
  *   `<component>` in its `components` (`version`: the bundle version whose write recorded it; written
  *   before that write, for every component it names): a delete of `<component>` finds its bundles with one
@@ -363,17 +364,19 @@ export const productRepository = {
   },
 
   /**
-   * Deletes the product as read (its version) and frees its claims, in one transaction:
-   * ProductChangedError when it changed since, ProductNotFoundError when it is gone.
+   * Deletes the product as read (its version), still marked with `mark` (markDeleting), and frees its
+   * claims, in one transaction: ProductChangedError when it changed since or another delete holds the mark.
+   * Only the mark's holder can delete the product, so a product found gone after a refused attempt was
+   * deleted by this very call: its first attempt applied and its answer was lost on the way back.
    */
-  async delete(storeId: string, product: ProductRecord, caller?: WriteCaller): Promise<void> {
+  async delete(storeId: string, product: ProductRecord, mark: string, caller?: WriteCaller): Promise<void> {
     const items: TransactItems = [
       {
         Delete: {
           TableName: tableName('products'),
           Key: productKeys.product(storeId, product.id),
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':version': product.version },
+          ConditionExpression: 'version = :version AND deleting = :mark',
+          ExpressionAttributeValues: { ':version': product.version, ':mark': mark },
         },
       },
     ];
@@ -385,26 +388,33 @@ export const productRepository = {
     const codes = await transact(items, [], caller);
     if (codes === undefined) return;
     if (codes[0] === 'ConditionalCheckFailed') {
-      if (!(await productRepository.get(storeId, product.id))) throw new ProductNotFoundError();
+      if (!(await productRepository.get(storeId, product.id))) return;
       throw new ProductChangedError();
     }
     throw new Error(`product ${product.id} could not be deleted (${codes.join(', ')})`);
   },
 
   /**
-   * Marks the product as being deleted (`deleting`, without moving its version), on condition that it is
-   * still the version read: false when it changed or is gone. A bundle write that reads the mark refuses to
-   * name the product.
+   * Marks the product as being deleted (`deleting` = `mark`, without moving its version), on condition that
+   * it is still the version read and that no other delete holds a mark newer than `staleBefore` (a mark
+   * begins with the time it was set): false when it changed, is gone, or another delete holds it. A bundle
+   * write that reads the mark refuses to name the product; only the mark's holder can delete it.
    */
-  async markDeleting(storeId: string, product: ProductRecord, at: string): Promise<boolean> {
+  async markDeleting(
+    storeId: string,
+    product: ProductRecord,
+    mark: string,
+    staleBefore: string,
+  ): Promise<boolean> {
     try {
       await getDocumentClient().send(
         new UpdateCommand({
           TableName: tableName('products'),
           Key: productKeys.product(storeId, product.id),
-          UpdateExpression: 'SET deleting = :at',
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':at': at, ':version': product.version },
+          UpdateExpression: 'SET deleting = :mark',
+          ConditionExpression:
+            'version = :version AND (attribute_not_exists(deleting) OR deleting = :mark OR deleting < :stale)',
+          ExpressionAttributeValues: { ':mark': mark, ':version': product.version, ':stale': staleBefore },
         }),
       );
       return true;

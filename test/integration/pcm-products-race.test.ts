@@ -3,7 +3,7 @@ import { handler as deleteProduct } from '../../functions/pcm-delete-product/han
 import { handler as getProduct } from '../../functions/pcm-get-product/handler';
 import { handler as updateProduct } from '../../functions/pcm-update-product/handler';
 import { getRecord } from '../../lib/store/items';
-import { productKeys, productRepository } from '../../lib/store/product-repository';
+import { ProductChangedError, productKeys, productRepository } from '../../lib/store/product-repository';
 import {
   bearer,
   createTestStore,
@@ -207,5 +207,42 @@ describe('deletes racing bundles', () => {
         );
       if (deleted.status === 204) expect(partNow).toBeUndefined();
     }
+  });
+});
+
+describe('deletes', () => {
+  it('ten racing deletes of one product: exactly one 204, the others 404', async () => {
+    const id = (await create({ name: 'Deleted ten times', sku: unique('DEL') })).body.data.id;
+    const results = await Promise.all(Array.from({ length: 10 }, () => remove(id)));
+    expect(statuses(results)).toEqual([204, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
+    expect(await productRepository.get(store.store.id, id)).toBeUndefined();
+  });
+
+  it('lets only the holder of a fresh mark delete, and takes over a stale one', async () => {
+    const id = (await create({ name: 'Marked', sku: unique('MARK') })).body.data.id;
+    const product = await productRepository.get(store.store.id, id);
+    if (!product) throw new Error('no product');
+    const now = Date.now();
+    const mine = `${new Date(now).toISOString()}#mine`;
+    const theirs = `${new Date(now).toISOString()}#theirs`;
+    const staleBefore = new Date(now - 60_000).toISOString();
+    expect(await productRepository.markDeleting(store.store.id, product, mine, staleBefore)).toBe(true);
+    // Again with the same mark (a retry whose first answer was lost): still held.
+    expect(await productRepository.markDeleting(store.store.id, product, mine, staleBefore)).toBe(true);
+    expect(await productRepository.markDeleting(store.store.id, product, theirs, staleBefore)).toBe(false);
+    await expect(productRepository.delete(store.store.id, product, theirs)).rejects.toBeInstanceOf(
+      ProductChangedError,
+    );
+    // Once the mark is older than staleBefore, another delete takes it over.
+    const later = new Date(now + 61_000).toISOString();
+    expect(await productRepository.markDeleting(store.store.id, product, theirs, later)).toBe(true);
+    await expect(productRepository.delete(store.store.id, product, mine)).rejects.toBeInstanceOf(
+      ProductChangedError,
+    );
+    await productRepository.delete(store.store.id, product, theirs);
+    expect(await productRepository.get(store.store.id, id)).toBeUndefined();
+    // The holder's transaction applied again after the product is gone (its first answer lost, the retry
+    // refused by its condition): done, not "not found", since only the holder could have deleted it.
+    await expect(productRepository.delete(store.store.id, product, theirs)).resolves.toBeUndefined();
   });
 });
