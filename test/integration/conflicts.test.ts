@@ -106,6 +106,49 @@ describe('the conflict emulation', () => {
     singleEmulator.remove();
     single.destroy();
   });
+  it('sends a retried transaction (its first attempt’s token) on while another holds its items: DynamoDB answers it with the first attempt’s success', async () => {
+    const table = tableName('keys');
+    const single = createDocumentClient(getConfig(), { maxAttempts: 1 });
+    const singleEmulator = emulateConflicts(single, { holdMs: 50 });
+    const item = { pk: 'TEST#retried', sk: 'TEST' };
+    const applied = (token: string) =>
+      new TransactWriteCommand({
+        ClientRequestToken: token,
+        TransactItems: [
+          {
+            Put: {
+              TableName: table,
+              Item: { ...item, v: 1 },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      });
+    await single.send(applied('retried-token-1'));
+    // Another transaction holds the item; the same request again (a retry whose first answer was lost).
+    const holder = single.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName: table, Key: item, ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect(single.send(applied('retried-token-1'))).resolves.toBeDefined();
+    // A new transaction (a new token) on the held item is still cancelled.
+    const other = single.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName: table, Key: item, ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+      }),
+    );
+    await expect(other).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    await holder;
+    expect(singleEmulator.conflicts).toEqual({ transactions: 1, singleWrites: 0 });
+    singleEmulator.remove();
+    single.destroy();
+  });
 });
 
 describe('token grants and key writes under DynamoDB conflicts', () => {

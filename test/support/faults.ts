@@ -179,7 +179,8 @@ export function injectFaults(client: DynamoDbClient, options: FaultOptions): Fau
  * - a `PutItem`, `UpdateItem` or `DeleteItem` of one of them fails with `TransactionConflictException`
  *   (status 400), nothing applied.
  * Both are decided before the request reaches DynamoDB Local, so a refused request changes nothing, as
- * on AWS. A transaction holds its items for `holdMs` before it is sent on (a real transaction's
+ * on AWS. A retry of a transaction (the same ClientRequestToken) is never refused: its first attempt may
+ * have been applied with its answer lost, and DynamoDB answers such a retry with that success. A transaction holds its items for `holdMs` before it is sent on (a real transaction's
  * two-phase commit spans several milliseconds), which makes races of concurrent requests in one process
  * reproducible, and keeps the conflict window the same whatever the machine's load.
  */
@@ -226,6 +227,8 @@ export function emulateConflicts(client: DynamoDbClient, options: ConflictOption
   /** Items held by transactions in flight, with how many hold each (a retry may overlap its original). */
   const held = new Map<string, number>();
   const conflicts: ConflictCounts = { transactions: 0, singleWrites: 0 };
+  /** The ClientRequestTokens of the transactions seen: a later attempt with one is a retry. */
+  const tokens = new Set<string>();
 
   const remove = client.use(
     (next: AttemptFn): AttemptFn =>
@@ -239,6 +242,14 @@ export function emulateConflicts(client: DynamoDbClient, options: ConflictOption
           return next(operation, body);
         }
         if (operation !== 'TransactWriteItems') return next(operation, body);
+        // A retry carries its first attempt's token. If that attempt was applied (its answer lost),
+        // DynamoDB answers the retry with the first attempt's success whatever holds the items now: the
+        // retry is sent on untouched, and DynamoDB Local (which honours the token) answers it alike.
+        const token = (JSON.parse(body) as { ClientRequestToken?: string }).ClientRequestToken;
+        if (token !== undefined) {
+          if (tokens.has(token)) return next(operation, body);
+          tokens.add(token);
+        }
         const items = transactionItems(body);
         if (items.some((id) => held.has(id))) {
           conflicts.transactions += 1;
