@@ -503,6 +503,8 @@ describe('alarms and dashboard', () => {
     }
     template.hasOutput('DashboardName', Match.anyValue());
     template.hasOutput('AlarmTopicArn', Match.anyValue());
+    // CloudWatch takes at most 500 widgets a dashboard: three a route, so about 160 routes in all.
+    expect(widgets.length).toBeLessThanOrEqual(500);
   });
 });
 
