@@ -68,7 +68,7 @@ function checkFiles(files: ProductFile[]): ProductFile[] {
   return files;
 }
 
-const entry = (file: FileRelationship, created_at: string): ProductFile =>
+const entryOf = (file: FileRelationship, created_at: string): ProductFile =>
   file.tags === undefined ? { id: file.id, created_at } : { id: file.id, created_at, tags: file.tags };
 
 /**
@@ -162,70 +162,41 @@ export function removeMainImage(
 const entrySource = (files: FileRelationship[]) => (fileId: string) =>
   `data[${files.findIndex((file) => file.id === fileId)}].id`;
 
+/** A write of the product's files list: `change` makes the new list from the one it has and the files sent. */
+const filesWrite =
+  (change: (listed: ProductFile[], files: FileRelationship[], at: string) => ProductFile[]) =>
+  (storeId: string, productId: string, files: FileRelationship[], caller: WriteCaller): Promise<void> =>
+    relinkProduct(
+      storeId,
+      productId,
+      caller,
+      (before, at) => ({ ...linksOf(before), files: change(before.files ?? [], files, at) }),
+      entrySource(files),
+    );
+
 /**
  * Adds files at the end of the product's list; a file it lists already keeps its place, and takes the
  * tags sent when `meta.tags` is (its own otherwise).
  */
-export function addFiles(
-  storeId: string,
-  productId: string,
-  files: FileRelationship[],
-  caller: WriteCaller,
-): Promise<void> {
-  return relinkProduct(
-    storeId,
-    productId,
-    caller,
-    (before, at) => {
-      const list = [...(before.files ?? [])];
-      for (const file of files) {
-        const index = list.findIndex((listed) => listed.id === file.id);
-        const listed = list[index];
-        if (listed === undefined) list.push(entry(file, at));
-        else if (file.tags !== undefined) list[index] = entry(file, listed.created_at);
-      }
-      return { ...linksOf(before), files: checkFiles(list) };
-    },
-    entrySource(files),
-  );
-}
+export const addFiles = filesWrite((listed, files, at) => {
+  const list = [...listed];
+  for (const file of files) {
+    const index = list.findIndex((entry) => entry.id === file.id);
+    const found = list[index];
+    if (found === undefined) list.push(entryOf(file, at));
+    else if (file.tags !== undefined) list[index] = entryOf(file, found.created_at);
+  }
+  return checkFiles(list);
+});
 
 /** Replaces the product's list by the files sent, in their order, with the tags sent ([] removes all). */
-export function replaceFiles(
-  storeId: string,
-  productId: string,
-  files: FileRelationship[],
-  caller: WriteCaller,
-): Promise<void> {
-  return relinkProduct(
-    storeId,
-    productId,
-    caller,
-    (before, at) => {
-      const since = new Map((before.files ?? []).map((listed) => [listed.id, listed.created_at]));
-      const list = files.map((file) => entry(file, since.get(file.id) ?? at));
-      return { ...linksOf(before), files: checkFiles(list) };
-    },
-    entrySource(files),
-  );
-}
+export const replaceFiles = filesWrite((listed, files, at) => {
+  const since = new Map(listed.map((entry) => [entry.id, entry.created_at]));
+  return checkFiles(files.map((file) => entryOf(file, since.get(file.id) ?? at)));
+});
 
 /** Removes the files sent from the product's list (a file it does not list is already not there). */
-export function removeFiles(
-  storeId: string,
-  productId: string,
-  files: FileRelationship[],
-  caller: WriteCaller,
-): Promise<void> {
+export const removeFiles = filesWrite((listed, files) => {
   const removed = new Set(files.map((file) => file.id));
-  return relinkProduct(
-    storeId,
-    productId,
-    caller,
-    (before) => ({
-      ...linksOf(before),
-      files: (before.files ?? []).filter((listed) => !removed.has(listed.id)),
-    }),
-    entrySource(files),
-  );
-}
+  return listed.filter((entry) => !removed.has(entry.id));
+});

@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
-import { gateway } from '@elasticpath/js-sdk';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore } from '../support/fixtures';
-import { type LocalApi, memoryStorage, sdkClient, startLocalApi } from '../support/local-api';
+import { crossFetch, type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
 /**
  * A product's file relationships (docs/products.md#files-and-the-main-image) through the official SDK,
@@ -10,9 +8,6 @@ import { type LocalApi, memoryStorage, sdkClient, startLocalApi } from '../suppo
  * The files are made with `Files.Link`, which on Node needs `custom_fetch: cross-fetch` (test/e2e/files.test.ts
  * says why); the relationship calls send JSON and work with Node's own fetch.
  */
-
-// Loaded untyped: its type declarations pull the DOM library into the whole program's types.
-const crossFetch: unknown = createRequire(import.meta.url)('cross-fetch');
 
 let api: LocalApi;
 let store: TestStore;
@@ -33,14 +28,7 @@ type SdkError = { errors: { status: string; detail: string; source?: string }[] 
 
 const admin = () => sdkClient(api, { clientId: store.clientId, clientSecret: store.clientSecret });
 const filesClient = () =>
-  gateway({
-    client_id: store.clientId,
-    client_secret: store.clientSecret,
-    host: api.host,
-    protocol: 'http',
-    storage: memoryStorage(),
-    custom_fetch: crossFetch,
-  } as never);
+  sdkClient(api, { clientId: store.clientId, clientSecret: store.clientSecret }, crossFetch);
 
 async function setUp() {
   const files = filesClient();
