@@ -9,6 +9,7 @@ import { handler as writeFiles } from '../../functions/pcm-write-product-files/h
 import { handler as writeMainImage } from '../../functions/pcm-write-product-main-image/handler';
 import { uuidv7 } from '../../lib/ids';
 import { MAX_PRODUCT_FILES_BYTES } from '../../lib/products/files';
+import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { MAX_PRODUCT_FILES, productRepository } from '../../lib/store/product-repository';
 import {
@@ -44,7 +45,13 @@ beforeAll(async () => {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-const relationship = (name: 'main_image' | 'files', method: Method, productId: string, body?: unknown) => {
+const relationship = (
+  name: 'main_image' | 'files',
+  method: Method,
+  productId: string,
+  body?: unknown,
+  as = token,
+) => {
   const handler =
     name === 'main_image'
       ? method === 'GET'
@@ -57,7 +64,7 @@ const relationship = (name: 'main_image' | 'files', method: Method, productId: s
     method,
     path: `/pcm/products/${productId}/relationships/${name}`,
     pathParameters: { product_id: productId },
-    headers: bearer(token, body === undefined ? HEADERS : JSON_HEADERS),
+    headers: bearer(as, body === undefined ? HEADERS : JSON_HEADERS),
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
 };
@@ -365,6 +372,29 @@ describe('include and the product', () => {
     const after = await productRepository.get(store.store.id, id);
     expect(after?.version).toBe((before?.version ?? 0) + 1);
     expect(after?.files).toEqual(before?.files);
+  });
+});
+
+describe('a deleted key', () => {
+  it('cannot write through its token, even a write that changes nothing (401, nothing written)', async () => {
+    const { key, clientSecret } = await applicationKeyRepository.create(store.store.id, {
+      name: 'Doomed',
+      reserved_rate_limit: 0,
+    });
+    const doomed = await tokenFor({ ...store, keyId: key.id, clientId: key.client_id, clientSecret });
+    const id = await product();
+    const a = await image('a');
+    // Its token works (and is cached by this container) until the key is deleted.
+    expect((await relationship('main_image', 'POST', id, { data: file(a) }, doomed)).status).toBe(204);
+    await applicationKeyRepository.delete(store.store.id, key.id);
+    const before = await productRepository.get(store.store.id, id);
+    // The write that changes nothing first: the container still caches the token, and no transaction
+    // would check it. A refused write drops the token from the cache, so it could not come second.
+    const same = await relationship('main_image', 'PUT', id, { data: file(a) }, doomed);
+    const change = await relationship('files', 'POST', id, { data: [file(a)] }, doomed);
+    expect([same.status, change.status]).toEqual([401, 401]);
+    expect(await productRepository.get(store.store.id, id)).toEqual(before);
+    expect(await linkCount(a)).toBe(1);
   });
 });
 
