@@ -434,6 +434,29 @@ describe('deleting', () => {
     expect((await removeFile(b)).status).toBe(204);
   });
 
+  it('keeps every change of writes to one product at the same moment (files, main image, attributes)', async () => {
+    const id = await product();
+    const added = await Promise.all(Array.from({ length: 4 }, (_, i) => image(`together-${i}`)));
+    const cover = await image('together-cover');
+    const results = await Promise.all([
+      ...added.map((fileId) => files('POST', id, { data: [file(fileId)] })),
+      mainImage('POST', id, { data: file(cover) }),
+      invoke(updateProduct, {
+        method: 'PUT',
+        path: `/pcm/products/${id}`,
+        pathParameters: { product_id: id },
+        headers: bearer(token, JSON_HEADERS),
+        body: JSON.stringify({ data: { type: 'product', id, attributes: { description: 'Together' } } }),
+      }),
+    ]);
+    expect(results.map((res) => res.status)).toEqual([...added.map(() => 204), 204, 200]);
+    const stored = await productRepository.get(store.store.id, id);
+    expect(stored?.files?.map((f) => f.id).sort()).toEqual([...added].sort());
+    expect(stored?.main_image).toBe(cover);
+    expect(stored?.attributes.description).toBe('Together');
+    expect(await Promise.all([...added, cover].map(linkCount))).toEqual([...added, cover].map(() => 1));
+  });
+
   it('never leaves a product naming a deleted file, whatever runs at the same moment', async () => {
     for (let round = 0; round < 6; round += 1) {
       const id = await product();
