@@ -370,6 +370,30 @@ export const FUNCTIONS = {
     description:
       'GET /pcm/products/{product_id}/relationships/component_products: the products a bundle names',
   },
+  'pcm-get-product-main-image': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/products/{product_id}/relationships/main_image: the product's main image",
+  },
+  'pcm-write-product-main-image': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "POST, PUT, DELETE /pcm/products/{product_id}/relationships/main_image: sets or removes the product's main image",
+  },
+  'pcm-get-product-files': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/products/{product_id}/relationships/files: the files the product lists',
+  },
+  'pcm-write-product-files': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "POST, PUT, DELETE /pcm/products/{product_id}/relationships/files: adds, replaces or removes the product's files",
+  },
   'pcm-update-product': {
     auth: 'admin',
     body: 'large-json',
@@ -462,6 +486,46 @@ export const ROUTES: RouteDefinition[] = [
     method: 'GET',
     path: '/pcm/products/{product_id}/relationships/component_products',
     function: 'pcm-get-component-products',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-get-product-main-image',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-get-product-files',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
   },
   { method: 'POST', path: '/pcm/variations', function: 'pcm-create-variation' },
   { method: 'GET', path: '/pcm/variations', function: 'pcm-list-variations' },

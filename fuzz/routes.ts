@@ -688,6 +688,64 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ auth: ADMIN, params: { product_id: productId() } }),
     'DELETE /pcm/products/{product_id}': () =>
       requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
+    ...productFileRoutes(productId),
+  };
+}
+
+/**
+ * A product's file relationships: bodies naming the store's kept file (never deleted by its own route's
+ * valid cases), another store's and a deleted one; `main_image`'s PUT also in the specification's array.
+ */
+function productFileRoutes(
+  productId: (valid?: string[]) => Part<string>,
+): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  /** A file a product's relationships may name: the store's own (any case), another store's, a deleted one. */
+  const relatedFile = fc.constantFrom(
+    ref('fileId'),
+    ref('fileIdUpper'),
+    ref('fileId'),
+    ref('otherFileId'),
+    ref('deletedFileId'),
+  );
+  const fileIdentifier = relatedFile.map((id) => ({ type: 'file', id }));
+  const fileEntry = fc
+    .record(
+      { id: relatedFile, tags: fc.array(fc.stringMatching(/^[A-Za-z0-9 -]{1,20}$/), { maxLength: 3 }) },
+      { requiredKeys: ['id'] },
+    )
+    .map(({ id, tags }) => ({ type: 'file', id, ...(tags === undefined ? {} : { meta: { tags } }) }));
+  const filesBody = (entry: fc.Arbitrary<Json>) =>
+    jsonBody(fc.array(entry, { maxLength: 3 }).map((data) => ({ data })));
+  const path = '/pcm/products/{product_id}/relationships';
+  const params = { product_id: productId() };
+  const mainImage = fileIdentifier.map((data) => ({ data }));
+  return {
+    [`GET ${path}/main_image`]: () => requests({ auth: ADMIN, params }),
+    [`POST ${path}/main_image`]: () => requests({ auth: ADMIN, params, body: jsonBody(mainImage) }),
+    [`PUT ${path}/main_image`]: () =>
+      requests({
+        auth: ADMIN,
+        params,
+        body: jsonBody(
+          fc.oneof(
+            mainImage,
+            fileIdentifier.map((identifier) => ({ data: [identifier] })),
+          ),
+        ),
+      }),
+    [`DELETE ${path}/main_image`]: () =>
+      requests({
+        auth: ADMIN,
+        params,
+        body: {
+          valid: fc.oneof(fc.constant(undefined), jsonBody(mainImage).valid),
+          any: jsonBody(mainImage).any,
+        },
+      }),
+    [`GET ${path}/files`]: () => requests({ auth: ADMIN, params }),
+    [`POST ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileEntry) }),
+    [`PUT ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileEntry) }),
+    [`DELETE ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileIdentifier) }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { pathParameter, queryParameter } from '../../lib/http/request';
+import { pathParameter, queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { fittingResponse, renderProduct } from '../../lib/products/render';
 import { includedFor, productOf } from '../../lib/products/service';
@@ -10,7 +10,7 @@ export const handler = createHandler('pcm-get-product', {}, async (event) => {
   const productId = parseProductId(pathParameter(event, 'product_id'));
   const includes = parseProductInclude(queryParameter(event, 'include'));
   const product = await productOf(event.auth.storeId, productId);
-  const included = await includedFor(event.auth.storeId, [product], includes);
+  const included = await includedFor(event.auth.storeId, [product], includes, requestOrigin(event));
   return ok(
     fittingResponse({ data: renderProduct(product), ...(included === undefined ? {} : { included }) }),
   );

@@ -12,7 +12,8 @@ export const handler = createHandler('pcm-list-products', {}, async (event) => {
   const filter = queryParameter(event, 'filter');
   const includes = parseProductInclude(queryParameter(event, 'include'));
   const { products, total } = await listProducts(event.auth.storeId, page, filter);
-  const included = await includedFor(event.auth.storeId, products, includes);
-  const base = `${requestOrigin(event)}/pcm/products`;
+  const origin = requestOrigin(event);
+  const included = await includedFor(event.auth.storeId, products, includes, origin);
+  const base = `${origin}/pcm/products`;
   return ok(fittingResponse(renderProductPage(products, total, page, base, filter, included)));
 });

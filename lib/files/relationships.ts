@@ -16,11 +16,10 @@ import { assertValid, compileSchema, type Schema } from '../schema/index';
  * - `files`: POST (add), PUT (replace) and DELETE (remove those listed) take `{data: [{type: "file", id,
  *   meta?: {tags}}]}`, what the SDK's `FileRelationships` sends; an empty list is allowed (the SDK sends
  *   `[]` for no ids): PUT with it removes every file, POST and DELETE with it change nothing. `meta.tags`
- *   is what a product records of a file; DELETE refuses it (it would be ignored).
+ *   is what a product records of a file; DELETE refuses it (it would be ignored). How many files a product
+ *   may list is the product's rule (lib/products/files.ts), checked against what it lists already.
  */
 
-/** File relationships one request may name: bounds the product item a replacement writes. */
-export const MAX_FILE_RELATIONSHIPS = 100;
 /** Tags a file relationship may carry, and the length of each. */
 export const MAX_FILE_TAGS = 20;
 export const FILE_TAG_MAX = 64;
@@ -91,9 +90,10 @@ export const MAIN_IMAGE_LIST_BODY_SCHEMA: Schema = body({
 /** POST, PUT and DELETE `…/relationships/files`. */
 export const FILE_RELATIONSHIPS_BODY_SCHEMA: Schema = body({
   type: 'array',
-  maxItems: MAX_FILE_RELATIONSHIPS,
   items: FILE_RELATIONSHIP,
-  'x-message': `must be a list of at most ${MAX_FILE_RELATIONSHIPS} files`,
+  'x-message': 'must be a list of files [{"type": "file", "id": …}]',
+  description:
+    "The files. How many a product may list is the route's rule (422), not the body's; the body is at most 64 KiB.",
 });
 
 const validateMainImage = compileSchema(MAIN_IMAGE_BODY_SCHEMA);
@@ -119,6 +119,12 @@ export function parseMainImageBody(method: 'POST' | 'PUT' | 'DELETE', body: unkn
     ? assertValid<{ data: [Identifier] }>(validateMainImageList, body).data[0]
     : assertValid<{ data: Identifier }>(validateMainImage, body).data;
   return identifier.id.toLowerCase();
+}
+
+/** The body field naming the main image: `data[0].id` in the specification's array, `data.id` otherwise. */
+export function mainImageSource(body: unknown): string {
+  const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
+  return Array.isArray(data) ? 'data[0].id' : 'data.id';
 }
 
 /** One file of a product: its id (lower case) and, when sent, its tags. */

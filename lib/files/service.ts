@@ -11,6 +11,7 @@ import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
 import {
   FileLimitError,
+  FileLinkedError,
   FileNotFoundError,
   type FileRecord,
   FileWriteConflictError,
@@ -105,6 +106,11 @@ export async function deleteFile(storeId: string, fileId: string, caller: WriteC
     await fileRepository.delete(storeId, fileId, caller);
   } catch (error) {
     if (error instanceof FileNotFoundError) throw new NotFoundError('file not found');
+    if (error instanceof FileLinkedError) {
+      throw new ConflictError(
+        `products still name the file (${error.links} ${error.links === 1 ? 'link' : 'links'} as a main_image or among files): remove it from them first (DELETE /pcm/products/{product_id}/relationships/main_image or .../relationships/files)`,
+      );
+    }
     if (error instanceof FileWriteConflictError) throw new ConflictError(WRITE_CONFLICT);
     throw error;
   }

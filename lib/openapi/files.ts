@@ -119,13 +119,14 @@ export const FILE_OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /v2/files/{file_id}': {
     operationId: 'deleteAFile',
     summary: 'Delete a file',
-    description: 'The record only: the URL it names is not touched.',
+    description:
+      "The record only: the URL it names is not touched. Not while a product names it (as its main image or among its files): remove it from the product's relationships first.",
     tag: 'Files',
     parameters: [FILE_ID],
     responses: {
       204: ['Deleted.'],
       409: [
-        'Concurrent writes kept conflicting (`write conflict, please retry`): nothing was deleted.',
+        'A product names the file, or concurrent writes kept conflicting (`write conflict, please retry`): nothing was deleted.',
         ERROR_BODY_SCHEMA,
       ],
     },

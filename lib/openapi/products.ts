@@ -1,4 +1,11 @@
+import {
+  FILE_RELATIONSHIPS_BODY_SCHEMA,
+  MAIN_IMAGE_BODY_SCHEMA,
+  MAIN_IMAGE_LIST_BODY_SCHEMA,
+} from '../files/relationships';
+import { MAX_PRODUCT_FILES_BYTES } from '../products/files';
 import type { Schema } from '../schema/index';
+import { MAX_PRODUCT_FILES } from '../store/product-repository';
 import {
   MAX_BUNDLE_OPTIONS,
   NEW_PRODUCT_SCHEMA,
@@ -25,7 +32,7 @@ export const PCM_PRODUCT_SCHEMA: Schema = {
     relationships: {
       type: 'object',
       description:
-        '`children`, `component_products`, `files`, `templates`, `variations` (`{data, links.self}`) and `main_image` (`{data: null}`).',
+        '`children`, `component_products`, `files` (`[{type: "file", id, meta: {created_at, tags?}}]`), `templates`, `variations` (`{data, links.self}`) and `main_image` (`{data: {type: "file", id}}`, or `{data: null}`).',
     },
     meta: {
       type: 'object',
@@ -45,7 +52,7 @@ export const PCM_PRODUCT_SCHEMA: Schema = {
 const INCLUDED: Schema = {
   type: 'object',
   description:
-    '`component_products` (the products the bundles name), `main_images` and `files` (empty: products have none here yet).',
+    '`component_products` (the products the bundles name), `main_images` and `files` (the files the products name as their main image, or list, as `GET /v2/files/{file_id}` answers them; each once).',
 };
 const document = (data: Schema): Schema => ({
   type: 'object',
@@ -88,6 +95,43 @@ const UNPROCESSABLE: [string, Schema] = [
   ERROR_BODY_SCHEMA,
 ];
 
+const MAIN_IMAGE_IDENTIFIER: Schema = {
+  type: 'object',
+  required: ['type', 'id'],
+  additionalProperties: false,
+  properties: { type: { const: 'file' }, id: { type: 'string', format: 'uuid' } },
+};
+const FILE_IDENTIFIER: Schema = {
+  type: 'object',
+  required: ['type', 'id', 'meta'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'file' },
+    id: { type: 'string', format: 'uuid' },
+    meta: {
+      type: 'object',
+      required: ['created_at'],
+      additionalProperties: false,
+      properties: { created_at: DATE, tags: { type: 'array', items: { type: 'string' } } },
+    },
+  },
+};
+const identifiers = (item: Schema, maxItems?: number): Schema => ({
+  type: 'object',
+  required: ['data'],
+  additionalProperties: false,
+  properties: { data: { type: 'array', items: item, ...(maxItems === undefined ? {} : { maxItems }) } },
+});
+const FILE_RULES = `A product lists at most ${MAX_PRODUCT_FILES} files, whose ids, dates and tags take at most ${MAX_PRODUCT_FILES_BYTES} bytes (422 past either). While a product names a file, \`DELETE /v2/files/{file_id}\` refuses it (409).`;
+const MISSING_FILE: [string, Schema] = [
+  "A file named is not one of the store's (`source` names its entry), or the product would list too many files: nothing changed.",
+  ERROR_BODY_SCHEMA,
+];
+const WRITE_CONFLICT_RESPONSE: [string, Schema] = [
+  'The product is being deleted, or concurrent writes kept conflicting (`write conflict, please retry`): nothing changed.',
+  ERROR_BODY_SCHEMA,
+];
+
 export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
   'POST /pcm/products': {
     operationId: 'createProduct',
@@ -116,7 +160,8 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
   'GET /pcm/products/{product_id}': {
     operationId: 'getProduct',
     summary: 'Get a product',
-    description: 'With `include=component_products`, the products its bundle names.',
+    description:
+      'With `include=component_products`, the products its bundle names; `main_image` and `files` add the files it names.',
     tag: 'Products',
     parameters: [PRODUCT_ID, INCLUDE],
     responses: { 200: ['The product.', document(PCM_PRODUCT_SCHEMA)] },
@@ -172,5 +217,85 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Products',
     parameters: [PRODUCT_ID],
     responses: { 204: ['Deleted.'], 409: ['A bundle uses the product.', ERROR_BODY_SCHEMA] },
+  },
+  'GET /pcm/products/{product_id}/relationships/main_image': {
+    operationId: 'getProductMainImageRelationships',
+    summary: "Get a product's main image",
+    description: 'A list of one `{type: "file", id}`, or an empty list when the product has none.',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    responses: { 200: ['The main image.', identifiers(MAIN_IMAGE_IDENTIFIER, 1)] },
+  },
+  'POST /pcm/products/{product_id}/relationships/main_image': {
+    operationId: 'createProductMainImageRelationships',
+    summary: "Set a product's main image",
+    description: `A file of the store (\`POST /v2/files\`) becomes the main image, replacing any other. ${FILE_RULES}`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: MAIN_IMAGE_BODY_SCHEMA,
+    responses: { 204: ['Set.'], 409: WRITE_CONFLICT_RESPONSE, 422: MISSING_FILE },
+  },
+  'PUT /pcm/products/{product_id}/relationships/main_image': {
+    operationId: 'replaceProductMainImageRelationships',
+    summary: "Replace a product's main image",
+    description: `As POST. The specification's body is a list of exactly one file; the object (what the SDK's \`MainImageRelationships.Update\` sends) is taken too. ${FILE_RULES}`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: { oneOf: [MAIN_IMAGE_LIST_BODY_SCHEMA, MAIN_IMAGE_BODY_SCHEMA] },
+    responses: { 204: ['Replaced.'], 409: WRITE_CONFLICT_RESPONSE, 422: MISSING_FILE },
+  },
+  'DELETE /pcm/products/{product_id}/relationships/main_image': {
+    operationId: 'deleteProductMainImageRelationships',
+    summary: "Remove a product's main image",
+    description:
+      'No body removes whatever image it has; the SDK\'s body (`{data: {type: "file", id}}`) removes that file only, and is a 409 when the main image is another file. No main image: 204, nothing to do.',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: MAIN_IMAGE_BODY_SCHEMA,
+    requestBodyOptional: true,
+    responses: {
+      204: ['Removed.'],
+      409: [
+        'The main image is another file than the one named, or concurrent writes kept conflicting.',
+        ERROR_BODY_SCHEMA,
+      ],
+    },
+  },
+  'GET /pcm/products/{product_id}/relationships/files': {
+    operationId: 'getProductFileRelationships',
+    summary: "Get a product's files",
+    description:
+      'The files it lists, in order: `{type: "file", id, meta: {created_at, tags?}}` (`created_at`: when the product started listing it).',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    responses: { 200: ['The files.', identifiers(FILE_IDENTIFIER)] },
+  },
+  'POST /pcm/products/{product_id}/relationships/files': {
+    operationId: 'createProductFileRelationships',
+    summary: 'Add files to a product',
+    description: `At the end of its list; a file it lists already keeps its place and takes the \`meta.tags\` sent, when sent. ${FILE_RULES}`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: FILE_RELATIONSHIPS_BODY_SCHEMA,
+    responses: { 204: ['Added.'], 409: WRITE_CONFLICT_RESPONSE, 422: MISSING_FILE },
+  },
+  'PUT /pcm/products/{product_id}/relationships/files': {
+    operationId: 'updateProductFileRelationships',
+    summary: "Replace a product's files",
+    description: `The list becomes the files sent, in their order, with the tags sent (\`[]\` removes every file). ${FILE_RULES}`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: FILE_RELATIONSHIPS_BODY_SCHEMA,
+    responses: { 204: ['Replaced.'], 409: WRITE_CONFLICT_RESPONSE, 422: MISSING_FILE },
+  },
+  'DELETE /pcm/products/{product_id}/relationships/files': {
+    operationId: 'deleteProductFileRelationships',
+    summary: 'Remove files from a product',
+    description:
+      'The files sent leave its list; a file it does not list is already not there (no error). `meta` is refused (400).',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: FILE_RELATIONSHIPS_BODY_SCHEMA,
+    responses: { 204: ['Removed.'], 409: WRITE_CONFLICT_RESPONSE },
   },
 };

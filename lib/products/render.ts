@@ -35,6 +35,26 @@ export function componentProductIds(product: ProductRecord): string[] {
   return [...ids];
 }
 
+/**
+ * The product's files as its `files` relationship lists them: `{type: "file", id, meta}`, `meta.created_at`
+ * when the product started naming the file and `meta.tags` when it was given some (the SDK's
+ * `PcmFileRelationship`).
+ */
+export function fileIdentifiers(product: ProductRecord): Record<string, unknown>[] {
+  return (product.files ?? []).map((file) => ({
+    type: 'file',
+    id: file.id,
+    meta:
+      file.tags === undefined
+        ? { created_at: file.created_at }
+        : { created_at: file.created_at, tags: file.tags },
+  }));
+}
+
+/** The product's main image as its `main_image` relationship names it, or null. */
+export const mainImageIdentifier = (product: ProductRecord) =>
+  product.main_image === undefined ? null : { type: 'file', id: product.main_image };
+
 const relation = (productId: string, name: string, data: unknown[] = []) => ({
   data,
   links: { self: `/products/${productId}/relationships/${name}` },
@@ -49,8 +69,8 @@ export function renderProduct(product: ProductRecord): Record<string, unknown> {
     relationships: {
       children: { data: [], links: { self: `/products/${product.id}/children` } },
       component_products: relation(product.id, 'component_products', components),
-      files: relation(product.id, 'files'),
-      main_image: { data: null },
+      files: relation(product.id, 'files', fileIdentifiers(product)),
+      main_image: { data: mainImageIdentifier(product) },
       templates: relation(product.id, 'templates'),
       variations: relation(product.id, 'variations'),
     },

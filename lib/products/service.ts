@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { slugFromName } from '../catalog/derive';
+import { renderFile } from '../files/render';
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
+import { fileRepository } from '../store/file-repository';
 import { backoff } from '../store/items';
 import {
   ExternalRefTakenError,
@@ -127,8 +129,10 @@ async function bundlesUsing(storeId: string, productId: string): Promise<string[
   return using;
 }
 
+/** The product without the files it names (they have their own bound: lib/products/files.ts). */
 function assertSize(product: ProductRecord): void {
-  const bytes = Buffer.byteLength(JSON.stringify(product), 'utf8');
+  const { main_image: _image, files: _files, ...rest } = product;
+  const bytes = Buffer.byteLength(JSON.stringify(rest), 'utf8');
   if (bytes > MAX_PRODUCT_BYTES) {
     throw new ProductValidationError(
       `the product would take ${bytes} bytes, at most ${MAX_PRODUCT_BYTES} are allowed: shorten its attributes`,
@@ -215,6 +219,27 @@ export async function createProduct(
 }
 
 /**
+ * The product as read for a write: 404 when it is not there, 409 while a delete is checking it, undefined
+ * when a delete that stopped half-way had marked it (the mark is removed: read it again).
+ */
+export async function writableProduct(
+  storeId: string,
+  productId: string,
+): Promise<ProductRecord | undefined> {
+  const before = await productOf(storeId, productId);
+  if (before.deleting === undefined) return before;
+  if (!abandoned(before.deleting)) throw new ConflictError('the product is being deleted');
+  await productRepository.unmarkDeleting(storeId, productId);
+  return undefined;
+}
+
+/** The product's next version as a write makes it (without a delete's mark), its content unchanged. */
+export function nextVersion(before: ProductRecord): ProductRecord {
+  const { deleting: _, ...rest } = before;
+  return { ...rest, updated_at: new Date().toISOString(), version: before.version + 1 };
+}
+
+/**
  * Changes only the attributes sent: read, apply, write on condition that nothing changed since (else read
  * again and re-apply), so concurrent updates of different attributes all survive.
  */
@@ -226,18 +251,11 @@ export async function updateProduct(
 ): Promise<ProductRecord> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     if (attempt > 1) await backoff(attempt);
-    const before = await productOf(storeId, productId);
-    if (before.deleting !== undefined) {
-      if (!abandoned(before.deleting)) throw new ConflictError('the product is being deleted');
-      await productRepository.unmarkDeleting(storeId, productId);
-      continue;
-    }
+    const before = await writableProduct(storeId, productId);
+    if (before === undefined) continue;
     const after: ProductRecord = {
-      id: before.id,
+      ...nextVersion(before),
       attributes: ordered({ ...before.attributes, ...changes }),
-      created_at: before.created_at,
-      updated_at: new Date().toISOString(),
-      version: before.version + 1,
     };
     assertSize(after);
     try {
@@ -307,21 +325,26 @@ export async function listProducts(
   return { products: matched.slice(page.offset, page.offset + page.limit), total: matched.length };
 }
 
+/** The distinct ids of `ids`, in the order first given. */
+const distinct = (ids: string[]) => [...new Set(ids)];
+
 /**
  * `included` for `include`: the component products of the products (rendered, in the order first named),
- * and main images and files, which products do not have here yet (empty lists). Undefined without include.
- * Components are read 100 at a time and the reading stops, with a 400 naming include, once they would be
- * more than one response may carry (a page of bundles may name 150,000 products).
+ * their main images (`main_images`) and their files (`files`), as `/v2/files` renders them (each once, in
+ * the order first named). Undefined without include. Components are read 100 at a time and the reading
+ * stops, with a 400 naming include, once they would be more than one response may carry (a page of
+ * bundles may name 150,000 products); files are at most 49 a product.
  */
 export async function includedFor(
   storeId: string,
   products: ProductRecord[],
   includes: Set<ProductInclude>,
+  origin: string,
 ): Promise<Record<string, unknown> | undefined> {
   if (includes.size === 0) return undefined;
   const included: Record<string, unknown> = {};
   if (includes.has('component_products')) {
-    const ids = [...new Set(products.flatMap(componentProductIds))];
+    const ids = distinct(products.flatMap(componentProductIds));
     const rendered: Record<string, unknown>[] = [];
     let bytes = 0;
     for (let start = 0; start < ids.length; start += INCLUDE_BATCH) {
@@ -343,7 +366,23 @@ export async function includedFor(
     }
     included.component_products = rendered;
   }
-  if (includes.has('main_image')) included.main_images = [];
-  if (includes.has('files')) included.files = [];
+  const images = includes.has('main_image')
+    ? distinct(products.flatMap((product) => product.main_image ?? []))
+    : [];
+  const files = includes.has('files')
+    ? distinct(products.flatMap((product) => (product.files ?? []).map((file) => file.id)))
+    : [];
+  if (includes.has('main_image') || includes.has('files')) {
+    const found = new Map(
+      (await fileRepository.byIds(storeId, distinct([...images, ...files]))).map((file) => [file.id, file]),
+    );
+    const render = (ids: string[]) =>
+      ids.flatMap((id) => {
+        const file = found.get(id);
+        return file === undefined ? [] : [renderFile(file, origin)];
+      });
+    if (includes.has('main_image')) included.main_images = render(images);
+    if (includes.has('files')) included.files = render(files);
+  }
   return included;
 }

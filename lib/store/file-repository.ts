@@ -1,6 +1,6 @@
 import { transactAsCaller as transact, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
-import { GetCommand } from './dynamodb';
+import { GetCommand, type TransactWriteCommand } from './dynamodb';
 import { backoff, batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
 
@@ -14,6 +14,12 @@ import { tableName } from './schema';
  * - `STORE#<store>` / `FILE_COUNT`: how many files the store has (`file_count`): the list's total, moved in
  *   the same transaction as each creation and deletion, and the cap's check (MAX_FILES_PER_STORE).
  *
+ * A file's `link_count` is how many times products name it (a product's `main_image`, and each product
+ * whose `files` list it): product-repository.ts moves it in the same transaction as the product that
+ * starts or stops naming the file (`linkUpdates`, each conditioned on the file existing), and a delete
+ * applies only while it is 0 or absent. So no product can ever name a deleted file, whatever runs
+ * concurrently: a link and a delete of one file are serialized on the file's item.
+ *
  * No other item of the table has a sort key starting `FILE` (lib/store/catalog-repository.ts and
  * lib/store/pcm-repository.ts list theirs), so the list's `begins_with(sk, "FILE#")` reads files only.
  */
@@ -23,6 +29,8 @@ export interface FileRecord {
   file_name: string;
   mime_type: string;
   created_at: string;
+  /** How many times products name the file (absent: never named). */
+  link_count?: number;
 }
 
 /**
@@ -42,7 +50,20 @@ export class FileLimitError extends Error {
 
 export class FileNotFoundError extends Error {
   override name = 'FileNotFoundError';
+  constructor(readonly fileId: string) {
+    super(`file ${fileId} not found`);
+  }
 }
+
+/** Products still name the file (`links` times): it cannot be deleted. */
+export class FileLinkedError extends Error {
+  override name = 'FileLinkedError';
+  constructor(readonly links: number) {
+    super(`the file is named by products ${links} times`);
+  }
+}
+
+type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
 
 /** Concurrent transactions kept holding the store's file counter (or the caller's items): nothing written. */
 export class FileWriteConflictError extends Error {
@@ -116,31 +137,62 @@ export const fileRepository = {
     throw new Error(`the file could not be recorded (${codes.join(', ')})`);
   },
 
-  /** Deletes a file and uncounts it, in one transaction: FileNotFoundError when the store has no such file. */
+  /**
+   * Deletes a file and uncounts it, in one transaction that applies only while no product names the file:
+   * FileNotFoundError when the store has no such file, FileLinkedError while products name it.
+   */
   async delete(storeId: string, fileId: string, caller?: WriteCaller): Promise<void> {
-    const codes = await transactRetrying(
-      [
-        {
-          Delete: {
-            TableName: tableName('products'),
-            Key: fileKeys.file(storeId, fileId),
-            ConditionExpression: 'attribute_exists(pk)',
+    for (let attempt = 1; ; attempt += 1) {
+      const codes = await transactRetrying(
+        [
+          {
+            Delete: {
+              TableName: tableName('products'),
+              Key: fileKeys.file(storeId, fileId),
+              ConditionExpression:
+                'attribute_exists(pk) AND (attribute_not_exists(link_count) OR link_count <= :zero)',
+              ExpressionAttributeValues: { ':zero': 0 },
+            },
           },
-        },
-        {
-          Update: {
-            TableName: tableName('products'),
-            Key: fileKeys.counter(storeId),
-            UpdateExpression: 'ADD file_count :minus',
-            ExpressionAttributeValues: { ':minus': -1 },
+          {
+            Update: {
+              TableName: tableName('products'),
+              Key: fileKeys.counter(storeId),
+              UpdateExpression: 'ADD file_count :minus',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
           },
-        },
-      ],
-      caller,
-    );
-    if (codes === undefined) return;
-    if (codes[0] === 'ConditionalCheckFailed') throw new FileNotFoundError(fileId);
-    throw new Error(`the file could not be deleted (${codes.join(', ')})`);
+        ],
+        caller,
+      );
+      if (codes === undefined) return;
+      if (codes[0] !== 'ConditionalCheckFailed') {
+        throw new Error(`the file could not be deleted (${codes.join(', ')})`);
+      }
+      const found = await getRecord<FileRecord>('products', fileKeys.file(storeId, fileId), true);
+      if (!found) throw new FileNotFoundError(fileId);
+      if ((found.link_count ?? 0) > 0) throw new FileLinkedError(found.link_count ?? 0);
+      // Unlinked since the transaction read it: try again.
+      if (attempt >= WRITE_ATTEMPTS) throw new FileWriteConflictError('the file kept changing');
+      await backoff(attempt);
+    }
+  },
+
+  /**
+   * The transaction items that move the link counts of files by `deltas` (file id to how many more, or
+   * fewer, times products name it), each conditioned on the file existing: a product write puts them beside
+   * its own item, and a failed condition at an item's index means that file does not exist (any more).
+   */
+  linkUpdates(storeId: string, deltas: ReadonlyMap<string, number>): TransactItems {
+    return [...deltas].map(([fileId, delta]) => ({
+      Update: {
+        TableName: tableName('products'),
+        Key: fileKeys.file(storeId, fileId),
+        UpdateExpression: 'ADD link_count :delta',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':delta': delta },
+      },
+    }));
   },
 
   get(storeId: string, fileId: string): Promise<FileRecord | undefined> {

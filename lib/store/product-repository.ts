@@ -8,6 +8,7 @@ import {
   type TransactWriteCommand,
   UpdateCommand,
 } from './dynamodb';
+import { FileNotFoundError, fileRepository } from './file-repository';
 import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
 
@@ -19,7 +20,11 @@ import { tableName } from './schema';
  *   `updated_at`, a `version` every write moves (updates are conditioned on the version they read, so two
  *   concurrent partial updates never lose each other's attributes: the later one reads again and re-applies
  *   its own), and `deleting` while a delete checks that no bundle uses it (its mark: the time it was set and
- *   a random id, so one delete at a time holds it and only the holder's transaction deletes the product).
+ *   a random id, so one delete at a time holds it and only the holder's transaction deletes the product);
+ *   `main_image` (a file id) and
+ *   `files` (`[{id, created_at, tags?}]`), the files it names. Every write that changes which files it names
+ *   moves those files' `link_count` in the same transaction (file-repository.ts), as does its delete, so a
+ *   file is never deleted while a product names it.
  * - `STORE#<store>` / `PUSEDBY#<component>#<bundle>`: a version of the bundle `<bundle>` names
  *   `<component>` in its `components` (`version`: the bundle version whose write recorded it; written
  *   before that write, for every component it names): a delete of `<component>` finds its bundles with one
@@ -81,12 +86,23 @@ export interface ProductComponent {
   }[];
 }
 
+/** A file of a product's `files` relationship: its id, when the product started naming it, its tags. */
+export interface ProductFile {
+  id: string;
+  created_at: string;
+  tags?: string[];
+}
+
 export interface ProductRecord {
   id: string;
   attributes: ProductAttributes;
   created_at: string;
   updated_at: string;
   version: number;
+  /** The file of its `main_image` relationship. */
+  main_image?: string;
+  /** The files of its `files` relationship, in order. */
+  files?: ProductFile[];
   /** When a delete started checking that no bundle uses the product (a bundle cannot take it then). */
   deleting?: string;
 }
@@ -243,6 +259,33 @@ async function batchWrite(requests: NonNullable<BatchWriteCommand['input']['Requ
   }
 }
 
+/**
+ * The most files a product's `files` relationship may list: a replacement that swaps all of them for as
+ * many others moves 96 link counts, which with the product and the caller's two checks is 99 items of one
+ * transaction (DynamoDB takes at most 100).
+ */
+export const MAX_PRODUCT_FILES = 48;
+
+/** How many times the product names each file: once as its main image, once if its files list it. */
+function fileLinks(product: ProductRecord | undefined): Map<string, number> {
+  const links = new Map<string, number>();
+  const add = (id: string) => links.set(id, (links.get(id) ?? 0) + 1);
+  if (product?.main_image !== undefined) add(product.main_image);
+  for (const file of product?.files ?? []) add(file.id);
+  return links;
+}
+
+/** How the files' link counts move when `before` becomes `after` (files whose count does not move left out). */
+function linkDeltas(
+  before: ProductRecord | undefined,
+  after: ProductRecord | undefined,
+): Map<string, number> {
+  const deltas = fileLinks(after);
+  for (const [id, count] of fileLinks(before)) deltas.set(id, (deltas.get(id) ?? 0) - count);
+  for (const [id, delta] of deltas) if (delta === 0) deltas.delete(id);
+  return deltas;
+}
+
 export const productRepository = {
   async get(storeId: string, productId: string): Promise<ProductRecord | undefined> {
     const found = await getDocumentClient().send(
@@ -364,10 +407,50 @@ export const productRepository = {
   },
 
   /**
-   * Deletes the product as read (its version), still marked with `mark` (markDeleting), and frees its
-   * claims, in one transaction: ProductChangedError when it changed since or another delete holds the mark.
-   * Only the mark's holder can delete the product, so a product found gone after a refused attempt was
-   * deleted by this very call: its first attempt applied and its answer was lost on the way back.
+   * Replaces `before` (as read: its version) by `after`, which names other files (`main_image`, `files`),
+   * moving the link counts of the files it starts or stops naming in the same transaction, each on
+   * condition that the file exists. ProductChangedError when the product changed since it was read (or a
+   * delete is checking it), ProductNotFoundError when it is gone, FileNotFoundError (naming the file) when
+   * a file it starts naming does not exist. A product lists at most MAX_PRODUCT_FILES files besides its
+   * main image, so the transaction stays within DynamoDB's 100 items.
+   */
+  async relink(
+    storeId: string,
+    before: ProductRecord,
+    after: ProductRecord,
+    caller?: WriteCaller,
+  ): Promise<void> {
+    const deltas = linkDeltas(before, after);
+    const codes = await transact(
+      [
+        {
+          Put: {
+            TableName: tableName('products'),
+            Item: toItem(storeId, after),
+            ConditionExpression: 'version = :version AND attribute_not_exists(deleting)',
+            ExpressionAttributeValues: { ':version': before.version },
+          },
+        },
+        ...fileRepository.linkUpdates(storeId, deltas),
+      ],
+      [],
+      caller,
+    );
+    if (codes === undefined) return;
+    if (codes[0] === 'ConditionalCheckFailed') {
+      if (!(await productRepository.get(storeId, before.id))) throw new ProductNotFoundError();
+      throw new ProductChangedError();
+    }
+    const missing = [...deltas.keys()].find((_, index) => codes[index + 1] === 'ConditionalCheckFailed');
+    if (missing !== undefined) throw new FileNotFoundError(missing);
+    throw new Error(`product ${before.id} could not be updated (${codes.join(', ')})`);
+  },
+
+  /**
+   * Deletes the product as read (its version), still marked with `mark` (markDeleting), frees its claims and
+   * uncounts its links to files, in one transaction: ProductChangedError when it changed since or another
+   * delete holds the mark. Only the mark's holder can delete the product, so a product found gone after a
+   * refused attempt was deleted by this very call: its first attempt applied and its answer was lost.
    */
   async delete(storeId: string, product: ProductRecord, mark: string, caller?: WriteCaller): Promise<void> {
     const items: TransactItems = [
@@ -385,6 +468,8 @@ export const productRepository = {
     if (external_ref !== undefined) {
       items.push(claimDelete(productKeys.externalRef(storeId, external_ref), product.id));
     }
+    // The files it names are named once fewer (at most 49: the transaction stays within 100 items).
+    items.push(...fileRepository.linkUpdates(storeId, linkDeltas(product, undefined)));
     const codes = await transact(items, [], caller);
     if (codes === undefined) return;
     if (codes[0] === 'ConditionalCheckFailed') {

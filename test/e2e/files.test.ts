@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
-import { gateway } from '@elasticpath/js-sdk';
 import FormData from 'form-data';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore } from '../support/fixtures';
-import { type LocalApi, memoryStorage, sdkClient, startLocalApi } from '../support/local-api';
+import { crossFetch, type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
 /**
  * The files API (docs/files.md) through the official SDK, unmodified: `Files.Link`, `Files.Create`,
@@ -13,9 +11,6 @@ import { type LocalApi, memoryStorage, sdkClient, startLocalApi } from '../suppo
  * API answers 400. The SDK's `custom_fetch` option with `cross-fetch` (the SDK's own dependency, which
  * streams it) sends the form; browsers send their native FormData either way.
  */
-
-// Loaded untyped: its type declarations pull the DOM library into the whole program's types.
-const crossFetch: unknown = createRequire(import.meta.url)('cross-fetch');
 
 let api: LocalApi;
 let store: TestStore;
@@ -40,14 +35,7 @@ type FileResource = {
 
 /** The SDK as a Node application uses it for files: with `custom_fetch` set to cross-fetch. */
 const admin = () =>
-  gateway({
-    client_id: store.clientId,
-    client_secret: store.clientSecret,
-    host: api.host,
-    protocol: 'http',
-    storage: memoryStorage(),
-    custom_fetch: crossFetch,
-  } as never);
+  sdkClient(api, { clientId: store.clientId, clientSecret: store.clientSecret }, crossFetch);
 
 function expectFile(file: FileResource, location: string, fileName: string, mimeType: string) {
   expect(file).toEqual({

@@ -173,6 +173,14 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'PUT /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   'GET /pcm/products/{product_id}/relationships/component_products': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/products/{product_id}/relationships/main_image': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/products/{product_id}/relationships/main_image': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'PUT /pcm/products/{product_id}/relationships/main_image': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'DELETE /pcm/products/{product_id}/relationships/main_image': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/products/{product_id}/relationships/files': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/products/{product_id}/relationships/files': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'PUT /pcm/products/{product_id}/relationships/files': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'DELETE /pcm/products/{product_id}/relationships/files': { ...ADMIN_BY_ID, 'own-admin': 204 },
   // Variations: admin only; A's are 404 to B's token.
   'POST /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -239,6 +247,8 @@ const createdCatalogIds: Partial<Record<Kind, string>> = {};
 const createdFileIds: Partial<Record<Kind, string>> = {};
 /** A's file the own-admin cell deletes. */
 let aDisposableFileId: string;
+/** The file the own-admin cells of the product's file relationships name (on aEditableProductId). */
+let aLinkedFileId: string;
 /** A's catalogs the own-admin cells may change: renamed and given a document and an upload; deleted. */
 let aEditableCatalogId: string;
 let aDisposableCatalogId: string;
@@ -392,6 +402,7 @@ beforeAll(async () => {
   ];
 
   aDisposableFileId = await newFile(aStoreId, 'https://cdn.example.com/a/disposable.png');
+  aLinkedFileId = await newFile(aStoreId, 'https://cdn.example.com/a/linked.png');
   aEditableProductId = await newPcmProduct(aStoreId, 'a editable product', 'editable');
   aDisposableProductId = await newPcmProduct(aStoreId, 'a disposable product', 'disposable');
   aProductBefore = await productRepository.get(aStoreId, a.productId);
@@ -445,6 +456,7 @@ beforeAll(async () => {
     ...pruned,
     a.fileId,
     aDisposableFileId,
+    aLinkedFileId,
     a.productId,
     aEditableProductId,
     aDisposableProductId,
@@ -465,6 +477,43 @@ interface CellRequest {
   query?: string;
   headers?: Record<string, string>;
   body?: unknown;
+}
+
+/**
+ * A product's file relationships: the own-admin cells name aLinkedFileId on aEditableProductId (each read
+ * runs before the writes of its relationship, route table order); the others aim at A's victim product
+ * and file.
+ */
+function fileRelationshipRequests(): Record<string, (kind: Kind) => CellRequest> {
+  const target = (kind: Kind) =>
+    kind === 'own-admin'
+      ? { product: aEditableProductId, file: aLinkedFileId }
+      : { product: a.productId, file: a.fileId };
+  const requests: Record<string, (kind: Kind) => CellRequest> = {};
+  const bodies = {
+    main_image: {
+      GET: () => undefined,
+      POST: (file: string) => ({ data: { type: 'file', id: file } }),
+      PUT: (file: string) => ({ data: [{ type: 'file', id: file }] }),
+      DELETE: (file: string) => ({ data: { type: 'file', id: file } }),
+    },
+    files: {
+      GET: () => undefined,
+      POST: (file: string) => ({ data: [{ type: 'file', id: file }] }),
+      PUT: (file: string) => ({ data: [{ type: 'file', id: file, meta: { tags: ['front'] } }] }),
+      DELETE: (file: string) => ({ data: [{ type: 'file', id: file }] }),
+    },
+  };
+  for (const [name, methods] of Object.entries(bodies)) {
+    for (const [method, body] of Object.entries(methods)) {
+      requests[`${method} /pcm/products/{product_id}/relationships/${name}`] = (kind) => {
+        const { product, file } = target(kind);
+        const sent = body(file);
+        return { params: { product_id: product }, ...(sent === undefined ? {} : { body: sent }) };
+      };
+    }
+  }
+  return requests;
 }
 
 const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
@@ -597,6 +646,7 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'GET /pcm/products/{product_id}/relationships/component_products': () => ({
     params: { product_id: a.productId },
   }),
+  ...fileRelationshipRequests(),
   'POST /pcm/variations': (kind) => ({
     body: { data: { type: 'product-variation', attributes: { name: `created by ${kind}` } } },
   }),
@@ -938,6 +988,39 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   'GET /pcm/products/{product_id}/relationships/component_products': (_kind, res) => {
     expect(res.body).toEqual({ data: [] });
   },
+  'GET /pcm/products/{product_id}/relationships/main_image': (_kind, res) => {
+    expect(res.body).toEqual({ data: [] });
+  },
+  'POST /pcm/products/{product_id}/relationships/main_image': async () => {
+    expect((await productRepository.get(a.test.store.id, aEditableProductId))?.main_image).toBe(
+      aLinkedFileId,
+    );
+    expect((await fileRepository.get(a.test.store.id, aLinkedFileId))?.link_count).toBe(1);
+  },
+  'PUT /pcm/products/{product_id}/relationships/main_image': async () => {
+    expect((await productRepository.get(a.test.store.id, aEditableProductId))?.main_image).toBe(
+      aLinkedFileId,
+    );
+  },
+  'DELETE /pcm/products/{product_id}/relationships/main_image': async () => {
+    expect((await productRepository.get(a.test.store.id, aEditableProductId))?.main_image).toBeUndefined();
+    expect((await fileRepository.get(a.test.store.id, aLinkedFileId))?.link_count).toBe(0);
+  },
+  'GET /pcm/products/{product_id}/relationships/files': (_kind, res) => {
+    expect(res.body).toEqual({ data: [] });
+  },
+  'POST /pcm/products/{product_id}/relationships/files': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.files?.map((file) => file.id)).toEqual([aLinkedFileId]);
+  },
+  'PUT /pcm/products/{product_id}/relationships/files': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.files).toEqual([{ id: aLinkedFileId, created_at: expect.any(String), tags: ['front'] }]);
+  },
+  'DELETE /pcm/products/{product_id}/relationships/files': async () => {
+    expect((await productRepository.get(a.test.store.id, aEditableProductId))?.files).toBeUndefined();
+    expect((await fileRepository.get(a.test.store.id, aLinkedFileId))?.link_count).toBe(0);
+  },
   'POST /pcm/variations': (kind, res) => {
     expect(res.body.data).toMatchObject({
       type: 'product-variation',
@@ -1127,6 +1210,33 @@ describe("another store's ids with A's admin token", () => {
     },
   );
 
+  test.each(
+    ROUTES.filter((route) => /relationships\/(main_image|files)$/.test(route.path)).map((route) => [
+      route.method,
+      route.path,
+    ]),
+  )("%s %s with B's product id is 404, the same answer as an unknown id", async (method, path) => {
+    const request = (id: string): CellRequest => ({
+      params: { product_id: id },
+      ...(method === 'GET'
+        ? {}
+        : {
+            body: path.endsWith('main_image')
+              ? { data: { type: 'file', id: b.fileId } }
+              : { data: [{ type: 'file', id: b.fileId }] },
+          }),
+    });
+    const auth = tokens['own-admin'];
+    const other = await send(method, path, request(b.productId), auth);
+    const unknown = await send(method, path, request(randomUUID()), auth);
+    expect(other.status).toBe(404);
+    expectErrorBody(other, 404, 'product not found');
+    expect(unknown.status).toBe(404);
+    expectNoneOf(other.raw, [b.test.store.id, b.productId, b.fileId]);
+    const product = await productRepository.get(b.test.store.id, b.productId);
+    expect([product?.main_image, product?.files]).toEqual([undefined, undefined]);
+  });
+
   it("refuses A's client id with B's client secret at the token endpoint, like a wrong secret", async () => {
     const exchange = (clientSecret: string) =>
       send(
@@ -1242,8 +1352,8 @@ describe('after the matrix', () => {
   it("left A's victim file as it was, and holds exactly A's expected files", async () => {
     expect(await fileRepository.get(a.test.store.id, a.fileId)).toEqual(aFileBefore);
     const files = await fileRepository.all(a.test.store.id);
-    expect(files.map((file) => file.id)).toEqual([a.fileId, createdFileIds['own-admin']]);
-    expect(await fileRepository.count(a.test.store.id)).toBe(2);
+    expect(files.map((file) => file.id)).toEqual([a.fileId, aLinkedFileId, createdFileIds['own-admin']]);
+    expect(await fileRepository.count(a.test.store.id)).toBe(3);
   });
 
   it("put B's admin-created file in B's store and left B's file after A's token aimed at it", async () => {

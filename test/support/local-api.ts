@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { gateway } from '@elasticpath/js-sdk';
 import { getConfig } from '../../lib/config/index';
 import { CDK_OUT, localTables, runtimeEnvironment } from '../../local/from-template';
@@ -69,15 +70,28 @@ export function memoryStorage() {
 }
 
 /**
- * The official SDK, unmodified, pointed at the local API: with a secret it authenticates with the
- * client_credentials grant (admin), without one with the implicit grant (storefront).
+ * `cross-fetch` (the SDK's own dependency), for the SDK's `custom_fetch` option: Node's own `fetch` sends
+ * the `form-data` stream of `Files.Link` as the text `[object FormData]`; cross-fetch streams it. Loaded
+ * untyped: its type declarations pull the DOM library into the whole program's types.
  */
-export function sdkClient(api: LocalApi, credentials: { clientId: string; clientSecret?: string }) {
+export const crossFetch: unknown = createRequire(import.meta.url)('cross-fetch');
+
+/**
+ * The official SDK, unmodified, pointed at the local API: with a secret it authenticates with the
+ * client_credentials grant (admin), without one with the implicit grant (storefront); `customFetch` is
+ * its `custom_fetch` option (`crossFetch` for `Files.Link` on Node).
+ */
+export function sdkClient(
+  api: LocalApi,
+  credentials: { clientId: string; clientSecret?: string },
+  customFetch?: unknown,
+) {
   return gateway({
     client_id: credentials.clientId,
     ...(credentials.clientSecret === undefined ? {} : { client_secret: credentials.clientSecret }),
     host: api.host,
     protocol: 'http',
     storage: memoryStorage(),
+    ...(customFetch === undefined ? {} : { custom_fetch: customFetch }),
   } as never);
 }

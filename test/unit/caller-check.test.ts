@@ -92,6 +92,8 @@ describe('write routes', () => {
       'pcm-update-product',
       'pcm-update-variation',
       'pcm-update-variation-option',
+      'pcm-write-product-files',
+      'pcm-write-product-main-image',
       'update-application-key',
       'update-merchant-realm-mapping',
     ]);
