@@ -3,7 +3,7 @@ import { HttpMethod, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionName, type RouteDefinition } from '../functions/routes';
 import type { TableRole } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
@@ -29,9 +29,12 @@ export interface ApiPartProps {
  */
 export class ApiPart extends NestedStack {
   readonly functions: Record<string, ApiFunction> = {};
+  /** The functions' alarms, apart from the functions (`pcm-get-job`'s `Errors` would meet `pcm-get-job-errors`). */
+  private readonly alarms: Construct;
 
   constructor(scope: Construct, id: string, props: ApiPartProps) {
     super(scope, id, { description: `Commerce API: ${props.part}` });
+    this.alarms = new Construct(this, 'Alarms');
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const route of props.routes) {
       let integration = integrations.get(route.function);
@@ -55,7 +58,7 @@ export class ApiPart extends NestedStack {
       tables: props.tables,
       varyOnOrigin: props.varyOnOrigin,
     });
-    functionAlarms(this, name, fn, props.thresholds, props.alarmAction);
+    functionAlarms(this.alarms, name, fn, props.thresholds, props.alarmAction);
     this.functions[name] = fn;
     return fn;
   }
