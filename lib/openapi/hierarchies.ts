@@ -2,7 +2,7 @@ import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 import { HIERARCHY_UPDATE_SCHEMA, NEW_HIERARCHY_SCHEMA } from '../validation/hierarchy';
 import type { OperationSpec, Parameter } from './operation';
-import { ERROR_BODY_SCHEMA } from './schemas';
+import { dataDocument, ERROR_BODY_SCHEMA, pageOf } from './schemas';
 
 /** The platform's hierarchies (docs/hierarchies.md). */
 
@@ -38,7 +38,6 @@ export const HIERARCHY_SCHEMA: Schema = {
   },
 };
 
-const document = (data: Schema): Schema => ({ type: 'object', required: ['data'], properties: { data } });
 const HIERARCHY_ID: Parameter = {
   name: 'hierarchy_id',
   in: 'path',
@@ -62,7 +61,7 @@ export const HIERARCHY_OPERATIONS: Record<string, OperationSpec> = {
     description: 'A hierarchy without nodes; its slug, when given, unique in the store (any case).',
     tag: TAG,
     requestBody: NEW_HIERARCHY_SCHEMA,
-    responses: { 201: ['The new hierarchy.', document(HIERARCHY_SCHEMA)], 409: SLUG_TAKEN, 422: TOO_BIG },
+    responses: { 201: ['The new hierarchy.', dataDocument(HIERARCHY_SCHEMA)], 409: SLUG_TAKEN, 422: TOO_BIG },
   },
   [`GET ${H}`]: {
     operationId: 'getAllHierarchies',
@@ -74,18 +73,7 @@ export const HIERARCHY_OPERATIONS: Record<string, OperationSpec> = {
       { name: 'page[offset]', in: 'query', schema: schemas.offset },
     ],
     responses: {
-      200: [
-        'A page of hierarchies.',
-        {
-          type: 'object',
-          required: ['data', 'links', 'meta'],
-          properties: {
-            data: { type: 'array', items: HIERARCHY_SCHEMA },
-            links: { type: 'object' },
-            meta: { type: 'object' },
-          },
-        },
-      ],
+      200: ['A page of hierarchies.', pageOf(HIERARCHY_SCHEMA)],
     },
   },
   [`GET ${H}/{hierarchy_id}`]: {
@@ -94,7 +82,7 @@ export const HIERARCHY_OPERATIONS: Record<string, OperationSpec> = {
     description: 'One hierarchy of the store.',
     tag: TAG,
     parameters: [HIERARCHY_ID],
-    responses: { 200: ['The hierarchy.', document(HIERARCHY_SCHEMA)] },
+    responses: { 200: ['The hierarchy.', dataDocument(HIERARCHY_SCHEMA)] },
   },
   [`PUT ${H}/{hierarchy_id}`]: {
     operationId: 'updateHierarchy',
@@ -104,7 +92,7 @@ export const HIERARCHY_OPERATIONS: Record<string, OperationSpec> = {
     parameters: [HIERARCHY_ID],
     requestBody: HIERARCHY_UPDATE_SCHEMA,
     responses: {
-      200: ['The hierarchy.', document(HIERARCHY_SCHEMA)],
+      200: ['The hierarchy.', dataDocument(HIERARCHY_SCHEMA)],
       409: ['`data.id` is not the id of the path, or another hierarchy has the slug.', ERROR_BODY_SCHEMA],
       422: TOO_BIG,
     },

@@ -1,6 +1,6 @@
 import { ApiError, ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
-import { assertValid, boundedText, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
+import { assertValid, boundedText, compileSchema, nonBlankText, type Schema } from '../schema/index';
 import { LOCALE } from './product';
 
 /**
@@ -16,15 +16,7 @@ export const HIERARCHY_LOCALES_MAX = 100;
 /** Bytes of a hierarchy's attributes as JSON, once an update is applied. */
 export const HIERARCHY_MAX_BYTES = 32 * 1024;
 
-const NAME: Schema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: HIERARCHY_NAME_MAX,
-  pattern: `^(?=[\\s\\S]*\\S)${WELL_FORMED_TEXT}$`,
-  'x-message': `must be a string of 1 to ${HIERARCHY_NAME_MAX} characters, not only spaces`,
-  description: 'The hierarchy name.',
-  examples: ['Apparel'],
-};
+const NAME: Schema = { ...nonBlankText(HIERARCHY_NAME_MAX, 'The hierarchy name.'), examples: ['Apparel'] };
 const SLUG: Schema = {
   type: 'string',
   minLength: 1,
