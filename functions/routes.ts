@@ -405,6 +405,34 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
   },
+  'pcm-create-hierarchy': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/hierarchies: creates a hierarchy (slug unique in the store)',
+  },
+  'pcm-list-hierarchies': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/hierarchies: the store's hierarchies, paginated",
+  },
+  'pcm-get-hierarchy': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/hierarchies/{hierarchy_id}: one hierarchy of the store',
+  },
+  'pcm-update-hierarchy': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/hierarchies/{hierarchy_id}: changes a hierarchy's name, description, slug or locales",
+  },
+  'pcm-delete-hierarchy': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/hierarchies/{hierarchy_id}: deletes a hierarchy, freeing its slug',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -574,6 +602,11 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
     function: 'pcm-delete-option-modifier',
   },
+  { method: 'POST', path: '/pcm/hierarchies', function: 'pcm-create-hierarchy' },
+  { method: 'GET', path: '/pcm/hierarchies', function: 'pcm-list-hierarchies' },
+  { method: 'GET', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-get-hierarchy' },
+  { method: 'PUT', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-update-hierarchy' },
+  { method: 'DELETE', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-delete-hierarchy' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

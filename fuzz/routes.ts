@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
 import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
+import { HIERARCHY_NAME_MAX } from '../lib/validation/hierarchy';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
 import { MODIFIER_TYPES, VARIATION_NAME_MAX } from '../lib/validation/variation';
 import {
@@ -279,6 +280,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...fileRoutes(),
   ...productRoutes(),
   ...variationRoutes(),
+  ...hierarchyRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -854,6 +856,55 @@ function variationRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({
         auth: ADMIN,
         params: { ...own, modifier_id: segment([ref('freshModifierId')], [ref('otherVariationId')]) },
+      }),
+  };
+}
+
+// ---------------------------------------------------------------- hierarchies (/pcm/hierarchies)
+
+const hierarchyBody = (id: fc.Arbitrary<string | undefined>) =>
+  fc
+    .record({
+      id,
+      attributes: fc.record(
+        {
+          name: fc.oneof(
+            fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+            fc.constant('h'.repeat(HIERARCHY_NAME_MAX)),
+          ),
+          description: fc.string({ maxLength: 60 }),
+          slug: fc.oneof(fc.stringMatching(/^[A-Za-z0-9._-]{1,20}$/), fc.constantFrom('Fuzz-Slug', 'a b')),
+          locales: fc.dictionary(
+            fc.constantFrom('en', 'fr-FR', 'de-DE', 'x', 'not a locale'),
+            fc.record({ name: fc.string({ minLength: 1, maxLength: 20 }) }),
+            { maxKeys: 3 },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    })
+    .map(({ id: dataId, attributes }) => ({
+      data: { type: 'hierarchy', ...(dataId === undefined ? {} : { id: dataId }), attributes },
+    }));
+
+/** The hierarchy routes: store A's hierarchy as the valid id (deletes take fresh ones), store B's among the others. */
+function hierarchyRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const H = '/pcm/hierarchies';
+  const hierarchyId = segment([ref('hierarchyId')], [ref('otherHierarchyId')]);
+  return {
+    [`POST ${H}`]: () => requests({ auth: ADMIN, body: jsonBody(hierarchyBody(fc.constant(undefined))) }),
+    [`GET ${H}`]: () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    [`GET ${H}/{hierarchy_id}`]: () => requests({ auth: ADMIN, params: { hierarchy_id: hierarchyId } }),
+    [`PUT ${H}/{hierarchy_id}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { hierarchy_id: hierarchyId },
+        body: jsonBody(hierarchyBody(fc.constantFrom(undefined, ref('hierarchyId')))),
+      }),
+    [`DELETE ${H}/{hierarchy_id}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { hierarchy_id: segment([ref('freshHierarchyId')], [ref('otherHierarchyId')]) },
       }),
   };
 }

@@ -23,6 +23,7 @@ import {
   failedRelease,
   newFile,
   newPcmCatalog,
+  newPcmHierarchy,
   newPcmProduct,
   newVariationTree,
 } from '../test/support/pcm-fixtures';
@@ -103,6 +104,9 @@ export const PLACEHOLDERS = {
   freshVariationId: 'a variation of store A created just before the request (delete fuzzing)',
   freshOptionId: 'an option of variationId created just before the request (delete fuzzing)',
   freshModifierId: 'a modifier of optionId created just before the request (delete fuzzing)',
+  hierarchyId: "store A's hierarchy",
+  otherHierarchyId: "store B's hierarchy",
+  freshHierarchyId: 'a hierarchy of store A created just before the request (delete fuzzing)',
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -304,6 +308,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const otherProductId = await newPcmProduct(b.store.id, 'Other product', 'FUZZ-PRODUCT');
   const variation = await newVariationTree(a.store.id, 'Fuzz variation');
   const otherVariation = await newVariationTree(b.store.id, 'Other variation');
+  const hierarchyId = await newPcmHierarchy(a.store.id, 'Fuzz hierarchy');
+  const otherHierarchyId = await newPcmHierarchy(b.store.id, 'Other hierarchy', 'Fuzz-Slug');
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
   if (published?.state !== 'PUBLISHED')
@@ -355,6 +361,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       optionId: variation.optionId,
       modifierId: variation.modifierId,
       otherVariationId: otherVariation.variationId,
+      hierarchyId,
+      otherHierarchyId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -422,6 +430,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           // A release of the catalog cannot be made while one of it is being published.
           await settle();
           return failedRelease(a.store.id, catalogId);
+        case 'freshHierarchyId':
+          return newPcmHierarchy(a.store.id, 'Fresh hierarchy');
         case 'freshVariationId':
           return (await newVariationTree(a.store.id, 'Fresh variation')).variationId;
         case 'freshOptionId':

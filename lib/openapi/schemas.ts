@@ -364,3 +364,17 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   Included: INCLUDED_SCHEMA,
   PageMeta: PAGE_META,
 };
+
+/** `{data}`: one resource of the platform's authoring APIs. */
+export const dataDocument = (data: Schema): Schema => ({
+  type: 'object',
+  required: ['data'],
+  properties: { data },
+});
+
+/** A page of resources of the platform's authoring APIs: `data`, `links`, `meta`. */
+export const pageOf = (item: Schema): Schema => ({
+  type: 'object',
+  required: ['data', 'links', 'meta'],
+  properties: { data: { type: 'array', items: item }, links: { type: 'object' }, meta: { type: 'object' } },
+});

@@ -10,7 +10,7 @@ import {
   VARIATION_UPDATE_SCHEMA,
 } from '../validation/variation';
 import type { OperationSpec, Parameter } from './operation';
-import { ERROR_BODY_SCHEMA } from './schemas';
+import { dataDocument, ERROR_BODY_SCHEMA, pageOf } from './schemas';
 
 /** The platform's variations, their options and the options' modifiers (docs/variations.md). */
 
@@ -107,12 +107,8 @@ export const MODIFIER_SCHEMA: Schema = {
   },
 };
 
-const document = (data: Schema): Schema => ({ type: 'object', required: ['data'], properties: { data } });
-const list = (item: Schema): Schema => ({
-  type: 'object',
-  required: ['data', 'links', 'meta'],
-  properties: { data: { type: 'array', items: item }, links: { type: 'object' }, meta: { type: 'object' } },
-});
+const document = dataDocument;
+const list = pageOf;
 const id = (name: string, what: string): Parameter => ({
   name,
   in: 'path',

@@ -60,6 +60,16 @@ export const boundedText = (max: number, what: string): Schema => ({
   description: what,
 });
 
+/** A string of 1 to `max` whole characters, not only white space, described as `what`. */
+export const nonBlankText = (max: number, what: string): Schema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: max,
+  pattern: `^(?=[\\s\\S]*\\S)${WELL_FORMED_TEXT}$`,
+  'x-message': `must be a string of 1 to ${max} characters, not only spaces`,
+  description: what,
+});
+
 /** The first rule a value breaks: where (a dotted path) and why (a complete sentence). */
 export interface SchemaIssue {
   path: string;

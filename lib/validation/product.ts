@@ -271,7 +271,8 @@ export class ProductValidationError extends ApiError {
 }
 
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
-const LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}$/;
+/** A locale key (`en-US`, `fr`): language, then up to three subtags. */
+export const LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}$/;
 
 function checkKeys(
   map: Record<string, unknown> | undefined,

@@ -1,6 +1,13 @@
 import { ApiError, ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
-import { assertValid, boundedText, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
+import {
+  assertValid,
+  boundedText,
+  compileSchema,
+  nonBlankText,
+  type Schema,
+  WELL_FORMED_TEXT,
+} from '../schema/index';
 
 /**
  * The platform's variation bodies (`/pcm/variations`, its options and their modifiers; docs/variations.md).
@@ -22,15 +29,7 @@ const SLUG_PATTERN = '^[A-Za-z0-9._-]+$';
 
 const TEXT = boundedText;
 
-const NAME: Schema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: VARIATION_NAME_MAX,
-  pattern: `^(?=[\\s\\S]*\\S)${WELL_FORMED_TEXT}$`,
-  'x-message': `must be a string of 1 to ${VARIATION_NAME_MAX} characters, not only spaces`,
-  description: 'The variation name.',
-  examples: ['Size'],
-};
+const NAME: Schema = { ...nonBlankText(VARIATION_NAME_MAX, 'The variation name.'), examples: ['Size'] };
 
 const SORT_ORDER: Schema = {
   type: 'integer',

@@ -16,6 +16,7 @@ import { publishRelease } from '../../lib/catalog/publisher';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { fileRepository } from '../../lib/store/file-repository';
+import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
@@ -29,6 +30,7 @@ import {
   failedRelease,
   newFile,
   newPcmCatalog,
+  newPcmHierarchy,
   newPcmProduct,
   newVariationTree,
 } from '../support/pcm-fixtures';
@@ -206,6 +208,12 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
     ...ADMIN_BY_ID,
     'own-admin': 204,
   },
+  // Hierarchies: admin only; A's are 404 to B's token.
+  'POST /pcm/hierarchies': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /pcm/hierarchies': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -273,6 +281,10 @@ const aVarParams = () => ({
   option_id: aVar.optionId,
   modifier_id: aVar.modifierId,
 });
+/** A's hierarchies: one every caller reads and edits, one own-admin deletes. */
+let aHierarchyId: string;
+let aDisposableHierarchyId: string;
+const hierarchySlug = (kind: Kind) => (kind === 'own-admin' ? 'by-own-admin' : 'a-victim');
 /** Every id of store A a response to another caller must never contain. */
 let aIds: string[];
 
@@ -386,6 +398,8 @@ beforeAll(async () => {
   aVar = await newVariationTree(aStoreId, 'a victim');
   aDisposableVar = await newVariationTree(aStoreId, 'a disposable');
   aOptionVar = await newVariationTree(aStoreId, 'a option owner');
+  aHierarchyId = await newPcmHierarchy(aStoreId, 'a victim', 'a-victim');
+  aDisposableHierarchyId = await newPcmHierarchy(aStoreId, 'a disposable', 'a-disposable');
   aDisposableModifierId = uuidv7();
   await variationRepository.createModifier(aStoreId, {
     id: aDisposableModifierId,
@@ -700,6 +714,21 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': (kind) => ({
     params: kind === 'own-admin' ? { ...aVarParams(), modifier_id: aDisposableModifierId } : aVarParams(),
   }),
+  'POST /pcm/hierarchies': (kind) => ({
+    // B's token takes A's slug: slugs are unique per store.
+    body: {
+      data: { type: 'hierarchy', attributes: { name: `created by ${kind}`, slug: hierarchySlug(kind) } },
+    },
+  }),
+  'GET /pcm/hierarchies': () => ({}),
+  'GET /pcm/hierarchies/{hierarchy_id}': () => ({ params: { hierarchy_id: aHierarchyId } }),
+  'PUT /pcm/hierarchies/{hierarchy_id}': (kind) => ({
+    params: { hierarchy_id: aHierarchyId },
+    body: { data: { type: 'hierarchy', id: aHierarchyId, attributes: { name: `renamed by ${kind}` } } },
+  }),
+  'DELETE /pcm/hierarchies/{hierarchy_id}': (kind) => ({
+    params: { hierarchy_id: kind === 'own-admin' ? aDisposableHierarchyId : aHierarchyId },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -775,6 +804,7 @@ function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/pcm/products/')) return 'product not found';
+  if (path.startsWith('/pcm/hierarchies/')) return 'hierarchy not found';
   if (path.startsWith('/pcm/variations/')) {
     if (path.includes('/modifiers/')) return 'modifier not found';
     if (path.includes('/options/')) return 'option not found';
@@ -1073,6 +1103,32 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
       aDisposableModifierId,
     );
     expect(left).toBeUndefined();
+  },
+  'POST /pcm/hierarchies': async (kind, res) => {
+    expect(res.body.data.attributes).toMatchObject({ name: `created by ${kind}`, slug: hierarchySlug(kind) });
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await hierarchyRepository.get(tenant.test.store.id, res.body.data.id);
+    expect(stored?.name).toBe(`created by ${kind}`);
+    if (kind !== 'own-admin') expectNoneOf(res.raw, [...aIds, aHierarchyId]);
+  },
+  'GET /pcm/hierarchies': async (kind, res) => {
+    const ids = res.body.data.map((hierarchy: { id: string }) => hierarchy.id);
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await hierarchyRepository.page(tenant.test.store.id, { limit: 25, offset: 0 });
+    expect(ids).toEqual(stored.hierarchies.map((hierarchy) => hierarchy.id));
+    if (kind === 'own-admin') expect(ids).toContain(aHierarchyId);
+    else expectNoneOf(res.raw, [...aIds, aHierarchyId]);
+  },
+  'GET /pcm/hierarchies/{hierarchy_id}': (_kind, res) => expect(res.body.data.id).toBe(aHierarchyId),
+  'PUT /pcm/hierarchies/{hierarchy_id}': (_kind, res) =>
+    expect(res.body.data.attributes).toEqual({
+      name: 'renamed by own-admin',
+      description: '',
+      slug: 'a-victim',
+    }),
+  'DELETE /pcm/hierarchies/{hierarchy_id}': async () => {
+    expect(await hierarchyRepository.get(a.test.store.id, aDisposableHierarchyId)).toBeUndefined();
+    expect(await hierarchyRepository.idOfSlug(a.test.store.id, 'a-disposable')).toBeUndefined();
   },
 };
 

@@ -4,6 +4,7 @@ import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { fileRepository } from '../../lib/store/file-repository';
+import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
@@ -11,7 +12,7 @@ import { variationRepository } from '../../lib/store/variation-repository';
 import { closeServer, createGatewayServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
-import { newPcmCatalog, newPcmProduct, newVariationTree } from '../support/pcm-fixtures';
+import { newPcmCatalog, newPcmHierarchy, newPcmProduct, newVariationTree } from '../support/pcm-fixtures';
 import { rawRequest } from '../support/raw-request';
 
 /*
@@ -99,9 +100,10 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let catalogId: string;
   let productId: string;
   let variation: { variationId: string; optionId: string; modifierId: string };
+  let hierarchyId: string;
   let before: unknown;
 
-  /** What the refused requests could have changed: the store's keys, its mapping, catalogs, releases, variations. */
+  /** What the refused requests could have changed: the store's keys, its mapping, catalogs, releases, variations, hierarchies. */
   const state = async () => ({
     keys: await applicationKeyRepository.list(store.store.id, { limit: 100, offset: 0 }),
     mapping: await mappingRepository.get(store.store.mapping_id, true),
@@ -115,6 +117,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       variation.variationId,
       variation.optionId,
     ),
+    hierarchies: await hierarchyRepository.page(store.store.id, { limit: 100, offset: 0 }),
   });
 
   beforeAll(async () => {
@@ -125,6 +128,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     catalogId = await newPcmCatalog(store.store.id, 'Encoding', { catalog: { name: 'Kept' }, products: [] });
     productId = await newPcmProduct(store.store.id, 'Encoding', 'ENCODING');
     variation = await newVariationTree(store.store.id, 'Encoding');
+    hierarchyId = await newPcmHierarchy(store.store.id, 'Encoding');
     before = await state();
   });
   afterAll(() => closeServer(server));
@@ -171,6 +175,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'PUT /pcm/variations/{variation_id}/options/{option_id} application/json',
       'POST /pcm/variations/{variation_id}/options/{option_id}/modifiers application/json',
       'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id} application/json',
+      'POST /pcm/hierarchies application/json',
+      'PUT /pcm/hierarchies/{hierarchy_id} application/json',
     ]);
   });
 
@@ -183,7 +189,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{product_id}', productId)
       .replace('{variation_id}', variation.variationId)
       .replace('{option_id}', variation.optionId)
-      .replace('{modifier_id}', variation.modifierId);
+      .replace('{modifier_id}', variation.modifierId)
+      .replace('{hierarchy_id}', hierarchyId);
     const method = key.slice(0, key.indexOf(' '));
     const response = await send(
       port,

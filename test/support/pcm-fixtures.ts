@@ -3,6 +3,7 @@ import { describeLocation } from '../../lib/files/service';
 import { uuidv7 } from '../../lib/ids';
 import { documentKey } from '../../lib/pcm/publishing';
 import { fileRepository } from '../../lib/store/file-repository';
+import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
@@ -122,4 +123,20 @@ export async function newVariationTree(
     updated_at: at,
   });
   return ids;
+}
+
+/** A hierarchy (`slug`: none unless given), made through the repository. */
+export async function newPcmHierarchy(storeId: string, name: string, slug?: string): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await hierarchyRepository.create(storeId, {
+    id,
+    name,
+    description: '',
+    ...(slug === undefined ? {} : { slug }),
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  });
+  return id;
 }

@@ -1,0 +1,15 @@
+import { renderHierarchy } from '../../lib/hierarchies/render';
+import { requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { parsePageRequest } from '../../lib/pagination/index';
+import { renderPageOf } from '../../lib/pcm/render';
+import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { createHandler } from '../create-handler';
+
+/** GET /pcm/hierarchies: the store's hierarchies, oldest first, paginated. */
+export const handler = createHandler('pcm-list-hierarchies', {}, async (event) => {
+  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+  const { hierarchies, total } = await hierarchyRepository.page(event.auth.storeId, page);
+  const base = `${requestOrigin(event)}/pcm/hierarchies`;
+  return ok(renderPageOf(hierarchies, total, page, base, renderHierarchy));
+});
