@@ -381,6 +381,36 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
   },
+  'pcm-get-product-variations': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /pcm/products/{product_id}/relationships/variations: the linked variations in link order',
+  },
+  'pcm-create-product-variations': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/products/{product_id}/relationships/variations: links variations to a product',
+  },
+  'pcm-update-product-variations': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/products/{product_id}/relationships/variations: replaces a product's linked variations",
+  },
+  'pcm-delete-product-variations': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/products/{product_id}/relationships/variations: unlinks the variations listed',
+  },
+  'pcm-get-child-products': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/products/{product_id}/children: a page of a parent's built children",
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -463,6 +493,27 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/products/{product_id}/relationships/component_products',
     function: 'pcm-get-component-products',
   },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/variations',
+    function: 'pcm-get-product-variations',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/products/{product_id}/relationships/variations',
+    function: 'pcm-create-product-variations',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/products/{product_id}/relationships/variations',
+    function: 'pcm-update-product-variations',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/products/{product_id}/relationships/variations',
+    function: 'pcm-delete-product-variations',
+  },
+  { method: 'GET', path: '/pcm/products/{product_id}/children', function: 'pcm-get-child-products' },
   { method: 'POST', path: '/pcm/variations', function: 'pcm-create-variation' },
   { method: 'GET', path: '/pcm/variations', function: 'pcm-list-variations' },
   { method: 'GET', path: '/pcm/variations/{variation_id}', function: 'pcm-get-variation' },

@@ -1,3 +1,4 @@
+import { MAX_COMBINATIONS } from '../builds/combinations';
 import type { Schema } from '../schema/index';
 import {
   MAX_BUNDLE_OPTIONS,
@@ -5,6 +6,7 @@ import {
   PRODUCT_INCLUDES,
   PRODUCT_UPDATE_SCHEMA,
 } from '../validation/product';
+import { MAX_LINKED_VARIATIONS, VARIATION_LINKS_SCHEMA } from '../validation/variation';
 import type { OperationSpec, Parameter } from './operation';
 import { DATE, LOCATION, PAGE } from './publishing';
 import { ERROR_BODY_SCHEMA } from './schemas';
@@ -25,7 +27,7 @@ export const PCM_PRODUCT_SCHEMA: Schema = {
     relationships: {
       type: 'object',
       description:
-        '`children`, `component_products`, `files`, `templates`, `variations` (`{data, links.self}`) and `main_image` (`{data: null}`).',
+        '`children`, `component_products`, `files`, `templates`, `variations` (`{data, links.self}`), `main_image` (`{data: null}`) and, for a child, `base_product`.',
     },
     meta: {
       type: 'object',
@@ -34,9 +36,27 @@ export const PCM_PRODUCT_SCHEMA: Schema = {
         created_at: DATE,
         updated_at: DATE,
         owner: { const: 'store' },
-        product_types: { type: 'array', items: { enum: ['standard', 'bundle'] } },
-        variations: { type: 'array' },
-        variation_matrix: { type: 'object' },
+        product_types: { type: 'array', items: { enum: ['standard', 'bundle', 'parent', 'child'] } },
+        variations: {
+          type: 'array',
+          description:
+            "A parent's linked variations in link order, each `{id, name, sort_order?, options: [{id, name, description}]}` (on `GET /pcm/products/{product_id}` only; empty in lists).",
+        },
+        variation_matrix: {
+          type: 'object',
+          description:
+            "A parent's children nested by option id in link order, leaves child ids (on `GET /pcm/products/{product_id}` only).",
+        },
+        child_variations: {
+          type: 'array',
+          description:
+            "A child's variations, each `{id, name, sort_order?, options: null, option: {id, name, description}}`.",
+        },
+        price_modifiers: {
+          type: 'array',
+          items: { type: 'string' },
+          description: "The price book price modifiers a child's `price` modifiers name.",
+        },
       },
     },
   },
@@ -85,6 +105,30 @@ const FILTER: Parameter = {
 };
 const UNPROCESSABLE: [string, Schema] = [
   'The body breaks a rule (`source` names the attribute); nothing changed.',
+  ERROR_BODY_SCHEMA,
+];
+
+const LINKS = '/pcm/products/{product_id}/relationships/variations';
+const LINKED: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'id', 'meta'],
+        properties: {
+          type: { const: 'product-variation' },
+          id: { type: 'string', format: 'uuid' },
+          meta: { type: 'object', required: ['created_at'], properties: { created_at: DATE } },
+        },
+      },
+    },
+  },
+};
+const LINK_REFUSED: [string, Schema] = [
+  'A variation that does not exist (or is not linked, for DELETE), listed twice, or a child product; `source` names it.',
   ERROR_BODY_SCHEMA,
 ];
 
@@ -168,9 +212,59 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /pcm/products/{product_id}': {
     operationId: 'deleteProduct',
     summary: 'Delete a product',
-    description: 'Frees its sku and external_ref at once. Not while a bundle names it in its components.',
+    description:
+      'Frees its sku and external_ref at once. Not while a bundle names it in its components, nor while it has child products.',
     tag: 'Products',
     parameters: [PRODUCT_ID],
-    responses: { 204: ['Deleted.'], 409: ['A bundle uses the product.', ERROR_BODY_SCHEMA] },
+    responses: {
+      204: ['Deleted.'],
+      409: ['A bundle uses the product, or it has child products.', ERROR_BODY_SCHEMA],
+    },
+  },
+  [`GET ${LINKS}`]: {
+    operationId: 'getProductVariationRelationships',
+    summary: "Get a product's linked variations",
+    description: 'In link order (the order of the variation matrix).',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    responses: { 200: ['The linked variations.', LINKED] },
+  },
+  [`POST ${LINKS}`]: {
+    operationId: 'createProductVariationRelationships',
+    summary: 'Link variations to a product',
+    description: `Adds the variations listed after those linked (one already linked stays where it is); at most ${MAX_LINKED_VARIATIONS} per product. A change of the variations makes the next build replace every child.`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: VARIATION_LINKS_SCHEMA,
+    responses: { 204: ['Linked.'], 422: LINK_REFUSED },
+  },
+  [`PUT ${LINKS}`]: {
+    operationId: 'updateProductVariationRelationships',
+    summary: "Replace a product's linked variations",
+    description: 'Links exactly the variations listed, in that order (`[]` unlinks all).',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: VARIATION_LINKS_SCHEMA,
+    responses: { 204: ['Replaced.'], 422: LINK_REFUSED },
+  },
+  [`DELETE ${LINKS}`]: {
+    operationId: 'deleteProductVariationRelationships',
+    summary: 'Unlink variations from a product',
+    description: 'Each variation listed must be linked.',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: VARIATION_LINKS_SCHEMA,
+    responses: { 204: ['Unlinked.'], 422: LINK_REFUSED },
+  },
+  'GET /pcm/products/{product_id}/children': {
+    operationId: 'getChildProducts',
+    summary: "List a parent's child products",
+    description: `The children its builds made (at most ${MAX_COMBINATIONS}), in the order of their combinations of options; empty for a product that has none.`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID, ...PAGE],
+    responses: {
+      200: ['A page of child products.', list(PCM_PRODUCT_SCHEMA)],
+      400: ['A bad page.', ERROR_BODY_SCHEMA],
+    },
   },
 };
