@@ -688,6 +688,34 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ auth: ADMIN, params: { product_id: productId() } }),
     'DELETE /pcm/products/{product_id}': () =>
       requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
+    ...variationLinkRoutes(productId),
+  };
+}
+
+/** Variations to link: store A's, store B's (422), unknown ids and ids that are no UUID. */
+const variationLinks = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(ref('variationId'), ref('otherVariationId')),
+      fc.uuid(),
+      fc.string({ maxLength: 70 }),
+    ),
+    { maxLength: 4 },
+  )
+  .map((ids) => ({ data: ids.map((id) => ({ type: 'product-variation', id })) }));
+
+/** `/pcm/products/{product_id}/relationships/variations` and the children list. */
+function variationLinkRoutes(productId: () => Part<string>): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const LINKS = '/pcm/products/{product_id}/relationships/variations';
+  const write = () =>
+    requests({ auth: ADMIN, params: { product_id: productId() }, body: jsonBody(variationLinks) });
+  return {
+    [`GET ${LINKS}`]: () => requests({ auth: ADMIN, params: { product_id: productId() } }),
+    [`POST ${LINKS}`]: write,
+    [`PUT ${LINKS}`]: write,
+    [`DELETE ${LINKS}`]: write,
+    'GET /pcm/products/{product_id}/children': () =>
+      requests({ auth: ADMIN, params: { product_id: productId() }, query: [pageQuery()] }),
   };
 }
 

@@ -173,6 +173,11 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'PUT /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/products/{product_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   'GET /pcm/products/{product_id}/relationships/component_products': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'PUT /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'DELETE /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/products/{product_id}/children': { ...ADMIN_BY_ID, 'own-admin': 200 },
   // Variations: admin only; A's are 404 to B's token.
   'POST /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -597,6 +602,21 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'GET /pcm/products/{product_id}/relationships/component_products': () => ({
     params: { product_id: a.productId },
   }),
+  // Link writes go to the product own-admin may change; DELETE lists nothing (a valid no-op).
+  'GET /pcm/products/{product_id}/relationships/variations': () => ({ params: { product_id: a.productId } }),
+  'POST /pcm/products/{product_id}/relationships/variations': (kind) => ({
+    params: { product_id: kind === 'own-admin' ? aEditableProductId : a.productId },
+    body: { data: [{ type: 'product-variation', id: aVar.variationId }] },
+  }),
+  'PUT /pcm/products/{product_id}/relationships/variations': (kind) => ({
+    params: { product_id: kind === 'own-admin' ? aEditableProductId : a.productId },
+    body: { data: [{ type: 'product-variation', id: aVar.variationId }] },
+  }),
+  'DELETE /pcm/products/{product_id}/relationships/variations': (kind) => ({
+    params: { product_id: kind === 'own-admin' ? aEditableProductId : a.productId },
+    body: { data: [] },
+  }),
+  'GET /pcm/products/{product_id}/children': () => ({ params: { product_id: a.productId } }),
   'POST /pcm/variations': (kind) => ({
     body: { data: { type: 'product-variation', attributes: { name: `created by ${kind}` } } },
   }),
@@ -937,6 +957,24 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'GET /pcm/products/{product_id}/relationships/component_products': (_kind, res) => {
     expect(res.body).toEqual({ data: [] });
+  },
+  'GET /pcm/products/{product_id}/relationships/variations': (_kind, res) => {
+    expect(res.body).toEqual({ data: [] });
+  },
+  'POST /pcm/products/{product_id}/relationships/variations': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.variations?.map((link) => link.id)).toEqual([aVar.variationId]);
+  },
+  'PUT /pcm/products/{product_id}/relationships/variations': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.variations?.map((link) => link.id)).toEqual([aVar.variationId]);
+  },
+  'DELETE /pcm/products/{product_id}/relationships/variations': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.variations?.map((link) => link.id)).toEqual([aVar.variationId]);
+  },
+  'GET /pcm/products/{product_id}/children': (_kind, res) => {
+    expect([res.body.data, res.body.meta.results.total]).toEqual([[], 0]);
   },
   'POST /pcm/variations': (kind, res) => {
     expect(res.body.data).toMatchObject({
