@@ -29,6 +29,8 @@ export interface FunctionDefinition {
   bucket?: 'read' | 'readwrite';
   /** `start`: it starts the publishing workflow (functions/workflow.ts). */
   workflow?: 'start';
+  /** `enqueue`: it starts jobs (`enqueueJob` in lib/jobs/service.ts): it may send to the jobs queue. */
+  jobs?: 'enqueue';
   description: string;
 }
 
@@ -381,6 +383,26 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
   },
+  'pcm-list-jobs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/jobs: the store's jobs, newest first, paginated",
+  },
+  'pcm-get-job': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/jobs/{job_id}: one job of the store',
+  },
+  'pcm-get-job-errors': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/jobs/{job_id}/errors: a job's errors, in the order recorded",
+  },
+  'pcm-cancel-job': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/jobs/{job_id}/cancel: cancels a pending job (409 once it started)',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -510,6 +532,10 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
     function: 'pcm-delete-option-modifier',
   },
+  { method: 'GET', path: '/pcm/jobs', function: 'pcm-list-jobs' },
+  { method: 'GET', path: '/pcm/jobs/{job_id}', function: 'pcm-get-job' },
+  { method: 'GET', path: '/pcm/jobs/{job_id}/errors', function: 'pcm-get-job-errors' },
+  { method: 'POST', path: '/pcm/jobs/{job_id}/cancel', function: 'pcm-cancel-job' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

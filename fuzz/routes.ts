@@ -279,6 +279,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...fileRoutes(),
   ...productRoutes(),
   ...variationRoutes(),
+  ...jobRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -688,6 +689,21 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ auth: ADMIN, params: { product_id: productId() } }),
     'DELETE /pcm/products/{product_id}': () =>
       requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
+  };
+}
+
+// ---------------------------------------------------------------- jobs (/pcm/jobs)
+
+/** The job routes: store A's pending job as the valid id (cancel takes a fresh one), B's and unknown ids among the others. */
+function jobRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const jobId = (valid = [ref('jobId'), ref('jobIdUpper')]) => segment(valid, [ref('otherJobId')]);
+  return {
+    'GET /pcm/jobs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /pcm/jobs/{job_id}': () => requests({ auth: ADMIN, params: { job_id: jobId() } }),
+    'GET /pcm/jobs/{job_id}/errors': () =>
+      requests({ auth: ADMIN, params: { job_id: jobId() }, query: [pageQuery()] }),
+    'POST /pcm/jobs/{job_id}/cancel': () =>
+      requests({ auth: ADMIN, params: { job_id: jobId([ref('freshJobId'), ref('jobId')]) } }),
   };
 }
 

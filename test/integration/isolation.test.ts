@@ -1,4 +1,6 @@
 import { uuidv7 } from '../../lib/ids';
+import { registerLocalJobQueue } from '../../lib/jobs/queue';
+import { enqueueJob } from '../../lib/jobs/service';
 /**
  * Isolation matrix: every route of the route table x every kind of caller, with the status
  * each cell must answer (authentication, then the store a token belongs to). Every request targets store A's resources; store B is
@@ -16,6 +18,7 @@ import { publishRelease } from '../../lib/catalog/publisher';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { fileRepository } from '../../lib/store/file-repository';
+import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
@@ -198,6 +201,10 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
     ...ADMIN_BY_ID,
     'own-admin': 204,
   },
+  'GET /pcm/jobs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/jobs/{job_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/jobs/{job_id}/errors': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/jobs/{job_id}/cancel': { ...ADMIN_BY_ID, 'own-admin': 200 },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -253,6 +260,10 @@ let aEditableProductId: string;
 let aDisposableProductId: string;
 const createdProductIds: Partial<Record<Kind, string>> = {};
 let aProductBefore: unknown;
+/** A's pending jobs: one no successful cell touches, one the own-admin cell cancels (never run: no worker). */
+let aJobId: string;
+let aCancellableJobId: string;
+let aJobBefore: unknown;
 /** A's variations: one every caller reads and edits, one own-admin deletes, one whose option it deletes. */
 let aVar: { variationId: string; optionId: string; modifierId: string };
 let aDisposableVar: { variationId: string; optionId: string; modifierId: string };
@@ -395,6 +406,11 @@ beforeAll(async () => {
   aEditableProductId = await newPcmProduct(aStoreId, 'a editable product', 'editable');
   aDisposableProductId = await newPcmProduct(aStoreId, 'a disposable product', 'disposable');
   aProductBefore = await productRepository.get(aStoreId, a.productId);
+  // Their messages go nowhere: the jobs stay pending.
+  registerLocalJobQueue(() => undefined);
+  aJobId = (await enqueueJob(aStoreId, 'product-import', {}, 'isolation')).id;
+  aCancellableJobId = (await enqueueJob(aStoreId, 'product-import', {}, 'isolation')).id;
+  aJobBefore = await jobRepository.get(aStoreId, aJobId);
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -448,6 +464,8 @@ beforeAll(async () => {
     a.productId,
     aEditableProductId,
     aDisposableProductId,
+    aJobId,
+    aCancellableJobId,
   ];
 }, 60_000);
 
@@ -650,6 +668,12 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}': (kind) => ({
     params: kind === 'own-admin' ? { ...aVarParams(), modifier_id: aDisposableModifierId } : aVarParams(),
   }),
+  'GET /pcm/jobs': () => ({}),
+  'GET /pcm/jobs/{job_id}': () => ({ params: { job_id: aJobId } }),
+  'GET /pcm/jobs/{job_id}/errors': () => ({ params: { job_id: aJobId } }),
+  'POST /pcm/jobs/{job_id}/cancel': (kind) => ({
+    params: { job_id: kind === 'own-admin' ? aCancellableJobId : aJobId },
+  }),
 };
 
 /** Sends a request through the route table (as the local server and API Gateway route it). */
@@ -725,6 +749,7 @@ function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/pcm/products/')) return 'product not found';
+  if (path.startsWith('/pcm/jobs/')) return 'job not found';
   if (path.startsWith('/pcm/variations/')) {
     if (path.includes('/modifiers/')) return 'modifier not found';
     if (path.includes('/options/')) return 'option not found';
@@ -991,6 +1016,19 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
     );
     expect(left).toBeUndefined();
   },
+  'GET /pcm/jobs': async (kind, res) => {
+    const ids = res.body.data.map((job: { id: string }) => job.id);
+    if (kind === 'own-admin') expect(ids).toEqual(expect.arrayContaining([aJobId, aCancellableJobId]));
+    else {
+      expect(res.body.meta.results.total).toBe(0);
+      expectNoneOf(res.raw, aIds);
+    }
+  },
+  'GET /pcm/jobs/{job_id}': (_kind, res) =>
+    expect(res.body.data).toMatchObject({ id: aJobId, attributes: { status: 'pending' } }),
+  'GET /pcm/jobs/{job_id}/errors': (_kind, res) => expect(res.body.data).toEqual([]),
+  'POST /pcm/jobs/{job_id}/cancel': (_kind, res) =>
+    expect(res.body.data).toMatchObject({ id: aCancellableJobId, attributes: { status: 'cancelled' } }),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -1256,6 +1294,7 @@ describe('after the matrix', () => {
   it("left A's victim product exactly as it was, and A holds exactly its expected products", async () => {
     const storeId = a.test.store.id;
     expect(await productRepository.get(storeId, a.productId)).toEqual(aProductBefore);
+    expect(await jobRepository.get(storeId, aJobId)).toEqual(aJobBefore);
     const products = await productRepository.all(storeId);
     expect(products.map((product) => product.attributes.name)).toEqual([
       'a victim',
