@@ -29,6 +29,8 @@ export interface FunctionDefinition {
   bucket?: 'read' | 'readwrite';
   /** `start`: it starts the publishing workflow (functions/workflow.ts). */
   workflow?: 'start';
+  /** `enqueue`: it starts jobs (`enqueueJob` in lib/jobs/service.ts): it may send to the jobs queue. */
+  jobs?: 'enqueue';
   description: string;
 }
 
@@ -411,6 +413,33 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: "GET /pcm/products/{product_id}/children: a page of a parent's built children",
   },
+  'pcm-build-child-products': {
+    auth: 'admin',
+    body: 'json',
+    jobs: 'enqueue',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: "POST /pcm/products/{product_id}/build: starts a job building a product's child products",
+  },
+  'pcm-list-jobs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/jobs: the store's jobs, newest first, paginated",
+  },
+  'pcm-get-job': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/jobs/{job_id}: one job of the store',
+  },
+  'pcm-get-job-errors': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/jobs/{job_id}/errors: a job's errors, in the order recorded",
+  },
+  'pcm-cancel-job': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/jobs/{job_id}/cancel: cancels a pending job (409 once it started)',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -514,6 +543,7 @@ export const ROUTES: RouteDefinition[] = [
     function: 'pcm-delete-product-variations',
   },
   { method: 'GET', path: '/pcm/products/{product_id}/children', function: 'pcm-get-child-products' },
+  { method: 'POST', path: '/pcm/products/{product_id}/build', function: 'pcm-build-child-products' },
   { method: 'POST', path: '/pcm/variations', function: 'pcm-create-variation' },
   { method: 'GET', path: '/pcm/variations', function: 'pcm-list-variations' },
   { method: 'GET', path: '/pcm/variations/{variation_id}', function: 'pcm-get-variation' },
@@ -561,6 +591,10 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
     function: 'pcm-delete-option-modifier',
   },
+  { method: 'GET', path: '/pcm/jobs', function: 'pcm-list-jobs' },
+  { method: 'GET', path: '/pcm/jobs/{job_id}', function: 'pcm-get-job' },
+  { method: 'GET', path: '/pcm/jobs/{job_id}/errors', function: 'pcm-get-job-errors' },
+  { method: 'POST', path: '/pcm/jobs/{job_id}/cancel', function: 'pcm-cancel-job' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

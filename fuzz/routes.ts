@@ -279,6 +279,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...fileRoutes(),
   ...productRoutes(),
   ...variationRoutes(),
+  ...jobRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -716,6 +717,27 @@ function variationLinkRoutes(productId: () => Part<string>): Record<string, () =
     [`DELETE ${LINKS}`]: write,
     'GET /pcm/products/{product_id}/children': () =>
       requests({ auth: ADMIN, params: { product_id: productId() }, query: [pageQuery()] }),
+    'POST /pcm/products/{product_id}/build': () =>
+      requests({
+        auth: ADMIN,
+        params: { product_id: productId() },
+        body: optionalJsonBody(fc.constant({})),
+      }),
+  };
+}
+
+// ---------------------------------------------------------------- jobs (/pcm/jobs)
+
+/** The job routes: store A's pending job as the valid id (cancel takes a fresh one), B's and unknown ids among the others. */
+function jobRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const jobId = (valid = [ref('jobId'), ref('jobIdUpper')]) => segment(valid, [ref('otherJobId')]);
+  return {
+    'GET /pcm/jobs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /pcm/jobs/{job_id}': () => requests({ auth: ADMIN, params: { job_id: jobId() } }),
+    'GET /pcm/jobs/{job_id}/errors': () =>
+      requests({ auth: ADMIN, params: { job_id: jobId() }, query: [pageQuery()] }),
+    'POST /pcm/jobs/{job_id}/cancel': () =>
+      requests({ auth: ADMIN, params: { job_id: jobId([ref('freshJobId'), ref('jobId')]) } }),
   };
 }
 

@@ -6,6 +6,8 @@ import { publishRelease } from '../lib/catalog/publisher';
 import { getConfig } from '../lib/config/index';
 import { toApiError } from '../lib/http/errors';
 import { uuidv4, uuidv7 } from '../lib/ids';
+import { registerLocalJobQueue } from '../lib/jobs/queue';
+import { enqueueJob } from '../lib/jobs/service';
 import { createRelease } from '../lib/pcm/publishing';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
@@ -103,6 +105,10 @@ export const PLACEHOLDERS = {
   freshVariationId: 'a variation of store A created just before the request (delete fuzzing)',
   freshOptionId: 'an option of variationId created just before the request (delete fuzzing)',
   freshModifierId: 'a modifier of optionId created just before the request (delete fuzzing)',
+  jobId: 'a pending job of store A (its message goes nowhere: it never runs)',
+  jobIdUpper: 'the same job id in upper case',
+  freshJobId: 'a pending job of store A created just before the request (cancel fuzzing)',
+  otherJobId: 'a pending job of store B',
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -300,6 +306,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const deleted = await productRepository.get(a.store.id, deletedProductId);
   if (deleted) await productRepository.delete(a.store.id, deleted);
   const otherProductId = await newPcmProduct(b.store.id, 'Other product', 'FUZZ-PRODUCT');
+  // Jobs: their messages go nowhere, so they stay pending (cancel has one to cancel).
+  registerLocalJobQueue(() => undefined);
+  const jobId = (await enqueueJob(a.store.id, 'product-import', {}, 'fuzz')).id;
+  const otherJobId = (await enqueueJob(b.store.id, 'product-import', {}, 'fuzz')).id;
   const variation = await newVariationTree(a.store.id, 'Fuzz variation');
   const otherVariation = await newVariationTree(b.store.id, 'Other variation');
   await settle();
@@ -353,6 +363,9 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       optionId: variation.optionId,
       modifierId: variation.modifierId,
       otherVariationId: otherVariation.variationId,
+      jobId,
+      jobIdUpper: jobId.toUpperCase(),
+      otherJobId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -416,6 +429,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
         case 'freshProductId':
           return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
+        case 'freshJobId':
+          return (await enqueueJob(a.store.id, 'product-import', {}, 'fuzz')).id;
         case 'freshReleaseId':
           // A release of the catalog cannot be made while one of it is being published.
           await settle();

@@ -22,6 +22,7 @@ import { parseCorsOrigins } from '../lib/http/cors';
 import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES } from '../lib/store/schema';
 import { ApiFunction } from './api-function';
 import { ContextError } from './context-error';
+import { Jobs } from './jobs';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
 import { Publishing } from './publishing';
 
@@ -161,6 +162,10 @@ export class CommerceStack extends Stack {
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
       workflow: { stateMachine: publishing.stateMachine, writer: publishing.functions['release-write'] },
     });
+
+    const jobs = new Jobs(this, 'Jobs', { tables, alarmTopic: this.monitoring.topic, documents: publishing });
+    for (const fn of Object.values(this.functions))
+      if (fn.definition.jobs === 'enqueue') jobs.grantEnqueue(fn);
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the commerce API' });
     for (const role of TABLE_ROLES) {

@@ -1,9 +1,11 @@
 import { ConflictError, NotFoundError, UnprocessableEntityError, WRITE_CONFLICT } from '../http/errors';
+import { enqueueJob } from '../jobs/service';
 import type { PageRequest } from '../pagination/index';
 import { productOf } from '../products/service';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { childRepository } from '../store/child-repository';
 import { backoff } from '../store/items';
+import type { JobRecord } from '../store/job-repository';
 import {
   ProductChangedError,
   ProductNotFoundError,
@@ -194,4 +196,23 @@ export async function childrenOf(
     return child === undefined ? [] : [child];
   });
   return { products, total };
+}
+
+/**
+ * Starts a build of the product's children: a `child-products` job (lib/jobs), run later by the jobs
+ * worker (`runChildProductsBuild`). 404 for no such product, 422 for a child product.
+ */
+export async function startChildProductsBuild(
+  storeId: string,
+  productId: string,
+  requestId: string,
+  caller: WriteCaller,
+): Promise<JobRecord> {
+  const product = await productOf(storeId, productId);
+  if (product.parent_id !== undefined) {
+    throw new UnprocessableEntityError(
+      `product ${productId} is a child product: only a base product's children are built`,
+    );
+  }
+  return enqueueJob(storeId, 'child-products', {}, requestId, { input: { product_id: productId }, caller });
 }

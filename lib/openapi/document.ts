@@ -14,6 +14,7 @@ import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { FILE_OPERATIONS } from './files';
+import { JOB_OPERATIONS } from './jobs';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import { type HeaderSpec, OPERATION_TAGS, type OperationSpec, type Parameter } from './operation';
 import { PRODUCT_OPERATIONS } from './products';
@@ -305,6 +306,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...FILE_OPERATIONS,
   ...PRODUCT_OPERATIONS,
   ...VARIATION_OPERATIONS,
+  ...JOB_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

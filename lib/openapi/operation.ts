@@ -18,6 +18,7 @@ export const OPERATION_TAGS = [
   'Files',
   'Products',
   'Variations',
+  'Jobs',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 

@@ -7,6 +7,7 @@ import {
   PRODUCT_UPDATE_SCHEMA,
 } from '../validation/product';
 import { MAX_LINKED_VARIATIONS, VARIATION_LINKS_SCHEMA } from '../validation/variation';
+import { JOB_SCHEMA } from './jobs';
 import type { OperationSpec, Parameter } from './operation';
 import { DATE, LOCATION, PAGE } from './publishing';
 import { ERROR_BODY_SCHEMA } from './schemas';
@@ -255,6 +256,19 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
     parameters: [PRODUCT_ID],
     requestBody: VARIATION_LINKS_SCHEMA,
     responses: { 204: ['Unlinked.'], 422: LINK_REFUSED },
+  },
+  'POST /pcm/products/{product_id}/build': {
+    operationId: 'buildChildProducts',
+    summary: "Build a product's child products",
+    description: `Starts a \`child-products\` job (poll \`GET /pcm/jobs/{job_id}\`): one child per combination of the linked variations' options that \`build_rules\` keep, at most ${MAX_COMBINATIONS}. Takes no body, or \`{}\`.`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: { type: 'object', additionalProperties: false, description: 'Nothing, or `{}`.' },
+    requestBodyOptional: true,
+    responses: {
+      201: ['The pending job.', { type: 'object', required: ['data'], properties: { data: JOB_SCHEMA } }],
+      422: ['The product is a child product.', ERROR_BODY_SCHEMA],
+    },
   },
   'GET /pcm/products/{product_id}/children': {
     operationId: 'getChildProducts',

@@ -449,3 +449,11 @@ export function parseProductInclude(raw: string | undefined): Set<ProductInclude
   }
   return includes;
 }
+
+/** `POST /pcm/products/{product_id}/build` takes no body, or `{}` (as the platform): anything else is 400. */
+export function parseBuildRequest(body: unknown): void {
+  const empty =
+    body === undefined ||
+    (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (!empty) throw new BadRequestError('a build takes no body: send none, or {}', 'body');
+}

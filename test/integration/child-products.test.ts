@@ -1,9 +1,11 @@
+import { handler as buildRoute } from '../../functions/pcm-build-child-products/handler';
 import { handler as createProduct } from '../../functions/pcm-create-product/handler';
 import { handler as linkVariations } from '../../functions/pcm-create-product-variations/handler';
 import { handler as deleteProduct } from '../../functions/pcm-delete-product/handler';
 import { handler as unlinkVariations } from '../../functions/pcm-delete-product-variations/handler';
 import { handler as deleteVariation } from '../../functions/pcm-delete-variation/handler';
 import { handler as getChildren } from '../../functions/pcm-get-child-products/handler';
+import { handler as getJobErrors } from '../../functions/pcm-get-job-errors/handler';
 import { handler as getProduct } from '../../functions/pcm-get-product/handler';
 import { handler as getLinks } from '../../functions/pcm-get-product-variations/handler';
 import { handler as updateProduct } from '../../functions/pcm-update-product/handler';
@@ -11,7 +13,10 @@ import { handler as replaceLinks } from '../../functions/pcm-update-product-vari
 import { runChildProductsBuild } from '../../lib/builds/build';
 import { AMBIGUOUS_RULES } from '../../lib/builds/combinations';
 import { uuidv7 } from '../../lib/ids';
+import { type QueuedMessage, registerLocalJobQueue } from '../../lib/jobs/queue';
+import { runJob } from '../../lib/jobs/worker';
 import { childRepository } from '../../lib/store/child-repository';
+import { jobRepository } from '../../lib/store/job-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
 import type { ModifierAttributes } from '../../lib/validation/variation';
@@ -603,5 +608,83 @@ describe('building child products', () => {
     const response = await call(linkVariations, 'POST', linksPath(child?.id), links(size.variationId));
     expect(response.status).toBe(422);
     expect(response.body.errors[0].detail).toMatch(/is a child product: a child cannot have variations$/);
+  });
+});
+
+describe('POST /pcm/products/{product_id}/build', () => {
+  let sent: QueuedMessage[] = [];
+  beforeEach(() => {
+    sent = [];
+    registerLocalJobQueue((message) => sent.push(message));
+  });
+  afterAll(() => registerLocalJobQueue(undefined));
+  /** Runs the job of the last message as the jobs worker does, with the registered runners. */
+  const runQueued = async () => {
+    const message = sent.at(-1) as QueuedMessage;
+    await runJob(JSON.parse(message.body), 1, { requestId: 'worker', remainingMs: () => 60_000 });
+    return JSON.parse(message.body).job_id as string;
+  };
+
+  it('answers 201 with a pending child-products job; the worker builds the children', async () => {
+    const parent = await newParent();
+    const size = await newVariationWithOptions(store.store.id, 'Size', ['S', 'L']);
+    await link(parent.id, size.variationId);
+    const response = await call(buildRoute, 'POST', `/pcm/products/${parent.id}/build`);
+    expect(response.status).toBe(201);
+    expect(response.body.data).toMatchObject({
+      type: 'pim-job',
+      attributes: { type: 'child-products', status: 'pending', started_at: null, completed_at: null },
+    });
+    // Nothing is built inside the request.
+    expect((await childrenByOptions(parent.id)).size).toBe(0);
+    expect(sent).toHaveLength(1);
+    const jobId = await runQueued();
+    expect(jobId).toBe(response.body.data.id);
+    expect((await jobRepository.get(store.store.id, jobId))?.status).toBe('success');
+    expect([...(await childrenByOptions(parent.id)).keys()].sort()).toEqual(['L', 'S']);
+  });
+
+  it('a build that cannot be done fails its job with the errors to read', async () => {
+    const parent = await newParent();
+    const size = await newVariationWithOptions(store.store.id, 'Size', ['S', 'L']);
+    await link(parent.id, size.variationId);
+    await call(updateProduct, 'PUT', `/pcm/products/${parent.id}`, {
+      data: {
+        type: 'product',
+        id: parent.id,
+        attributes: {
+          build_rules: { default: 'include', include: [[size.options.S]], exclude: [[size.options.S]] },
+        },
+      },
+    });
+    expect((await call(buildRoute, 'POST', `/pcm/products/${parent.id}/build`, {})).status).toBe(201);
+    const jobId = await runQueued();
+    expect((await jobRepository.get(store.store.id, jobId))?.status).toBe('failed');
+    const errors = await invoke(getJobErrors, {
+      method: 'GET',
+      path: `/pcm/jobs/${jobId}/errors`,
+      pathParameters: { job_id: jobId },
+      headers: bearer(token, HEADERS),
+    });
+    expect(
+      errors.body.data.map((error: { attributes: { message: string } }) => error.attributes.message),
+    ).toEqual([AMBIGUOUS_RULES]);
+  });
+
+  it('404 for no such product, 422 for a child, 400 for a body other than {}; no job then', async () => {
+    const parent = await newParent();
+    const size = await newVariationWithOptions(store.store.id, 'Size', ['S']);
+    await link(parent.id, size.variationId);
+    await build(parent.id);
+    const [child] = [...(await childrenByOptions(parent.id)).values()];
+    expect((await call(buildRoute, 'POST', `/pcm/products/${MISSING}/build`)).status).toBe(404);
+    const refused = await call(buildRoute, 'POST', `/pcm/products/${child?.id}/build`);
+    expect([refused.status, refused.body.errors[0].detail]).toEqual([
+      422,
+      `product ${child?.id} is a child product: only a base product's children are built`,
+    ]);
+    const body = await call(buildRoute, 'POST', `/pcm/products/${parent.id}/build`, { data: {} });
+    expect([body.status, body.body.errors[0].source]).toEqual([400, 'body']);
+    expect(sent).toHaveLength(0);
   });
 });

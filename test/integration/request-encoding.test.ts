@@ -162,6 +162,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'POST /pcm/products/{product_id}/relationships/variations application/json',
       'PUT /pcm/products/{product_id}/relationships/variations application/json',
       'DELETE /pcm/products/{product_id}/relationships/variations application/json',
+      'POST /pcm/products/{product_id}/build application/json',
       'POST /pcm/variations application/json',
       'PUT /pcm/variations/{variation_id} application/json',
       'POST /pcm/variations/{variation_id}/options application/json',

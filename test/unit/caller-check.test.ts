@@ -72,6 +72,8 @@ describe('write routes', () => {
       'create-file',
       'delete-application-key',
       'delete-file',
+      'pcm-build-child-products',
+      'pcm-cancel-job',
       'pcm-create-catalog',
       'pcm-create-document-upload',
       'pcm-create-option-modifier',
