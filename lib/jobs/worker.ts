@@ -60,7 +60,9 @@ export async function runJob(
   runners: Partial<Record<JobRecord['type'], JobRunner>> = JOB_RUNNERS,
 ): Promise<WorkerResult> {
   const { store_id: storeId, job_id: jobId } = message;
-  const ids = { job_id: jobId, store_id: storeId };
+  // The worker's own request id on every line: in a process that also serves requests (the local harness),
+  // the logger's keys are those of whatever request is running.
+  const ids = { job_id: jobId, store_id: storeId, function_request_id: context.requestId };
   const found = await jobRepository.get(storeId, jobId);
   if (!found) {
     log('warn', 'job not found', ids);
