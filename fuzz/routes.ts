@@ -667,6 +667,8 @@ const productFilter = fc
 function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
   const OTHERS = [ref('otherProductId'), ref('deletedProductId')];
   const productId = (valid = [ref('productId'), ref('productIdUpper')]) => segment(valid, OTHERS);
+  /** A's product, or its parent with a built child. */
+  const anyProductId = () => productId([ref('productId'), ref('productIdUpper'), ref('parentProductId')]);
   return {
     'POST /pcm/products': () =>
       requests({
@@ -678,7 +680,11 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
     'GET /pcm/products': () =>
       requests({ auth: ADMIN, query: [pageQuery(), filterQuery(productFilter), includeQuery()] }),
     'GET /pcm/products/{product_id}': () =>
-      requests({ auth: ADMIN, params: { product_id: productId() }, query: [includeQuery()] }),
+      requests({
+        auth: ADMIN,
+        params: { product_id: anyProductId() },
+        query: [includeQuery()],
+      }),
     'PUT /pcm/products/{product_id}': () =>
       requests({
         auth: ADMIN,
@@ -689,7 +695,7 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ auth: ADMIN, params: { product_id: productId() } }),
     'DELETE /pcm/products/{product_id}': () =>
       requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
-    ...variationLinkRoutes(productId),
+    ...variationLinkRoutes(anyProductId),
   };
 }
 

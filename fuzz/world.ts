@@ -1,5 +1,6 @@
 import sampleRelease from '../catalog/sample-release.json';
 import { issueAccessToken } from '../lib/auth/issue-token';
+import { runChildProductsBuild } from '../lib/builds/build';
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { publishRelease } from '../lib/catalog/publisher';
@@ -15,7 +16,7 @@ import { getDocumentClient } from '../lib/store/client';
 import { fileRepository } from '../lib/store/file-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
-import { productRepository } from '../lib/store/product-repository';
+import { type ProductRecord, productRepository } from '../lib/store/product-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { variationRepository } from '../lib/store/variation-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
@@ -98,6 +99,7 @@ export const PLACEHOLDERS = {
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
   deletedProductId: 'a deleted product of store A',
   otherProductId: "store B's product",
+  parentProductId: "store A's product with variationId linked and its child built",
   variationId: "store A's variation, with optionId and its modifierId",
   optionId: "an option of store A's variationId",
   modifierId: "a modifier of store A's optionId",
@@ -312,6 +314,7 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const otherJobId = (await enqueueJob(b.store.id, 'product-import', {}, 'fuzz')).id;
   const variation = await newVariationTree(a.store.id, 'Fuzz variation');
   const otherVariation = await newVariationTree(b.store.id, 'Other variation');
+  const parentProductId = await newParentWithChildren(a.store.id, variation.variationId);
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
   if (published?.state !== 'PUBLISHED')
@@ -359,6 +362,7 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
       otherProductId,
+      parentProductId,
       variationId: variation.variationId,
       optionId: variation.optionId,
       modifierId: variation.modifierId,
@@ -471,4 +475,22 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       }
     },
   };
+}
+
+/** A product with the variation linked and its children built, so the children list and matrix have some. */
+async function newParentWithChildren(storeId: string, variationId: string): Promise<string> {
+  const id = await newPcmProduct(storeId, 'Fuzz parent', 'FUZZ-PARENT');
+  const before = (await productRepository.get(storeId, id)) as ProductRecord;
+  const at = new Date().toISOString();
+  const after = {
+    ...before,
+    variations: [{ id: variationId, created_at: at }],
+    variations_generation: 1,
+    variations_changed_at: at,
+    version: before.version + 1,
+  };
+  await productRepository.setVariationLinks(storeId, before, after, { added: [variationId], removed: [] });
+  const errors = await runChildProductsBuild({ storeId, productId: id, jobId: 'fuzz' });
+  if (errors.length > 0) throw new Error(`the fuzz parent's build failed: ${errors[0]?.message}`);
+  return id;
 }

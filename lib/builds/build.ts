@@ -4,7 +4,7 @@ import {
   type ChildEntry,
   type ChildWrite,
   childRepository,
-  ParentGoneError,
+  ParentChangedError,
 } from '../store/child-repository';
 import { type ProductRecord, productRepository } from '../store/product-repository';
 import { variationRepository } from '../store/variation-repository';
@@ -119,7 +119,7 @@ export async function runChildProductsBuild(input: {
       if (entry.generation === generation) current.set(keyOf(entry.options), entry);
     return await writeChildren({ storeId, parent, variations, generation, wanted, held, current });
   } catch (error) {
-    if (error instanceof ParentGoneError)
+    if (error instanceof ParentChangedError)
       return [{ message: `product ${productId} was deleted during the build` }];
     throw error;
   }
@@ -143,6 +143,7 @@ async function writeChildren(build: {
     const outcomes = await childRepository.write(
       storeId,
       parent.id,
+      generation,
       chunk.map(({ write }) => write),
     );
     for (const { write, combination } of chunk) {

@@ -18,8 +18,9 @@ import { cancellationCodes } from './transactions';
  * lib/store/product-repository.ts).
  *
  * A child, its index item and its claims are written in one transaction, together with a check that the
- * parent exists and is not being deleted, so a parent's delete (which first marks it, then looks for
- * children) and a build can never leave children of a deleted parent. Several children share a
+ * parent exists, is not being deleted and still links the variations the build read, so a parent's delete
+ * (which first marks it, then looks for children) and a build can never leave children of a deleted
+ * parent, and a build never writes children of variations unlinked meanwhile. Several children share a
  * transaction (at most 100 items): a child whose claim is taken, or that was edited directly since it was
  * built (`detached`), is taken out of the batch and the rest written again.
  */
@@ -49,9 +50,9 @@ export interface ChildWrite {
 /** The outcome of one child's write. */
 export type ChildWriteOutcome = 'written' | 'detached' | 'sku-taken' | 'external-ref-taken';
 
-/** The parent is gone, or a delete of it is under way: the build stops. */
-export class ParentGoneError extends Error {
-  override name = 'ParentGoneError';
+/** The parent is gone, a delete of it is under way, or its variations changed: the build stops. */
+export class ParentChangedError extends Error {
+  override name = 'ParentChangedError';
 }
 
 type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
@@ -77,12 +78,14 @@ const toEntry = (item: Record<string, unknown>): ChildEntry => ({
   ...(item.external_ref === undefined ? {} : { external_ref: item.external_ref as string }),
 });
 
-/** The parent exists and no delete of it is under way. */
-const parentCheck = (storeId: string, parentId: string) => ({
+/** The parent exists, no delete of it is under way, and its variations are those of the build's generation. */
+const parentCheck = (storeId: string, parentId: string, generation: number) => ({
   ConditionCheck: {
     TableName: tableName('products'),
     Key: productKeys.product(storeId, parentId),
-    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
+    ConditionExpression:
+      'attribute_exists(pk) AND attribute_not_exists(deleting) AND variations_generation = :generation',
+    ExpressionAttributeValues: { ':generation': generation },
   },
 });
 
@@ -251,12 +254,14 @@ export const childRepository = {
   },
 
   /**
-   * Writes the children (creating or rewriting each, keeping its `created_at`), in transactions of up to 100
-   * items; the outcome of each by id. ParentGoneError when the parent is gone or being deleted.
+   * Writes the children of the parent's variations `generation` (creating or rewriting each, keeping its
+   * `created_at`), in transactions of up to 100 items; the outcome of each by id. ParentChangedError when
+   * the parent is gone, being deleted, or its variations changed since.
    */
   async write(
     storeId: string,
     parentId: string,
+    generation: number,
     children: ChildWrite[],
   ): Promise<Map<string, ChildWriteOutcome>> {
     const outcomes = new Map<string, ChildWriteOutcome>();
@@ -273,7 +278,7 @@ export const childRepository = {
     async function writeBatch(batch: ChildWrite[]): Promise<void> {
       let pending = batch;
       for (let attempt = 1; pending.length > 0; attempt += 1) {
-        const items: TransactItems = [parentCheck(storeId, parentId)];
+        const items: TransactItems = [parentCheck(storeId, parentId, generation)];
         const plans = pending.map((child) => {
           const planned = plan(storeId, parentId, child, items.length, at);
           items.push(...planned.items);
@@ -284,7 +289,7 @@ export const childRepository = {
           for (const child of pending) outcomes.set(child.id, 'written');
           return;
         }
-        if (codes[0] === 'ConditionalCheckFailed') throw new ParentGoneError();
+        if (codes[0] === 'ConditionalCheckFailed') throw new ParentChangedError();
         const refused = (index: number | undefined) =>
           index !== undefined && codes[index] === 'ConditionalCheckFailed';
         const next: ChildWrite[] = [];

@@ -15,7 +15,7 @@ import { AMBIGUOUS_RULES } from '../../lib/builds/combinations';
 import { uuidv7 } from '../../lib/ids';
 import { type QueuedMessage, registerLocalJobQueue } from '../../lib/jobs/queue';
 import { runJob } from '../../lib/jobs/worker';
-import { childRepository } from '../../lib/store/child-repository';
+import { childRepository, ParentChangedError } from '../../lib/store/child-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
@@ -578,6 +578,26 @@ describe('building child products', () => {
     for (const entry of again) {
       expect(await productRepository.idOfSku(store.store.id, entry.sku as string)).toBe(entry.child_id);
     }
+  });
+
+  it('children are never written for variations unlinked since the build read them', async () => {
+    const parent = await newParent();
+    const size = await newVariationWithOptions(store.store.id, 'Size', ['S']);
+    await link(parent.id, size.variationId);
+    const read = await productRepository.get(store.store.id, parent.id);
+    await call(replaceLinks, 'PUT', linksPath(parent.id), links());
+    const child = {
+      id: uuidv7(),
+      options: [size.options.S as string],
+      generation: read?.variations_generation ?? 0,
+      attributes: { name: 'Stale', status: 'draft' as const, commodity_type: 'physical' as const },
+      child_variations: [],
+      price_modifiers: [],
+    };
+    await expect(childRepository.write(store.store.id, parent.id, child.generation, [child])).rejects.toThrow(
+      ParentChangedError,
+    );
+    expect(await productRepository.get(store.store.id, child.id)).toBeUndefined();
   });
 
   it('a parent with children cannot be deleted (409); a child can, and the next build makes it again', async () => {
