@@ -445,6 +445,9 @@ export const FUNCTIONS = {
 /** The name of a function: `functions/<name>/handler.ts`. */
 export type FunctionName = keyof typeof FUNCTIONS;
 
+/** A product's linked variations: four routes share the path. */
+const VARIATION_LINKS = '/pcm/products/{product_id}/relationships/variations';
+
 export const ROUTES: RouteDefinition[] = [
   { method: 'POST', path: '/oauth/access_token', function: 'create-access-token' },
   { method: 'GET', path: '/v2/application-keys', function: 'list-application-keys' },
@@ -522,26 +525,10 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/products/{product_id}/relationships/component_products',
     function: 'pcm-get-component-products',
   },
-  {
-    method: 'GET',
-    path: '/pcm/products/{product_id}/relationships/variations',
-    function: 'pcm-get-product-variations',
-  },
-  {
-    method: 'POST',
-    path: '/pcm/products/{product_id}/relationships/variations',
-    function: 'pcm-create-product-variations',
-  },
-  {
-    method: 'PUT',
-    path: '/pcm/products/{product_id}/relationships/variations',
-    function: 'pcm-update-product-variations',
-  },
-  {
-    method: 'DELETE',
-    path: '/pcm/products/{product_id}/relationships/variations',
-    function: 'pcm-delete-product-variations',
-  },
+  { method: 'GET', path: VARIATION_LINKS, function: 'pcm-get-product-variations' },
+  { method: 'POST', path: VARIATION_LINKS, function: 'pcm-create-product-variations' },
+  { method: 'PUT', path: VARIATION_LINKS, function: 'pcm-update-product-variations' },
+  { method: 'DELETE', path: VARIATION_LINKS, function: 'pcm-delete-product-variations' },
   { method: 'GET', path: '/pcm/products/{product_id}/children', function: 'pcm-get-child-products' },
   { method: 'POST', path: '/pcm/products/{product_id}/build', function: 'pcm-build-child-products' },
   { method: 'POST', path: '/pcm/variations', function: 'pcm-create-variation' },

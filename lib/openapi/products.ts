@@ -133,6 +133,22 @@ const LINK_REFUSED: [string, Schema] = [
   ERROR_BODY_SCHEMA,
 ];
 
+/** One of the writes of a product's linked variations: the same body, a 204, a 422 naming a variation. */
+const linkWrite = (
+  operationId: string,
+  summary: string,
+  description: string,
+  done: string,
+): OperationSpec => ({
+  operationId,
+  summary,
+  description,
+  tag: 'Products',
+  parameters: [PRODUCT_ID],
+  requestBody: VARIATION_LINKS_SCHEMA,
+  responses: { 204: [done], 422: LINK_REFUSED },
+});
+
 export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
   'POST /pcm/products': {
     operationId: 'createProduct',
@@ -230,33 +246,24 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
     parameters: [PRODUCT_ID],
     responses: { 200: ['The linked variations.', LINKED] },
   },
-  [`POST ${LINKS}`]: {
-    operationId: 'createProductVariationRelationships',
-    summary: 'Link variations to a product',
-    description: `Adds the variations listed after those linked (one already linked stays where it is); at most ${MAX_LINKED_VARIATIONS} per product. A change of the variations makes the next build replace every child.`,
-    tag: 'Products',
-    parameters: [PRODUCT_ID],
-    requestBody: VARIATION_LINKS_SCHEMA,
-    responses: { 204: ['Linked.'], 422: LINK_REFUSED },
-  },
-  [`PUT ${LINKS}`]: {
-    operationId: 'updateProductVariationRelationships',
-    summary: "Replace a product's linked variations",
-    description: 'Links exactly the variations listed, in that order (`[]` unlinks all).',
-    tag: 'Products',
-    parameters: [PRODUCT_ID],
-    requestBody: VARIATION_LINKS_SCHEMA,
-    responses: { 204: ['Replaced.'], 422: LINK_REFUSED },
-  },
-  [`DELETE ${LINKS}`]: {
-    operationId: 'deleteProductVariationRelationships',
-    summary: 'Unlink variations from a product',
-    description: 'Each variation listed must be linked.',
-    tag: 'Products',
-    parameters: [PRODUCT_ID],
-    requestBody: VARIATION_LINKS_SCHEMA,
-    responses: { 204: ['Unlinked.'], 422: LINK_REFUSED },
-  },
+  [`POST ${LINKS}`]: linkWrite(
+    'createProductVariationRelationships',
+    'Link variations to a product',
+    `Adds the variations listed after those linked (one already linked stays where it is); at most ${MAX_LINKED_VARIATIONS} per product. A change of the variations makes the next build replace every child.`,
+    'Linked.',
+  ),
+  [`PUT ${LINKS}`]: linkWrite(
+    'updateProductVariationRelationships',
+    "Replace a product's linked variations",
+    'Links exactly the variations listed, in that order (`[]` unlinks all).',
+    'Replaced.',
+  ),
+  [`DELETE ${LINKS}`]: linkWrite(
+    'deleteProductVariationRelationships',
+    'Unlink variations from a product',
+    'Each variation listed must be linked.',
+    'Unlinked.',
+  ),
   'POST /pcm/products/{product_id}/build': {
     operationId: 'buildChildProducts',
     summary: "Build a product's child products",

@@ -272,6 +272,23 @@ async function transact(items: TransactItems, claims: Claim[], caller: WriteCall
   }
 }
 
+/**
+ * Why a write of the product (its first item, conditioned on the version read) was refused:
+ * ProductNotFoundError when it is gone, ProductChangedError when it changed; any other refusal is unexpected.
+ */
+async function refusedWrite(
+  storeId: string,
+  productId: string,
+  codes: string[],
+  what: string,
+): Promise<never> {
+  if (codes[0] === 'ConditionalCheckFailed') {
+    if (!(await productRepository.get(storeId, productId))) throw new ProductNotFoundError();
+    throw new ProductChangedError();
+  }
+  throw new Error(`product ${productId} could not be ${what} (${codes.join(', ')})`);
+}
+
 const productsQuery = (storeId: string) => ({
   TableName: tableName('products'),
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -429,12 +446,7 @@ export const productRepository = {
       }
     }
     const codes = await transact(items, claims, caller);
-    if (codes === undefined) return;
-    if (codes[0] === 'ConditionalCheckFailed') {
-      if (!(await productRepository.get(storeId, before.id))) throw new ProductNotFoundError();
-      throw new ProductChangedError();
-    }
-    throw new Error(`product ${before.id} could not be updated (${codes.join(', ')})`);
+    if (codes !== undefined) await refusedWrite(storeId, before.id, codes, 'updated');
   },
 
   /**
@@ -463,12 +475,7 @@ export const productRepository = {
     }
     for (const link of product.variations ?? []) items.push(variationLinkCount(storeId, link.id, -1));
     const codes = await transact(items, [], caller);
-    if (codes === undefined) return;
-    if (codes[0] === 'ConditionalCheckFailed') {
-      if (!(await productRepository.get(storeId, product.id))) throw new ProductNotFoundError();
-      throw new ProductChangedError();
-    }
-    throw new Error(`product ${product.id} could not be deleted (${codes.join(', ')})`);
+    if (codes !== undefined) await refusedWrite(storeId, product.id, codes, 'deleted');
   },
 
   /**
@@ -499,11 +506,7 @@ export const productRepository = {
     if (codes === undefined) return;
     const missing = codes.slice(1, 1 + change.added.length).indexOf('ConditionalCheckFailed');
     if (missing >= 0) throw new VariationMissingError(change.added[missing] as string);
-    if (codes[0] === 'ConditionalCheckFailed') {
-      if (!(await productRepository.get(storeId, before.id))) throw new ProductNotFoundError();
-      throw new ProductChangedError();
-    }
-    throw new Error(`product ${before.id} could not be updated (${codes.join(', ')})`);
+    await refusedWrite(storeId, before.id, codes, 'updated');
   },
 
   /**
