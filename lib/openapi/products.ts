@@ -110,7 +110,8 @@ const UNPROCESSABLE: [string, Schema] = [
 ];
 
 const LINKS = '/pcm/products/{product_id}/relationships/variations';
-const LINKED: Schema = {
+/** `{data: [{type, id, meta?}]}`: a relationship's list. */
+const relationshipList = (type: string, meta?: Schema): Schema => ({
   type: 'object',
   required: ['data'],
   properties: {
@@ -118,16 +119,21 @@ const LINKED: Schema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['type', 'id', 'meta'],
+        required: ['type', 'id', ...(meta === undefined ? [] : ['meta'])],
         properties: {
-          type: { const: 'product-variation' },
+          type: { const: type },
           id: { type: 'string', format: 'uuid' },
-          meta: { type: 'object', required: ['created_at'], properties: { created_at: DATE } },
+          ...(meta === undefined ? {} : { meta }),
         },
       },
     },
   },
-};
+});
+const LINKED = relationshipList('product-variation', {
+  type: 'object',
+  required: ['created_at'],
+  properties: { created_at: DATE },
+});
 const LINK_REFUSED: [string, Schema] = [
   'A variation that does not exist (or is not linked, for DELETE), listed twice, or a child product; `source` names it.',
   ERROR_BODY_SCHEMA,
@@ -207,23 +213,7 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Products',
     parameters: [PRODUCT_ID],
     responses: {
-      200: [
-        'The component products.',
-        {
-          type: 'object',
-          required: ['data'],
-          properties: {
-            data: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['type', 'id'],
-                properties: { type: { const: 'product' }, id: { type: 'string', format: 'uuid' } },
-              },
-            },
-          },
-        },
-      ],
+      200: ['The component products.', relationshipList('product')],
     },
   },
   'DELETE /pcm/products/{product_id}': {

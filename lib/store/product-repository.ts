@@ -272,6 +272,18 @@ async function transact(items: TransactItems, claims: Claim[], caller: WriteCall
   }
 }
 
+/** The Put of `after` in place of `before`, on condition that it is still the version read and not being deleted. */
+function versionedPut(storeId: string, before: ProductRecord, after: ProductRecord) {
+  return {
+    Put: {
+      TableName: tableName('products'),
+      Item: toItem(storeId, after),
+      ConditionExpression: 'version = :version AND attribute_not_exists(deleting)',
+      ExpressionAttributeValues: { ':version': before.version },
+    },
+  };
+}
+
 /**
  * Why a write of the product (its first item, conditioned on the version read) was refused:
  * ProductNotFoundError when it is gone, ProductChangedError when it changed; any other refusal is unexpected.
@@ -412,16 +424,7 @@ export const productRepository = {
     after: ProductRecord,
     caller?: WriteCaller,
   ): Promise<void> {
-    const items: TransactItems = [
-      {
-        Put: {
-          TableName: tableName('products'),
-          Item: toItem(storeId, after),
-          ConditionExpression: 'version = :version AND attribute_not_exists(deleting)',
-          ExpressionAttributeValues: { ':version': before.version },
-        },
-      },
-    ];
+    const items: TransactItems = [versionedPut(storeId, before, after)];
     const claims: Claim[] = [];
     const was = before.attributes;
     const now = after.attributes;
@@ -491,14 +494,7 @@ export const productRepository = {
     caller?: WriteCaller,
   ): Promise<void> {
     const items: TransactItems = [
-      {
-        Put: {
-          TableName: tableName('products'),
-          Item: toItem(storeId, after),
-          ConditionExpression: 'version = :version AND attribute_not_exists(deleting)',
-          ExpressionAttributeValues: { ':version': before.version },
-        },
-      },
+      versionedPut(storeId, before, after),
       ...change.added.map((id) => variationLinkCount(storeId, id, 1)),
       ...change.removed.map((id) => variationLinkCount(storeId, id, -1)),
     ];
