@@ -6,9 +6,9 @@ import {
   childRepository,
   ParentChangedError,
 } from '../store/child-repository';
-import { type ProductRecord, productRepository } from '../store/product-repository';
+import { type ProductAttributes, type ProductRecord, productRepository } from '../store/product-repository';
 import { variationRepository } from '../store/variation-repository';
-import { attributesProblem } from '../validation/product';
+import { attributesProblem, MAX_PRODUCT_BYTES } from '../validation/product';
 import {
   AMBIGUOUS_RULES,
   type BuildVariation,
@@ -166,10 +166,13 @@ async function writeChildren(build: {
     if (!build.wanted.has(key) || build.held.has(key)) continue;
     const draft = childDraft(parent.attributes, combination);
     const attributes = ordered(draft.attributes);
-    const problem = attributesProblem(attributes) ?? duplicate(claimed, attributes, describe(combination));
+    const problem =
+      attributesProblem(attributes) ??
+      tooLarge(attributes) ??
+      duplicate(claimed, attributes, describe(combination));
     if (problem !== undefined) {
       errors.push({
-        message: problem.startsWith('the child') ? problem : `${describe(combination)}: ${problem}`,
+        message: `${describe(combination)}: ${problem}`,
       });
       continue;
     }
@@ -207,9 +210,16 @@ function duplicate(
     const key = field === 'sku' ? value.toLowerCase() : value;
     const first = claimed[field].get(key);
     if (first !== undefined) {
-      return `${child}: data.attributes.${field}: Must be unique amongst products (${first} has ${field} ${value} too).`;
+      return `data.attributes.${field}: Must be unique amongst products (${first} has ${field} ${value} too).`;
     }
     claimed[field].set(key, child);
   }
   return undefined;
+}
+
+/** A child may take what a product may (MAX_PRODUCT_BYTES of JSON), modifiers included. */
+function tooLarge(attributes: ProductAttributes): string | undefined {
+  const bytes = Buffer.byteLength(JSON.stringify(attributes));
+  if (bytes <= MAX_PRODUCT_BYTES) return undefined;
+  return `it would take ${bytes} bytes, at most ${MAX_PRODUCT_BYTES} are allowed: shorten the parent's attributes or the modifiers' values`;
 }

@@ -59,6 +59,10 @@ type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>
 type Key = { pk: string; sk: string };
 
 const TRANSACTION_ITEMS = 100;
+/** Attribute bytes per transaction: under DynamoDB's 4 MB, with room for the rest of each item. */
+export const TRANSACTION_BYTES = 3_000_000;
+/** A child's bytes besides its attributes: keys, variations, index item and claims. */
+const ITEM_OVERHEAD_BYTES = 4_000;
 const ATTEMPTS = 8;
 /** Transactions a build has in flight at once. */
 const WRITERS = 4;
@@ -204,25 +208,34 @@ async function run(items: TransactItems): Promise<string[] | undefined> {
 }
 
 /**
- * Splits children into batches that fit one transaction (the parent's check plus each child's items) and
- * touch no claim twice.
+ * Splits children into batches that fit one transaction (the parent's check plus each child's items, at most
+ * 100 items and TRANSACTION_BYTES of attributes: DynamoDB takes 4 MB a transaction) and touch no claim twice.
  */
-function batches(storeId: string, children: ChildWrite[], itemsOf: (child: ChildWrite) => number) {
+export function transactionBatches(
+  storeId: string,
+  children: ChildWrite[],
+  itemsOf: (child: ChildWrite) => number,
+): ChildWrite[][] {
   const result: ChildWrite[][] = [];
   let batch: ChildWrite[] = [];
   let items = 1;
+  let bytes = 0;
   let keys = new Set<string>();
   for (const child of children) {
     const own = claimKeys(storeId, child);
     const count = itemsOf(child);
-    if (batch.length > 0 && (items + count > TRANSACTION_ITEMS || own.some((key) => keys.has(key)))) {
+    const weight = Buffer.byteLength(JSON.stringify(child.attributes)) + ITEM_OVERHEAD_BYTES;
+    const full = items + count > TRANSACTION_ITEMS || bytes + weight > TRANSACTION_BYTES;
+    if (batch.length > 0 && (full || own.some((key) => keys.has(key)))) {
       result.push(batch);
       batch = [];
       items = 1;
+      bytes = 0;
       keys = new Set();
     }
     batch.push(child);
     items += count;
+    bytes += weight;
     for (const key of own) keys.add(key);
   }
   if (batch.length > 0) result.push(batch);
@@ -267,7 +280,7 @@ export const childRepository = {
     const outcomes = new Map<string, ChildWriteOutcome>();
     const at = new Date().toISOString();
     const itemsOf = (child: ChildWrite) => plan(storeId, parentId, child, 0, at).items.length;
-    const queue = batches(storeId, children, itemsOf);
+    const queue = transactionBatches(storeId, children, itemsOf);
     await settleWorkers(WRITERS, async (stop) => {
       for (let batch = queue.shift(); batch !== undefined && !stop.failed; batch = queue.shift()) {
         await writeBatch(batch);

@@ -346,8 +346,8 @@ describe('building child products', () => {
         { type: 'description_equals', value: 'Small' },
         { type: 'sku_prepend', value: 'S-' },
         { type: 'sku_append', value: '-END' },
-        { type: 'slug_equals', value: 'small-tee' },
-        { type: 'slug_builder', seek: '{none}', set: 'x' },
+        { type: 'slug_equals', value: 'small-{kind}' },
+        { type: 'slug_builder', seek: '{kind}', set: 'tee' },
       ],
       Medium: [{ type: 'sku_equals', value: `MED-${stamp}` }],
     };
@@ -536,6 +536,33 @@ describe('building child products', () => {
     await link(parent.id, size.variationId);
     const [error] = await build(parent.id);
     expect(error?.message).toMatch(/^the child product of options S: data\.attributes\.sku must be/);
+  });
+
+  it('a parent near the product size limit builds; a child its modifiers take past it is an error', async () => {
+    // About 240 KB of attributes: 20 children of it would be 4.8 MB, more than one transaction takes.
+    const fields = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, 'x'.repeat(4000)]));
+    const parent = await newParent({ extensions: { big: fields } });
+    const colour = await newVariationWithOptions(store.store.id, 'Colour', ['A', 'B', 'C', 'D'], {
+      D: [
+        {
+          type: 'locales_equals',
+          value: Object.fromEntries(
+            ['fr-FR', 'de-DE', 'es-ES'].map((locale) => [
+              locale,
+              { name: 'x', description: 'y'.repeat(20_000) },
+            ]),
+          ),
+        },
+      ],
+    });
+    const size = await newVariationWithOptions(store.store.id, 'Size', ['S', 'M', 'L', 'XL', 'XXL']);
+    await link(parent.id, colour.variationId, size.variationId);
+    const errors = await build(parent.id);
+    expect(errors).toHaveLength(5);
+    expect(errors[0]?.message).toMatch(
+      /^the child product of options D, S: it would take \d+ bytes, at most 300000 are allowed/,
+    );
+    expect((await childrenByOptions(parent.id)).size).toBe(15);
   });
 
   it('more than 10,000 combinations fail the build and write nothing', async () => {
