@@ -119,8 +119,13 @@ export async function runChildProductsBuild(input: {
       if (entry.generation === generation) current.set(keyOf(entry.options), entry);
     return await writeChildren({ storeId, parent, variations, generation, wanted, held, current });
   } catch (error) {
-    if (error instanceof ParentChangedError)
-      return [{ message: `product ${productId} was deleted during the build` }];
+    if (error instanceof ParentChangedError) {
+      return [
+        {
+          message: `product ${productId} was deleted, or its variations changed, during the build: build it again`,
+        },
+      ];
+    }
     throw error;
   }
 }
