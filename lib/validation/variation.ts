@@ -55,21 +55,22 @@ const OPTION_NAME: Schema = {
   examples: ['Large'],
 };
 
-const body = (type: string, data: Record<string, Schema>, required: string[]): Schema => ({
+/** A body of only `data`. */
+const envelope = (data: Schema): Schema => ({
   type: 'object',
   required: ['data'],
   additionalProperties: false,
   'x-message': 'must be an object with only `data`',
-  properties: {
-    data: {
-      type: 'object',
-      required: ['type', 'attributes', ...required],
-      additionalProperties: false,
-      'x-message': 'must be an object with type, attributes and (on updates) id',
-      properties: { type: { const: type, description: `Always \`${type}\`.` }, ...data },
-    },
-  },
+  properties: { data },
 });
+const body = (type: string, data: Record<string, Schema>, required: string[]): Schema =>
+  envelope({
+    type: 'object',
+    required: ['type', 'attributes', ...required],
+    additionalProperties: false,
+    'x-message': 'must be an object with type, attributes and (on updates) id',
+    properties: { type: { const: type, description: `Always \`${type}\`.` }, ...data },
+  });
 const ID: Schema = { type: 'string', maxLength: 64, description: 'The id of the path.' };
 const attributes = (properties: Record<string, Schema>, required: string[]): Schema => ({
   type: 'object',
@@ -314,35 +315,27 @@ export function parseVariationId(raw: string): string {
 export const MAX_LINKED_VARIATIONS = 20;
 
 /** `POST`, `PUT`, `DELETE /pcm/products/{product_id}/relationships/variations`. */
-export const VARIATION_LINKS_SCHEMA: Schema = {
-  type: 'object',
-  required: ['data'],
-  additionalProperties: false,
-  'x-message': 'must be an object with only `data`',
-  properties: {
-    data: {
-      type: 'array',
-      maxItems: MAX_LINKED_VARIATIONS,
-      'x-message': `must be an array of at most ${MAX_LINKED_VARIATIONS} variations`,
-      description: 'Variations by id; the order of a `PUT` (or of additions) is the link order.',
-      items: {
-        type: 'object',
-        required: ['type', 'id'],
-        additionalProperties: false,
-        'x-message': 'must be an object with only type and id',
-        properties: {
-          type: { const: VARIATION_TYPE, description: `Always \`${VARIATION_TYPE}\`.` },
-          id: {
-            type: 'string',
-            maxLength: 64,
-            'x-message': 'must be a variation id',
-            description: 'A variation id.',
-          },
-        },
+export const VARIATION_LINKS_SCHEMA: Schema = envelope({
+  type: 'array',
+  maxItems: MAX_LINKED_VARIATIONS,
+  'x-message': `must be an array of at most ${MAX_LINKED_VARIATIONS} variations`,
+  description: 'Variations by id; the order of a `PUT` (or of additions) is the link order.',
+  items: {
+    type: 'object',
+    required: ['type', 'id'],
+    additionalProperties: false,
+    'x-message': 'must be an object with only type and id',
+    properties: {
+      type: { const: VARIATION_TYPE, description: `Always \`${VARIATION_TYPE}\`.` },
+      id: {
+        type: 'string',
+        maxLength: 64,
+        'x-message': 'must be a variation id',
+        description: 'A variation id.',
       },
     },
   },
-};
+});
 const validateVariationLinks = compileSchema(VARIATION_LINKS_SCHEMA);
 
 /**
