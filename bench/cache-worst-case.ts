@@ -15,7 +15,7 @@ import { listChildProducts } from '../lib/catalog/list-children';
 import { checkRelease, publishRelease } from '../lib/catalog/publisher';
 import { ReleaseValidationError } from '../lib/catalog/validate-release';
 import { storeRepository } from '../lib/store/store-repository';
-import { progress, round, startBenchDatabase } from './support';
+import { intOption, progress, round, startBenchDatabase } from './support';
 
 /** Most tags a product may have, as the release schema says. */
 const MAX_TAGS: number = releaseSchema.$defs.attributes.properties.tags.maxItems;
@@ -159,13 +159,6 @@ function findParent(release: Record<string, unknown>): string {
   const [parent] = release.products as { id: string }[];
   if (!parent) throw new Error('the generated release has no parent');
   return parent.id;
-}
-
-function intOption(args: string[], name: string, fallback: number): number {
-  const index = args.indexOf(name);
-  const value = index === -1 ? fallback : Number(args[index + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

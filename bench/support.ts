@@ -146,3 +146,11 @@ export function runAsScript<T>(
     process.exitCode = 1;
   });
 }
+
+/** `name N` from the command line, or `fallback`; anything but a positive integer is an error. */
+export function intOption(args: string[], name: string, fallback: number): number {
+  const index = args.indexOf(name);
+  const value = index === -1 ? fallback : Number(args[index + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}

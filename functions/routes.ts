@@ -29,6 +29,8 @@ export interface FunctionDefinition {
   bucket?: 'read' | 'readwrite';
   /** `start`: it starts the publishing workflow (functions/workflow.ts). */
   workflow?: 'start';
+  /** `enqueue`: it starts jobs (`enqueueJob` in lib/jobs/service.ts): it may send to the jobs queue. */
+  jobs?: 'enqueue';
   description: string;
 }
 
@@ -370,6 +372,74 @@ export const FUNCTIONS = {
     description:
       'GET /pcm/products/{product_id}/relationships/component_products: the products a bundle names',
   },
+  'pcm-update-product': {
+    auth: 'admin',
+    body: 'large-json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: "PUT /pcm/products/{product_id}: changes the product's attributes that are sent",
+  },
+  'pcm-delete-product': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
+  },
+  'pcm-get-product-variations': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /pcm/products/{product_id}/relationships/variations: the linked variations in link order',
+  },
+  'pcm-create-product-variations': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/products/{product_id}/relationships/variations: links variations to a product',
+  },
+  'pcm-update-product-variations': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/products/{product_id}/relationships/variations: replaces a product's linked variations",
+  },
+  'pcm-delete-product-variations': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/products/{product_id}/relationships/variations: unlinks the variations listed',
+  },
+  'pcm-get-child-products': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/products/{product_id}/children: a page of a parent's built children",
+  },
+  'pcm-build-child-products': {
+    auth: 'admin',
+    body: 'json',
+    jobs: 'enqueue',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: "POST /pcm/products/{product_id}/build: starts a job building a product's child products",
+  },
+  'pcm-list-jobs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/jobs: the store's jobs, newest first, paginated",
+  },
+  'pcm-get-job': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/jobs/{job_id}: one job of the store',
+  },
+  'pcm-get-job-errors': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/jobs/{job_id}/errors: a job's errors, in the order recorded",
+  },
+  'pcm-cancel-job': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/jobs/{job_id}/cancel: cancels a pending job (409 once it started)',
+  },
   'pcm-get-product-main-image': {
     auth: 'admin',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
@@ -393,17 +463,6 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
       "POST, PUT, DELETE /pcm/products/{product_id}/relationships/files: adds, replaces or removes the product's files",
-  },
-  'pcm-update-product': {
-    auth: 'admin',
-    body: 'large-json',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
-    description: "PUT /pcm/products/{product_id}: changes the product's attributes that are sent",
-  },
-  'pcm-delete-product': {
-    auth: 'admin',
-    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
-    description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
   },
   'pcm-create-hierarchy': {
     auth: 'admin',
@@ -437,6 +496,9 @@ export const FUNCTIONS = {
 
 /** The name of a function: `functions/<name>/handler.ts`. */
 export type FunctionName = keyof typeof FUNCTIONS;
+
+/** A product's linked variations: four routes share the path. */
+const VARIATION_LINKS = '/pcm/products/{product_id}/relationships/variations';
 
 export const ROUTES: RouteDefinition[] = [
   { method: 'POST', path: '/oauth/access_token', function: 'create-access-token' },
@@ -515,46 +577,12 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/products/{product_id}/relationships/component_products',
     function: 'pcm-get-component-products',
   },
-  {
-    method: 'GET',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-get-product-main-image',
-  },
-  {
-    method: 'POST',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-write-product-main-image',
-  },
-  {
-    method: 'PUT',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-write-product-main-image',
-  },
-  {
-    method: 'DELETE',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-write-product-main-image',
-  },
-  {
-    method: 'GET',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-get-product-files',
-  },
-  {
-    method: 'POST',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-write-product-files',
-  },
-  {
-    method: 'PUT',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-write-product-files',
-  },
-  {
-    method: 'DELETE',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-write-product-files',
-  },
+  { method: 'GET', path: VARIATION_LINKS, function: 'pcm-get-product-variations' },
+  { method: 'POST', path: VARIATION_LINKS, function: 'pcm-create-product-variations' },
+  { method: 'PUT', path: VARIATION_LINKS, function: 'pcm-update-product-variations' },
+  { method: 'DELETE', path: VARIATION_LINKS, function: 'pcm-delete-product-variations' },
+  { method: 'GET', path: '/pcm/products/{product_id}/children', function: 'pcm-get-child-products' },
+  { method: 'POST', path: '/pcm/products/{product_id}/build', function: 'pcm-build-child-products' },
   { method: 'POST', path: '/pcm/variations', function: 'pcm-create-variation' },
   { method: 'GET', path: '/pcm/variations', function: 'pcm-list-variations' },
   { method: 'GET', path: '/pcm/variations/{variation_id}', function: 'pcm-get-variation' },
@@ -601,6 +629,50 @@ export const ROUTES: RouteDefinition[] = [
     method: 'DELETE',
     path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
     function: 'pcm-delete-option-modifier',
+  },
+  { method: 'GET', path: '/pcm/jobs', function: 'pcm-list-jobs' },
+  { method: 'GET', path: '/pcm/jobs/{job_id}', function: 'pcm-get-job' },
+  { method: 'GET', path: '/pcm/jobs/{job_id}/errors', function: 'pcm-get-job-errors' },
+  { method: 'POST', path: '/pcm/jobs/{job_id}/cancel', function: 'pcm-cancel-job' },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-get-product-main-image',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-get-product-files',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
   },
   { method: 'POST', path: '/pcm/hierarchies', function: 'pcm-create-hierarchy' },
   { method: 'GET', path: '/pcm/hierarchies', function: 'pcm-list-hierarchies' },

@@ -281,6 +281,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...productRoutes(),
   ...variationRoutes(),
   ...hierarchyRoutes(),
+  ...jobRoutes(),
 };
 
 /** `in(id,...)` over some of the release's nodes (and an unknown id), as a node filter sends it. */
@@ -668,6 +669,8 @@ const productFilter = fc
 function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
   const OTHERS = [ref('otherProductId'), ref('deletedProductId')];
   const productId = (valid = [ref('productId'), ref('productIdUpper')]) => segment(valid, OTHERS);
+  /** A's product, or its parent with a built child. */
+  const anyProductId = () => productId([ref('productId'), ref('productIdUpper'), ref('parentProductId')]);
   return {
     'POST /pcm/products': () =>
       requests({
@@ -679,7 +682,11 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
     'GET /pcm/products': () =>
       requests({ auth: ADMIN, query: [pageQuery(), filterQuery(productFilter), includeQuery()] }),
     'GET /pcm/products/{product_id}': () =>
-      requests({ auth: ADMIN, params: { product_id: productId() }, query: [includeQuery()] }),
+      requests({
+        auth: ADMIN,
+        params: { product_id: anyProductId() },
+        query: [includeQuery()],
+      }),
     'PUT /pcm/products/{product_id}': () =>
       requests({
         auth: ADMIN,
@@ -691,6 +698,7 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
     'DELETE /pcm/products/{product_id}': () =>
       requests({ auth: ADMIN, params: { product_id: productId([ref('freshProductId')]) } }),
     ...productFileRoutes(productId),
+    ...variationLinkRoutes(anyProductId),
   };
 }
 
@@ -748,6 +756,54 @@ function productFileRoutes(
     [`POST ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileEntry) }),
     [`PUT ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileEntry) }),
     [`DELETE ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileIdentifier) }),
+  };
+}
+
+/** Variations to link: store A's, store B's (422), unknown ids and ids that are no UUID. */
+const variationLinks = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(ref('variationId'), ref('otherVariationId')),
+      fc.uuid(),
+      fc.string({ maxLength: 70 }),
+    ),
+    { maxLength: 4 },
+  )
+  .map((ids) => ({ data: ids.map((id) => ({ type: 'product-variation', id })) }));
+
+/** `/pcm/products/{product_id}/relationships/variations` and the children list. */
+function variationLinkRoutes(productId: () => Part<string>): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const LINKS = '/pcm/products/{product_id}/relationships/variations';
+  const write = () =>
+    requests({ auth: ADMIN, params: { product_id: productId() }, body: jsonBody(variationLinks) });
+  return {
+    [`GET ${LINKS}`]: () => requests({ auth: ADMIN, params: { product_id: productId() } }),
+    [`POST ${LINKS}`]: write,
+    [`PUT ${LINKS}`]: write,
+    [`DELETE ${LINKS}`]: write,
+    'GET /pcm/products/{product_id}/children': () =>
+      requests({ auth: ADMIN, params: { product_id: productId() }, query: [pageQuery()] }),
+    'POST /pcm/products/{product_id}/build': () =>
+      requests({
+        auth: ADMIN,
+        params: { product_id: productId() },
+        body: optionalJsonBody(fc.constant({})),
+      }),
+  };
+}
+
+// ---------------------------------------------------------------- jobs (/pcm/jobs)
+
+/** The job routes: store A's pending job as the valid id (cancel takes a fresh one), B's and unknown ids among the others. */
+function jobRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const jobId = (valid = [ref('jobId'), ref('jobIdUpper')]) => segment(valid, [ref('otherJobId')]);
+  return {
+    'GET /pcm/jobs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /pcm/jobs/{job_id}': () => requests({ auth: ADMIN, params: { job_id: jobId() } }),
+    'GET /pcm/jobs/{job_id}/errors': () =>
+      requests({ auth: ADMIN, params: { job_id: jobId() }, query: [pageQuery()] }),
+    'POST /pcm/jobs/{job_id}/cancel': () =>
+      requests({ auth: ADMIN, params: { job_id: jobId([ref('freshJobId'), ref('jobId')]) } }),
   };
 }
 

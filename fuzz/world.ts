@@ -1,11 +1,14 @@
 import sampleRelease from '../catalog/sample-release.json';
 import { issueAccessToken } from '../lib/auth/issue-token';
+import { runChildProductsBuild } from '../lib/builds/build';
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { publishRelease } from '../lib/catalog/publisher';
 import { getConfig } from '../lib/config/index';
 import { toApiError } from '../lib/http/errors';
 import { uuidv4, uuidv7 } from '../lib/ids';
+import { registerLocalJobQueue } from '../lib/jobs/queue';
+import { enqueueJob } from '../lib/jobs/service';
 import { createRelease } from '../lib/pcm/publishing';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
@@ -13,7 +16,7 @@ import { getDocumentClient } from '../lib/store/client';
 import { fileRepository } from '../lib/store/file-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
-import { productRepository } from '../lib/store/product-repository';
+import { type ProductRecord, productRepository } from '../lib/store/product-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { variationRepository } from '../lib/store/variation-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
@@ -97,6 +100,7 @@ export const PLACEHOLDERS = {
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
   deletedProductId: 'a deleted product of store A',
   otherProductId: "store B's product",
+  parentProductId: "store A's product with variationId linked and its child built",
   variationId: "store A's variation, with optionId and its modifierId",
   optionId: "an option of store A's variationId",
   modifierId: "a modifier of store A's optionId",
@@ -107,6 +111,10 @@ export const PLACEHOLDERS = {
   hierarchyId: "store A's hierarchy",
   otherHierarchyId: "store B's hierarchy",
   freshHierarchyId: 'a hierarchy of store A created just before the request (delete fuzzing)',
+  jobId: 'a pending job of store A (its message goes nowhere: it never runs)',
+  jobIdUpper: 'the same job id in upper case',
+  freshJobId: 'a pending job of store A created just before the request (cancel fuzzing)',
+  otherJobId: 'a pending job of store B',
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -306,10 +314,15 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   if (deleted && (await productRepository.markDeleting(a.store.id, deleted, mark, '')))
     await productRepository.delete(a.store.id, deleted, mark);
   const otherProductId = await newPcmProduct(b.store.id, 'Other product', 'FUZZ-PRODUCT');
+  // Jobs: their messages go nowhere, so they stay pending (cancel has one to cancel).
+  registerLocalJobQueue(() => undefined);
+  const jobId = (await enqueueJob(a.store.id, 'product-import', {}, 'fuzz')).id;
+  const otherJobId = (await enqueueJob(b.store.id, 'product-import', {}, 'fuzz')).id;
   const variation = await newVariationTree(a.store.id, 'Fuzz variation');
   const otherVariation = await newVariationTree(b.store.id, 'Other variation');
   const hierarchyId = await newPcmHierarchy(a.store.id, 'Fuzz hierarchy');
   const otherHierarchyId = await newPcmHierarchy(b.store.id, 'Other hierarchy', 'Fuzz-Slug');
+  const parentProductId = await newParentWithChildren(a.store.id, variation.variationId);
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
   if (published?.state !== 'PUBLISHED')
@@ -357,12 +370,16 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
       otherProductId,
+      parentProductId,
       variationId: variation.variationId,
       optionId: variation.optionId,
       modifierId: variation.modifierId,
       otherVariationId: otherVariation.variationId,
       hierarchyId,
       otherHierarchyId,
+      jobId,
+      jobIdUpper: jobId.toUpperCase(),
+      otherJobId,
     } satisfies Partial<Record<PlaceholderName, string>>),
   );
   // Prefixes change as the mapping route is fuzzed (store B's too, with its own token): read them fresh.
@@ -426,6 +443,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
         case 'freshProductId':
           return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
+        case 'freshJobId':
+          return (await enqueueJob(a.store.id, 'product-import', {}, 'fuzz')).id;
         case 'freshReleaseId':
           // A release of the catalog cannot be made while one of it is being published.
           await settle();
@@ -468,4 +487,22 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       }
     },
   };
+}
+
+/** A product with the variation linked and its children built, so the children list and matrix have some. */
+async function newParentWithChildren(storeId: string, variationId: string): Promise<string> {
+  const id = await newPcmProduct(storeId, 'Fuzz parent', 'FUZZ-PARENT');
+  const before = (await productRepository.get(storeId, id)) as ProductRecord;
+  const at = new Date().toISOString();
+  const after = {
+    ...before,
+    variations: [{ id: variationId, created_at: at }],
+    variations_generation: 1,
+    variations_changed_at: at,
+    version: before.version + 1,
+  };
+  await productRepository.setVariationLinks(storeId, before, after, { added: [variationId], removed: [] });
+  const errors = await runChildProductsBuild({ storeId, productId: id, jobId: 'fuzz' });
+  if (errors.length > 0) throw new Error(`the fuzz parent's build failed: ${errors[0]?.message}`);
+  return id;
 }

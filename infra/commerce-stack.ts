@@ -18,6 +18,7 @@ import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES } from
 import type { ApiFunction } from './api-function';
 import { ApiPart } from './api-part';
 import { ContextError } from './context-error';
+import { Jobs } from './jobs';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
 import { Publishing } from './publishing';
 
@@ -164,6 +165,10 @@ export class CommerceStack extends Stack {
       if (fn.definition.workflow === 'start') publishing.grantStart(fn);
       if (fn.definition.bucket !== undefined) publishing.grantDocuments(fn, fn.definition.bucket);
     }
+
+    const jobs = new Jobs(this, 'Jobs', { tables, alarmTopic: this.monitoring.topic, documents: publishing });
+    for (const fn of Object.values(this.functions))
+      if (fn.definition.jobs === 'enqueue') jobs.grantEnqueue(fn);
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the commerce API' });
     for (const role of TABLE_ROLES) {

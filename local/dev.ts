@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuildContext, context, formatMessages, type Message } from 'esbuild';
+import { JOB_WORKER, MAX_RECEIVES } from '../functions/jobs';
 import type { FunctionName } from '../functions/routes';
 import { apiCorsConfiguration } from '../functions/routes';
 import { BUNDLING } from '../infra/bundling';
@@ -14,6 +15,7 @@ import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
 import { PROJECT_ROOT, runtimeEnvironment } from './from-template';
 import { createGatewayServer, publicUrlFrom } from './gateway';
+import { LocalJobQueue, type LocalQueueMessage } from './job-queue';
 import { GATEWAY_ROUTES } from './router';
 import { FunctionRuntime } from './template/runtime';
 import { watchPaths } from './watch-paths';
@@ -105,7 +107,7 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
         codeDir: join(outRoot, name),
         handler: 'index.handler',
         environment: env,
-        timeoutSeconds: 10,
+        timeoutSeconds: name === JOB_WORKER.name ? JOB_WORKER.timeoutSeconds : 10,
         memoryMb: 256,
       },
       {},
@@ -118,10 +120,22 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
             concurrency: getConfig().releaseWriters,
           }).catch(() => undefined);
         },
+        // A job enqueued here runs through the job worker's bundle, a store's jobs one at a time.
+        onJob: (message) => jobs.send(message as LocalQueueMessage),
       },
     );
     return fn.runtime;
   };
+
+  const jobs = new LocalJobQueue(
+    async (event) => {
+      const name = JOB_WORKER.name as FunctionName;
+      const fn = functionFor(name);
+      const runtime = fn.stale || !fn.runtime ? await rebuild(name, fn) : fn.runtime;
+      await runtime.invokeWith(event, event.Records[0]?.messageId ?? '');
+    },
+    { maxReceives: MAX_RECEIVES },
+  );
 
   // By path, not by inode: a file replaced by an atomic save or a checkout is still watched.
   const watcher = watchPaths(

@@ -9,6 +9,7 @@ import { redact, requestSecrets } from '../lib/http/log';
 import { localDocsResponse } from './docs';
 import { createGatewayServer, publicUrlFrom } from './gateway';
 import { createLambdaContext } from './http-event';
+import { startLocalJobs } from './jobs-local';
 import { GATEWAY_ROUTES, loadHandler } from './router';
 
 export { listen, localOrigin } from './gateway';
@@ -28,6 +29,8 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
   const env = options.env ?? process.env;
   // Releases created through this server run the publishing workflow's steps in this process.
   registerLocalWorkflow((input) => runWorkflowLocally(input, { concurrency: getConfig().releaseWriters }));
+  // Jobs enqueued through this server run through the job worker's handler in this process.
+  startLocalJobs();
   return createGatewayServer({
     routes: GATEWAY_ROUTES,
     publicUrl: publicUrlFrom(env),

@@ -3,14 +3,18 @@ import { json } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
 import { productUrl, renderProduct } from '../../lib/products/render';
 import { createProduct } from '../../lib/products/service';
-import { parseNewProduct } from '../../lib/validation/product';
+import { parseNewProduct, parseNewProductLinks } from '../../lib/validation/product';
 import { createHandler } from '../create-handler';
 
-/** POST /pcm/products: a new product (`draft` unless told); 409 when its sku or external_ref is taken. */
+/**
+ * POST /pcm/products: a new product (`draft` unless told), linking the variations of
+ * `data.relationships.variations`; 409 when its sku or external_ref is taken.
+ */
 export const handler = createHandler('pcm-create-product', {}, async (event) => {
   const attributes = parseNewProduct(event.parsedBody);
+  const variationIds = parseNewProductLinks(event.parsedBody);
   const product = await asWriteCaller(event, (caller) =>
-    createProduct(event.auth.storeId, attributes, caller),
+    createProduct(event.auth.storeId, attributes, caller, variationIds),
   );
   return json(
     201,

@@ -1,3 +1,4 @@
+import { parentMeta } from '../../lib/builds/links';
 import { pathParameter, queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { fittingResponse, renderProduct } from '../../lib/products/render';
@@ -5,13 +6,22 @@ import { includedFor, productOf } from '../../lib/products/service';
 import { parseProductId, parseProductInclude } from '../../lib/validation/product';
 import { createHandler } from '../create-handler';
 
-/** GET /pcm/products/{product_id}: one product of the token's store; `include` its component products. */
+/**
+ * GET /pcm/products/{product_id}: one product of the token's store (a parent with its variations and
+ * variation matrix); `include` its component products.
+ */
 export const handler = createHandler('pcm-get-product', {}, async (event) => {
   const productId = parseProductId(pathParameter(event, 'product_id'));
   const includes = parseProductInclude(queryParameter(event, 'include'));
   const product = await productOf(event.auth.storeId, productId);
-  const included = await includedFor(event.auth.storeId, [product], includes, requestOrigin(event));
+  const [included, parent] = await Promise.all([
+    includedFor(event.auth.storeId, [product], includes, requestOrigin(event)),
+    parentMeta(event.auth.storeId, product),
+  ]);
   return ok(
-    fittingResponse({ data: renderProduct(product), ...(included === undefined ? {} : { included }) }),
+    fittingResponse({
+      data: renderProduct(product, parent),
+      ...(included === undefined ? {} : { included }),
+    }),
   );
 });

@@ -43,6 +43,11 @@ export interface Config {
    * MaxConcurrency is in AWS (the bench compares 1, 2 and 4).
    */
   releaseWriters: number;
+  /**
+   * JOBS_QUEUE_URL: the SQS FIFO queue jobs are sent to (lib/jobs/queue.ts); undefined locally, where the
+   * harness runs each job in process, a store's jobs one at a time (local/job-queue.ts).
+   */
+  jobsQueueUrl: string | undefined;
   /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
   logLevel: LogLevel;
 }
@@ -116,6 +121,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `DOCUMENTS_BUCKET must be an S3 bucket name (3-63 of a-z 0-9 . -), got "${documentsBucket}"`,
     );
   }
+  const jobsQueueUrl = env.JOBS_QUEUE_URL || undefined;
+  if (jobsQueueUrl !== undefined && !/^https:\/\/[^\s/]+\/\d+\/[A-Za-z0-9_-]+\.fifo$/.test(jobsQueueUrl)) {
+    throw new ConfigError(
+      `JOBS_QUEUE_URL must be an SQS FIFO queue URL (https://…/<account>/<name>.fifo), got "${jobsQueueUrl}"`,
+    );
+  }
   return {
     dynamodbEndpoint: endpoint,
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
@@ -133,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3Endpoint,
     releaseStateMachineArn: env.RELEASE_STATE_MACHINE_ARN || undefined,
     releaseWriters: intFrom(env, 'RELEASE_WRITERS', 4, 1, 64),
+    jobsQueueUrl,
     logLevel,
   };
 }

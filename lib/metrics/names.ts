@@ -14,6 +14,8 @@ export const METRIC = {
   catalogCacheHits: 'CatalogCacheHits',
   /** ... and those read from DynamoDB: hits / (hits + misses) is the cache hit ratio. */
   catalogCacheMisses: 'CatalogCacheMisses',
+  /** A job written but whose queue message could not be sent (lib/jobs/service.ts `enqueueJob`). */
+  jobsNotQueued: 'JobsNotQueued',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

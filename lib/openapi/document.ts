@@ -15,6 +15,7 @@ import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../va
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
 import { FILE_OPERATIONS } from './files';
 import { HIERARCHY_OPERATIONS } from './hierarchies';
+import { JOB_OPERATIONS } from './jobs';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import {
   type HeaderSpec,
@@ -313,6 +314,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...PRODUCT_OPERATIONS,
   ...VARIATION_OPERATIONS,
   ...HIERARCHY_OPERATIONS,
+  ...JOB_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

@@ -19,6 +19,7 @@ export const OPERATION_TAGS = [
   'Products',
   'Variations',
   'Hierarchies',
+  'Jobs',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 

@@ -1,3 +1,4 @@
+import { MAX_COMBINATIONS } from '../builds/combinations';
 import {
   FILE_RELATIONSHIPS_BODY_SCHEMA,
   MAIN_IMAGE_BODY_SCHEMA,
@@ -12,6 +13,8 @@ import {
   PRODUCT_INCLUDES,
   PRODUCT_UPDATE_SCHEMA,
 } from '../validation/product';
+import { MAX_LINKED_VARIATIONS, VARIATION_LINKS_SCHEMA } from '../validation/variation';
+import { JOB_SCHEMA } from './jobs';
 import type { OperationSpec, Parameter } from './operation';
 import { DATE, LOCATION, PAGE } from './publishing';
 import { ERROR_BODY_SCHEMA } from './schemas';
@@ -32,7 +35,7 @@ export const PCM_PRODUCT_SCHEMA: Schema = {
     relationships: {
       type: 'object',
       description:
-        '`children`, `component_products`, `files` (`[{type: "file", id, meta: {created_at, tags?}}]`), `templates`, `variations` (`{data, links.self}`) and `main_image` (`{data: {type: "file", id}}`, or `{data: null}`).',
+        '`children`, `component_products`, `files` (`[{type: "file", id, meta: {created_at, tags?}}]`), `templates`, `variations` (`{data, links.self}`), `main_image` (`{data: {type: "file", id}}`, or `{data: null}`) and, for a child, `base_product`.',
     },
     meta: {
       type: 'object',
@@ -41,9 +44,27 @@ export const PCM_PRODUCT_SCHEMA: Schema = {
         created_at: DATE,
         updated_at: DATE,
         owner: { const: 'store' },
-        product_types: { type: 'array', items: { enum: ['standard', 'bundle'] } },
-        variations: { type: 'array' },
-        variation_matrix: { type: 'object' },
+        product_types: { type: 'array', items: { enum: ['standard', 'bundle', 'parent', 'child'] } },
+        variations: {
+          type: 'array',
+          description:
+            "A parent's linked variations in link order, each `{id, name, sort_order?, options: [{id, name, description}]}` (on `GET /pcm/products/{product_id}` only; empty in lists).",
+        },
+        variation_matrix: {
+          type: 'object',
+          description:
+            "A parent's children nested by option id in link order, leaves child ids (on `GET /pcm/products/{product_id}` only).",
+        },
+        child_variations: {
+          type: 'array',
+          description:
+            "A child's variations, each `{id, name, sort_order?, options: null, option: {id, name, description}}`.",
+        },
+        price_modifiers: {
+          type: 'array',
+          items: { type: 'string' },
+          description: "The price book price modifiers a child's `price` modifiers name.",
+        },
       },
     },
   },
@@ -132,6 +153,52 @@ const WRITE_CONFLICT_RESPONSE: [string, Schema] = [
   ERROR_BODY_SCHEMA,
 ];
 
+const LINKS = '/pcm/products/{product_id}/relationships/variations';
+/** `{data: [{type, id, meta?}]}`: a relationship's list. */
+const relationshipList = (type: string, meta?: Schema): Schema => ({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'id', ...(meta === undefined ? [] : ['meta'])],
+        properties: {
+          type: { const: type },
+          id: { type: 'string', format: 'uuid' },
+          ...(meta === undefined ? {} : { meta }),
+        },
+      },
+    },
+  },
+});
+const LINKED = relationshipList('product-variation', {
+  type: 'object',
+  required: ['created_at'],
+  properties: { created_at: DATE },
+});
+const LINK_REFUSED: [string, Schema] = [
+  'A variation that does not exist (or is not linked, for DELETE), listed twice, or a child product; `source` names it.',
+  ERROR_BODY_SCHEMA,
+];
+
+/** One of the writes of a product's linked variations: the same body, a 204, a 422 naming a variation. */
+const linkWrite = (
+  operationId: string,
+  summary: string,
+  description: string,
+  done: string,
+): OperationSpec => ({
+  operationId,
+  summary,
+  description,
+  tag: 'Products',
+  parameters: [PRODUCT_ID],
+  requestBody: VARIATION_LINKS_SCHEMA,
+  responses: { 204: [done], 422: LINK_REFUSED },
+});
+
 export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
   'POST /pcm/products': {
     operationId: 'createProduct',
@@ -191,32 +258,70 @@ export const PRODUCT_OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Products',
     parameters: [PRODUCT_ID],
     responses: {
-      200: [
-        'The component products.',
-        {
-          type: 'object',
-          required: ['data'],
-          properties: {
-            data: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['type', 'id'],
-                properties: { type: { const: 'product' }, id: { type: 'string', format: 'uuid' } },
-              },
-            },
-          },
-        },
-      ],
+      200: ['The component products.', relationshipList('product')],
     },
   },
   'DELETE /pcm/products/{product_id}': {
     operationId: 'deleteProduct',
     summary: 'Delete a product',
-    description: 'Frees its sku and external_ref at once. Not while a bundle names it in its components.',
+    description:
+      'Frees its sku and external_ref at once. Not while a bundle names it in its components, nor while it has child products.',
     tag: 'Products',
     parameters: [PRODUCT_ID],
-    responses: { 204: ['Deleted.'], 409: ['A bundle uses the product.', ERROR_BODY_SCHEMA] },
+    responses: {
+      204: ['Deleted.'],
+      409: ['A bundle uses the product, or it has child products.', ERROR_BODY_SCHEMA],
+    },
+  },
+  [`GET ${LINKS}`]: {
+    operationId: 'getProductVariationRelationships',
+    summary: "Get a product's linked variations",
+    description: 'In link order (the order of the variation matrix).',
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    responses: { 200: ['The linked variations.', LINKED] },
+  },
+  [`POST ${LINKS}`]: linkWrite(
+    'createProductVariationRelationships',
+    'Link variations to a product',
+    `Adds the variations listed after those linked (one already linked stays where it is); at most ${MAX_LINKED_VARIATIONS} per product. A change of the variations makes the next build replace every child.`,
+    'Linked.',
+  ),
+  [`PUT ${LINKS}`]: linkWrite(
+    'updateProductVariationRelationships',
+    "Replace a product's linked variations",
+    'Links exactly the variations listed, in that order (`[]` unlinks all).',
+    'Replaced.',
+  ),
+  [`DELETE ${LINKS}`]: linkWrite(
+    'deleteProductVariationRelationships',
+    'Unlink variations from a product',
+    'Each variation listed must be linked.',
+    'Unlinked.',
+  ),
+  'POST /pcm/products/{product_id}/build': {
+    operationId: 'buildChildProducts',
+    summary: "Build a product's child products",
+    description: `Starts a \`child-products\` job (poll \`GET /pcm/jobs/{job_id}\`): one child per combination of the linked variations' options that \`build_rules\` keep, at most ${MAX_COMBINATIONS}. Takes no body, or \`{}\`.`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID],
+    requestBody: { type: 'object', additionalProperties: false, description: 'Nothing, or `{}`.' },
+    requestBodyOptional: true,
+    responses: {
+      201: ['The pending job.', { type: 'object', required: ['data'], properties: { data: JOB_SCHEMA } }],
+      422: ['The product is a child product.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /pcm/products/{product_id}/children': {
+    operationId: 'getChildProducts',
+    summary: "List a parent's child products",
+    description: `The children its builds made (at most ${MAX_COMBINATIONS}), in the order of their combinations of options; empty for a product that has none.`,
+    tag: 'Products',
+    parameters: [PRODUCT_ID, ...PAGE],
+    responses: {
+      200: ['A page of child products.', list(PCM_PRODUCT_SCHEMA)],
+      400: ['A bad page.', ERROR_BODY_SCHEMA],
+    },
   },
   'GET /pcm/products/{product_id}/relationships/main_image': {
     operationId: 'getProductMainImageRelationships',

@@ -173,10 +173,13 @@ export const VARIATION_OPERATIONS: Record<string, OperationSpec> = {
   [`DELETE ${V}/{variation_id}`]: {
     operationId: 'deleteVariation',
     summary: 'Delete a variation',
-    description: 'With its options and their modifiers.',
+    description: 'With its options and their modifiers; not while a product links it.',
     tag: TAG,
     parameters: [VARIATION_ID],
-    responses: { 204: ['Deleted.'] },
+    responses: {
+      204: ['Deleted.'],
+      422: ['One or more variations are currently in use: a product links the variation.', ERROR_BODY_SCHEMA],
+    },
   },
   [`POST ${O}`]: {
     operationId: 'createOption',

@@ -21,8 +21,10 @@ export const responseBytes = (json: string) => Buffer.byteLength(JSON.stringify(
 
 export const productUrl = (origin: string, productId: string) => `${origin}/pcm/products/${productId}`;
 
-/** `bundle` when it has components, else `standard` (parents and children come from variations). */
+/** `child` for a built child, `parent` with linked variations, `bundle` with components, else `standard`. */
 export function productTypes(product: ProductRecord): string[] {
+  if (product.parent_id !== undefined) return ['child'];
+  if ((product.variations ?? []).length > 0) return ['parent'];
   return Object.keys(product.attributes.components ?? {}).length > 0 ? ['bundle'] : ['standard'];
 }
 
@@ -60,27 +62,39 @@ const relation = (productId: string, name: string, data: unknown[] = []) => ({
   links: { self: `/products/${productId}/relationships/${name}` },
 });
 
-export function renderProduct(product: ProductRecord): Record<string, unknown> {
+/**
+ * The product resource. A parent's `meta.variations` and `meta.variation_matrix` come from its variations and
+ * children (`parent`, read by the caller: lib/builds/links.ts `parentMeta`); without them they are empty.
+ */
+export function renderProduct(
+  product: ProductRecord,
+  parent?: { variations: unknown[]; variation_matrix: Record<string, unknown> },
+): Record<string, unknown> {
   const components = componentProductIds(product).map((id) => ({ type: 'product', id }));
+  const variations = (product.variations ?? []).map((link) => ({ type: 'product-variation', id: link.id }));
+  const child = product.parent_id;
   return {
     id: product.id,
     type: 'product',
     attributes: product.attributes,
     relationships: {
+      ...(child === undefined ? {} : { base_product: { data: { type: 'product', id: child } } }),
       children: { data: [], links: { self: `/products/${product.id}/children` } },
       component_products: relation(product.id, 'component_products', components),
       files: relation(product.id, 'files', fileIdentifiers(product)),
       main_image: { data: mainImageIdentifier(product) },
       templates: relation(product.id, 'templates'),
-      variations: relation(product.id, 'variations'),
+      variations: relation(product.id, 'variations', variations),
     },
     meta: {
       created_at: product.created_at,
       updated_at: product.updated_at,
       owner: 'store',
       product_types: productTypes(product),
-      variations: [],
-      variation_matrix: {},
+      variations: parent?.variations ?? [],
+      variation_matrix: parent?.variation_matrix ?? {},
+      ...(product.child_variations === undefined ? {} : { child_variations: product.child_variations }),
+      ...((product.price_modifiers ?? []).length === 0 ? {} : { price_modifiers: product.price_modifiers }),
     },
   };
 }
@@ -96,7 +110,7 @@ export function renderProductPage(
 ): { data: unknown[]; included?: Record<string, unknown>; links: unknown; meta: unknown } {
   const extra: Record<string, string> = filter === undefined ? {} : { filter };
   return {
-    data: products.map(renderProduct),
+    data: products.map((product) => renderProduct(product)),
     ...(included === undefined ? {} : { included }),
     links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit, extra)),
     meta: { page: pageMeta(page, total), results: { total } },

@@ -5,6 +5,7 @@ import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '.
 import { uuidv7 } from '../ids';
 import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
+import { childRepository } from '../store/child-repository';
 import { fileRepository } from '../store/file-repository';
 import { backoff } from '../store/items';
 import {
@@ -16,10 +17,11 @@ import {
   ProductWriteConflictError,
   productRepository,
   SkuTakenError,
+  VariationMissingError,
 } from '../store/product-repository';
 import { MAX_PRODUCT_BYTES, type ProductInclude, ProductValidationError } from '../validation/product';
 import { compileProductFilter, parseProductFilter, skusOf } from './filter';
-import { componentProductIds, PAGE_BUDGET_BYTES, productTypes, renderProduct, responseBytes } from './render';
+import { componentProductIds, PAGE_BUDGET_BYTES, renderProduct, responseBytes } from './render';
 
 /**
  * After how long a delete's mark, or a use record of a bundle write that has not landed, is taken as left
@@ -77,12 +79,11 @@ async function checkComponents(storeId: string, bundle: ProductRecord): Promise<
       throw new ProductValidationError(`${COMPONENTS}: product ${id} does not exist`, COMPONENTS);
     }
   }
-  const componentBundles = [...found.values()].filter((p) => productTypes(p).includes('bundle'));
+  const isBundle = (p: ProductRecord) => componentProductIds(p).length > 0;
+  const componentBundles = [...found.values()].filter(isBundle);
   const nested = componentBundles.flatMap(componentProductIds);
   if (nested.length > 0) {
-    const deeper = (await productRepository.getMany(storeId, nested)).find((p) =>
-      productTypes(p).includes('bundle'),
-    );
+    const deeper = (await productRepository.getMany(storeId, nested)).find(isBundle);
     if (deeper) {
       throw new ProductValidationError(
         `${COMPONENTS}: a bundle may contain bundles only one level deep; a component bundle contains bundle ${deeper.id}`,
@@ -159,7 +160,7 @@ async function writeWithComponents(
 }
 
 /** Attributes in the platform's order, without absent ones. */
-function ordered(attributes: Partial<ProductAttributes>): ProductAttributes {
+export function ordered(attributes: Partial<ProductAttributes>): ProductAttributes {
   const order: (keyof ProductAttributes)[] = [
     'name',
     'sku',
@@ -182,14 +183,25 @@ function ordered(attributes: Partial<ProductAttributes>): ProductAttributes {
   return result as unknown as ProductAttributes;
 }
 
+/** Creates a product, linking `variationIds` (in that order) in the same transaction. */
 export async function createProduct(
   storeId: string,
   attributes: Partial<ProductAttributes> & { name: string },
   caller: WriteCaller,
+  variationIds: string[] = [],
 ): Promise<ProductRecord> {
   const at = new Date().toISOString();
   const id = uuidv7();
+  const links =
+    variationIds.length === 0
+      ? {}
+      : {
+          variations: variationIds.map((variationId) => ({ id: variationId, created_at: at })),
+          variations_generation: 1,
+          variations_changed_at: at,
+        };
   const product: ProductRecord = {
+    ...links,
     id,
     attributes: ordered({
       status: 'draft',
@@ -212,7 +224,13 @@ export async function createProduct(
       error instanceof SkuTakenError ||
       error instanceof ExternalRefTakenError ||
       error instanceof ProductWriteConflictError;
-    if (refused) await productRepository.removeUses(storeId, id, componentProductIds(product));
+    if (refused || error instanceof VariationMissingError) {
+      await productRepository.removeUses(storeId, id, componentProductIds(product));
+    }
+    if (error instanceof VariationMissingError) {
+      const source = `data.relationships.variations.data[${variationIds.indexOf(error.variationId)}].id`;
+      throw new ProductValidationError(`${source}: variation ${error.variationId} not found`, source);
+    }
     throw conflictOf(error);
   }
   return product;
@@ -253,9 +271,11 @@ export async function updateProduct(
     if (attempt > 1) await backoff(attempt);
     const before = await writableProduct(storeId, productId);
     if (before === undefined) continue;
+    // A child edited directly is detached: builds leave it alone from then on.
     const after: ProductRecord = {
       ...nextVersion(before),
       attributes: ordered({ ...before.attributes, ...changes }),
+      ...(before.parent_id === undefined ? {} : { detached: true }),
     };
     assertSize(after);
     try {
@@ -286,6 +306,13 @@ export async function deleteProduct(storeId: string, productId: string, caller: 
       await productRepository.unmarkDeleting(storeId, productId);
       throw new ConflictError(
         `the product is a component of bundle ${using[0]}: remove it from the bundle's components (or delete the bundle) first`,
+      );
+    }
+    // Marked first: a build writing a child checks the mark in the child's transaction.
+    if (await childRepository.hasChildren(storeId, productId)) {
+      await productRepository.unmarkDeleting(storeId, productId);
+      throw new ConflictError(
+        'the product has child products: unlink its variations and build again (which deletes the children it built), and delete children edited since, first',
       );
     }
     try {

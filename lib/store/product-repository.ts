@@ -11,6 +11,7 @@ import {
 import { FileNotFoundError, fileRepository } from './file-repository';
 import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
+import { variationKeys } from './variation-repository';
 
 /**
  * The products merchants author through the platform's product API (`/pcm/products`, docs/products.md), in
@@ -35,6 +36,15 @@ import { tableName } from './schema';
  *   tools compare them. The hash bounds the key whatever the sku's length.
  * - `PEXTREF#<store>#<sha256 of the external_ref>` / `CLAIM`: the product that holds an `external_ref`,
  *   compared exactly (it is an import key).
+ * - `STORE#<store>` / `PCHILD#<parent>#<option ids joined by +>`: a child a build made of the parent, keyed
+ *   by its combination of options in link order (`child_id`, `options`, `generation`, the `sku` and
+ *   `external_ref` it claims): the parent's children list and variation matrix read them with one Query, and
+ *   a rebuild finds the child of a combination there (lib/store/child-repository.ts writes them).
+ *
+ * A parent's linked variations are a list on its item (`variations`, in link order). Each variation item
+ * counts the products linking it (`links`): a link or unlink moves the count in the same transaction as the
+ * product, and a variation is deleted only on condition that its count is zero, so a variation in use can
+ * never be deleted, whatever runs concurrently.
  *
  * A claim is written (`attribute_not_exists`) or freed in the same transaction as the product that takes or
  * gives it up, so two products can never hold one sku, whatever runs concurrently, and a deleted product's
@@ -105,6 +115,37 @@ export interface ProductRecord {
   files?: ProductFile[];
   /** When a delete started checking that no bundle uses the product (a bundle cannot take it then). */
   deleting?: string;
+  /** A parent's linked variations, in link order (the order of its variation matrix). */
+  variations?: VariationLink[];
+  /** Moves whenever the set or order of linked variations changes: a build then replaces every child. */
+  variations_generation?: number;
+  /** When the linked variations last changed (the time part of the ids of that generation's children). */
+  variations_changed_at?: string;
+  /** A built child's parent, its option ids in link order and the generation it was built for. */
+  parent_id?: string;
+  child_options?: string[];
+  child_generation?: number;
+  /** A child's variations and options, as `meta.child_variations` shows them. */
+  child_variations?: ChildVariation[];
+  /** The price book price modifiers a child's `price` modifiers name. */
+  price_modifiers?: string[];
+  /** A child edited directly: builds leave it alone from then on. */
+  detached?: boolean;
+}
+
+/** A variation linked to a product. */
+export interface VariationLink {
+  id: string;
+  created_at: string;
+}
+
+/** One of a child's variations with the option it was built from. */
+export interface ChildVariation {
+  id: string;
+  name: string;
+  sort_order?: number;
+  options: null;
+  option: { id: string; name: string; description: string };
 }
 
 /** A bundle's record that a version of it names a product (`PUSEDBY#`). */
@@ -131,6 +172,13 @@ export class ProductNotFoundError extends Error {
 export class ProductChangedError extends Error {
   override name = 'ProductChangedError';
 }
+/** A variation to link does not exist (in the store). */
+export class VariationMissingError extends Error {
+  override name = 'VariationMissingError';
+  constructor(readonly variationId: string) {
+    super(`variation ${variationId} not found`);
+  }
+}
 /** A transaction kept losing to concurrent ones on the same items. */
 export class ProductWriteConflictError extends Error {
   override name = 'ProductWriteConflictError';
@@ -138,6 +186,7 @@ export class ProductWriteConflictError extends Error {
 
 const PRODUCT_PREFIX = 'PRODUCT#';
 const USED_BY_PREFIX = 'PUSEDBY#';
+const CHILD_PREFIX = 'PCHILD#';
 const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export const productKeys = {
@@ -151,7 +200,25 @@ export const productKeys = {
     pk: `STORE#${storeId}`,
     sk: `${USED_BY_PREFIX}${componentId}#${bundleId}`,
   }),
+  child: (storeId: string, parentId: string, optionIds: readonly string[]) => ({
+    pk: `STORE#${storeId}`,
+    sk: `${CHILD_PREFIX}${parentId}#${optionIds.join('+')}`,
+  }),
+  childPrefix: (parentId: string) => `${CHILD_PREFIX}${parentId}#`,
 };
+
+/** Moves the count of products linking a variation, on condition that the variation exists. */
+export function variationLinkCount(storeId: string, variationId: string, delta: 1 | -1) {
+  return {
+    Update: {
+      TableName: tableName('products'),
+      Key: variationKeys.variation(storeId, variationId),
+      UpdateExpression: 'ADD links :delta',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}
 
 /** True when two skus are the same claim (they compare without regard to case). */
 export const sameSku = (a: string | undefined, b: string | undefined) =>
@@ -220,6 +287,35 @@ async function transact(items: TransactItems, claims: Claim[], caller: WriteCall
     if (attempt >= ATTEMPTS) throw new ProductWriteConflictError();
     await backoff(attempt);
   }
+}
+
+/** The Put of `after` in place of `before`, on condition that it is still the version read and not being deleted. */
+function versionedPut(storeId: string, before: ProductRecord, after: ProductRecord) {
+  return {
+    Put: {
+      TableName: tableName('products'),
+      Item: toItem(storeId, after),
+      ConditionExpression: 'version = :version AND attribute_not_exists(deleting)',
+      ExpressionAttributeValues: { ':version': before.version },
+    },
+  };
+}
+
+/**
+ * Why a write of the product (its first item, conditioned on the version read) was refused:
+ * ProductNotFoundError when it is gone, ProductChangedError when it changed; any other refusal is unexpected.
+ */
+async function refusedWrite(
+  storeId: string,
+  productId: string,
+  codes: string[],
+  what: string,
+): Promise<never> {
+  if (codes[0] === 'ConditionalCheckFailed') {
+    if (!(await productRepository.get(storeId, productId))) throw new ProductNotFoundError();
+    throw new ProductChangedError();
+  }
+  throw new Error(`product ${productId} could not be ${what} (${codes.join(', ')})`);
 }
 
 const productsQuery = (storeId: string) => ({
@@ -333,9 +429,13 @@ export const productRepository = {
     return found.Item?.product_id as string | undefined;
   },
 
-  /** Creates a product with its claims: SkuTakenError / ExternalRefTakenError when another holds one. */
+  /**
+   * Creates a product with its claims and the counts of the variations it links: SkuTakenError /
+   * ExternalRefTakenError when another holds a claim, VariationMissingError for a variation not there.
+   */
   async create(storeId: string, product: ProductRecord, caller?: WriteCaller): Promise<void> {
     const { items, claims } = claimPuts(storeId, product.id, product.attributes, 1);
+    const links = product.variations ?? [];
     const codes = await transact(
       [
         {
@@ -346,11 +446,15 @@ export const productRepository = {
           },
         },
         ...items,
+        ...links.map((link) => variationLinkCount(storeId, link.id, 1)),
       ],
       claims,
       caller,
     );
-    if (codes) throw new Error(`product ${product.id} could not be created (${codes.join(', ')})`);
+    if (codes === undefined) return;
+    const missing = codes.slice(1 + items.length).indexOf('ConditionalCheckFailed');
+    if (missing >= 0) throw new VariationMissingError((links[missing] as VariationLink).id);
+    throw new Error(`product ${product.id} could not be created (${codes.join(', ')})`);
   },
 
   /**
@@ -364,16 +468,7 @@ export const productRepository = {
     after: ProductRecord,
     caller?: WriteCaller,
   ): Promise<void> {
-    const items: TransactItems = [
-      {
-        Put: {
-          TableName: tableName('products'),
-          Item: toItem(storeId, after),
-          ConditionExpression: 'version = :version AND attribute_not_exists(deleting)',
-          ExpressionAttributeValues: { ':version': before.version },
-        },
-      },
-    ];
+    const items: TransactItems = [versionedPut(storeId, before, after)];
     const claims: Claim[] = [];
     const was = before.attributes;
     const now = after.attributes;
@@ -398,12 +493,7 @@ export const productRepository = {
       }
     }
     const codes = await transact(items, claims, caller);
-    if (codes === undefined) return;
-    if (codes[0] === 'ConditionalCheckFailed') {
-      if (!(await productRepository.get(storeId, before.id))) throw new ProductNotFoundError();
-      throw new ProductChangedError();
-    }
-    throw new Error(`product ${before.id} could not be updated (${codes.join(', ')})`);
+    if (codes !== undefined) await refusedWrite(storeId, before.id, codes, 'updated');
   },
 
   /**
@@ -468,15 +558,42 @@ export const productRepository = {
     if (external_ref !== undefined) {
       items.push(claimDelete(productKeys.externalRef(storeId, external_ref), product.id));
     }
-    // The files it names are named once fewer (at most 49: the transaction stays within 100 items).
+    // The files it names are named once fewer (at most 49), and so are the variations linked to it.
     items.push(...fileRepository.linkUpdates(storeId, linkDeltas(product, undefined)));
+    if (product.parent_id !== undefined && product.child_options !== undefined) {
+      const key = productKeys.child(storeId, product.parent_id, product.child_options);
+      items.push({ Delete: { TableName: tableName('products'), Key: key } });
+    }
+    for (const link of product.variations ?? []) items.push(variationLinkCount(storeId, link.id, -1));
     const codes = await transact(items, [], caller);
     if (codes === undefined) return;
-    if (codes[0] === 'ConditionalCheckFailed') {
-      if (!(await productRepository.get(storeId, product.id))) return;
-      throw new ProductChangedError();
-    }
-    throw new Error(`product ${product.id} could not be deleted (${codes.join(', ')})`);
+    // Gone after a refused attempt: this call's own first attempt deleted it (only the mark's holder can).
+    if (codes[0] === 'ConditionalCheckFailed' && !(await productRepository.get(storeId, product.id))) return;
+    await refusedWrite(storeId, product.id, codes, 'deleted');
+  },
+
+  /**
+   * Replaces `before` (as read) by `after`, whose linked variations differ: the variations `added` count one
+   * more link and those `removed` one less, in the same transaction. ProductChangedError /
+   * ProductNotFoundError as for `replace`; VariationMissingError naming a variation to add that does not exist.
+   */
+  async setVariationLinks(
+    storeId: string,
+    before: ProductRecord,
+    after: ProductRecord,
+    change: { added: string[]; removed: string[] },
+    caller?: WriteCaller,
+  ): Promise<void> {
+    const items: TransactItems = [
+      versionedPut(storeId, before, after),
+      ...change.added.map((id) => variationLinkCount(storeId, id, 1)),
+      ...change.removed.map((id) => variationLinkCount(storeId, id, -1)),
+    ];
+    const codes = await transact(items, [], caller);
+    if (codes === undefined) return;
+    const missing = codes.slice(1, 1 + change.added.length).indexOf('ConditionalCheckFailed');
+    if (missing >= 0) throw new VariationMissingError(change.added[missing] as string);
+    await refusedWrite(storeId, before.id, codes, 'updated');
   },
 
   /**

@@ -8,7 +8,8 @@ import { tableName } from './schema';
 /**
  * The platform's variations (`/pcm/variations`, docs/variations.md), in the products table, one item each:
  *
- * - `STORE#<store>` / `VARIATION#<variation>`: a variation (`kind: "variation"`): name, sort_order.
+ * - `STORE#<store>` / `VARIATION#<variation>`: a variation (`kind: "variation"`): name, sort_order, and
+ *   `links`, how many products link it (a delete is conditioned on none).
  * - `STORE#<store>` / `VARIATION#<variation>#OPTION#<option>`: an option (`kind: "option"`).
  * - `STORE#<store>` / `VARIATION#<variation>#OPTION#<option>#MODIFIER#<modifier>`: a modifier
  *   (`kind: "modifier"`).
@@ -47,6 +48,14 @@ export interface VariationModifier extends ModifierAttributes {
 export interface VariationWithOptions {
   variation: Variation;
   options: VariationOption[];
+}
+
+/** The variation is linked to products (`links` of them): it cannot be deleted. */
+export class VariationInUseError extends Error {
+  override name = 'VariationInUseError';
+  constructor(readonly links: number) {
+    super(`the variation is linked to ${links} product(s)`);
+  }
 }
 
 /** The variation, option or modifier named does not exist (or its parent does not). */
@@ -212,19 +221,62 @@ export const variationRepository = {
     );
   },
 
-  /** Deletes the variation (VariationNotFoundError when it is gone), then its options and modifiers. */
+  /**
+   * Deletes the variation, on condition that no product links it (its `links` count is zero), then its
+   * options and modifiers: VariationNotFoundError when it is gone, VariationInUseError while linked.
+   */
   async deleteVariation(storeId: string, variationId: string, caller?: WriteCaller): Promise<void> {
     const key = variationKeys.variation(storeId, variationId);
-    await write(
+    const codes = await transact(
       [
         {
-          Delete: { TableName: tableName('products'), Key: key, ConditionExpression: 'attribute_exists(pk)' },
+          Delete: {
+            TableName: tableName('products'),
+            Key: key,
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(links) OR links = :none)',
+            ExpressionAttributeValues: { ':none': 0 },
+          },
         },
       ],
       caller,
-      'variation',
     );
+    if (codes !== undefined) {
+      if (codes[0] !== 'ConditionalCheckFailed') {
+        throw new Error(`the variation could not be deleted (${codes.join(', ')})`);
+      }
+      const found = await get<{ links?: number }>(key);
+      if (!found) throw new VariationNotFoundError('variation not found');
+      throw new VariationInUseError(found.links ?? 0);
+    }
     await sweep(storeId, `${key.sk}#`);
+  },
+
+  /**
+   * The variation with its options and each option's modifiers (one Query), or undefined: what a build
+   * reads of each linked variation.
+   */
+  async getVariationTree(
+    storeId: string,
+    variationId: string,
+  ): Promise<
+    | { variation: Variation; options: { option: VariationOption; modifiers: VariationModifier[] }[] }
+    | undefined
+  > {
+    const items = await itemsUnder(storeId, variationKeys.variation(storeId, variationId).sk);
+    const variation = items.find((item) => item.kind === 'variation' && item.id === variationId);
+    if (!variation) return undefined;
+    const options = new Map<string, { option: VariationOption; modifiers: VariationModifier[] }>();
+    for (const item of items) {
+      if (item.kind === 'option' && item.variation_id === variationId) {
+        options.set(item.id as string, { option: strip(item) as unknown as VariationOption, modifiers: [] });
+      }
+    }
+    for (const item of items) {
+      if (item.kind !== 'modifier' || item.variation_id !== variationId) continue;
+      options.get(item.option_id as string)?.modifiers.push(strip(item) as unknown as VariationModifier);
+    }
+    const { links: _links, ...fields } = strip(variation);
+    return { variation: fields as unknown as Variation, options: [...options.values()] };
   },
 
   /** Adds an option, only while its variation exists. */

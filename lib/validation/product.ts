@@ -2,6 +2,7 @@ import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../http
 import { isUuid } from '../ids';
 import { compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 import type { ProductAttributes } from '../store/product-repository';
+import { linkedIds, VARIATION_LINKS_SCHEMA } from './variation';
 
 /** The platform's product bodies (`/pcm/products`, docs/products.md). */
 export const PRODUCT_TYPE = 'product';
@@ -236,6 +237,19 @@ export const NEW_PRODUCT_SCHEMA: Schema = {
           additionalProperties: false,
           properties: ATTRIBUTES,
         },
+        relationships: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'Variations to link as the product is created (in link order).',
+          properties: {
+            variations: {
+              type: 'object',
+              required: ['data'],
+              additionalProperties: false,
+              properties: { data: VARIATION_LINKS_SCHEMA.properties?.data as Schema },
+            },
+          },
+        },
       },
     },
   },
@@ -354,6 +368,22 @@ function checkAttributes(attributes: Partial<ProductAttributes>): void {
   }
 }
 
+/**
+ * What is wrong with attributes a product could not be created with (a built child's, after its
+ * modifiers), in the words of a 422 on them; undefined when nothing is.
+ */
+export function attributesProblem(attributes: ProductAttributes): string | undefined {
+  const issue = validateNew({ data: { type: PRODUCT_TYPE, attributes } });
+  if (issue) return issue.message;
+  try {
+    checkAttributes(attributes);
+  } catch (error) {
+    if (error instanceof ProductValidationError) return error.message;
+    throw error;
+  }
+  return undefined;
+}
+
 function assertProduct<T>(validator: ReturnType<typeof compileSchema>, body: unknown): T {
   const issue = validator(body);
   if (issue) throw new ProductValidationError(issue.message, issue.path);
@@ -373,6 +403,13 @@ export function parseNewProduct(body: unknown): Partial<ProductAttributes> & { n
   );
   checkAttributes(data.attributes);
   return normalised(data.attributes);
+}
+
+/** The variations a create body links (`data.relationships.variations.data`), lower-cased, in order. */
+export function parseNewProductLinks(body: unknown): string[] {
+  const { data } = body as { data: { relationships?: { variations?: { data: { id: string }[] } } } };
+  const links = data.relationships?.variations;
+  return links === undefined ? [] : linkedIds(links.data, 'data.relationships.variations.data');
 }
 
 /** The attributes to change; `data.id` must be the path's (409 otherwise, as for the platform's other PUTs). */
@@ -412,4 +449,12 @@ export function parseProductInclude(raw: string | undefined): Set<ProductInclude
     includes.add(name as ProductInclude);
   }
   return includes;
+}
+
+/** `POST /pcm/products/{product_id}/build` takes no body, or `{}` (as the platform): anything else is 400. */
+export function parseBuildRequest(body: unknown): void {
+  const empty =
+    body === undefined ||
+    (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (!empty) throw new BadRequestError('a build takes no body: send none, or {}', 'body');
 }

@@ -54,21 +54,22 @@ const OPTION_NAME: Schema = {
   examples: ['Large'],
 };
 
-const body = (type: string, data: Record<string, Schema>, required: string[]): Schema => ({
+/** A body of only `data`. */
+const envelope = (data: Schema): Schema => ({
   type: 'object',
   required: ['data'],
   additionalProperties: false,
   'x-message': 'must be an object with only `data`',
-  properties: {
-    data: {
-      type: 'object',
-      required: ['type', 'attributes', ...required],
-      additionalProperties: false,
-      'x-message': 'must be an object with type, attributes and (on updates) id',
-      properties: { type: { const: type, description: `Always \`${type}\`.` }, ...data },
-    },
-  },
+  properties: { data },
 });
+const body = (type: string, data: Record<string, Schema>, required: string[]): Schema =>
+  envelope({
+    type: 'object',
+    required: ['type', 'attributes', ...required],
+    additionalProperties: false,
+    'x-message': 'must be an object with type, attributes and (on updates) id',
+    properties: { type: { const: type, description: `Always \`${type}\`.` }, ...data },
+  });
 const ID: Schema = { type: 'string', maxLength: 64, description: 'The id of the path.' };
 const attributes = (properties: Record<string, Schema>, required: string[]): Schema => ({
   type: 'object',
@@ -307,4 +308,52 @@ export function parseModifierUpdate(input: unknown, modifierId: string): Modifie
 export function parseVariationId(raw: string): string {
   if (!isUuid(raw)) throw new NotFoundError();
   return raw.toLowerCase();
+}
+
+/** Variations a product may link (the platform states no limit). */
+export const MAX_LINKED_VARIATIONS = 20;
+
+/** `POST`, `PUT`, `DELETE /pcm/products/{product_id}/relationships/variations`. */
+export const VARIATION_LINKS_SCHEMA: Schema = envelope({
+  type: 'array',
+  maxItems: MAX_LINKED_VARIATIONS,
+  'x-message': `must be an array of at most ${MAX_LINKED_VARIATIONS} variations`,
+  description: 'Variations by id; the order of a `PUT` (or of additions) is the link order.',
+  items: {
+    type: 'object',
+    required: ['type', 'id'],
+    additionalProperties: false,
+    'x-message': 'must be an object with only type and id',
+    properties: {
+      type: { const: VARIATION_TYPE, description: `Always \`${VARIATION_TYPE}\`.` },
+      id: {
+        type: 'string',
+        maxLength: 64,
+        'x-message': 'must be a variation id',
+        description: 'A variation id.',
+      },
+    },
+  },
+});
+const validateVariationLinks = compileSchema(VARIATION_LINKS_SCHEMA);
+
+/**
+ * The variation ids of a relationships body, lower-cased, in the order sent: 422 naming one that is not a
+ * UUID (no variation has that id) or that is listed twice.
+ */
+export function parseVariationLinks(input: unknown): string[] {
+  const { data } = assertValid<{ data: { id: string }[] }>(validateVariationLinks, input);
+  return linkedIds(data, 'data');
+}
+
+/** The ids of a list of variations already of the right shape, at `path` (422 as parseVariationLinks). */
+export function linkedIds(data: { id: string }[], path: string): string[] {
+  const ids: string[] = [];
+  data.forEach(({ id }, index) => {
+    const source = `${path}[${index}].id`;
+    if (!isUuid(id)) invalid(`${source}: variation ${id} not found`, source);
+    if (ids.includes(id.toLowerCase())) invalid(`${source}: variation ${id} is listed twice`, source);
+    ids.push(id.toLowerCase());
+  });
+  return ids;
 }

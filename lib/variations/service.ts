@@ -1,8 +1,9 @@
-import { NotFoundError } from '../http/errors';
+import { NotFoundError, UnprocessableEntityError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { WriteCaller } from '../store/caller-check';
 import {
   type Variation,
+  VariationInUseError,
   type VariationModifier,
   VariationNotFoundError,
   type VariationOption,
@@ -59,8 +60,20 @@ export async function updateVariation(
   return variationOf(storeId, variationId);
 }
 
-export function deleteVariation(storeId: string, variationId: string, caller: WriteCaller): Promise<void> {
-  return found(variationRepository.deleteVariation(storeId, variationId, caller), 'variation');
+/** Deletes the variation: 422 while products link it (unlink it from them first). */
+export async function deleteVariation(
+  storeId: string,
+  variationId: string,
+  caller: WriteCaller,
+): Promise<void> {
+  try {
+    await found(variationRepository.deleteVariation(storeId, variationId, caller), 'variation');
+  } catch (error) {
+    if (!(error instanceof VariationInUseError)) throw error;
+    throw new UnprocessableEntityError(
+      `One or more variations are currently in use: the variation is linked to ${error.links} product(s); unlink it from them (DELETE /pcm/products/{product_id}/relationships/variations) first`,
+    );
+  }
 }
 
 export async function optionOf(

@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { file, exportName, functionName, memoryMb, timeoutMs, workflow } = workerData;
+const { file, exportName, functionName, memoryMb, timeoutMs, workflow, jobs } = workerData;
 
 // Log lines travel on the same channel as the results, so the parent writes an invocation's logs before
 // it answers the request (a worker's own stdout stream could deliver them after).
@@ -24,6 +24,14 @@ for (const stream of ['stdout', 'stderr']) {
 if (workflow) {
   globalThis[Symbol.for('commerce-api.local-workflow')] = async (input) => {
     parentPort.postMessage({ workflow: input });
+  };
+}
+// A function that enqueues jobs, run without a queue URL, hands each message to the queue the harness
+// registered under this name (lib/jobs/queue.ts): here, a message to the parent, which queues it for the
+// queue's consumer (local/template/jobs.ts). The function's answer does not wait for it, as SendMessage does not.
+if (jobs) {
+  globalThis[Symbol.for('commerce-api.local-job-queue')] = (message) => {
+    parentPort.postMessage({ job: message });
   };
 }
 const module = await import(pathToFileURL(file).href);

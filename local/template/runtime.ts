@@ -21,6 +21,7 @@ interface Pending {
 interface WorkerMessage {
   ready?: true;
   workflow?: unknown;
+  job?: unknown;
   stream?: 'stdout' | 'stderr';
   text?: string;
   id?: number;
@@ -49,6 +50,11 @@ export interface RuntimeOptions {
    * runner (lib/catalog/pipeline/start.ts), as with no state machine at all.
    */
   onWorkflow?: (input: unknown) => void;
+  /**
+   * Queues a job message the function sends (local/job-queue.ts): without it the function finds no job queue
+   * (lib/jobs/queue.ts), as with no queue at all.
+   */
+  onJob?: (message: unknown) => void;
 }
 
 /**
@@ -90,6 +96,7 @@ export class FunctionRuntime {
         memoryMb: this.fn.memoryMb,
         timeoutMs: this.fn.timeoutSeconds * 1000,
         workflow: this.options.onWorkflow !== undefined,
+        jobs: this.options.onJob !== undefined,
       },
     });
     this.worker = worker;
@@ -107,6 +114,10 @@ export class FunctionRuntime {
         }
         if (message.workflow !== undefined) {
           this.options.onWorkflow?.(message.workflow);
+          return;
+        }
+        if (message.job !== undefined) {
+          this.options.onJob?.(message.job);
           return;
         }
         const pending = this.pending.get(message.id ?? -1);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { closeServer, createGatewayServer } from '../gateway';
+import { type LocalQueueMessage, readTemplateQueues, startTemplateQueues } from './jobs';
 import { jsonLinesReader } from './json-lines';
 import { FunctionError, FunctionRuntime, type RuntimeEnvironment } from './runtime';
 import { checkDefinition, type ExecutionResult, StateMachineRunner, StatesError } from './state-machine';
@@ -60,14 +61,17 @@ export function createRuntimes(
   runtimeEnv: RuntimeEnvironment,
   logsTo: 'stdout' | 'stderr' = 'stdout',
   startWorkflow?: (stateMachine: string, input: unknown) => void,
+  sendJob?: { senders: ReadonlySet<string>; send: (sender: string, message: unknown) => void },
 ): Map<string, FunctionRuntime> {
   return new Map(
     [...functions].map(([name, fn]) => {
       const stateMachine = fn.startsWorkflow;
-      const options =
-        startWorkflow && stateMachine !== undefined
+      const options = {
+        ...(startWorkflow && stateMachine !== undefined
           ? { onWorkflow: (input: unknown) => startWorkflow(stateMachine, input) }
-          : {};
+          : {}),
+        ...(sendJob?.senders.has(name) ? { onJob: (message: unknown) => sendJob.send(name, message) } : {}),
+      };
       return [name, new FunctionRuntime(fn, runtimeEnv, logsTo, options)];
     }),
   );
@@ -103,9 +107,18 @@ export function createTemplateServer(options: TemplateServerOptions): TemplateSe
     options.runtimeEnv.DOCUMENTS_BUCKET,
   );
   const workflows = new Map<string, StateMachineRunner>();
-  const runtimes = createRuntimes(api.functions, options.runtimeEnv, 'stdout', (stateMachine, input) =>
-    workflows.get(stateMachine)?.start(input),
+  const queues = readTemplateQueues(api);
+  const runtimes = createRuntimes(
+    api.functions,
+    options.runtimeEnv,
+    'stdout',
+    (stateMachine, input) => workflows.get(stateMachine)?.start(input),
+    {
+      senders: new Set([...queues.values()].flatMap((queue) => queue.senders)),
+      send: (sender, message) => jobs.sendersQueue.get(sender)?.send(message as LocalQueueMessage),
+    },
   );
+  const jobs = startTemplateQueues(queues, (name) => runtimes.get(name));
   const items = jsonLinesReader(options.runtimeEnv);
   for (const machine of api.stateMachines.values()) {
     checkDefinition(machine.definition, machine.logicalId, new Set(api.functions.keys()));
@@ -139,6 +152,7 @@ export function createTemplateServer(options: TemplateServerOptions): TemplateSe
     async close() {
       await closeServer(server);
       await Promise.all([...workflows.values()].map((runner) => runner.stop()));
+      await jobs.idle();
       await Promise.all([...runtimes.values()].map((runtime) => runtime.close()));
       items.close();
     },

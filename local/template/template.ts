@@ -162,6 +162,8 @@ export function readTemplateApi(
     // is left empty: a function without one asks the harness to run the workflow (`startsWorkflow`).
     if (ref && target?.Type === 'AWS::S3::Bucket') return documentsBucket;
     if (ref && target?.Type === 'AWS::StepFunctions::StateMachine') return '';
+    // A queue's URL is left empty too: the function hands its messages to the harness (local/template/jobs.ts).
+    if (ref && target?.Type === 'AWS::SQS::Queue') return '';
     throw new TemplateError(`${where} has a value the local API cannot resolve: ${JSON.stringify(value)}`);
   };
 

@@ -1,4 +1,6 @@
 import { uuidv7 } from '../../lib/ids';
+import { registerLocalJobQueue } from '../../lib/jobs/queue';
+import { enqueueJob } from '../../lib/jobs/service';
 /**
  * Isolation matrix: every route of the route table x every kind of caller, with the status
  * each cell must answer (authentication, then the store a token belongs to). Every request targets store A's resources; store B is
@@ -17,6 +19,7 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
@@ -183,6 +186,12 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'POST /pcm/products/{product_id}/relationships/files': { ...ADMIN_BY_ID, 'own-admin': 204 },
   'PUT /pcm/products/{product_id}/relationships/files': { ...ADMIN_BY_ID, 'own-admin': 204 },
   'DELETE /pcm/products/{product_id}/relationships/files': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'PUT /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'DELETE /pcm/products/{product_id}/relationships/variations': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/products/{product_id}/children': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/products/{product_id}/build': { ...ADMIN_BY_ID, 'own-admin': 201 },
   // Variations: admin only; A's are 404 to B's token.
   'POST /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/variations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -214,6 +223,10 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'PUT /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/jobs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/jobs/{job_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/jobs/{job_id}/errors': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/jobs/{job_id}/cancel': { ...ADMIN_BY_ID, 'own-admin': 200 },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -271,6 +284,10 @@ let aEditableProductId: string;
 let aDisposableProductId: string;
 const createdProductIds: Partial<Record<Kind, string>> = {};
 let aProductBefore: unknown;
+/** A's pending jobs: one no successful cell touches, one the own-admin cell cancels (never run: no worker). */
+let aJobId: string;
+let aCancellableJobId: string;
+let aJobBefore: unknown;
 /** A's variations: one every caller reads and edits, one own-admin deletes, one whose option it deletes. */
 let aVar: { variationId: string; optionId: string; modifierId: string };
 let aDisposableVar: { variationId: string; optionId: string; modifierId: string };
@@ -420,6 +437,11 @@ beforeAll(async () => {
   aEditableProductId = await newPcmProduct(aStoreId, 'a editable product', 'editable');
   aDisposableProductId = await newPcmProduct(aStoreId, 'a disposable product', 'disposable');
   aProductBefore = await productRepository.get(aStoreId, a.productId);
+  // Their messages go nowhere: the jobs stay pending.
+  registerLocalJobQueue(() => undefined);
+  aJobId = (await enqueueJob(aStoreId, 'product-import', {}, 'isolation')).id;
+  aCancellableJobId = (await enqueueJob(aStoreId, 'product-import', {}, 'isolation')).id;
+  aJobBefore = await jobRepository.get(aStoreId, aJobId);
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -474,6 +496,8 @@ beforeAll(async () => {
     a.productId,
     aEditableProductId,
     aDisposableProductId,
+    aJobId,
+    aCancellableJobId,
   ];
 }, 60_000);
 
@@ -661,6 +685,22 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
     params: { product_id: a.productId },
   }),
   ...fileRelationshipRequests(),
+  // Link writes go to the product own-admin may change; DELETE lists nothing (a valid no-op).
+  'GET /pcm/products/{product_id}/relationships/variations': () => ({ params: { product_id: a.productId } }),
+  'POST /pcm/products/{product_id}/relationships/variations': (kind) => ({
+    params: { product_id: kind === 'own-admin' ? aEditableProductId : a.productId },
+    body: { data: [{ type: 'product-variation', id: aVar.variationId }] },
+  }),
+  'PUT /pcm/products/{product_id}/relationships/variations': (kind) => ({
+    params: { product_id: kind === 'own-admin' ? aEditableProductId : a.productId },
+    body: { data: [{ type: 'product-variation', id: aVar.variationId }] },
+  }),
+  'DELETE /pcm/products/{product_id}/relationships/variations': (kind) => ({
+    params: { product_id: kind === 'own-admin' ? aEditableProductId : a.productId },
+    body: { data: [] },
+  }),
+  'GET /pcm/products/{product_id}/children': () => ({ params: { product_id: a.productId } }),
+  'POST /pcm/products/{product_id}/build': () => ({ params: { product_id: a.productId } }),
   'POST /pcm/variations': (kind) => ({
     body: { data: { type: 'product-variation', attributes: { name: `created by ${kind}` } } },
   }),
@@ -728,6 +768,12 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   }),
   'DELETE /pcm/hierarchies/{hierarchy_id}': (kind) => ({
     params: { hierarchy_id: kind === 'own-admin' ? aDisposableHierarchyId : aHierarchyId },
+  }),
+  'GET /pcm/jobs': () => ({}),
+  'GET /pcm/jobs/{job_id}': () => ({ params: { job_id: aJobId } }),
+  'GET /pcm/jobs/{job_id}/errors': () => ({ params: { job_id: aJobId } }),
+  'POST /pcm/jobs/{job_id}/cancel': (kind) => ({
+    params: { job_id: kind === 'own-admin' ? aCancellableJobId : aJobId },
   }),
 };
 
@@ -805,6 +851,7 @@ function notFoundDetail(path: string): string {
   if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/pcm/products/')) return 'product not found';
   if (path.startsWith('/pcm/hierarchies/')) return 'hierarchy not found';
+  if (path.startsWith('/pcm/jobs/')) return 'job not found';
   if (path.startsWith('/pcm/variations/')) {
     if (path.includes('/modifiers/')) return 'modifier not found';
     if (path.includes('/options/')) return 'option not found';
@@ -1051,6 +1098,33 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
     expect((await productRepository.get(a.test.store.id, aEditableProductId))?.files).toBeUndefined();
     expect((await fileRepository.get(a.test.store.id, aLinkedFileId))?.link_count).toBe(0);
   },
+  'GET /pcm/products/{product_id}/relationships/variations': (_kind, res) => {
+    expect(res.body).toEqual({ data: [] });
+  },
+  'POST /pcm/products/{product_id}/relationships/variations': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.variations?.map((link) => link.id)).toEqual([aVar.variationId]);
+  },
+  'PUT /pcm/products/{product_id}/relationships/variations': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.variations?.map((link) => link.id)).toEqual([aVar.variationId]);
+  },
+  'DELETE /pcm/products/{product_id}/relationships/variations': async () => {
+    const product = await productRepository.get(a.test.store.id, aEditableProductId);
+    expect(product?.variations?.map((link) => link.id)).toEqual([aVar.variationId]);
+  },
+  'GET /pcm/products/{product_id}/children': (_kind, res) => {
+    expect([res.body.data, res.body.meta.results.total]).toEqual([[], 0]);
+  },
+  'POST /pcm/products/{product_id}/build': async (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      type: 'pim-job',
+      attributes: { type: 'child-products', status: 'pending' },
+    });
+    expect((await jobRepository.get(a.test.store.id, res.body.data.id))?.input).toEqual({
+      product_id: a.productId,
+    });
+  },
   'POST /pcm/variations': (kind, res) => {
     expect(res.body.data).toMatchObject({
       type: 'product-variation',
@@ -1130,6 +1204,19 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
     expect(await hierarchyRepository.get(a.test.store.id, aDisposableHierarchyId)).toBeUndefined();
     expect(await hierarchyRepository.idOfSlug(a.test.store.id, 'a-disposable')).toBeUndefined();
   },
+  'GET /pcm/jobs': async (kind, res) => {
+    const ids = res.body.data.map((job: { id: string }) => job.id);
+    if (kind === 'own-admin') expect(ids).toEqual(expect.arrayContaining([aJobId, aCancellableJobId]));
+    else {
+      expect(res.body.meta.results.total).toBe(0);
+      expectNoneOf(res.raw, aIds);
+    }
+  },
+  'GET /pcm/jobs/{job_id}': (_kind, res) =>
+    expect(res.body.data).toMatchObject({ id: aJobId, attributes: { status: 'pending' } }),
+  'GET /pcm/jobs/{job_id}/errors': (_kind, res) => expect(res.body.data).toEqual([]),
+  'POST /pcm/jobs/{job_id}/cancel': (_kind, res) =>
+    expect(res.body.data).toMatchObject({ id: aCancellableJobId, attributes: { status: 'cancelled' } }),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -1422,6 +1509,7 @@ describe('after the matrix', () => {
   it("left A's victim product exactly as it was, and A holds exactly its expected products", async () => {
     const storeId = a.test.store.id;
     expect(await productRepository.get(storeId, a.productId)).toEqual(aProductBefore);
+    expect(await jobRepository.get(storeId, aJobId)).toEqual(aJobBefore);
     const products = await productRepository.all(storeId);
     expect(products.map((product) => product.attributes.name)).toEqual([
       'a victim',

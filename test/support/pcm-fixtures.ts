@@ -8,6 +8,7 @@ import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
+import type { ModifierAttributes } from '../../lib/validation/variation';
 
 /**
  * Catalogs and releases of the catalog API made straight through the repository and the bucket, for the
@@ -139,4 +140,48 @@ export async function newPcmHierarchy(storeId: string, name: string, slug?: stri
     version: 1,
   });
   return id;
+}
+
+/**
+ * A variation with options of these names (made in this order) and, per option name, the modifiers given,
+ * through the repository; the ids of the variation and of each option by name.
+ */
+export async function newVariationWithOptions(
+  storeId: string,
+  name: string,
+  options: string[],
+  modifiers: Record<string, ModifierAttributes[]> = {},
+): Promise<{ variationId: string; options: Record<string, string> }> {
+  const at = new Date().toISOString();
+  const variationId = uuidv7();
+  await variationRepository.createVariation(storeId, {
+    id: variationId,
+    name,
+    created_at: at,
+    updated_at: at,
+  });
+  const ids: Record<string, string> = {};
+  for (const option of options) {
+    const optionId = uuidv7();
+    ids[option] = optionId;
+    await variationRepository.createOption(storeId, {
+      id: optionId,
+      variation_id: variationId,
+      name: option,
+      description: `${option} option`,
+      created_at: at,
+      updated_at: at,
+    });
+    for (const modifier of modifiers[option] ?? []) {
+      await variationRepository.createModifier(storeId, {
+        ...modifier,
+        id: uuidv7(),
+        variation_id: variationId,
+        option_id: optionId,
+        created_at: at,
+        updated_at: at,
+      });
+    }
+  }
+  return { variationId, options: ids };
 }

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       s3Endpoint: undefined,
       releaseStateMachineArn: undefined,
       releaseWriters: 4,
+      jobsQueueUrl: undefined,
       logLevel: 'info',
     });
   });
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
         S3_ENDPOINT: 'http://127.0.0.1:9000',
         RELEASE_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
         RELEASE_WRITERS: '2',
+        JOBS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/commerce-jobs.fifo',
         LOG_LEVEL: 'silent',
       }),
     ).toEqual({
@@ -61,6 +63,7 @@ describe('loadConfig', () => {
       s3Endpoint: 'http://127.0.0.1:9000',
       releaseStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
       releaseWriters: 2,
+      jobsQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/commerce-jobs.fifo',
       logLevel: 'silent',
     });
   });
@@ -75,6 +78,10 @@ describe('loadConfig', () => {
     [{ AUTH_CACHE_SECONDS: '3' }, 'AUTH_CACHE_SECONDS must be an integer from 0 to 2, got "3"'],
     [{ RELEASE_CACHE_SECONDS: 'soon' }, 'RELEASE_CACHE_SECONDS must be an integer from 0 to 10, got "soon"'],
     [{ RATE_LIMITS: 'false' }, 'RATE_LIMITS must be on or off, got "false"'],
+    [
+      { JOBS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs' },
+      'JOBS_QUEUE_URL must be an SQS FIFO queue URL',
+    ],
     [
       { RATE_LIMIT_DEADLINE_MS: '2001' },
       'RATE_LIMIT_DEADLINE_MS must be an integer from 5 to 2000, got "2001"',

@@ -1,0 +1,131 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Grant } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { JOB_WORKER, MAX_RECEIVES } from '../functions/jobs';
+import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE } from '../lib/metrics/names';
+import type { TableRole } from '../lib/store/schema';
+import type { Publishing } from './publishing';
+import { ServiceFunction } from './service-function';
+
+/** The environment variable the functions that enqueue jobs read the queue's URL from (lib/config). */
+export const JOBS_QUEUE_ENV = 'JOBS_QUEUE_URL';
+
+/**
+ * How long a message the worker took stays invisible: longer than the worker's timeout (SQS requires at
+ * least that of a Lambda consumer), so a run that is still going is never handed to a second worker; a
+ * run that crashed is retried this long after it was taken.
+ */
+export const JOBS_VISIBILITY_TIMEOUT = Duration.seconds(JOB_WORKER.timeoutSeconds + 300);
+
+/** Dead letters are kept the longest SQS keeps messages, to be looked at and sent again. */
+const DEAD_LETTER_RETENTION = Duration.days(14);
+
+export interface JobsProps {
+  tables: Record<TableRole, ITable>;
+  /** The alarm topic (infra/monitoring.ts) the jobs' alarms notify. */
+  alarmTopic: ITopic;
+  /** The documents bucket's grants (infra/publishing.ts): the worker reads uploaded import files. */
+  documents: Pick<Publishing, 'grantDocuments'>;
+}
+
+/**
+ * The jobs room in AWS (docs/jobs.md): an SQS FIFO queue (a store's messages share one group, so its jobs
+ * run one at a time in creation order; the job id is the deduplication id, content-based deduplication
+ * off), its dead-letter queue (after MAX_RECEIVES deliveries), the worker (functions/job-run) reading it one
+ * message at a time, and alarms on the dead letters, the worker's errors and jobs that could not be queued.
+ * `grantEnqueue` lets an API function send to the queue and tells it the queue's URL.
+ */
+export class Jobs extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly worker: ServiceFunction;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: JobsProps) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'JobsDeadLetterQueue', {
+      fifo: true,
+      contentBasedDeduplication: false,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.queue = new Queue(this, 'JobsQueue', {
+      fifo: true,
+      contentBasedDeduplication: false,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: JOBS_VISIBILITY_TIMEOUT,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.worker = new ServiceFunction(this, 'JobRun', {
+      name: JOB_WORKER.name,
+      description: JOB_WORKER.description,
+      memoryMb: JOB_WORKER.memoryMb,
+      timeoutSeconds: JOB_WORKER.timeoutSeconds,
+      tableAccess: JOB_WORKER.tables,
+      tables: props.tables,
+    });
+    props.documents.grantDocuments(this.worker, JOB_WORKER.bucket);
+    // One message a call: a FIFO group hands its next message only once this one is deleted.
+    this.worker.addEventSource(new SqsEventSource(this.queue, { batchSize: 1 }));
+
+    const action = new SnsAction(props.alarmTopic);
+    const alarm = (alarmId: string, metric: IMetric, description: string) => {
+      const created = new Alarm(this, alarmId, {
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+      this.alarms.push(created);
+    };
+    const period = Duration.minutes(5);
+    alarm(
+      'JobsDeadLetters',
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      `jobs: a message failed ${MAX_RECEIVES} times and waits in the dead-letter queue`,
+    );
+    alarm(
+      'JobRunErrors',
+      this.worker.metricErrors({ period, statistic: 'Sum' }),
+      'jobs: the worker failed (the message is retried; its store’s later jobs wait)',
+    );
+    alarm(
+      'JobsNotQueued',
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC.jobsNotQueued,
+        dimensionsMap: { ...METRIC_DIMENSIONS },
+        period,
+        statistic: 'Sum',
+      }),
+      'jobs: a job was written but its message could not be sent (the request answered 503)',
+    );
+  }
+
+  /** Lets `fn` send messages to the jobs queue (sqs:SendMessage only) and tells it the queue's URL. */
+  grantEnqueue(fn: LambdaFunction): void {
+    Grant.addToPrincipal({ grantee: fn, actions: ['sqs:SendMessage'], resourceArns: [this.queue.queueArn] });
+    fn.addEnvironment(JOBS_QUEUE_ENV, this.queue.queueUrl);
+  }
+}

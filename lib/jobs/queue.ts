@@ -1,0 +1,138 @@
+import { request } from 'node:https';
+import { getConfig } from '../config/index';
+import { credentialsFor } from '../store/client';
+import { payloadHash, signRequest } from '../store/sigv4';
+
+/** What a job's queue message carries: which job to run. */
+export interface JobMessage {
+  store_id: string;
+  job_id: string;
+}
+
+/** A message as a FIFO queue takes it: its group (the store: its jobs run one at a time, in order). */
+export interface QueuedMessage {
+  groupId: string;
+  deduplicationId: string;
+  body: string;
+}
+
+type LocalJobQueue = (message: QueuedMessage) => void;
+const LOCAL_JOB_QUEUE = Symbol.for('commerce-api.local-job-queue');
+
+/**
+ * The local harness's queue (local/job-queue.ts), registered by the local servers and the tests: it runs the
+ * job worker's handler with an SQS-shaped event, each store's messages one at a time in the order sent. The
+ * template-driven server registers one under the same name in a function's worker thread, which hands the
+ * message to the server (local/template/lambda-worker.mjs).
+ */
+export function registerLocalJobQueue(queue: LocalJobQueue | undefined): void {
+  (globalThis as Record<symbol, LocalJobQueue | undefined>)[LOCAL_JOB_QUEUE] = queue;
+}
+
+/** The queue message of a job: grouped by store, deduplicated by job id. */
+export function queuedMessage(message: JobMessage): QueuedMessage {
+  return { groupId: message.store_id, deduplicationId: message.job_id, body: JSON.stringify(message) };
+}
+
+/** SQS took longer than this: the send is given up (and the job marked failed by its caller). */
+const SEND_TIMEOUT_MS = 5000;
+const SEND_ATTEMPTS = 3;
+
+/**
+ * Sends a job's message: in AWS to the FIFO queue JOBS_QUEUE_URL (SendMessage over SQS's JSON protocol,
+ * signed like the DynamoDB client's requests: the SQS client is not a dependency), 3 attempts for 5xx and
+ * network errors; locally (no JOBS_QUEUE_URL) to the harness's queue. Throws when the message was not
+ * sent.
+ */
+export async function sendJobMessage(message: JobMessage): Promise<void> {
+  const queued = queuedMessage(message);
+  const config = getConfig();
+  if (config.jobsQueueUrl === undefined) {
+    const local = (globalThis as Record<symbol, LocalJobQueue | undefined>)[LOCAL_JOB_QUEUE];
+    if (local === undefined) {
+      throw new Error('no job queue: set JOBS_QUEUE_URL, or run the local harness (npm start)');
+    }
+    local(queued);
+    return;
+  }
+  const url = new URL(config.jobsQueueUrl);
+  const body = JSON.stringify({
+    QueueUrl: config.jobsQueueUrl,
+    MessageBody: queued.body,
+    MessageGroupId: queued.groupId,
+    MessageDeduplicationId: queued.deduplicationId,
+  });
+  const credentials = credentialsFor(config);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await post(url, body, await credentials(), config.region);
+      return;
+    } catch (error) {
+      const status = (error as { status?: number }).status ?? 500;
+      if (attempt >= SEND_ATTEMPTS || status < 500) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 100 * 2 ** attempt));
+    }
+  }
+}
+
+class SqsError extends Error {
+  override name = 'SqsError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+function post(
+  url: URL,
+  body: string,
+  credentials: Awaited<ReturnType<ReturnType<typeof credentialsFor>>>,
+  region: string,
+): Promise<void> {
+  const headers = signRequest(
+    {
+      method: 'POST',
+      host: url.host,
+      path: '/',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'AmazonSQS.SendMessage',
+        'x-amz-content-sha256': payloadHash(body),
+      },
+      body,
+    },
+    credentials,
+    region,
+    'sqs',
+  );
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        method: 'POST',
+        hostname: url.hostname,
+        port: url.port || undefined,
+        path: '/',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        timeout: SEND_TIMEOUT_MS,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          if (status === 200) resolve();
+          else {
+            const text = Buffer.concat(chunks).toString('utf8').slice(0, 500);
+            reject(new SqsError(`SendMessage answered ${status}: ${text}`, status));
+          }
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new SqsError('SendMessage timed out', 504)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}

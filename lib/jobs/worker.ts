@@ -1,0 +1,116 @@
+import { errorFields, log } from '../http/log';
+import { uuidv7 } from '../ids';
+import { type JobErrorRecord, type JobRecord, jobRepository } from '../store/job-repository';
+import type { JobMessage } from './queue';
+import {
+  JOB_RUNNERS,
+  type JobContext,
+  type JobOutcome,
+  type JobRunner,
+  MAX_RECORDED_ERRORS,
+} from './runners';
+import { failJob } from './service';
+
+/**
+ * How many times the queue hands a job's message to the worker before it moves it to the dead-letter queue
+ * (the queue's `maxReceiveCount`, infra/jobs.ts; the local queue's too). On the last receive a run that
+ * crashes marks its job `failed` instead of throwing, so a job never stays `started` once its message is gone.
+ */
+export const MAX_RECEIVES = 3;
+
+/** The job worker's answer for one message: what became of the job. */
+export type WorkerResult = 'ran' | 'skipped' | 'missing';
+
+/** A message body as the worker reads it: anything else is a bug of the sender, left to the dead-letter queue. */
+export function parseJobMessage(body: string): JobMessage {
+  const parsed = JSON.parse(body) as Partial<JobMessage>;
+  if (typeof parsed.store_id !== 'string' || typeof parsed.job_id !== 'string') {
+    throw new Error('a job message must be {"store_id","job_id"}');
+  }
+  return { store_id: parsed.store_id, job_id: parsed.job_id };
+}
+
+/** The errors as stored, with the count of those not kept said by the last one. */
+function errorRecords(outcome: JobOutcome): { records: JobErrorRecord[]; count: number } {
+  const records: JobErrorRecord[] = outcome.errors.slice(0, MAX_RECORDED_ERRORS).map((error) => ({
+    id: uuidv7(),
+    message: error.message,
+    ...(error.line === undefined ? {} : { line: error.line }),
+    ...(error.column === undefined ? {} : { column: error.column }),
+  }));
+  const count = Math.max(outcome.errorCount ?? 0, outcome.errors.length);
+  if (count > records.length) {
+    records.push({ id: uuidv7(), message: `${count - records.length} more errors were not recorded` });
+  }
+  return { records, count };
+}
+
+/**
+ * Runs the job a queue message names: a job that ended or was cancelled is skipped (a message delivered
+ * twice runs it once); a pending job is marked `started`; a `started` job is a run that crashed being
+ * retried: its errors are cleared and it runs again from the start (runners are safe to run twice). Then
+ * its runner runs; its errors are recorded and the job marked `success` (none) or `failed`. A runner that
+ * throws leaves the message to be retried (the error is rethrown), except on the last receive, where the
+ * job is marked `failed`.
+ */
+export async function runJob(
+  message: JobMessage,
+  receiveCount: number,
+  context: Omit<JobContext, 'storeId'>,
+  runners: Partial<Record<JobRecord['type'], JobRunner>> = JOB_RUNNERS,
+): Promise<WorkerResult> {
+  const { store_id: storeId, job_id: jobId } = message;
+  // The worker's own request id on every line: in a process that also serves requests (the local harness),
+  // the logger's keys are those of whatever request is running.
+  const ids = { job_id: jobId, store_id: storeId, function_request_id: context.requestId };
+  const found = await jobRepository.get(storeId, jobId);
+  if (!found) {
+    log('warn', 'job not found', ids);
+    return 'missing';
+  }
+  if (found.status !== 'pending' && found.status !== 'started') {
+    log('info', 'job skipped', { ...ids, status: found.status });
+    return 'skipped';
+  }
+  if (found.status === 'started') await jobRepository.clearErrors(storeId, jobId);
+  const job = await jobRepository.transition(storeId, jobId, [found.status], {
+    status: 'started',
+    addAttempt: true,
+    ...(found.status === 'pending' ? { started_at: new Date().toISOString() } : {}),
+  });
+  if (!job) {
+    log('info', 'job skipped', { ...ids, reason: 'its status changed' });
+    return 'skipped';
+  }
+  const runner = runners[job.type];
+  let outcome: JobOutcome;
+  try {
+    outcome = runner
+      ? await runner(job, { ...context, storeId })
+      : { errors: [{ message: `jobs of type ${job.type} cannot be run here` }] };
+  } catch (error) {
+    log('error', 'job run failed', { ...ids, attempt: job.attempts, error: errorFields(error) });
+    if (receiveCount < MAX_RECEIVES) throw error;
+    await failJob(
+      storeId,
+      jobId,
+      ['started'],
+      [
+        {
+          id: uuidv7(),
+          message: `the job stopped with an unexpected error ${receiveCount} times; quote request id ${context.requestId} when reporting it`,
+        },
+      ],
+    );
+    return 'ran';
+  }
+  const { records, count } = errorRecords(outcome);
+  await jobRepository.putErrors(storeId, jobId, records);
+  await jobRepository.transition(storeId, jobId, ['started'], {
+    status: count === 0 ? 'success' : 'failed',
+    completed_at: new Date().toISOString(),
+    error_count: count,
+  });
+  log('info', 'job ran', { ...ids, type: job.type, errors: count });
+  return 'ran';
+}

@@ -1,0 +1,112 @@
+import type { Schema } from '../schema/index';
+import type { OperationSpec, Parameter } from './operation';
+import { DATE, PAGE } from './publishing';
+import { ERROR_BODY_SCHEMA } from './schemas';
+
+/** Jobs (`/pcm/jobs`, docs/jobs.md): asynchronous work, a store's jobs one at a time in creation order. */
+
+const NULLABLE_DATE: Schema = { oneOf: [DATE, { type: 'null' }] };
+
+export const JOB_SCHEMA: Schema = {
+  type: 'object',
+  required: ['id', 'type', 'attributes', 'meta'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    type: { const: 'pim-job' },
+    attributes: {
+      type: 'object',
+      required: ['type', 'status', 'created_at', 'updated_at', 'started_at', 'completed_at'],
+      properties: {
+        type: {
+          enum: ['child-products', 'product-import', 'product-export', 'hierarchy-duplicate', 'price-import'],
+        },
+        status: { enum: ['pending', 'started', 'success', 'failed', 'cancelled'] },
+        created_at: DATE,
+        updated_at: DATE,
+        started_at: NULLABLE_DATE,
+        completed_at: NULLABLE_DATE,
+      },
+    },
+    meta: {
+      type: 'object',
+      required: ['x_request_id'],
+      properties: { x_request_id: { type: 'string', description: 'The request that created the job.' } },
+    },
+  },
+};
+
+const JOB_ERROR_SCHEMA: Schema = {
+  type: 'object',
+  required: ['type', 'id', 'attributes'],
+  properties: {
+    type: { const: 'pim-job-error' },
+    id: { type: 'string', format: 'uuid' },
+    attributes: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+    meta: {
+      type: 'object',
+      description: 'The line (1 is the header) and column of the input the error names, when it names one.',
+      properties: { line: { type: 'integer' }, column: { type: 'string' } },
+    },
+  },
+};
+
+const page = (item: Schema): Schema => ({
+  type: 'object',
+  required: ['data', 'links', 'meta'],
+  properties: { data: { type: 'array', items: item }, links: { type: 'object' }, meta: { type: 'object' } },
+});
+const one: Schema = { type: 'object', required: ['data'], properties: { data: JOB_SCHEMA } };
+
+const JOB_ID: Parameter = {
+  name: 'job_id',
+  in: 'path',
+  required: true,
+  description: "The job. An unknown id or another store's answers 404.",
+  schema: { type: 'string' },
+};
+
+export const JOB_OPERATIONS: Record<string, OperationSpec> = {
+  'GET /pcm/jobs': {
+    operationId: 'getAllJobs',
+    summary: "List the store's jobs",
+    description: 'Newest first, with `meta.results.total`.',
+    tag: 'Jobs',
+    parameters: [...PAGE],
+    responses: {
+      200: ['A page of jobs.', page(JOB_SCHEMA)],
+      400: ['A bad page.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'GET /pcm/jobs/{job_id}': {
+    operationId: 'getJob',
+    summary: 'Get a job',
+    description:
+      'Poll it until `attributes.status` is `success`, `failed` or `cancelled`; a failed job says why in its errors.',
+    tag: 'Jobs',
+    parameters: [JOB_ID],
+    responses: { 200: ['The job.', one] },
+  },
+  'GET /pcm/jobs/{job_id}/errors': {
+    operationId: 'getJobErrors',
+    summary: "Get a job's errors",
+    description:
+      'In the order recorded (an import: by line); at most 1,000, the last saying how many more there were.',
+    tag: 'Jobs',
+    parameters: [JOB_ID, ...PAGE],
+    responses: {
+      200: ["The job's errors.", page(JOB_ERROR_SCHEMA)],
+      400: ['A bad page.', ERROR_BODY_SCHEMA],
+    },
+  },
+  'POST /pcm/jobs/{job_id}/cancel': {
+    operationId: 'cancelJob',
+    summary: 'Cancel a job',
+    description: 'Only a pending job: it will not run. Cancelling a cancelled job answers it as it is.',
+    tag: 'Jobs',
+    parameters: [JOB_ID],
+    responses: {
+      200: ['The cancelled job.', one],
+      409: ['The job started or ended: it can no longer be cancelled.', ERROR_BODY_SCHEMA],
+    },
+  },
+};
