@@ -383,6 +383,16 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/products/{product_id}: deletes a product no bundle uses, freeing its sku',
   },
+  'pcm-import-products': {
+    auth: 'admin',
+    body: 'upload',
+    // readwrite: the file is stored in the documents bucket for the job to read.
+    bucket: 'readwrite',
+    jobs: 'enqueue',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/products/import: imports products from a CSV file as a product-import job (201 pending)',
+  },
   'pcm-list-jobs': {
     auth: 'admin',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
@@ -532,6 +542,7 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id}',
     function: 'pcm-delete-option-modifier',
   },
+  { method: 'POST', path: '/pcm/products/import', function: 'pcm-import-products' },
   { method: 'GET', path: '/pcm/jobs', function: 'pcm-list-jobs' },
   { method: 'GET', path: '/pcm/jobs/{job_id}', function: 'pcm-get-job' },
   { method: 'GET', path: '/pcm/jobs/{job_id}/errors', function: 'pcm-get-job-errors' },

@@ -1,6 +1,8 @@
+import { MAX_UPLOAD_BYTES } from '../http/middleware';
+import { MAX_IMPORT_ROWS } from '../products/import';
 import type { Schema } from '../schema/index';
 import type { OperationSpec, Parameter } from './operation';
-import { DATE, PAGE } from './publishing';
+import { DATE, LOCATION, PAGE } from './publishing';
 import { ERROR_BODY_SCHEMA } from './schemas';
 
 /** Jobs (`/pcm/jobs`, docs/jobs.md): asynchronous work, a store's jobs one at a time in creation order. */
@@ -65,7 +67,29 @@ const JOB_ID: Parameter = {
   schema: { type: 'string' },
 };
 
+const IMPORT_FORM: Schema = {
+  type: 'object',
+  required: ['file'],
+  additionalProperties: false,
+  properties: {
+    file: {
+      type: 'string',
+      format: 'binary',
+      description:
+        'The CSV: a header naming id, external_ref, name, description, slug, status, commodity_type, upc_ean, mpn, sku, tags (name, description, slug, status and commodity_type required), one product a row.',
+    },
+  },
+};
+
 export const JOB_OPERATIONS: Record<string, OperationSpec> = {
+  'POST /pcm/products/import': {
+    operationId: 'importProducts',
+    summary: 'Import products from a CSV file',
+    description: `Answers a \`product-import\` job at once (201, \`pending\`); poll it with \`GET /pcm/jobs/{job_id}\`. The job validates the whole file first (any error: the job fails and nothing is imported), then creates or updates each row's product (by \`id\`, else \`external_ref\`). At most ${MAX_IMPORT_ROWS} rows, the header included, and ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB. See docs/jobs.md.`,
+    tag: 'Products',
+    requestBody: IMPORT_FORM,
+    responses: { 201: ['The import job.', one, { Location: LOCATION }] },
+  },
   'GET /pcm/jobs': {
     operationId: 'getAllJobs',
     summary: "List the store's jobs",

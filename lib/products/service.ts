@@ -178,7 +178,7 @@ function ordered(attributes: Partial<ProductAttributes>): ProductAttributes {
 export async function createProduct(
   storeId: string,
   attributes: Partial<ProductAttributes> & { name: string },
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<ProductRecord> {
   const at = new Date().toISOString();
   const id = uuidv7();
@@ -219,7 +219,7 @@ export async function updateProduct(
   storeId: string,
   productId: string,
   changes: Partial<ProductAttributes>,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<ProductRecord> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     if (attempt > 1) await backoff(attempt);

@@ -289,6 +289,33 @@ export const productRepository = {
     return found.Item?.product_id as string | undefined;
   },
 
+  /** The product ids holding each of these skus (any case) and external_refs, keyed by the value as given. */
+  async claimsOf(
+    storeId: string,
+    values: { skus: string[]; externalRefs: string[] },
+  ): Promise<{ skus: Map<string, string>; externalRefs: Map<string, string> }> {
+    const skus = [...new Set(values.skus)];
+    const refs = [...new Set(values.externalRefs)];
+    const keys = [
+      ...skus.map((sku) => productKeys.sku(storeId, sku)),
+      ...refs.map((ref) => productKeys.externalRef(storeId, ref)),
+    ];
+    const held = new Map(
+      (await batchGetItems('products', keys, true)).map((item) => [item.pk, item.product_id as string]),
+    );
+    const holders = (list: string[], key: (value: string) => { pk: string }) =>
+      new Map(
+        list.flatMap((value) => {
+          const id = held.get(key(value).pk);
+          return id === undefined ? [] : [[value, id] as const];
+        }),
+      );
+    return {
+      skus: holders(skus, (sku) => productKeys.sku(storeId, sku)),
+      externalRefs: holders(refs, (ref) => productKeys.externalRef(storeId, ref)),
+    };
+  },
+
   /** Creates a product with its claims: SkuTakenError / ExternalRefTakenError when another holds one. */
   async create(storeId: string, product: ProductRecord, caller?: WriteCaller): Promise<void> {
     const { items, claims } = claimPuts(storeId, product.id, product.attributes, 1);
