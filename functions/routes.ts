@@ -393,6 +393,14 @@ export const FUNCTIONS = {
     description:
       'POST /pcm/products/import: imports products from a CSV file as a product-import job (201 pending)',
   },
+  'pcm-create-import-upload': {
+    auth: 'admin',
+    // readwrite: the pre-signed PUT URL carries the signer's s3:PutObject.
+    bucket: 'readwrite',
+    tables: { keys: 'read', limits: 'readwrite' },
+    description:
+      'POST /pcm/products/import-uploads: a pre-signed URL to upload an import file over 4 MiB (up to 50 MB) to S3',
+  },
   'pcm-list-jobs': {
     auth: 'admin',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
@@ -543,6 +551,7 @@ export const ROUTES: RouteDefinition[] = [
     function: 'pcm-delete-option-modifier',
   },
   { method: 'POST', path: '/pcm/products/import', function: 'pcm-import-products' },
+  { method: 'POST', path: '/pcm/products/import-uploads', function: 'pcm-create-import-upload' },
   { method: 'GET', path: '/pcm/jobs', function: 'pcm-list-jobs' },
   { method: 'GET', path: '/pcm/jobs/{job_id}', function: 'pcm-get-job' },
   { method: 'GET', path: '/pcm/jobs/{job_id}/errors', function: 'pcm-get-job-errors' },

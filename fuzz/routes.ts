@@ -754,7 +754,25 @@ function productRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
 function jobRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
   const jobId = (valid = [ref('jobId'), ref('jobIdUpper')]) => segment(valid, [ref('otherJobId')]);
   return {
-    'POST /pcm/products/import': () => requests({ auth: ADMIN, body: importBody }),
+    'POST /pcm/products/import': () => {
+      const byUpload = jsonBody(
+        fc
+          .oneof(fc.uuid(), fc.constantFrom('', 'x', '../other'), unicodeString(0, 40))
+          .map((id) => ({ data: { type: 'product-import', upload_id: id } })),
+      );
+      return requests({
+        auth: ADMIN,
+        body: {
+          valid: importBody.valid,
+          any: fc.oneof(
+            CROSS_SHRINK,
+            { weight: 2, arbitrary: importBody.any },
+            { weight: 1, arbitrary: byUpload.any },
+          ),
+        },
+      });
+    },
+    'POST /pcm/products/import-uploads': () => requests({ auth: ADMIN }),
     'GET /pcm/jobs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
     'GET /pcm/jobs/{job_id}': () => requests({ auth: ADMIN, params: { job_id: jobId() } }),
     'GET /pcm/jobs/{job_id}/errors': () =>

@@ -41,11 +41,12 @@ const LARGER_DOCUMENTS =
   'upload a larger document with POST /pcm/catalogs/{catalog_id}/document-uploads (docs/catalog-api.md)';
 
 /** Where an import file over MAX_UPLOAD_BYTES goes, as the 413 says. */
-const LARGER_IMPORTS = 'split the file into files of at most that size (docs/jobs.md)';
+const LARGER_IMPORTS =
+  'upload a larger file with POST /pcm/products/import-uploads, then import it by its upload id (docs/jobs.md)';
 
 /**
- * `upload`: a multipart/form-data form with files (lib/http/multipart.ts `multipartUpload`) of up to
- * MAX_UPLOAD_BYTES;
+ * `upload`: a multipart/form-data form with files (lib/http/multipart.ts `multipartUpload`), or JSON, of up
+ * to MAX_UPLOAD_BYTES;
  * `json`: JSON bodies only; `large-json`: the same up to MAX_LARGE_JSON_BYTES; `json-or-form`: JSON or
  * x-www-form-urlencoded; `json-or-multipart`: JSON or multipart/form-data text fields
  * (lib/http/multipart.ts; a part carrying a file is a 400); `document`: a JSON document of up to
@@ -63,8 +64,7 @@ export type BodyKind =
 /** The media types a body kind accepts, as a 415 lists them and the OpenAPI document publishes them. */
 export function bodyMediaTypes(kind: BodyKind): string[] {
   if (kind === 'json-or-form') return ['application/json', 'application/x-www-form-urlencoded'];
-  if (kind === 'json-or-multipart') return ['application/json', 'multipart/form-data'];
-  if (kind === 'upload') return ['multipart/form-data'];
+  if (kind === 'json-or-multipart' || kind === 'upload') return ['application/json', 'multipart/form-data'];
   return ['application/json'];
 }
 
@@ -154,7 +154,7 @@ export function bodyParser(kind: BodyKind): MiddlewareObj<ParsedEvent, HttpRespo
       const bytes = kind === 'none' ? undefined : rawBody(event);
       if (bytes === undefined) return;
       const { mediaType, charset } = contentType(event.headers['content-type']);
-      const json = kind !== 'upload' && JSON_TYPE.test(mediaType);
+      const json = JSON_TYPE.test(mediaType);
       const form = kind === 'json-or-form' && FORM_TYPE.test(mediaType);
       const multipart = (kind === 'json-or-multipart' || kind === 'upload') && MULTIPART_TYPE.test(mediaType);
       if (!json && !form && !multipart) throw new UnsupportedMediaTypeError(accepted);

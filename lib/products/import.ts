@@ -1,6 +1,6 @@
 import { type CsvRecord, readCsv } from '../csv/parse';
-import { ApiError, toApiError } from '../http/errors';
-import { isUuid } from '../ids';
+import { ApiError, BadRequestError, toApiError } from '../http/errors';
+import { isUuid, uuidv4 } from '../ids';
 import { type JobContext, type JobError, JobErrorList, type JobOutcome } from '../jobs/outcome';
 import { applicationKeyExists } from '../store/caller-check';
 import type { JobRecord } from '../store/job-repository';
@@ -55,8 +55,54 @@ const REQUIRED_COLUMNS: readonly Column[] = ['name', 'description', 'slug', 'sta
 /** The platform's columns this API does not take: named in the error. */
 const UNSUPPORTED = /^(main_image_id|template:.*|shopper_attributes\..*|admin_attributes\..*)$/;
 
-/** The key of an import file in the documents bucket (its work/ prefix expires with the workflow files). */
+/** The key of an import file sent in the request, in the documents bucket (work/ expires with the workflow files). */
 export const importFileKey = (storeId: string, uploadId: string) => `work/imports/${storeId}/${uploadId}.csv`;
+
+/** The key a pre-signed import upload is stored at (uploads/ expires after a day). */
+export const importUploadKey = (storeId: string, uploadId: string) =>
+  `uploads/imports/${storeId}/${uploadId}.csv`;
+
+/** The largest uploaded import file: the platform's limit. */
+export const MAX_IMPORT_FILE_BYTES = 50 * 1024 * 1024;
+/** How long an import upload URL works. */
+export const IMPORT_UPLOAD_SECONDS = 900;
+export const IMPORT_CONTENT_TYPE = 'text/csv';
+
+/** A pre-signed URL to PUT an import file of up to MAX_IMPORT_FILE_BYTES for the store, and the upload's id. */
+export async function createImportUpload(
+  storeId: string,
+): Promise<{ id: string; upload_url: string; expires_at: string }> {
+  const id = uuidv4();
+  const { url, expires_at } = await objectStore.presignPut(importUploadKey(storeId, id), {
+    expiresInSeconds: IMPORT_UPLOAD_SECONDS,
+    contentType: IMPORT_CONTENT_TYPE,
+  });
+  return { id, upload_url: url, expires_at };
+}
+
+/**
+ * The key of an uploaded import file the store names by its upload id: 400 naming `data.upload_id` when
+ * nothing was uploaded there (or it expired), or the file is over MAX_IMPORT_FILE_BYTES.
+ */
+export async function uploadedImportFile(storeId: string, uploadId: string): Promise<string> {
+  const source = 'data.upload_id';
+  const key = isUuid(uploadId) ? importUploadKey(storeId, uploadId.toLowerCase()) : undefined;
+  const stored = key === undefined ? undefined : await objectStore.head(key);
+  if (key === undefined || stored === undefined) {
+    throw new BadRequestError(
+      'no file was uploaded with this upload id: PUT the file to the upload_url of POST /pcm/products/import-uploads first (it works for 15 minutes; uploads are kept a day)',
+      source,
+    );
+  }
+  if (stored.bytes > MAX_IMPORT_FILE_BYTES) {
+    throw new BadRequestError(
+      `the uploaded file has ${stored.bytes} bytes, at most ${MAX_IMPORT_FILE_BYTES} are taken: split it`,
+      source,
+    );
+  }
+  if (stored.bytes === 0) throw new BadRequestError('the uploaded file is empty', source);
+  return key;
+}
 
 /** A row as validated: its line, the product it names and the attributes its non-empty cells set. */
 interface ImportRow {

@@ -202,6 +202,12 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
     'own-admin': 204,
   },
   'POST /pcm/products/import': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'POST /pcm/products/import-uploads': {
+    ...UNAUTHENTICATED,
+    implicit: 403,
+    'other-admin': 201,
+    'own-admin': 201,
+  },
   'GET /pcm/jobs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
   'GET /pcm/jobs/{job_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'GET /pcm/jobs/{job_id}/errors': { ...ADMIN_BY_ID, 'own-admin': 200 },
@@ -684,6 +690,7 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
       '',
     ].join('\r\n'),
   }),
+  'POST /pcm/products/import-uploads': () => ({}),
   'GET /pcm/jobs': () => ({}),
   'GET /pcm/jobs/{job_id}': () => ({ params: { job_id: aJobId } }),
   'GET /pcm/jobs/{job_id}/errors': () => ({ params: { job_id: aJobId } }),
@@ -1037,6 +1044,12 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
     const tenant = kind === 'own-admin' ? a : b;
     expect(await jobRepository.get(tenant.test.store.id, res.body.data.id)).toBeDefined();
     if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'POST /pcm/products/import-uploads': (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    expect(res.body.data.upload_url).toContain(
+      `uploads/imports/${tenant.test.store.id}/${res.body.data.id}.csv`,
+    );
   },
   'GET /pcm/jobs': async (kind, res) => {
     const ids = res.body.data.map((job: { id: string }) => job.id);

@@ -1,4 +1,5 @@
 import FormData from 'form-data';
+import { handler as createImportUpload } from '../../functions/pcm-create-import-upload/handler';
 import { handler as getJob } from '../../functions/pcm-get-job/handler';
 import { handler as getJobErrors } from '../../functions/pcm-get-job-errors/handler';
 import { handler as importProducts } from '../../functions/pcm-import-products/handler';
@@ -252,14 +253,69 @@ describe('POST /pcm/products/import', () => {
     expect(response.body.errors[0].source).toBe(source);
   });
 
-  it('refuses a JSON body (415) and a storefront token (403)', async () => {
-    const json = await invoke(importProducts, {
+  it('refuses another media type (415) and a storefront token (403)', async () => {
+    const text = await invoke(importProducts, {
+      method: 'POST',
+      path: '/pcm/products/import',
+      headers: bearer(token, { ...HEADERS, 'content-type': 'text/csv' }),
+      body: HEADER,
+    });
+    expect(text.status).toBe(415);
+    expect((await post(form(HEADER), await tokenFor(store, 'implicit'))).status).toBe(403);
+  });
+});
+
+describe('a larger file: POST /pcm/products/import-uploads, PUT, then the import by upload id', () => {
+  const postJson = (body: unknown) =>
+    invoke(importProducts, {
       method: 'POST',
       path: '/pcm/products/import',
       headers: bearer(token, { ...HEADERS, 'content-type': 'application/json' }),
-      body: '{}',
+      body: JSON.stringify(body),
     });
-    expect(json.status).toBe(415);
-    expect((await post(form(HEADER), await tokenFor(store, 'implicit'))).status).toBe(403);
+
+  it('imports the file PUT to the pre-signed URL', async () => {
+    const upload = await invoke(createImportUpload, {
+      method: 'POST',
+      path: '/pcm/products/import-uploads',
+      headers: bearer(token, HEADERS),
+    });
+    expect(upload.status).toBe(201);
+    expect(upload.body.data).toMatchObject({
+      type: 'product-import-upload',
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/csv' },
+    });
+    const put = await fetch(upload.body.data.upload_url, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/csv' },
+      body: [HEADER, 'big-1,Uploaded,,,live,physical,BIG-1,'].join('\n'),
+    });
+    expect(put.status).toBe(200);
+    const created = await postJson({ data: { type: 'product-import', upload_id: upload.body.data.id } });
+    expect(created.status).toBe(201);
+    await queue.idle();
+    expect((await jobRepository.get(store.store.id, created.body.data.id))?.status).toBe('success');
+    expect((await productsBySku()).get('BIG-1')?.attributes.name).toBe('Uploaded');
+  });
+
+  it.each([
+    [
+      'an upload id nothing was PUT to',
+      { data: { type: 'product-import', upload_id: '00000000-0000-4000-8000-000000000000' } },
+      'data.upload_id',
+    ],
+    [
+      'an upload id that is not one',
+      { data: { type: 'product-import', upload_id: '../x' } },
+      'data.upload_id',
+    ],
+    ['another type', { data: { type: 'product', upload_id: 'x' } }, 'data.type'],
+    ['another attribute', { data: { type: 'product-import', upload_id: 'x', locale: 'en' } }, 'data.locale'],
+    ['no data', {}, 'data'],
+  ])('refuses %s (400, nothing queued)', async (_what, body, source) => {
+    const response = await postJson(body);
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].source).toBe(source);
   });
 });
