@@ -98,6 +98,28 @@ export interface MonitoringProps {
  * workflow), all notifying one SNS topic, and one dashboard with requests, latency and errors per route and
  * a row for the publishing workflow.
  */
+/**
+ * An alarm as the stack's alarms are: at or over `threshold` in one period (missing data is not breaching),
+ * notifying `action` when it fires and when it clears.
+ */
+export function notifyingAlarm(
+  scope: Construct,
+  id: string,
+  props: { metric: IMetric; threshold: number; description: string; action: SnsAction },
+): Alarm {
+  const created = new Alarm(scope, id, {
+    metric: props.metric,
+    threshold: props.threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: props.description,
+  });
+  created.addAlarmAction(props.action);
+  created.addOkAction(props.action);
+  return created;
+}
+
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
@@ -123,17 +145,7 @@ export class Monitoring extends Construct {
     const action = new SnsAction(this.topic);
 
     const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string) => {
-      const created = new Alarm(this, alarmId, {
-        metric,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
-      });
-      created.addAlarmAction(action);
-      created.addOkAction(action);
-      this.alarms.push(created);
+      this.alarms.push(notifyingAlarm(this, alarmId, { metric, threshold, description, action }));
     };
 
     for (const [name, fn] of Object.entries(props.functions)) {

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
+import { DeleteCommand, GetCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
 import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  type TransactWriteCommand,
-  UpdateCommand,
-} from './dynamodb';
-import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
+  backoff,
+  batchGetItems,
+  batchWriteItems,
+  countItems,
+  queryAll,
+  queryPage,
+  withoutKeys,
+} from './items';
 import { tableName } from './schema';
 
 /**
@@ -226,21 +228,6 @@ const toRecord = (item: Record<string, unknown>): ProductRecord => {
   const record = withoutKeys(item) as unknown as Omit<ProductRecord, 'attributes'> & { attributes: string };
   return { ...record, attributes: JSON.parse(record.attributes) as ProductAttributes };
 };
-
-/** Writes or deletes up to 25 items a call, retrying what DynamoDB left unprocessed. */
-async function batchWrite(requests: NonNullable<BatchWriteCommand['input']['RequestItems']>[string]) {
-  const table = tableName('products');
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending = requests.slice(start, start + 25);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt > 0) await backoff(attempt);
-      const result = await getDocumentClient().send(
-        new BatchWriteCommand({ RequestItems: { [table]: pending } }),
-      );
-      pending = result.UnprocessedItems?.[table] ?? [];
-    }
-  }
-}
 
 export const productRepository = {
   async get(storeId: string, productId: string): Promise<ProductRecord | undefined> {
@@ -468,7 +455,8 @@ export const productRepository = {
     version: number,
     at: string,
   ): Promise<void> {
-    await batchWrite(
+    await batchWriteItems(
+      'products',
       componentIds.map((componentId) => ({
         PutRequest: {
           Item: {
@@ -502,7 +490,8 @@ export const productRepository = {
 
   /** Forgets that the deleted bundle `bundleId` named each of `componentIds`. */
   async removeUses(storeId: string, bundleId: string, componentIds: string[]): Promise<void> {
-    await batchWrite(
+    await batchWriteItems(
+      'products',
       componentIds.map((componentId) => ({
         DeleteRequest: { Key: productKeys.usedBy(storeId, componentId, bundleId) },
       })),
