@@ -34,7 +34,13 @@ async function storeFormFile(storeId: string, form: UploadForm): Promise<string>
 /** The uploaded file a JSON body names: `{"data": {"type": "product-import", "upload_id"}}`; its key. */
 async function uploadedFile(storeId: string, body: unknown): Promise<string> {
   const data = isObject(body) ? body.data : undefined;
-  if (!isObject(data)) throw new BadRequestError('data must be an object', 'data');
+  if (!isObject(data) || Object.keys(data).length === 0) {
+    // `{"data":{}}` is what the SDK's PCM.ImportProducts sends for a FormData under Node.
+    throw new BadRequestError(
+      'send the CSV file as the field "file" of a multipart/form-data form, or name an uploaded file with {"data": {"type": "product-import", "upload_id"}} (under Node the SDK\'s PCM.ImportProducts sends a FormData as JSON: post the form with fetch)',
+      'data',
+    );
+  }
   if (data.type !== 'product-import')
     throw new BadRequestError('data.type must be product-import', 'data.type');
   const extra = Object.keys(data).find((name) => name !== 'type' && name !== 'upload_id');
