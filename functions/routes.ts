@@ -492,6 +492,24 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/hierarchies/{hierarchy_id}: deletes a hierarchy, freeing its slug',
   },
+  'pcm-import-products': {
+    auth: 'admin',
+    body: 'upload',
+    // readwrite: the file is stored in the documents bucket for the job to read.
+    bucket: 'readwrite',
+    jobs: 'enqueue',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/products/import: imports products from a CSV file as a product-import job (201 pending)',
+  },
+  'pcm-create-import-upload': {
+    auth: 'admin',
+    // readwrite: the pre-signed PUT URL carries the signer's s3:PutObject.
+    bucket: 'readwrite',
+    tables: { keys: 'read', limits: 'readwrite' },
+    description:
+      'POST /pcm/products/import-uploads: a pre-signed URL to upload an import file over 4 MiB (up to 50 MB) to S3',
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 /** The name of a function: `functions/<name>/handler.ts`. */
@@ -679,6 +697,8 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-get-hierarchy' },
   { method: 'PUT', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-update-hierarchy' },
   { method: 'DELETE', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-delete-hierarchy' },
+  { method: 'POST', path: '/pcm/products/import', function: 'pcm-import-products' },
+  { method: 'POST', path: '/pcm/products/import-uploads', function: 'pcm-create-import-upload' },
 ];
 
 /** Both halves of the route table, as the OpenAPI document builder takes them. */

@@ -510,18 +510,74 @@ const newFileBody: fc.Arbitrary<Json> = fc.oneof(
   fileLocation.map((url) => ({ data: { type: 'file', file_location: url } })),
 );
 
+/** A multipart/form-data body of `parts` (each its headers, a blank line and its value), less its last `cut` characters. */
+const multipartBytes = (parts: string[], boundary: string, cut = 0) => {
+  const text = `${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`;
+  return Buffer.from(text.slice(0, text.length - cut));
+};
+const formField = (name: string, value: string) =>
+  `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`;
+const formBoundary = fc.stringMatching(/^[0-9A-Za-z'()+_,./:=?-]{1,70}$/);
+
+/**
+ * `POST /pcm/products/import` bodies, as the SDK's `ImportProducts(formData)` sends them: a `file` part
+ * holding a CSV of a header and rows of any cells (a row's errors are the job's, not the request's); broken
+ * ones add fields, send `file` as text, or lose their boundary or their end.
+ */
+const importBody: Part<FuzzBody | undefined> = (() => {
+  const cell = fc.oneof(
+    fc.constantFrom('', 'live', 'Draft', 'physical', 'x,y', '"q"', 'a\r\nb'),
+    unicodeString(0, 12),
+  );
+  const csvValue = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+  const csv = fc
+    .array(fc.array(cell, { minLength: 6, maxLength: 6 }), { maxLength: 5 })
+    .map((rows) =>
+      [
+        'external_ref,name,description,slug,status,commodity_type',
+        ...rows.map((row) => row.map(csvValue).join(',')),
+      ].join('\r\n'),
+    );
+  const file = (text: string) =>
+    `Content-Disposition: form-data; name="file"; filename="products.csv"\r\nContent-Type: text/csv\r\n\r\n${text}`;
+  const valid = fc.tuple(csv, formBoundary).map(
+    ([text, b]): FuzzBody => ({
+      text: multipartBytes([file(text)], b).toString('base64'),
+      base64: true,
+      contentType: `multipart/form-data; boundary=${b}`,
+    }),
+  );
+  const extra = fc.oneof(
+    fc
+      .tuple(fc.constantFrom('file', 'locale', '__proto__', ''), unicodeString(0, 20))
+      .map(([n, v]) => formField(n, v)),
+    unicodeString(0, 40),
+  );
+  const broken = fc
+    .tuple(csv, formBoundary, fc.array(extra, { maxLength: 3 }), fc.nat(12), fc.boolean(), fc.boolean())
+    .map(
+      ([text, b, extras, cut, keepBoundary, asText]): FuzzBody => ({
+        text: multipartBytes([asText ? formField('file', text) : file(text), ...extras], b, cut).toString(
+          'base64',
+        ),
+        base64: true,
+        contentType: keepBoundary ? `multipart/form-data; boundary=${b}` : 'multipart/form-data',
+      }),
+    );
+  return {
+    valid,
+    any: fc.oneof(CROSS_SHRINK, { weight: 1, arbitrary: valid }, { weight: 2, arbitrary: broken }),
+  };
+})();
+
 /**
  * `POST /v2/files` multipart bodies, as the SDK's `Files.Link` sends them: one `file_location` field; broken
  * ones add fields, a file part, a repeated field, or lose their boundary or their end.
  */
 function multipartFileBody(): Part<FuzzBody | undefined> {
-  const build = (parts: string[], boundary: string, cut = 0) => {
-    const text = `${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`;
-    return Buffer.from(text.slice(0, text.length - cut));
-  };
-  const field = (name: string, value: string) =>
-    `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`;
-  const boundary = fc.stringMatching(/^[0-9A-Za-z'()+_,./:=?-]{1,70}$/);
+  const build = multipartBytes;
+  const field = formField;
+  const boundary = formBoundary;
   const valid = fc.tuple(fileLocation, boundary).map(
     ([url, b]): FuzzBody => ({
       text: build([field('file_location', url)], b).toString('base64'),
@@ -798,6 +854,25 @@ function variationLinkRoutes(productId: () => Part<string>): Record<string, () =
 function jobRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
   const jobId = (valid = [ref('jobId'), ref('jobIdUpper')]) => segment(valid, [ref('otherJobId')]);
   return {
+    'POST /pcm/products/import': () => {
+      const byUpload = jsonBody(
+        fc
+          .oneof(fc.uuid(), fc.constantFrom('', 'x', '../other'), unicodeString(0, 40))
+          .map((id) => ({ data: { type: 'product-import', upload_id: id } })),
+      );
+      return requests({
+        auth: ADMIN,
+        body: {
+          valid: importBody.valid,
+          any: fc.oneof(
+            CROSS_SHRINK,
+            { weight: 2, arbitrary: importBody.any },
+            { weight: 1, arbitrary: byUpload.any },
+          ),
+        },
+      });
+    },
+    'POST /pcm/products/import-uploads': () => requests({ auth: ADMIN }),
     'GET /pcm/jobs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
     'GET /pcm/jobs/{job_id}': () => requests({ auth: ADMIN, params: { job_id: jobId() } }),
     'GET /pcm/jobs/{job_id}/errors': () =>

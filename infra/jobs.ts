@@ -1,11 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  type IMetric,
-  Metric,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { type Alarm, type IMetric, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
@@ -17,6 +11,7 @@ import { Construct } from 'constructs';
 import { JOB_WORKER, MAX_RECEIVES } from '../functions/jobs';
 import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE } from '../lib/metrics/names';
 import type { TableRole } from '../lib/store/schema';
+import { notifyingAlarm } from './monitoring';
 import type { Publishing } from './publishing';
 import { ServiceFunction } from './service-function';
 
@@ -87,17 +82,7 @@ export class Jobs extends Construct {
 
     const action = new SnsAction(props.alarmTopic);
     const alarm = (alarmId: string, metric: IMetric, description: string) => {
-      const created = new Alarm(this, alarmId, {
-        metric,
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
-      });
-      created.addAlarmAction(action);
-      created.addOkAction(action);
-      this.alarms.push(created);
+      this.alarms.push(notifyingAlarm(this, alarmId, { metric, threshold: 1, description, action }));
     };
     const period = Duration.minutes(5);
     alarm(

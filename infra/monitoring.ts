@@ -93,10 +93,31 @@ export interface MonitoringProps {
 }
 
 /**
+ * An alarm as the stack's alarms are: at or over `threshold` in one period (missing data is not breaching),
+ * notifying `action` when it fires and when it clears.
+ */
+export function notifyingAlarm(
+  scope: Construct,
+  id: string,
+  props: { metric: IMetric; threshold: number; description: string; action: SnsAction },
+): Alarm {
+  const created = new Alarm(scope, id, {
+    metric: props.metric,
+    threshold: props.threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: props.description,
+  });
+  created.addAlarmAction(props.action);
+  created.addOkAction(props.action);
+  return created;
+}
+
+/**
  * Alarms on what needs an operator across the service (the API, the tables, rate limiting, the publishing
  * workflow), all notifying one SNS topic (each API function's own alarms sit beside it: `functionAlarms`),
- * and one dashboard with requests, latency and errors per route and
- * a row for the publishing workflow.
+ * and one dashboard with requests, latency and errors per route and a row for the publishing workflow.
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
@@ -302,25 +323,6 @@ export class Monitoring extends Construct {
       );
     }
   }
-}
-
-/** An alarm on one 5-minute period at `threshold` or more, notifying `action` on alarm and on recovery. */
-function notifyingAlarm(
-  scope: Construct,
-  id: string,
-  props: { metric: IMetric; threshold: number; description: string; action: SnsAction },
-): Alarm {
-  const created = new Alarm(scope, id, {
-    metric: props.metric,
-    threshold: props.threshold,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    alarmDescription: props.description,
-  });
-  created.addAlarmAction(props.action);
-  created.addOkAction(props.action);
-  return created;
 }
 
 /**

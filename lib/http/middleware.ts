@@ -11,7 +11,7 @@ import {
   toApiError,
   UnsupportedMediaTypeError,
 } from './errors';
-import { multipartFields } from './multipart';
+import { multipartFields, multipartUpload } from './multipart';
 import { errorResponse, type HttpResponse } from './response';
 import { bodyText, checkFormEscapes } from './utf8';
 
@@ -30,28 +30,48 @@ export const MAX_LARGE_JSON_BYTES = 256 * 1024;
 /** Largest release document sent inline (`PUT /pcm/catalogs/{id}/document`); larger ones are uploaded to S3. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 
+/**
+ * Largest file form (`upload`): API Gateway base64-encodes it into the event, and a synchronous Lambda
+ * invocation takes at most 6 MB, so 4 MiB of file (5.4 MB encoded) is what reaches the function.
+ */
+export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
+
 /** Where a release document over MAX_DOCUMENT_BYTES goes, as the 413 says. */
 const LARGER_DOCUMENTS =
   'upload a larger document with POST /pcm/catalogs/{catalog_id}/document-uploads (docs/catalog-api.md)';
 
+/** Where an import file over MAX_UPLOAD_BYTES goes, as the 413 says. */
+const LARGER_IMPORTS =
+  'upload a larger file with POST /pcm/products/import-uploads, then import it by its upload id (docs/jobs.md)';
+
 /**
+ * `upload`: a multipart/form-data form with files (lib/http/multipart.ts `multipartUpload`), or JSON, of up
+ * to MAX_UPLOAD_BYTES;
  * `json`: JSON bodies only; `large-json`: the same up to MAX_LARGE_JSON_BYTES; `json-or-form`: JSON or
  * x-www-form-urlencoded; `json-or-multipart`: JSON or multipart/form-data text fields
  * (lib/http/multipart.ts; a part carrying a file is a 400); `document`: a JSON document of up to
  * MAX_DOCUMENT_BYTES, checked but kept as sent (`parsedBody` is its bytes); `none`: bodies ignored.
  */
-export type BodyKind = 'none' | 'json' | 'large-json' | 'json-or-form' | 'json-or-multipart' | 'document';
+export type BodyKind =
+  | 'none'
+  | 'json'
+  | 'large-json'
+  | 'json-or-form'
+  | 'json-or-multipart'
+  | 'document'
+  | 'upload';
 
 /** The media types a body kind accepts, as a 415 lists them and the OpenAPI document publishes them. */
 export function bodyMediaTypes(kind: BodyKind): string[] {
   if (kind === 'json-or-form') return ['application/json', 'application/x-www-form-urlencoded'];
-  if (kind === 'json-or-multipart') return ['application/json', 'multipart/form-data'];
+  if (kind === 'json-or-multipart' || kind === 'upload') return ['application/json', 'multipart/form-data'];
   return ['application/json'];
 }
 
 /** The most bytes a body of this kind may have. */
 export function maxBodyBytes(kind: BodyKind): number {
   if (kind === 'document') return MAX_DOCUMENT_BYTES;
+  if (kind === 'upload') return MAX_UPLOAD_BYTES;
   return kind === 'large-json' ? MAX_LARGE_JSON_BYTES : MAX_BODY_BYTES;
 }
 
@@ -84,7 +104,7 @@ export function bodySizeLimit(kind: BodyKind): MiddlewareObj<APIGatewayProxyEven
       if (raw !== undefined && raw.byteLength > maxBodyBytes(kind))
         throw new PayloadTooLargeError(
           maxBodyBytes(kind),
-          kind === 'document' ? LARGER_DOCUMENTS : undefined,
+          kind === 'document' ? LARGER_DOCUMENTS : kind === 'upload' ? LARGER_IMPORTS : undefined,
         );
     },
   };
@@ -136,8 +156,12 @@ export function bodyParser(kind: BodyKind): MiddlewareObj<ParsedEvent, HttpRespo
       const { mediaType, charset } = contentType(event.headers['content-type']);
       const json = JSON_TYPE.test(mediaType);
       const form = kind === 'json-or-form' && FORM_TYPE.test(mediaType);
-      const multipart = kind === 'json-or-multipart' && MULTIPART_TYPE.test(mediaType);
+      const multipart = (kind === 'json-or-multipart' || kind === 'upload') && MULTIPART_TYPE.test(mediaType);
       if (!json && !form && !multipart) throw new UnsupportedMediaTypeError(accepted);
+      if (multipart && kind === 'upload') {
+        event.parsedBody = multipartUpload(bytes, event.headers['content-type']);
+        return;
+      }
       if (multipart) {
         // Its charset is each part's business; the fields are decoded as strict UTF-8.
         event.parsedBody = multipartFields(bytes, event.headers['content-type']);

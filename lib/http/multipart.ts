@@ -47,6 +47,41 @@ function disposition(headers: string): { name: string; file: boolean } {
   return { name: value, file: /;\s*filename\*?\s*=/i.test(line) };
 }
 
+/** A form's parts in order: the name, whether it carries a file, its value's bytes and their offset. */
+function formParts(
+  bytes: Buffer,
+  contentTypeHeader: string | undefined,
+): { name: string; file: boolean; value: Buffer; offset: number }[] {
+  const boundary = multipartBoundary(contentTypeHeader);
+  const delimiter = Buffer.from(`--${boundary}`);
+  const first = bytes.indexOf(delimiter);
+  // The first delimiter opens the body or follows a preamble line.
+  if (first === -1 || (first > 0 && bytes.indexOf(CRLF, first - 2) !== first - 2)) {
+    throw malformed(`no part starts with the boundary "--${boundary}"`);
+  }
+  const next = Buffer.concat([CRLF, delimiter]);
+  const parts: { name: string; file: boolean; value: Buffer; offset: number }[] = [];
+  const names = new Set<string>();
+  let at = first + delimiter.length;
+  for (let count = 0; ; count += 1) {
+    if (bytes.subarray(at, at + 2).toString('latin1') === '--') return parts;
+    if (bytes.indexOf(CRLF, at) !== at) throw malformed('a boundary line must end with CRLF');
+    const end = bytes.indexOf(next, at);
+    if (end === -1) throw malformed('the body does not end with the closing boundary');
+    if (count === MAX_MULTIPART_PARTS) throw malformed(`at most ${MAX_MULTIPART_PARTS} parts are allowed`);
+    const start = at + CRLF.length;
+    const part = bytes.subarray(start, end);
+    const split = part.indexOf(HEADER_END);
+    const { name, file } = disposition((split === -1 ? part : part.subarray(0, split)).toString('latin1'));
+    if (split === -1) throw malformed(`part ${name} has no blank line after its headers`);
+    if (names.has(name)) throw new BadRequestError(`field ${name} is repeated`, name);
+    names.add(name);
+    const valueStart = split + HEADER_END.length;
+    parts.push({ name, file, value: part.subarray(valueStart), offset: start + valueStart });
+    at = end + next.length;
+  }
+}
+
 /**
  * The text fields of a `multipart/form-data` body as one object, as a form-encoded body parses, reading
  * its parts in order: 400 for a part that carries a file (this API stores no file content), for a field
@@ -56,37 +91,33 @@ export function multipartFields(
   bytes: Buffer,
   contentTypeHeader: string | undefined,
 ): Record<string, string> {
-  const boundary = multipartBoundary(contentTypeHeader);
-  const delimiter = Buffer.from(`--${boundary}`);
-  const first = bytes.indexOf(delimiter);
-  // The first delimiter opens the body or follows a preamble line.
-  if (first === -1 || (first > 0 && bytes.indexOf(CRLF, first - 2) !== first - 2)) {
-    throw malformed(`no part starts with the boundary "--${boundary}"`);
-  }
-  const next = Buffer.concat([CRLF, delimiter]);
   const fields = new Map<string, string>();
-  let at = first + delimiter.length;
-  for (let count = 0; ; count += 1) {
-    // Own properties only, whatever the names (`__proto__` included).
-    if (bytes.subarray(at, at + 2).toString('latin1') === '--') return Object.fromEntries(fields);
-    if (bytes.indexOf(CRLF, at) !== at) throw malformed('a boundary line must end with CRLF');
-    const end = bytes.indexOf(next, at);
-    if (end === -1) throw malformed('the body does not end with the closing boundary');
-    if (count === MAX_MULTIPART_PARTS) throw malformed(`at most ${MAX_MULTIPART_PARTS} parts are allowed`);
-    const start = at + CRLF.length;
-    const part = bytes.subarray(start, end);
-    const split = part.indexOf(HEADER_END);
-    const { name, file } = disposition((split === -1 ? part : part.subarray(0, split)).toString('latin1'));
+  for (const { name, file, value, offset } of formParts(bytes, contentTypeHeader)) {
     if (file) {
       throw new BadRequestError(
         `part ${name} carries a file: uploading file content is not supported; send file_location, the https URL where the file is hosted`,
         name,
       );
     }
-    if (split === -1) throw malformed(`part ${name} has no blank line after its headers`);
-    if (fields.has(name)) throw new BadRequestError(`field ${name} is repeated`, name);
-    const valueStart = split + HEADER_END.length;
-    fields.set(name, bodyText(part.subarray(valueStart), start + valueStart));
-    at = end + next.length;
+    // Own properties only, whatever the names (`__proto__` included).
+    fields.set(name, bodyText(value, offset));
   }
+  return Object.fromEntries(fields);
+}
+
+/** A form that uploads files: its text fields (strict UTF-8) and its files' bytes, by part name. */
+export interface UploadForm {
+  fields: Record<string, string>;
+  files: Record<string, Buffer>;
+}
+
+/** The text fields and file parts of a `multipart/form-data` body (the 400s of `multipartFields` but the file one). */
+export function multipartUpload(bytes: Buffer, contentTypeHeader: string | undefined): UploadForm {
+  const fields = new Map<string, string>();
+  const files = new Map<string, Buffer>();
+  for (const { name, file, value, offset } of formParts(bytes, contentTypeHeader)) {
+    if (file) files.set(name, value);
+    else fields.set(name, bodyText(value, offset));
+  }
+  return { fields: Object.fromEntries(fields), files: Object.fromEntries(files) };
 }

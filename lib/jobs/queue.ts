@@ -1,7 +1,8 @@
-import { request } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { getConfig } from '../config/index';
 import { credentialsFor } from '../store/client';
-import { payloadHash, signRequest } from '../store/sigv4';
+import { type AwsCredentials, payloadHash, signRequest } from '../store/sigv4';
 
 /** What a job's queue message carries: which job to run. */
 export interface JobMessage {
@@ -55,17 +56,29 @@ export async function sendJobMessage(message: JobMessage): Promise<void> {
     local(queued);
     return;
   }
-  const url = new URL(config.jobsQueueUrl);
+  await sendToSqs(config.jobsQueueUrl, queued, credentialsFor(config), config.region);
+}
+
+/**
+ * SendMessage of `message` to the FIFO queue at `queueUrl` (its host is the endpoint), SEND_ATTEMPTS attempts
+ * for 5xx and network errors; an SqsError with the status when SQS refuses it.
+ */
+export async function sendToSqs(
+  queueUrl: string,
+  message: QueuedMessage,
+  credentials: () => Promise<AwsCredentials>,
+  region: string,
+): Promise<void> {
+  const url = new URL(queueUrl);
   const body = JSON.stringify({
-    QueueUrl: config.jobsQueueUrl,
-    MessageBody: queued.body,
-    MessageGroupId: queued.groupId,
-    MessageDeduplicationId: queued.deduplicationId,
+    QueueUrl: queueUrl,
+    MessageBody: message.body,
+    MessageGroupId: message.groupId,
+    MessageDeduplicationId: message.deduplicationId,
   });
-  const credentials = credentialsFor(config);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await post(url, body, await credentials(), config.region);
+      await post(url, body, await credentials(), region);
       return;
     } catch (error) {
       const status = (error as { status?: number }).status ?? 500;
@@ -75,7 +88,7 @@ export async function sendJobMessage(message: JobMessage): Promise<void> {
   }
 }
 
-class SqsError extends Error {
+export class SqsError extends Error {
   override name = 'SqsError';
   constructor(
     message: string,
@@ -85,12 +98,8 @@ class SqsError extends Error {
   }
 }
 
-function post(
-  url: URL,
-  body: string,
-  credentials: Awaited<ReturnType<ReturnType<typeof credentialsFor>>>,
-  region: string,
-): Promise<void> {
+function post(url: URL, body: string, credentials: AwsCredentials, region: string): Promise<void> {
+  const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
   const headers = signRequest(
     {
       method: 'POST',

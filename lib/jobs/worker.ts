@@ -60,9 +60,17 @@ export async function runJob(
   runners: Partial<Record<JobRecord['type'], JobRunner>> = JOB_RUNNERS,
 ): Promise<WorkerResult> {
   const { store_id: storeId, job_id: jobId } = message;
-  // The worker's own request id on every line: in a process that also serves requests (the local harness),
-  // the logger's keys are those of whatever request is running.
-  const ids = { job_id: jobId, store_id: storeId, function_request_id: context.requestId };
+  // The logger may still hold the context of a request the same process served (the local server runs
+  // every handler in one process): the worker's lines say they belong to no request, and carry its own id.
+  const ids = {
+    function_request_id: null,
+    function_name: null,
+    function_arn: null,
+    route: null,
+    worker_request_id: context.requestId,
+    job_id: jobId,
+    store_id: storeId,
+  };
   const found = await jobRepository.get(storeId, jobId);
   if (!found) {
     log('warn', 'job not found', ids);

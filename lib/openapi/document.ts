@@ -464,7 +464,7 @@ function operationObject(route: DocumentedRoute, definition: DocumentedFunction,
       ],
       [
         415,
-        definition.body === 'json-or-multipart'
+        definition.body === 'json-or-multipart' || definition.body === 'upload'
           ? 'The body is neither JSON nor multipart/form-data, or a JSON body declares a charset other than UTF-8.'
           : 'The body is not JSON (or form-encoded, for the token endpoint), or declares a charset other than UTF-8.',
       ],

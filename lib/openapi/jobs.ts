@@ -1,6 +1,8 @@
+import { MAX_UPLOAD_BYTES } from '../http/middleware';
+import { IMPORT_UPLOAD_SECONDS, MAX_IMPORT_FILE_BYTES, MAX_IMPORT_ROWS } from '../products/import';
 import type { Schema } from '../schema/index';
 import type { OperationSpec, Parameter } from './operation';
-import { DATE, PAGE } from './publishing';
+import { DATE, LOCATION, PAGE } from './publishing';
 import { ERROR_BODY_SCHEMA } from './schemas';
 
 /** Jobs (`/pcm/jobs`, docs/jobs.md): asynchronous work, a store's jobs one at a time in creation order. */
@@ -65,7 +67,73 @@ const JOB_ID: Parameter = {
   schema: { type: 'string' },
 };
 
+const IMPORT_FORM: Schema = {
+  type: 'object',
+  required: ['file'],
+  additionalProperties: false,
+  properties: {
+    file: {
+      type: 'string',
+      format: 'binary',
+      description:
+        'The CSV: a header naming id, external_ref, name, description, slug, status, commodity_type, upc_ean, mpn, sku, tags (name, description, slug, status and commodity_type required), one product a row.',
+    },
+  },
+};
+
+const IMPORT_BY_UPLOAD: Schema = {
+  type: 'object',
+  required: ['data'],
+  additionalProperties: false,
+  properties: {
+    data: {
+      type: 'object',
+      required: ['type', 'upload_id'],
+      additionalProperties: false,
+      properties: {
+        type: { const: 'product-import' },
+        upload_id: { type: 'string', description: 'The id `POST /pcm/products/import-uploads` answered.' },
+      },
+    },
+  },
+};
+
+const IMPORT_UPLOAD: Schema = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['type', 'id', 'upload_url', 'expires_at', 'method', 'headers'],
+      properties: {
+        type: { const: 'product-import-upload' },
+        id: { type: 'string', format: 'uuid' },
+        upload_url: { type: 'string', description: 'PUT the file here, with the headers below.' },
+        expires_at: DATE,
+        method: { const: 'PUT' },
+        headers: { type: 'object', properties: { 'Content-Type': { const: 'text/csv' } } },
+      },
+    },
+  },
+};
+
 export const JOB_OPERATIONS: Record<string, OperationSpec> = {
+  'POST /pcm/products/import': {
+    operationId: 'importProducts',
+    summary: 'Import products from a CSV file',
+    description: `Answers a \`product-import\` job at once (201, \`pending\`); poll it with \`GET /pcm/jobs/{job_id}\`. The job validates the whole file first (any error: the job fails and nothing is imported), then creates or updates each row's product (by \`id\`, else \`external_ref\`). At most ${MAX_IMPORT_ROWS} rows, the header included, and ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB in a form (\`file\`); a larger file (up to ${MAX_IMPORT_FILE_BYTES / 1024 / 1024} MB) is uploaded first and named by its \`upload_id\` in a JSON body. See docs/jobs.md.`,
+    tag: 'Products',
+    requestBody: IMPORT_BY_UPLOAD,
+    formBody: IMPORT_FORM,
+    responses: { 201: ['The import job.', one, { Location: LOCATION }] },
+  },
+  'POST /pcm/products/import-uploads': {
+    operationId: 'createProductImportUpload',
+    summary: 'Get a URL to upload a large import file',
+    description: `For a file over the ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB a form takes: a pre-signed URL to PUT it (up to ${MAX_IMPORT_FILE_BYTES / 1024 / 1024} MB) to S3, for ${IMPORT_UPLOAD_SECONDS / 60} minutes; then \`POST /pcm/products/import\` with \`{"data": {"type": "product-import", "upload_id"}}\`. No body.`,
+    tag: 'Products',
+    responses: { 201: ['The upload URL.', IMPORT_UPLOAD] },
+  },
   'GET /pcm/jobs': {
     operationId: 'getAllJobs',
     summary: "List the store's jobs",

@@ -187,7 +187,7 @@ export function ordered(attributes: Partial<ProductAttributes>): ProductAttribut
 export async function createProduct(
   storeId: string,
   attributes: Partial<ProductAttributes> & { name: string },
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
   variationIds: string[] = [],
 ): Promise<ProductRecord> {
   const at = new Date().toISOString();
@@ -265,7 +265,7 @@ export async function updateProduct(
   storeId: string,
   productId: string,
   changes: Partial<ProductAttributes>,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<ProductRecord> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     if (attempt > 1) await backoff(attempt);

@@ -1,7 +1,13 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { ServiceUnavailableError } from '../http/errors';
 import { getDocumentClient } from './client';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand } from './dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+} from './dynamodb';
 import { type TableRole, tableName } from './schema';
 
 type Key = { pk: string; sk: string };
@@ -72,6 +78,24 @@ export async function batchGetItems(
     }),
   );
   return found;
+}
+
+/** Writes or deletes any number of items of one table, 25 a call, retrying what DynamoDB left unprocessed. */
+export async function batchWriteItems(
+  role: TableRole,
+  requests: NonNullable<BatchWriteCommand['input']['RequestItems']>[string],
+): Promise<void> {
+  const table = tableName(role);
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending = requests.slice(start, start + 25);
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt > 0) await backoff(attempt);
+      const result = await getDocumentClient().send(
+        new BatchWriteCommand({ RequestItems: { [table]: pending } }),
+      );
+      pending = result.UnprocessedItems?.[table] ?? [];
+    }
+  }
 }
 
 /** Strips the table's key attributes from an item. */

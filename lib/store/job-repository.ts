@@ -1,7 +1,7 @@
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
-import { BatchWriteCommand, UpdateCommand } from './dynamodb';
-import { backoff, countItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
+import { UpdateCommand } from './dynamodb';
+import { batchWriteItems, countItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
 import { tableName } from './schema';
 
 /**
@@ -80,21 +80,6 @@ const errorsQuery = (storeId: string, jobId: string) => ({
   ExpressionAttributeValues: { ':pk': `${JOB_PREFIX}${storeId}#${jobId}`, ':prefix': ERROR_PREFIX },
   ConsistentRead: true,
 });
-
-/** Writes or deletes up to 25 items a call, retrying what DynamoDB left unprocessed. */
-async function batchWrite(requests: NonNullable<BatchWriteCommand['input']['RequestItems']>[string]) {
-  const table = tableName('products');
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending = requests.slice(start, start + 25);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt > 0) await backoff(attempt);
-      const result = await getDocumentClient().send(
-        new BatchWriteCommand({ RequestItems: { [table]: pending } }),
-      );
-      pending = result.UnprocessedItems?.[table] ?? [];
-    }
-  }
-}
 
 const toJob = (item: Record<string, unknown>) => withoutKeys(item) as unknown as JobRecord;
 
@@ -205,7 +190,8 @@ export const jobRepository = {
 
   /** Writes errors at positions `from`, `from + 1`... (a position written again is replaced). */
   async putErrors(storeId: string, jobId: string, errors: JobErrorRecord[], from = 0): Promise<void> {
-    await batchWrite(
+    await batchWriteItems(
+      'products',
       errors.map((error, index) => ({
         PutRequest: { Item: { ...jobKeys.error(storeId, jobId, from + index), ...error } },
       })),
@@ -215,7 +201,8 @@ export const jobRepository = {
   /** Deletes every error of the job (a retried run records its own). */
   async clearErrors(storeId: string, jobId: string): Promise<void> {
     const items = await queryAll({ ...errorsQuery(storeId, jobId), ProjectionExpression: 'pk, sk' });
-    await batchWrite(
+    await batchWriteItems(
+      'products',
       items.map((item) => ({ DeleteRequest: { Key: { pk: item.pk as string, sk: item.sk as string } } })),
     );
   },

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  type TransactWriteCommand,
-  UpdateCommand,
-} from './dynamodb';
+import { DeleteCommand, GetCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { FileNotFoundError, fileRepository } from './file-repository';
-import { backoff, batchGetItems, countItems, queryAll, queryPage, withoutKeys } from './items';
+import {
+  backoff,
+  batchGetItems,
+  batchWriteItems,
+  countItems,
+  queryAll,
+  queryPage,
+  withoutKeys,
+} from './items';
 import { tableName } from './schema';
 import { variationKeys } from './variation-repository';
 
@@ -340,21 +342,6 @@ const toRecord = (item: Record<string, unknown>): ProductRecord => {
   return { ...record, attributes: JSON.parse(record.attributes) as ProductAttributes };
 };
 
-/** Writes or deletes up to 25 items a call, retrying what DynamoDB left unprocessed. */
-async function batchWrite(requests: NonNullable<BatchWriteCommand['input']['RequestItems']>[string]) {
-  const table = tableName('products');
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending = requests.slice(start, start + 25);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt > 0) await backoff(attempt);
-      const result = await getDocumentClient().send(
-        new BatchWriteCommand({ RequestItems: { [table]: pending } }),
-      );
-      pending = result.UnprocessedItems?.[table] ?? [];
-    }
-  }
-}
-
 /**
  * The most files a product's `files` relationship may list: a replacement that swaps all of them for as
  * many others moves 96 link counts, which with the product and the caller's two checks is 99 items of one
@@ -427,6 +414,33 @@ export const productRepository = {
       }),
     );
     return found.Item?.product_id as string | undefined;
+  },
+
+  /** The product ids holding each of these skus (any case) and external_refs, keyed by the value as given. */
+  async claimsOf(
+    storeId: string,
+    values: { skus: string[]; externalRefs: string[] },
+  ): Promise<{ skus: Map<string, string>; externalRefs: Map<string, string> }> {
+    const skus = [...new Set(values.skus)];
+    const refs = [...new Set(values.externalRefs)];
+    const keys = [
+      ...skus.map((sku) => productKeys.sku(storeId, sku)),
+      ...refs.map((ref) => productKeys.externalRef(storeId, ref)),
+    ];
+    const held = new Map(
+      (await batchGetItems('products', keys, true)).map((item) => [item.pk, item.product_id as string]),
+    );
+    const holders = (list: string[], key: (value: string) => { pk: string }) =>
+      new Map(
+        list.flatMap((value) => {
+          const id = held.get(key(value).pk);
+          return id === undefined ? [] : [[value, id] as const];
+        }),
+      );
+    return {
+      skus: holders(skus, (sku) => productKeys.sku(storeId, sku)),
+      externalRefs: holders(refs, (ref) => productKeys.externalRef(storeId, ref)),
+    };
   },
 
   /**
@@ -653,7 +667,8 @@ export const productRepository = {
     version: number,
     at: string,
   ): Promise<void> {
-    await batchWrite(
+    await batchWriteItems(
+      'products',
       componentIds.map((componentId) => ({
         PutRequest: {
           Item: {
@@ -687,7 +702,8 @@ export const productRepository = {
 
   /** Forgets that the deleted bundle `bundleId` named each of `componentIds`. */
   async removeUses(storeId: string, bundleId: string, componentIds: string[]): Promise<void> {
-    await batchWrite(
+    await batchWriteItems(
+      'products',
       componentIds.map((componentId) => ({
         DeleteRequest: { Key: productKeys.usedBy(storeId, componentId, bundleId) },
       })),

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -6,6 +9,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { JOB_WORKER, MAX_RECEIVES } from '../../functions/jobs';
 import { JOBS_QUEUE_ENV, JOBS_VISIBILITY_TIMEOUT, Jobs } from '../../infra/jobs';
 import { TABLE_ROLES, type TableRole } from '../../lib/store/schema';
+import { readTemplateQueues } from '../../local/template/jobs';
+import type { TemplateApi, TemplateFunction } from '../../local/template/template';
 
 type Json = Record<string, any>;
 
@@ -137,5 +142,20 @@ describe('alarms', () => {
     const metrics = alarms.map((alarm) => alarm.Properties.MetricName).sort();
     expect(metrics).toEqual(['ApproximateNumberOfMessagesVisible', 'Errors', 'JobsNotQueued']);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
+  });
+});
+
+describe('the template-driven local API (local/template/jobs.ts)', () => {
+  it('finds the queue a function sends to, its consumer and its maxReceiveCount in the template', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'jobs-template-')), 'template.json');
+    writeFileSync(file, JSON.stringify(template.toJSON()));
+    const fn = (name: string, logicalId: string) => [name, { name, logicalId } as TemplateFunction] as const;
+    const api = {
+      templateFile: file,
+      functions: new Map([fn('sender', idOf(sender)), fn(JOB_WORKER.name, workerId)]),
+    } as unknown as TemplateApi;
+    expect([...readTemplateQueues(api).values()]).toEqual([
+      { logicalId: queueId, consumer: JOB_WORKER.name, maxReceives: MAX_RECEIVES, senders: ['sender'] },
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import { applicationKeyRepository } from '../../lib/store/application-key-reposi
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { productRepository } from '../../lib/store/product-repository';
@@ -111,6 +112,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     releases: await catalogRepository.listReleases(store.store.id),
     files: await fileRepository.all(store.store.id),
     products: await productRepository.all(store.store.id),
+    jobs: await jobRepository.page(store.store.id, { limit: 100, offset: 0 }),
     variations: await variationRepository.listVariations(store.store.id),
     modifiers: await variationRepository.listModifiers(
       store.store.id,
@@ -141,7 +143,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     if (bodyOf(route) === 'json-or-form') {
       return [json, [key, 'application/x-www-form-urlencoded', LATIN1_FORM, 33] as typeof json];
     }
-    if (bodyOf(route) === 'json-or-multipart') {
+    if (bodyOf(route) === 'json-or-multipart' || bodyOf(route) === 'upload') {
       const multipart = `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`;
       return [json, [key, multipart, LATIN1_MULTIPART, 100] as typeof json];
     }
@@ -181,6 +183,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id} application/json',
       'POST /pcm/hierarchies application/json',
       'PUT /pcm/hierarchies/{hierarchy_id} application/json',
+      'POST /pcm/products/import application/json',
+      `POST /pcm/products/import multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
     ]);
   });
 

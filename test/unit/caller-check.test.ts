@@ -92,6 +92,7 @@ describe('write routes', () => {
       'pcm-delete-releases',
       'pcm-delete-variation',
       'pcm-delete-variation-option',
+      'pcm-import-products',
       'pcm-put-catalog-document',
       'pcm-update-catalog',
       'pcm-update-hierarchy',
