@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { LocalJobQueue, type LocalQueueMessage } from '../job-queue';
 import type { FunctionRuntime } from './runtime';
 import { type TemplateApi, TemplateError } from './template';
@@ -33,10 +32,8 @@ const refOf = (value: unknown): string | undefined =>
 
 /** The queues of the template that a function sends to, each with its consumer. */
 export function readTemplateQueues(api: TemplateApi): Map<string, TemplateQueue> {
-  const template = JSON.parse(readFileSync(api.templateFile, 'utf8')) as {
-    Resources?: Record<string, Resource>;
-  };
-  const resources = template.Resources ?? {};
+  // The stack as deployed: the API functions that send sit in nested stacks, inlined here.
+  const resources: Record<string, Resource> = api.resources;
   const nameOf = new Map([...api.functions.values()].map((fn) => [fn.logicalId, fn.name]));
   const queues = new Map<string, TemplateQueue>();
   for (const [logicalId, resource] of Object.entries(resources)) {

@@ -60,6 +60,8 @@ export interface TemplateApi {
   stateMachines: Map<string, TemplateStateMachine>;
   /** The HTTP API's `CorsConfiguration` (what `corsPreflight` synthesized), if it has one. */
   cors?: GatewayCors;
+  /** Every resource of the stack, its nested stacks' inlined (local/template/nested.ts), by logical id. */
+  resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 }
 
 export class TemplateError extends Error {
@@ -255,6 +257,7 @@ export function readTemplateApi(
     routes,
     stateMachines,
     ...(cors ? { cors } : {}),
+    resources,
   };
 }
 
