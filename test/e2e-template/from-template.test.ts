@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { JOB_WORKER } from '../../functions/jobs';
 import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { WORKFLOW_STEPS } from '../../functions/workflow';
 import { TABLE_ENV } from '../../infra/api-function';
@@ -31,11 +32,14 @@ describe('the synthesized template', () => {
       products: config.productsTable,
       limits: config.limitsTable,
     };
-    // The API's functions and the publishing workflow's steps.
-    expect([...api.functions.keys()].sort()).toEqual(
-      [...Object.keys(FUNCTIONS), ...Object.keys(WORKFLOW_STEPS)].sort(),
-    );
-    for (const [name, definition] of [...Object.entries(FUNCTIONS), ...Object.entries(WORKFLOW_STEPS)]) {
+    // The API's functions, the publishing workflow's steps and the jobs queue's worker.
+    const all = [
+      ...Object.entries(FUNCTIONS),
+      ...Object.entries(WORKFLOW_STEPS),
+      [JOB_WORKER.name, JOB_WORKER],
+    ] as const;
+    expect([...api.functions.keys()].sort()).toEqual(all.map(([name]) => name).sort());
+    for (const [name, definition] of all) {
       const fn = api.functions.get(name);
       const expected: Record<string, string> = {};
       for (const role of Object.keys(definition.tables) as (keyof typeof local)[])
@@ -97,7 +101,7 @@ describe('npm start -- --from-template', () => {
     }
     expect(output).toMatch(
       new RegExp(
-        `Serving: from the template .*CommerceApi\\.template\\.json: ${ROUTES.length} routes, ${Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length} bundled functions`,
+        `Serving: from the template .*CommerceApi\\.template\\.json: ${ROUTES.length} routes, ${Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + [JOB_WORKER].length} bundled functions`,
       ),
     );
     const clientId = /CLIENT_ID=(\S+)/.exec(output)?.[1] ?? '';
