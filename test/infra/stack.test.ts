@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { JOB_WORKER } from '../../functions/jobs';
 import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../../functions/routes';
 import { WORKFLOW_STEPS } from '../../functions/workflow';
 import { CommerceStack, routesByPart } from '../../infra/commerce-stack';
@@ -87,7 +88,10 @@ describe('functions', () => {
   it('creates one arm64 nodejs22.x function per operation in the route table, with tracing and JSON logs', () => {
     const all = template.findResources('AWS::Lambda::Function');
     // and one per publishing workflow step (test/infra/publishing.test.ts)
-    expect(Object.keys(all)).toHaveLength(Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length);
+    // and the jobs queue's worker (test/infra/jobs.test.ts)
+    expect(Object.keys(all)).toHaveLength(
+      Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + [JOB_WORKER].length,
+    );
     expect(Object.keys(stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const apiFunction of Object.values(stack.functions)) {
       const fn = all[logicalId(apiFunction as never)] as { Properties: Record<string, unknown> };
@@ -102,7 +106,9 @@ describe('functions', () => {
   it('gives every function an explicit log group with retention', () => {
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     // one per function (operations and workflow steps), the API access log group and the state machine's
-    expect(groups).toHaveLength(Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + 2);
+    expect(groups).toHaveLength(
+      Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + [JOB_WORKER].length + 2,
+    );
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
@@ -289,7 +295,9 @@ describe('CORS (corsPreflight)', () => {
       Object.entries(template.findResources('AWS::Lambda::Function'))
         .filter(
           ([id, fn]) =>
-            fn.Properties?.Environment?.Variables?.LOG_LEVEL !== undefined && !id.startsWith('Publishing'),
+            fn.Properties?.Environment?.Variables?.LOG_LEVEL !== undefined &&
+            !id.startsWith('Publishing') &&
+            !id.startsWith('Jobs'),
         )
         .map(([, fn]) => fn.Properties.Environment.Variables.CORS_VARY ?? null);
     const listed = new App({
@@ -369,7 +377,8 @@ describe('alarms and dashboard', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
     const functions = Object.keys(FUNCTIONS).length;
     // per function 3, the API 2, per table 2, rate limiting 1, the publishing workflow 3
-    expect(alarms()).toHaveLength(functions * 3 + 2 + TABLE_ROLES.length * 2 + 1 + 3);
+    // ... and the jobs queue 3 (dead letters, worker errors, jobs not queued)
+    expect(alarms()).toHaveLength(functions * 3 + 2 + TABLE_ROLES.length * 2 + 1 + 3 + 3);
     for (const alarm of alarms()) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
