@@ -595,6 +595,46 @@ export const ROUTES: RouteDefinition[] = [
     path: '/pcm/products/{product_id}/relationships/component_products',
     function: 'pcm-get-component-products',
   },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-get-product-main-image',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/products/{product_id}/relationships/main_image',
+    function: 'pcm-write-product-main-image',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-get-product-files',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/products/{product_id}/relationships/files',
+    function: 'pcm-write-product-files',
+  },
   { method: 'GET', path: VARIATION_LINKS, function: 'pcm-get-product-variations' },
   { method: 'POST', path: VARIATION_LINKS, function: 'pcm-create-product-variations' },
   { method: 'PUT', path: VARIATION_LINKS, function: 'pcm-update-product-variations' },
@@ -652,46 +692,6 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/pcm/jobs/{job_id}', function: 'pcm-get-job' },
   { method: 'GET', path: '/pcm/jobs/{job_id}/errors', function: 'pcm-get-job-errors' },
   { method: 'POST', path: '/pcm/jobs/{job_id}/cancel', function: 'pcm-cancel-job' },
-  {
-    method: 'GET',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-get-product-main-image',
-  },
-  {
-    method: 'POST',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-write-product-main-image',
-  },
-  {
-    method: 'PUT',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-write-product-main-image',
-  },
-  {
-    method: 'DELETE',
-    path: '/pcm/products/{product_id}/relationships/main_image',
-    function: 'pcm-write-product-main-image',
-  },
-  {
-    method: 'GET',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-get-product-files',
-  },
-  {
-    method: 'POST',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-write-product-files',
-  },
-  {
-    method: 'PUT',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-write-product-files',
-  },
-  {
-    method: 'DELETE',
-    path: '/pcm/products/{product_id}/relationships/files',
-    function: 'pcm-write-product-files',
-  },
   { method: 'POST', path: '/pcm/hierarchies', function: 'pcm-create-hierarchy' },
   { method: 'GET', path: '/pcm/hierarchies', function: 'pcm-list-hierarchies' },
   { method: 'GET', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-get-hierarchy' },

@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -147,11 +144,9 @@ describe('alarms', () => {
 
 describe('the template-driven local API (local/template/jobs.ts)', () => {
   it('finds the queue a function sends to, its consumer and its maxReceiveCount in the template', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'jobs-template-')), 'template.json');
-    writeFileSync(file, JSON.stringify(template.toJSON()));
     const fn = (name: string, logicalId: string) => [name, { name, logicalId } as TemplateFunction] as const;
     const api = {
-      templateFile: file,
+      resources: template.toJSON().Resources,
       functions: new Map([fn('sender', idOf(sender)), fn(JOB_WORKER.name, workerId)]),
     } as unknown as TemplateApi;
     expect([...readTemplateQueues(api).values()]).toEqual([
