@@ -348,6 +348,35 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /v2/files/{file_id}: deletes a file of the store',
   },
+  'create-currency': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /v2/currencies: adds a currency (at most 10 a store, codes unique, the first the default)',
+  },
+  'list-currencies': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /v2/currencies: the store's currencies, paginated",
+  },
+  'get-currency': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /v2/currencies/{currency_id}: one currency of the store',
+  },
+  'update-currency': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'PUT /v2/currencies/{currency_id}: changes the fields sent; default: true makes it the default',
+  },
+  'delete-currency': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /v2/currencies/{currency_id}: deletes a currency that is not the default',
+  },
   'pcm-create-product': {
     auth: 'admin',
     body: 'large-json',
@@ -477,6 +506,11 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/v2/files', function: 'list-files' },
   { method: 'GET', path: '/v2/files/{file_id}', function: 'get-file' },
   { method: 'DELETE', path: '/v2/files/{file_id}', function: 'delete-file' },
+  { method: 'POST', path: '/v2/currencies', function: 'create-currency' },
+  { method: 'GET', path: '/v2/currencies', function: 'list-currencies' },
+  { method: 'GET', path: '/v2/currencies/{currency_id}', function: 'get-currency' },
+  { method: 'PUT', path: '/v2/currencies/{currency_id}', function: 'update-currency' },
+  { method: 'DELETE', path: '/v2/currencies/{currency_id}', function: 'delete-currency' },
   { method: 'POST', path: '/pcm/products', function: 'pcm-create-product' },
   { method: 'GET', path: '/pcm/products', function: 'pcm-list-products' },
   { method: 'GET', path: '/pcm/products/{product_id}', function: 'pcm-get-product' },

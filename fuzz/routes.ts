@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
 import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
+import { CURRENCY_FORMAT_MAX, CURRENCY_SEPARATOR_MAX } from '../lib/validation/currency';
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
 import { MODIFIER_TYPES, VARIATION_NAME_MAX } from '../lib/validation/variation';
@@ -277,6 +278,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...nodeRoutes(),
   ...pcmRoutes(),
   ...fileRoutes(),
+  ...currencyRoutes(),
   ...productRoutes(),
   ...variationRoutes(),
 };
@@ -746,6 +748,62 @@ function productFileRoutes(
     [`POST ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileEntry) }),
     [`PUT ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileEntry) }),
     [`DELETE ${path}/files`]: () => requests({ auth: ADMIN, params, body: filesBody(fileIdentifier) }),
+  };
+}
+
+// ---------------------------------------------------------------- currencies (/v2/currencies)
+
+/** Currency fields, the legacy flat format: valid values, and values at and past each bound. */
+const currencyFields = fc.record(
+  {
+    code: fc.oneof(
+      fc.stringMatching(/^[A-Za-z]{3}$/),
+      fc.constantFrom('USD', 'usd', 'EUR', 'VIC'),
+      fc.constantFrom('US', 'USDX', '€€€', ''),
+    ),
+    exchange_rate: fc.oneof(fc.double({ min: 0, max: 1e9, noNaN: true }), fc.constantFrom(0, 1e9, 1e10, -1)),
+    format: fc.oneof(
+      fc.string({ maxLength: 20 }).map((text) => `${text}{price}`),
+      fc.constantFrom(
+        `{price}${'x'.repeat(CURRENCY_FORMAT_MAX - 7)}`,
+        `{price}${'x'.repeat(CURRENCY_FORMAT_MAX)}`,
+        '$',
+      ),
+    ),
+    decimal_point: fc.string({ maxLength: CURRENCY_SEPARATOR_MAX + 1 }),
+    thousand_separator: fc.string({ maxLength: CURRENCY_SEPARATOR_MAX + 1 }),
+    decimal_places: fc.oneof(fc.integer({ min: 0, max: 8 }), fc.constantFrom(9, -1, 1.5)),
+    default: fc.boolean(),
+    enabled: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+    ),
+  },
+  { requiredKeys: [] },
+);
+const newCurrencyBody = currencyFields.map((fields) => ({ data: { type: 'currency', ...fields } }));
+const currencyUpdateBody = fc
+  .tuple(
+    currencyFields,
+    fc.constantFrom(undefined, ref('currencyId'), ref('currencyIdUpper'), ref('otherCurrencyId')),
+  )
+  .map(([fields, id]) => ({ data: { type: 'currency', ...(id === undefined ? {} : { id }), ...fields } }));
+
+/** The currencies API's routes: `currencyId` is never deleted; deletes take currencies made for the purpose. */
+function currencyRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherCurrencyId'), ref('deletedCurrencyId')];
+  const currencyId = segment([ref('currencyId'), ref('currencyIdUpper')], OTHERS);
+  return {
+    'POST /v2/currencies': () => requests({ auth: ADMIN, body: jsonBody(newCurrencyBody) }),
+    'GET /v2/currencies': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /v2/currencies/{currency_id}': () => requests({ auth: ADMIN, params: { currency_id: currencyId } }),
+    'PUT /v2/currencies/{currency_id}': () =>
+      requests({ auth: ADMIN, params: { currency_id: currencyId }, body: jsonBody(currencyUpdateBody) }),
+    'DELETE /v2/currencies/{currency_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { currency_id: segment([ref('freshCurrencyId')], [...OTHERS, ref('currencyId')]) },
+      }),
   };
 }
 

@@ -10,6 +10,12 @@ import { createRelease } from '../lib/pcm/publishing';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
+import {
+  CurrencyCodeTakenError,
+  CurrencyLimitError,
+  CurrencyWriteConflictError,
+  currencyRepository,
+} from '../lib/store/currency-repository';
 import { fileRepository } from '../lib/store/file-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
@@ -21,6 +27,7 @@ import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
 import {
   failedRelease,
+  newCurrency,
   newFile,
   newPcmCatalog,
   newPcmProduct,
@@ -91,6 +98,11 @@ export const PLACEHOLDERS = {
   freshFileId: 'a file of store A created just before the request (delete fuzzing)',
   deletedFileId: 'a deleted file of store A',
   otherFileId: 'a file of store B',
+  currencyId: "store A's first currency (`/v2/currencies`), never deleted",
+  currencyIdUpper: 'the same currency id in upper case',
+  freshCurrencyId: 'a currency of store A (not its default) created just before the request (delete fuzzing)',
+  deletedCurrencyId: 'a deleted currency of store A',
+  otherCurrencyId: "store B's currency",
   productId: "store A's product of the product API (sku FUZZ-PRODUCT)",
   productIdUpper: 'the same product id in upper case',
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
@@ -189,6 +201,34 @@ export const FUZZ_DOCUMENT = (() => {
  * (the limiter has its own tests: test/unit/rate-limit*.test.ts, test/integration/rate-limit*.test.ts).
  */
 const FUZZ_RATE_LIMIT = 100_000;
+
+let freshCurrencies = 0;
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/**
+ * A currency of the store made for a delete: the next code of a sequence (`QAA`, `QAB`…) the fuzzed
+ * creates may have taken too (then the one after). When the fuzzed creates filled the store up to its
+ * cap, room is made: every currency but `kept` and the default is deleted.
+ */
+async function freshCurrency(storeId: string, kept: string[]): Promise<string> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const n = freshCurrencies++ % (26 * 26);
+    const code = `Q${LETTERS[Math.floor(n / 26)]}${LETTERS[n % 26]}`;
+    try {
+      return await newCurrency(storeId, code);
+    } catch (error) {
+      if (error instanceof CurrencyLimitError) {
+        for (const currency of await currencyRepository.list(storeId)) {
+          if (!currency.default && !kept.includes(currency.id))
+            await currencyRepository.delete(storeId, currency.id);
+        }
+      } else if (!(error instanceof CurrencyCodeTakenError || error instanceof CurrencyWriteConflictError)) {
+        throw error;
+      }
+    }
+  }
+  throw new Error('no fresh currency could be made');
+}
 
 async function createStore(name: string) {
   const store: StoreRecord = await storeRepository.create({ name, rate_limit: FUZZ_RATE_LIMIT });
@@ -293,6 +333,11 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const deletedFileId = await newFile(a.store.id, 'https://cdn.example.com/fuzz/deleted.png');
   await fileRepository.delete(a.store.id, deletedFileId);
   const otherFileId = await newFile(b.store.id, 'https://cdn.example.com/fuzz/other.png');
+  // The currencies API: A's first currency (its default), a deleted one, B's currency.
+  const currencyId = await newCurrency(a.store.id, 'FZA');
+  const deletedCurrencyId = await newCurrency(a.store.id, 'FZD');
+  await currencyRepository.delete(a.store.id, deletedCurrencyId);
+  const otherCurrencyId = await newCurrency(b.store.id, 'FZB');
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
   // The product API: A's product, a deleted one, B's product.
   const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
@@ -347,6 +392,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       fileIdUpper: fileId.toUpperCase(),
       deletedFileId,
       otherFileId,
+      currencyId,
+      currencyIdUpper: currencyId.toUpperCase(),
+      deletedCurrencyId,
+      otherCurrencyId,
       productId,
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
@@ -416,6 +465,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           );
         case 'freshFileId':
           return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
+        case 'freshCurrencyId':
+          return freshCurrency(a.store.id, [currencyId]);
         case 'freshProductId':
           return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
         case 'freshReleaseId':

@@ -13,6 +13,7 @@ import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import { CURRENCY_OPERATIONS } from './currencies';
 import { FILE_OPERATIONS } from './files';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import {
@@ -309,6 +310,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...NAVIGATION_OPERATIONS,
   ...PUBLISHING_OPERATIONS,
   ...FILE_OPERATIONS,
+  ...CURRENCY_OPERATIONS,
   ...PRODUCT_OPERATIONS,
   ...VARIATION_OPERATIONS,
 };

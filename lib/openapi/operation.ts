@@ -16,6 +16,7 @@ export const OPERATION_TAGS = [
   'Catalog',
   'Catalog publishing',
   'Files',
+  'Currencies',
   'Products',
   'Variations',
 ] as const;

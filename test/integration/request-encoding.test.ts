@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
@@ -11,7 +12,7 @@ import { variationRepository } from '../../lib/store/variation-repository';
 import { closeServer, createGatewayServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
-import { newPcmCatalog, newPcmProduct, newVariationTree } from '../support/pcm-fixtures';
+import { newCurrency, newPcmCatalog, newPcmProduct, newVariationTree } from '../support/pcm-fixtures';
 import { rawRequest } from '../support/raw-request';
 
 /*
@@ -98,6 +99,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let adminToken: string;
   let catalogId: string;
   let productId: string;
+  let currencyId: string;
   let variation: { variationId: string; optionId: string; modifierId: string };
   let before: unknown;
 
@@ -108,6 +110,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     catalogs: await pcmRepository.listCatalogs(store.store.id),
     releases: await catalogRepository.listReleases(store.store.id),
     files: await fileRepository.all(store.store.id),
+    currencies: await currencyRepository.list(store.store.id),
     products: await productRepository.all(store.store.id),
     variations: await variationRepository.listVariations(store.store.id),
     modifiers: await variationRepository.listModifiers(
@@ -124,6 +127,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     adminToken = await tokenFor(store);
     catalogId = await newPcmCatalog(store.store.id, 'Encoding', { catalog: { name: 'Kept' }, products: [] });
     productId = await newPcmProduct(store.store.id, 'Encoding', 'ENCODING');
+    currencyId = await newCurrency(store.store.id, 'ENC');
     variation = await newVariationTree(store.store.id, 'Encoding');
     before = await state();
   });
@@ -157,6 +161,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'POST /pcm/catalogs/{catalog_id}/releases application/json',
       'POST /v2/files application/json',
       `POST /v2/files multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
+      'POST /v2/currencies application/json',
+      'PUT /v2/currencies/{currency_id} application/json',
       'POST /pcm/products application/json',
       'PUT /pcm/products/{product_id} application/json',
       'POST /pcm/products/{product_id}/relationships/main_image application/json',
@@ -181,6 +187,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{mapping_id}', store.store.mapping_id)
       .replace('{catalog_id}', catalogId)
       .replace('{product_id}', productId)
+      .replace('{currency_id}', currencyId)
       .replace('{variation_id}', variation.variationId)
       .replace('{option_id}', variation.optionId)
       .replace('{modifier_id}', variation.modifierId);

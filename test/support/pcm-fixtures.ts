@@ -2,6 +2,7 @@ import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
 import { describeLocation } from '../../lib/files/service';
 import { uuidv7 } from '../../lib/ids';
 import { documentKey } from '../../lib/pcm/publishing';
+import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
@@ -74,6 +75,32 @@ export async function newFile(storeId: string, location: string): Promise<string
     ...describeLocation(location),
     created_at: new Date().toISOString(),
   });
+  return id;
+}
+
+/**
+ * A currency of the currencies API (`/v2/currencies`) made straight through the repository (its code
+ * claimed and counted, as the API does; the store's first is its default): its id.
+ */
+export async function newCurrency(storeId: string, code: string, makeDefault = false): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await currencyRepository.create(
+    storeId,
+    {
+      id,
+      code,
+      exchange_rate: 1,
+      format: `${code} {price}`,
+      decimal_point: '.',
+      thousand_separator: ',',
+      decimal_places: 2,
+      enabled: true,
+      created_at: at,
+      updated_at: at,
+    },
+    makeDefault,
+  );
   return id;
 }
 

@@ -69,8 +69,10 @@ describe('write routes', () => {
     expect(writers.sort()).toEqual([
       'create-access-token',
       'create-application-key',
+      'create-currency',
       'create-file',
       'delete-application-key',
+      'delete-currency',
       'delete-file',
       'pcm-create-catalog',
       'pcm-create-document-upload',
@@ -95,6 +97,7 @@ describe('write routes', () => {
       'pcm-write-product-files',
       'pcm-write-product-main-image',
       'update-application-key',
+      'update-currency',
       'update-merchant-realm-mapping',
     ]);
     for (const name of writers) {
