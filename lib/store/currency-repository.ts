@@ -1,6 +1,7 @@
-import { transactAsCaller as transact, type WriteCaller } from './caller-check';
-import { backoff, queryAll, withoutKeys } from './items';
+import type { transactAsCaller, WriteCaller } from './caller-check';
+import { queryAll, withoutKeys } from './items';
 import { tableName } from './schema';
+import { movedClaim, rereadingWrites, transactRetrying } from './transact-retrying';
 
 /**
  * A store's currencies (`/v2/currencies`, docs/currencies.md), in the products table, all in the store's
@@ -74,21 +75,8 @@ export const currencyKeys = {
   state: (storeId: string) => ({ pk: PK(storeId), sk: 'CURRENCY_STATE' }),
 };
 
-const WRITE_ATTEMPTS = 8;
-
-/** Runs a transaction as the caller, again (with backoff) while it is cancelled for conflicts only. */
-async function transactRetrying(
-  items: Parameters<typeof transact>[0],
-  caller: WriteCaller | undefined,
-): Promise<string[] | undefined> {
-  for (let attempt = 1; ; attempt += 1) {
-    const codes = await transact(items, caller);
-    if (codes === undefined) return undefined;
-    if (!codes.every((code) => code === 'None' || code === 'TransactionConflict')) return codes;
-    if (attempt >= WRITE_ATTEMPTS) throw new CurrencyWriteConflictError(`conflicts: ${codes.join(', ')}`);
-    await backoff(attempt);
-  }
-}
+const conflicts = (codes: string[]) => new CurrencyWriteConflictError(`conflicts: ${codes.join(', ')}`);
+const keptChanging = () => new CurrencyWriteConflictError('the currency kept changing');
 
 /** What the store's items say: its currencies in creation order, the default's id. */
 interface CurrencyState {
@@ -168,6 +156,7 @@ export const currencyRepository = {
         },
       ],
       caller,
+      conflicts,
     );
     if (codes === undefined) return;
     if (codes[1] === 'ConditionalCheckFailed') throw new CurrencyCodeTakenError(record.code);
@@ -193,7 +182,7 @@ export const currencyRepository = {
     apply: (current: Currency) => { record: Stored; makeDefault: boolean; unsetDefault: boolean },
     caller?: WriteCaller,
   ): Promise<Currency> {
-    for (let attempt = 1; ; attempt += 1) {
+    return rereadingWrites(async () => {
       const current = await this.get(storeId, id);
       if (!current) throw new CurrencyNotFoundError();
       const { record, makeDefault, unsetDefault } = apply(current);
@@ -201,7 +190,7 @@ export const currencyRepository = {
       if (!record.enabled && (current.default || makeDefault))
         throw new CurrencyDefaultError('disable-default');
       const { version: _v, default: _d, ...kept } = current;
-      const items: Parameters<typeof transact>[0] = [
+      const items: Parameters<typeof transactAsCaller>[0] = [
         {
           Put: {
             TableName: TABLE(),
@@ -235,32 +224,22 @@ export const currencyRepository = {
       const codeMoves = record.code.toLowerCase() !== current.code.toLowerCase();
       if (codeMoves) {
         items.push(
-          {
-            Put: {
-              TableName: TABLE(),
-              Item: { ...currencyKeys.code(storeId, record.code), currency_id: id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Delete: {
-              TableName: TABLE(),
-              Key: currencyKeys.code(storeId, current.code),
-              ConditionExpression: 'currency_id = :id',
-              ExpressionAttributeValues: { ':id': id },
-            },
-          },
+          ...movedClaim(
+            currencyKeys.code(storeId, record.code),
+            currencyKeys.code(storeId, current.code),
+            'currency_id',
+            id,
+          ),
         );
       }
-      const codes = await transactRetrying(items, caller);
+      const codes = await transactRetrying(items, caller, conflicts);
       if (codes === undefined) {
         return { ...kept, ...record, version: current.version + 1, default: current.default || makeDefault };
       }
       if (codeMoves && codes[2] === 'ConditionalCheckFailed') throw new CurrencyCodeTakenError(record.code);
       // The currency or the default changed since it was read: read again and re-apply.
-      if (attempt >= WRITE_ATTEMPTS) throw new CurrencyWriteConflictError('the currency kept changing');
-      await backoff(attempt);
-    }
+      return false;
+    }, keptChanging);
   },
 
   /**
@@ -268,7 +247,7 @@ export const currencyRepository = {
    * the default: CurrencyNotFoundError, CurrencyDefaultError('delete-default').
    */
   async delete(storeId: string, id: string, caller?: WriteCaller): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
+    return rereadingWrites(async () => {
       const current = await this.get(storeId, id);
       if (!current) throw new CurrencyNotFoundError();
       if (current.default) throw new CurrencyDefaultError('delete-default');
@@ -301,11 +280,10 @@ export const currencyRepository = {
           },
         ],
         caller,
+        conflicts,
       );
-      if (codes === undefined) return;
       // Changed, deleted or made the default since it was read: read again.
-      if (attempt >= WRITE_ATTEMPTS) throw new CurrencyWriteConflictError('the currency kept changing');
-      await backoff(attempt);
-    }
+      return codes === undefined ? undefined : false;
+    }, keptChanging);
   },
 };

@@ -1,6 +1,7 @@
-import { ApiError, ConflictError, NotFoundError } from '../http/errors';
+import { ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
+import { validDataOf } from './data-body';
 
 /**
  * The bodies of `/v2/currencies` (docs/currencies.md), in the platform's legacy flat format: the fields sit
@@ -137,26 +138,13 @@ export interface CurrencyFields {
 const validateNew = compileSchema(NEW_CURRENCY_SCHEMA);
 const validateUpdate = compileSchema(CURRENCY_UPDATE_SCHEMA);
 
-/**
- * Validates a body: 400 for one that is not `{"data": {…}}`, 422 (the platform's "Failed Validation",
- * `source` naming the field) for a field that breaks its rule or is missing.
- */
-function parse(validator: ReturnType<typeof compileSchema>, input: unknown): Record<string, unknown> {
-  const issue = validator(input);
-  if (issue) {
-    const inData = issue.path.startsWith('data.');
-    throw new ApiError(inData ? 422 : 400, issue.message, { source: issue.path });
-  }
-  return (input as { data: Record<string, unknown> }).data;
-}
-
 export function parseNewCurrency(input: unknown): CurrencyFields {
-  const { type: _type, ...fields } = parse(validateNew, input);
+  const { type: _type, ...fields } = validDataOf<Record<string, unknown>>(validateNew, input);
   return fields as unknown as CurrencyFields;
 }
 
 export function parseCurrencyUpdate(input: unknown, currencyId: string): Partial<CurrencyFields> {
-  const { type: _type, id, ...fields } = parse(validateUpdate, input);
+  const { type: _type, id, ...fields } = validDataOf<Record<string, unknown>>(validateUpdate, input);
   if (id !== undefined && (id as string).toLowerCase() !== currencyId) {
     throw new ConflictError('data.id must be the id of the path', 'data.id');
   }
