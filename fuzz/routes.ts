@@ -4,6 +4,11 @@ import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
 import { CURRENCY_FORMAT_MAX, CURRENCY_SEPARATOR_MAX } from '../lib/validation/currency';
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
+import {
+  PRICEBOOK_DESCRIPTION_MAX,
+  PRICEBOOK_EXTERNAL_REF_MAX,
+  PRICEBOOK_NAME_MAX,
+} from '../lib/validation/pricebook';
 import { MODIFIER_TYPES, VARIATION_NAME_MAX } from '../lib/validation/variation';
 import {
   authorization,
@@ -279,6 +284,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...pcmRoutes(),
   ...fileRoutes(),
   ...currencyRoutes(),
+  ...pricebookRoutes(),
   ...productRoutes(),
   ...variationRoutes(),
 };
@@ -803,6 +809,59 @@ function currencyRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({
         auth: ADMIN,
         params: { currency_id: segment([ref('freshCurrencyId')], [...OTHERS, ref('currencyId')]) },
+      }),
+  };
+}
+
+// ---------------------------------------------------------------- price books (/pcm/pricebooks)
+
+const pricebookAttributes = fc.record(
+  {
+    name: fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+      fc.constantFrom(
+        'Retail',
+        'Fuzz book',
+        ' ',
+        'n'.repeat(PRICEBOOK_NAME_MAX),
+        'n'.repeat(PRICEBOOK_NAME_MAX + 1),
+      ),
+    ),
+    description: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constant('d'.repeat(PRICEBOOK_DESCRIPTION_MAX + 1)),
+    ),
+    external_ref: fc.oneof(fc.string({ maxLength: 40 }), fc.constant('e'.repeat(PRICEBOOK_EXTERNAL_REF_MAX))),
+  },
+  { requiredKeys: [] },
+);
+const pricebookBody = (id: fc.Arbitrary<string | undefined>) =>
+  fc.tuple(pricebookAttributes, id).map(([attributes, dataId]) => ({
+    data: { type: 'pricebook', ...(dataId === undefined ? {} : { id: dataId }), attributes },
+  }));
+
+/** The price book routes: `pricebookId` is never deleted; deletes take books made for the purpose. */
+function pricebookRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherPricebookId'), ref('deletedPricebookId')];
+  const pricebookId = segment([ref('pricebookId'), ref('pricebookIdUpper')], OTHERS);
+  return {
+    'POST /pcm/pricebooks': () =>
+      requests({ auth: ADMIN, body: jsonBody(pricebookBody(fc.constant(undefined))) }),
+    'GET /pcm/pricebooks': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /pcm/pricebooks/{pricebook_id}': () =>
+      requests({ auth: ADMIN, params: { pricebook_id: pricebookId } }),
+    'PUT /pcm/pricebooks/{pricebook_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId },
+        body: jsonBody(
+          pricebookBody(fc.constantFrom(undefined, ref('pricebookId'), ref('otherPricebookId'))),
+        ),
+      }),
+    'DELETE /pcm/pricebooks/{pricebook_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: segment([ref('freshPricebookId')], [...OTHERS, ref('pricebookId')]) },
       }),
   };
 }

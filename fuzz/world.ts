@@ -19,6 +19,7 @@ import {
 import { fileRepository } from '../lib/store/file-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
+import { PricebookLimitError, pricebookRepository } from '../lib/store/pricebook-repository';
 import { productRepository } from '../lib/store/product-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { variationRepository } from '../lib/store/variation-repository';
@@ -31,6 +32,7 @@ import {
   newFile,
   newPcmCatalog,
   newPcmProduct,
+  newPricebook,
   newVariationTree,
 } from '../test/support/pcm-fixtures';
 
@@ -103,6 +105,11 @@ export const PLACEHOLDERS = {
   freshCurrencyId: 'a currency of store A (not its default) created just before the request (delete fuzzing)',
   deletedCurrencyId: 'a deleted currency of store A',
   otherCurrencyId: "store B's currency",
+  pricebookId: "store A's price book, never deleted",
+  pricebookIdUpper: 'the same price book id in upper case',
+  freshPricebookId: 'a price book of store A created just before the request (delete fuzzing)',
+  deletedPricebookId: 'a deleted price book of store A',
+  otherPricebookId: "store B's price book",
   productId: "store A's product of the product API (sku FUZZ-PRODUCT)",
   productIdUpper: 'the same product id in upper case',
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
@@ -338,6 +345,11 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const deletedCurrencyId = await newCurrency(a.store.id, 'FZD');
   await currencyRepository.delete(a.store.id, deletedCurrencyId);
   const otherCurrencyId = await newCurrency(b.store.id, 'FZB');
+  // Price books: A's, a deleted one, B's.
+  const pricebookId = await newPricebook(a.store.id, 'Fuzz kept book');
+  const deletedPricebookId = await newPricebook(a.store.id, 'Fuzz deleted book');
+  await pricebookRepository.delete(a.store.id, deletedPricebookId);
+  const otherPricebookId = await newPricebook(b.store.id, 'Fuzz other book');
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
   // The product API: A's product, a deleted one, B's product.
   const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
@@ -396,6 +408,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       currencyIdUpper: currencyId.toUpperCase(),
       deletedCurrencyId,
       otherCurrencyId,
+      pricebookId,
+      pricebookIdUpper: pricebookId.toUpperCase(),
+      deletedPricebookId,
+      otherPricebookId,
       productId,
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
@@ -467,6 +483,19 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
         case 'freshCurrencyId':
           return freshCurrency(a.store.id, [currencyId]);
+        case 'freshPricebookId':
+          // A name no fuzzed request sends (fuzzed names are at most 30 graphemes or the listed ones).
+          try {
+            return await newPricebook(a.store.id, `fresh book ${uuidv4()}`);
+          } catch (error) {
+            if (!(error instanceof PricebookLimitError)) throw error;
+            // POST /pcm/pricebooks cases filled store A up to its cap: make room, keeping the world's own.
+            const { pricebooks } = await pricebookRepository.page(a.store.id, { limit: 1000, offset: 0 });
+            for (const book of pricebooks) {
+              if (book.id !== pricebookId) await pricebookRepository.delete(a.store.id, book.id);
+            }
+            return newPricebook(a.store.id, `fresh book ${uuidv4()}`);
+          }
         case 'freshProductId':
           return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
         case 'freshReleaseId':

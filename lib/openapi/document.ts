@@ -23,6 +23,7 @@ import {
   type OperationTag,
   type Parameter,
 } from './operation';
+import { PRICEBOOK_OPERATIONS } from './pricebooks';
 import { PRODUCT_OPERATIONS } from './products';
 import { PUBLISHING_OPERATIONS } from './publishing';
 import {
@@ -312,6 +313,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...FILE_OPERATIONS,
   ...CURRENCY_OPERATIONS,
   ...PRODUCT_OPERATIONS,
+  ...PRICEBOOK_OPERATIONS,
   ...VARIATION_OPERATIONS,
 };
 

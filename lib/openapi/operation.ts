@@ -19,6 +19,7 @@ export const OPERATION_TAGS = [
   'Currencies',
   'Products',
   'Variations',
+  'Price books',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 

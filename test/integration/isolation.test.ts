@@ -19,6 +19,7 @@ import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { tokenRepository } from '../../lib/store/token-repository';
@@ -32,6 +33,7 @@ import {
   newFile,
   newPcmCatalog,
   newPcmProduct,
+  newPricebook,
   newVariationTree,
 } from '../support/pcm-fixtures';
 
@@ -174,6 +176,12 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'PUT /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // Price books: admin only; A's are 404 to B's token.
+  'POST /pcm/pricebooks': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /pcm/pricebooks': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   // The product API: admin only. B's token creates (the same sku as A's, skus are per store) and lists in B's store.
   'POST /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -240,6 +248,8 @@ interface Tenant {
   productId: string;
   /** The store's first currency (so its default, `VIC`): no successful cell touches it. */
   currencyId: string;
+  /** A price book (`victim`) no successful cell touches. */
+  pricebookId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -342,6 +352,7 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     fileId: await newFile(test.store.id, `https://cdn.example.com/${label}/victim.png`),
     productId: await newPcmProduct(test.store.id, `${label} victim`, 'victim'),
     currencyId: await newCurrency(test.store.id, 'VIC'),
+    pricebookId: await newPricebook(test.store.id, 'victim'),
   };
 }
 
@@ -373,6 +384,11 @@ let aCurrenciesBefore: unknown;
 /** A's currencies the own-admin cells may change (PUT) and delete (DELETE). */
 let aEditableCurrencyId: string;
 let aDisposableCurrencyId: string;
+/** A's price books the own-admin cells may rename (PUT) and delete (DELETE). */
+let aEditablePricebookId: string;
+let aDisposablePricebookId: string;
+let aPricebookBefore: unknown;
+const createdPricebookIds: Partial<Record<Kind, string>> = {};
 
 // Two stores with published releases: seconds on a loaded machine (the default 5 s hook limit failed there).
 beforeAll(async () => {
@@ -424,6 +440,8 @@ beforeAll(async () => {
   aProductBefore = await productRepository.get(aStoreId, a.productId);
   aEditableCurrencyId = await newCurrency(aStoreId, 'EDT');
   aDisposableCurrencyId = await newCurrency(aStoreId, 'DSP');
+  aEditablePricebookId = await newPricebook(aStoreId, 'editable');
+  aDisposablePricebookId = await newPricebook(aStoreId, 'disposable');
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -451,6 +469,7 @@ beforeAll(async () => {
   aReleaseBefore = await pcmRepository.getRelease(aStoreId, a.catalogId, a.releaseId);
   aFileBefore = await fileRepository.get(aStoreId, a.fileId);
   aCurrenciesBefore = await currencyRepository.list(aStoreId);
+  aPricebookBefore = await pricebookRepository.get(aStoreId, a.pricebookId);
   aIds = [
     a.test.store.id,
     a.test.keyId,
@@ -482,6 +501,9 @@ beforeAll(async () => {
     a.currencyId,
     aEditableCurrencyId,
     aDisposableCurrencyId,
+    a.pricebookId,
+    aEditablePricebookId,
+    aDisposablePricebookId,
   ];
 }, 60_000);
 
@@ -674,6 +696,18 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /v2/currencies/{currency_id}': (kind) => ({
     params: { currency_id: kind === 'own-admin' ? aDisposableCurrencyId : a.currencyId },
   }),
+  'POST /pcm/pricebooks': (kind) => ({
+    body: { data: { type: 'pricebook', attributes: { name: `created by ${kind}` } } },
+  }),
+  'GET /pcm/pricebooks': () => ({}),
+  'GET /pcm/pricebooks/{pricebook_id}': () => ({ params: { pricebook_id: a.pricebookId } }),
+  'PUT /pcm/pricebooks/{pricebook_id}': (kind) => ({
+    params: { pricebook_id: kind === 'own-admin' ? aEditablePricebookId : a.pricebookId },
+    body: { data: { type: 'pricebook', attributes: { name: `renamed by ${kind}` } } },
+  }),
+  'DELETE /pcm/pricebooks/{pricebook_id}': (kind) => ({
+    params: { pricebook_id: kind === 'own-admin' ? aDisposablePricebookId : a.pricebookId },
+  }),
   'POST /pcm/products': (kind) => ({
     body: { data: { type: 'product', attributes: { name: `created by ${kind}`, sku: 'created' } } },
   }),
@@ -821,6 +855,7 @@ function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/v2/currencies/')) return 'currency not found';
+  if (path.startsWith('/pcm/pricebooks/')) return 'price book not found';
   if (path.startsWith('/pcm/products/')) return 'product not found';
   if (path.startsWith('/pcm/variations/')) {
     if (path.includes('/modifiers/')) return 'modifier not found';
@@ -1029,6 +1064,32 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   'DELETE /v2/currencies/{currency_id}': async () => {
     expect(await currencyRepository.get(a.test.store.id, aDisposableCurrencyId)).toBeUndefined();
   },
+  'POST /pcm/pricebooks': (kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'pricebook', attributes: { name: `created by ${kind}` } });
+    createdPricebookIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/pricebooks': async (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await pricebookRepository.page(tenant.test.store.id, { limit: 100, offset: 0 });
+    const ids = res.body.data.map((book: { id: string }) => book.id);
+    expect(ids).toEqual(stored.pricebooks.map((book) => book.id));
+    expect(ids).toContain(tenant.pricebookId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.pricebookId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/pricebooks/{pricebook_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.pricebookId, attributes: { name: 'victim' } });
+  },
+  'PUT /pcm/pricebooks/{pricebook_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditablePricebookId,
+      attributes: { name: 'renamed by own-admin' },
+    });
+  },
+  'DELETE /pcm/pricebooks/{pricebook_id}': async () => {
+    expect(await pricebookRepository.get(a.test.store.id, aDisposablePricebookId)).toBeUndefined();
+  },
   'POST /pcm/products': (kind, res) => {
     expect(res.body.data).toMatchObject({
       type: 'product',
@@ -1232,6 +1293,24 @@ describe("another store's ids with A's admin token", () => {
       }),
     ],
     [
+      'GET',
+      '/pcm/pricebooks/{pricebook_id}',
+      (t) => ({ params: { pricebook_id: t === 'b' ? b.pricebookId : randomUUID() } }),
+    ],
+    [
+      'PUT',
+      '/pcm/pricebooks/{pricebook_id}',
+      (t) => ({
+        params: { pricebook_id: t === 'b' ? b.pricebookId : randomUUID() },
+        body: { data: { type: 'pricebook', attributes: { name: 'renamed by A' } } },
+      }),
+    ],
+    [
+      'DELETE',
+      '/pcm/pricebooks/{pricebook_id}',
+      (t) => ({ params: { pricebook_id: t === 'b' ? b.pricebookId : randomUUID() } }),
+    ],
+    [
       'DELETE',
       '/v2/currencies/{currency_id}',
       (t) => ({ params: { currency_id: t === 'b' ? b.currencyId : randomUUID() } }),
@@ -1276,6 +1355,7 @@ describe("another store's ids with A's admin token", () => {
         b.initialPrefix,
         b.fileId,
         b.currencyId,
+        b.pricebookId,
       ]);
     },
   );
@@ -1462,6 +1542,23 @@ describe('after the matrix', () => {
     expect(currencies.map((currency) => [currency.id, currency.format, currency.default])).toEqual([
       [b.currencyId, 'VIC {price}', true],
       [createdCurrencyIds['other-admin'], '{price} new', false],
+    ]);
+  });
+
+  it("left A's victim price book as it was, and holds exactly A's expected price books", async () => {
+    const storeId = a.test.store.id;
+    expect(await pricebookRepository.get(storeId, a.pricebookId)).toEqual(aPricebookBefore);
+    const { pricebooks, total } = await pricebookRepository.page(storeId, { limit: 100, offset: 0 });
+    expect(pricebooks.map((book) => book.name)).toEqual([
+      'victim',
+      'renamed by own-admin',
+      'created by own-admin',
+    ]);
+    expect(total).toBe(3);
+    const { pricebooks: bBooks } = await pricebookRepository.page(b.test.store.id, { limit: 100, offset: 0 });
+    expect(bBooks.map((book) => [book.id, book.name])).toEqual([
+      [b.pricebookId, 'victim'],
+      [createdPricebookIds['other-admin'], 'created by other-admin'],
     ]);
   });
 

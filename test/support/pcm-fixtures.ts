@@ -6,6 +6,7 @@ import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
 
@@ -101,6 +102,14 @@ export async function newCurrency(storeId: string, code: string, makeDefault = f
     },
     makeDefault,
   );
+  return id;
+}
+
+/** A price book made straight through the repository (its name claimed and counted, as the API does): its id. */
+export async function newPricebook(storeId: string, name: string): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await pricebookRepository.create(storeId, { id, name, created_at: at, updated_at: at });
   return id;
 }
 

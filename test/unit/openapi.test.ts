@@ -15,7 +15,7 @@ describe('openapi.json', () => {
 
   it('is titled by every part of the API it describes, not by the first operations alone', () => {
     expect(document.info.title).toBe(
-      'Commerce API: authentication, application keys, merchant realm mappings, catalog, catalog publishing, files, currencies, products and variations',
+      'Commerce API: authentication, application keys, merchant realm mappings, catalog, catalog publishing, files, currencies, products, variations and price books',
     );
     expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
       'Authentication',
@@ -27,6 +27,7 @@ describe('openapi.json', () => {
       'Currencies',
       'Products',
       'Variations',
+      'Price books',
     ]);
   });
 
