@@ -1,8 +1,13 @@
-import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 import { MAX_CURRENCIES_PER_STORE } from '../store/currency-repository';
-import { CURRENCY_UPDATE_SCHEMA, NEW_CURRENCY_SCHEMA } from '../validation/currency';
-import type { HeaderSpec, OperationSpec, Parameter } from './operation';
+import { CURRENCY_REQUIRED, CURRENCY_UPDATE_SCHEMA, NEW_CURRENCY_SCHEMA } from '../validation/currency';
+import {
+  type HeaderSpec,
+  listDocumentSchema,
+  type OperationSpec,
+  pageParameters,
+  pathIdParameter,
+} from './operation';
 import { ERROR_BODY_SCHEMA } from './schemas';
 
 /** The platform's currencies (`/v2/currencies`, legacy flat format; docs/currencies.md). */
@@ -12,20 +17,7 @@ const DATE: Schema = { type: 'string', format: 'date-time' };
 
 export const CURRENCY_SCHEMA: Schema = {
   type: 'object',
-  required: [
-    'id',
-    'type',
-    'code',
-    'exchange_rate',
-    'format',
-    'decimal_point',
-    'thousand_separator',
-    'decimal_places',
-    'default',
-    'enabled',
-    'links',
-    'meta',
-  ],
+  required: ['id', ...CURRENCY_REQUIRED, 'links', 'meta'],
   additionalProperties: false,
   properties: {
     id: { type: 'string', format: 'uuid' },
@@ -63,20 +55,8 @@ export const CURRENCY_SCHEMA: Schema = {
 
 const document: Schema = { type: 'object', required: ['data'], properties: { data: CURRENCY_SCHEMA } };
 const LOCATION: HeaderSpec = { description: 'The URL of the new currency.', schema: { type: 'string' } };
-const CURRENCY_ID: Parameter = {
-  name: 'currency_id',
-  in: 'path',
-  required: true,
-  description: "The currency. An unknown id or another store's answers 404.",
-  schema: { type: 'string' },
-};
-const PAGE: Parameter[] = (() => {
-  const schemas = pageParameterSchemas({ defaultLimit: 25 });
-  return [
-    { name: 'page[limit]', in: 'query', schema: schemas.limit },
-    { name: 'page[offset]', in: 'query', schema: schemas.offset },
-  ];
-})();
+const CURRENCY_ID = pathIdParameter('currency_id', 'currency');
+const PAGE = pageParameters(25);
 const CONFLICT: [string, Schema] = [
   'Concurrent writes kept conflicting (`write conflict, please retry`): nothing was written.',
   ERROR_BODY_SCHEMA,
@@ -107,15 +87,7 @@ export const CURRENCY_OPERATIONS: Record<string, OperationSpec> = {
     responses: {
       200: [
         'A page of currencies, with `meta.results.total` and `meta.page`.',
-        {
-          type: 'object',
-          required: ['data', 'links', 'meta'],
-          properties: {
-            data: { type: 'array', items: CURRENCY_SCHEMA },
-            links: { type: 'object' },
-            meta: { type: 'object' },
-          },
-        },
+        listDocumentSchema(CURRENCY_SCHEMA),
       ],
     },
   },

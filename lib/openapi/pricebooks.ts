@@ -1,8 +1,14 @@
-import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 import { MAX_PRICEBOOKS_PER_STORE } from '../store/pricebook-repository';
 import { NEW_PRICEBOOK_SCHEMA, PRICEBOOK_UPDATE_SCHEMA } from '../validation/pricebook';
-import type { HeaderSpec, OperationSpec, Parameter } from './operation';
+import {
+  type HeaderSpec,
+  listDocumentSchema,
+  type OperationSpec,
+  type Parameter,
+  pageParameters,
+  pathIdParameter,
+} from './operation';
 import { ERROR_BODY_SCHEMA } from './schemas';
 
 /** The platform's price books (`/pcm/pricebooks`, docs/price-books.md). */
@@ -47,20 +53,8 @@ const document: Schema = {
   },
 };
 const LOCATION: HeaderSpec = { description: 'The URL of the new price book.', schema: { type: 'string' } };
-const PRICEBOOK_ID: Parameter = {
-  name: 'pricebook_id',
-  in: 'path',
-  required: true,
-  description: "The price book. An unknown id or another store's answers 404.",
-  schema: { type: 'string' },
-};
-const PAGE: Parameter[] = (() => {
-  const schemas = pageParameterSchemas({ defaultLimit: 25 });
-  return [
-    { name: 'page[limit]', in: 'query', schema: schemas.limit },
-    { name: 'page[offset]', in: 'query', schema: schemas.offset },
-  ];
-})();
+const PRICEBOOK_ID = pathIdParameter('pricebook_id', 'price book');
+const PAGE = pageParameters(25);
 /** A query parameter of the platform's that these routes refuse rather than ignore. */
 const unserved = (name: string): Parameter => ({
   name,
@@ -98,15 +92,7 @@ export const PRICEBOOK_OPERATIONS: Record<string, OperationSpec> = {
     responses: {
       200: [
         'A page of price books, with `meta.results.total` and `meta.page`.',
-        {
-          type: 'object',
-          required: ['data', 'links', 'meta'],
-          properties: {
-            data: { type: 'array', items: PRICEBOOK_SCHEMA },
-            links: { type: 'object' },
-            meta: { type: 'object' },
-          },
-        },
+        listDocumentSchema(PRICEBOOK_SCHEMA),
       ],
     },
   },

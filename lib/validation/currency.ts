@@ -84,7 +84,8 @@ const FIELDS: Record<string, Schema> = {
   },
 };
 
-const REQUIRED = [
+/** The fields a create sends, all of them. */
+export const CURRENCY_REQUIRED = [
   'type',
   'code',
   'exchange_rate',
@@ -107,9 +108,9 @@ const envelope = (data: Schema): Schema => ({
 /** `POST /v2/currencies`: every field. */
 export const NEW_CURRENCY_SCHEMA: Schema = envelope({
   type: 'object',
-  required: REQUIRED,
+  required: CURRENCY_REQUIRED,
   additionalProperties: false,
-  'x-message': `must be an object of only ${REQUIRED.join(', ')}`,
+  'x-message': `must be an object of only ${CURRENCY_REQUIRED.join(', ')}`,
   properties: FIELDS,
 });
 
@@ -117,7 +118,7 @@ export const NEW_CURRENCY_SCHEMA: Schema = envelope({
 export const CURRENCY_UPDATE_SCHEMA: Schema = envelope({
   type: 'object',
   additionalProperties: false,
-  'x-message': `must be an object of only id, ${REQUIRED.join(', ')}`,
+  'x-message': `must be an object of only id, ${CURRENCY_REQUIRED.join(', ')}`,
   properties: {
     id: { type: 'string', maxLength: 64, description: 'When sent, the id of the path.' },
     ...FIELDS,

@@ -1,5 +1,6 @@
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore } from '../support/fixtures';
 import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
+import { currencyFields } from '../support/pcm-fixtures';
 
 /**
  * Currencies through the official SDK, unmodified, against the local server (docs/currencies.md):
@@ -22,14 +23,8 @@ afterAll(async () => {
 const DATE = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 const fields = (code: string, isDefault: boolean) => ({
   type: 'currency',
-  code,
-  exchange_rate: 1,
-  format: `${code} {price}`,
-  decimal_point: '.',
-  thousand_separator: ',',
-  decimal_places: 2,
+  ...currencyFields(code),
   default: isDefault,
-  enabled: true,
 });
 
 it('creates, lists, reads, updates and deletes currencies, keeping one default', async () => {

@@ -20,6 +20,7 @@ import {
   SHARED_STORE_RATE_LIMIT,
   tokenFor,
 } from '../support/fixtures';
+import { currencyFields } from '../support/pcm-fixtures';
 
 /**
  * The currencies API (docs/currencies.md) on DynamoDB Local: the platform's legacy flat format, at most 10
@@ -72,17 +73,7 @@ async function newClient(): Promise<Client> {
 }
 
 /** Every field of a currency of `code`. */
-const fields = (code: string, extra: Record<string, unknown> = {}) => ({
-  code,
-  exchange_rate: 1,
-  format: `${code} {price}`,
-  decimal_point: '.',
-  thousand_separator: ',',
-  decimal_places: 2,
-  default: false,
-  enabled: true,
-  ...extra,
-});
+const fields = (code: string, extra: Record<string, unknown> = {}) => ({ ...currencyFields(code), ...extra });
 
 function expectError(res: InvokeResult, status: number, detail: string | RegExp, source?: string) {
   expect(res.status).toBe(status);

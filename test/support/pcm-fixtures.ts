@@ -79,6 +79,18 @@ export async function newFile(storeId: string, location: string): Promise<string
   return id;
 }
 
+/** Every field of a currency of `code` (the flat format of `/v2/currencies`), not the default. */
+export const currencyFields = (code: string) => ({
+  code,
+  exchange_rate: 1,
+  format: `${code} {price}`,
+  decimal_point: '.',
+  thousand_separator: ',',
+  decimal_places: 2,
+  default: false,
+  enabled: true,
+});
+
 /**
  * A currency of the currencies API (`/v2/currencies`) made straight through the repository (its code
  * claimed and counted, as the API does; the store's first is its default): its id.
@@ -86,22 +98,8 @@ export async function newFile(storeId: string, location: string): Promise<string
 export async function newCurrency(storeId: string, code: string, makeDefault = false): Promise<string> {
   const at = new Date().toISOString();
   const id = uuidv7();
-  await currencyRepository.create(
-    storeId,
-    {
-      id,
-      code,
-      exchange_rate: 1,
-      format: `${code} {price}`,
-      decimal_point: '.',
-      thousand_separator: ',',
-      decimal_places: 2,
-      enabled: true,
-      created_at: at,
-      updated_at: at,
-    },
-    makeDefault,
-  );
+  const { default: _default, ...fields } = currencyFields(code);
+  await currencyRepository.create(storeId, { id, ...fields, created_at: at, updated_at: at }, makeDefault);
   return id;
 }
 
