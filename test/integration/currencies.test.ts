@@ -11,6 +11,7 @@ import {
 } from '../../lib/store/currency-repository';
 import { GetCommand } from '../../lib/store/dynamodb';
 import { tableName } from '../../lib/store/schema';
+import { expectErrorBody } from '../support/error-body';
 import { type ConflictEmulator, emulateConflicts } from '../support/faults';
 import {
   bearer,
@@ -75,20 +76,7 @@ async function newClient(): Promise<Client> {
 /** Every field of a currency of `code`. */
 const fields = (code: string, extra: Record<string, unknown> = {}) => ({ ...currencyFields(code), ...extra });
 
-function expectError(res: InvokeResult, status: number, detail: string | RegExp, source?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.errors).toHaveLength(1);
-  const [error] = res.body.errors;
-  expect(error).toEqual({
-    status: String(status),
-    title: expect.any(String),
-    detail: expect.any(String),
-    ...(source === undefined ? {} : { source }),
-    request_id: expect.any(String),
-  });
-  if (typeof detail === 'string') expect(error.detail).toBe(detail);
-  else expect(error.detail).toMatch(detail);
-}
+const expectError = expectErrorBody;
 
 /** The codes of the store's currencies, oldest first, and which one is the default. */
 async function stored(storeId: string) {

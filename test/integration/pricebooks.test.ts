@@ -5,15 +5,9 @@ import { handler as listPricebooks } from '../../functions/pcm-list-pricebooks/h
 import { handler as updatePricebook } from '../../functions/pcm-update-pricebook/handler';
 import { getDocumentClient } from '../../lib/store/client';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';
+import { expectErrorBody } from '../support/error-body';
 import { type ConflictEmulator, emulateConflicts } from '../support/faults';
-import {
-  bearer,
-  createTestStore,
-  type InvokeResult,
-  invoke,
-  SHARED_STORE_RATE_LIMIT,
-  tokenFor,
-} from '../support/fixtures';
+import { bearer, createTestStore, invoke, SHARED_STORE_RATE_LIMIT, tokenFor } from '../support/fixtures';
 
 /**
  * Price books (docs/price-books.md) on DynamoDB Local: create, read, list in pages, partial updates and
@@ -53,18 +47,7 @@ async function newClient() {
   };
 }
 
-function expectError(res: InvokeResult, status: number, detail: string | RegExp, source?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.errors).toEqual([
-    {
-      status: String(status),
-      title: expect.any(String),
-      detail: typeof detail === 'string' ? detail : expect.stringMatching(detail),
-      ...(source === undefined ? {} : { source }),
-      request_id: expect.any(String),
-    },
-  ]);
-}
+const expectError = expectErrorBody;
 
 describe('price books', () => {
   let c: Awaited<ReturnType<typeof newClient>>;
