@@ -1,9 +1,15 @@
 import fc from 'fast-check';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
 import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
+import { CURRENCY_FORMAT_MAX, CURRENCY_SEPARATOR_MAX } from '../lib/validation/currency';
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { HIERARCHY_NAME_MAX } from '../lib/validation/hierarchy';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
+import {
+  PRICEBOOK_DESCRIPTION_MAX,
+  PRICEBOOK_EXTERNAL_REF_MAX,
+  PRICEBOOK_NAME_MAX,
+} from '../lib/validation/pricebook';
 import { MODIFIER_TYPES, VARIATION_NAME_MAX } from '../lib/validation/variation';
 import {
   authorization,
@@ -278,6 +284,8 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...nodeRoutes(),
   ...pcmRoutes(),
   ...fileRoutes(),
+  ...currencyRoutes(),
+  ...pricebookRoutes(),
   ...productRoutes(),
   ...variationRoutes(),
   ...hierarchyRoutes(),
@@ -848,6 +856,62 @@ function variationLinkRoutes(productId: () => Part<string>): Record<string, () =
   };
 }
 
+// ---------------------------------------------------------------- currencies (/v2/currencies)
+
+/** Currency fields, the legacy flat format: valid values, and values at and past each bound. */
+const currencyFields = fc.record(
+  {
+    code: fc.oneof(
+      fc.stringMatching(/^[A-Za-z]{3}$/),
+      fc.constantFrom('USD', 'usd', 'EUR', 'VIC'),
+      fc.constantFrom('US', 'USDX', '€€€', ''),
+    ),
+    exchange_rate: fc.oneof(fc.double({ min: 0, max: 1e9, noNaN: true }), fc.constantFrom(0, 1e9, 1e10, -1)),
+    format: fc.oneof(
+      fc.string({ maxLength: 20 }).map((text) => `${text}{price}`),
+      fc.constantFrom(
+        `{price}${'x'.repeat(CURRENCY_FORMAT_MAX - 7)}`,
+        `{price}${'x'.repeat(CURRENCY_FORMAT_MAX)}`,
+        '$',
+      ),
+    ),
+    decimal_point: fc.string({ maxLength: CURRENCY_SEPARATOR_MAX + 1 }),
+    thousand_separator: fc.string({ maxLength: CURRENCY_SEPARATOR_MAX + 1 }),
+    decimal_places: fc.oneof(fc.integer({ min: 0, max: 8 }), fc.constantFrom(9, -1, 1.5)),
+    default: fc.boolean(),
+    enabled: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+    ),
+  },
+  { requiredKeys: [] },
+);
+const newCurrencyBody = currencyFields.map((fields) => ({ data: { type: 'currency', ...fields } }));
+const currencyUpdateBody = fc
+  .tuple(
+    currencyFields,
+    fc.constantFrom(undefined, ref('currencyId'), ref('currencyIdUpper'), ref('otherCurrencyId')),
+  )
+  .map(([fields, id]) => ({ data: { type: 'currency', ...(id === undefined ? {} : { id }), ...fields } }));
+
+/** The currencies API's routes: `currencyId` is never deleted; deletes take currencies made for the purpose. */
+function currencyRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherCurrencyId'), ref('deletedCurrencyId')];
+  const currencyId = segment([ref('currencyId'), ref('currencyIdUpper')], OTHERS);
+  return {
+    'POST /v2/currencies': () => requests({ auth: ADMIN, body: jsonBody(newCurrencyBody) }),
+    'GET /v2/currencies': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /v2/currencies/{currency_id}': () => requests({ auth: ADMIN, params: { currency_id: currencyId } }),
+    'PUT /v2/currencies/{currency_id}': () =>
+      requests({ auth: ADMIN, params: { currency_id: currencyId }, body: jsonBody(currencyUpdateBody) }),
+    'DELETE /v2/currencies/{currency_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { currency_id: segment([ref('freshCurrencyId')], [...OTHERS, ref('currencyId')]) },
+      }),
+  };
+}
+
 // ---------------------------------------------------------------- jobs (/pcm/jobs)
 
 /** The job routes: store A's pending job as the valid id (cancel takes a fresh one), B's and unknown ids among the others. */
@@ -879,6 +943,59 @@ function jobRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({ auth: ADMIN, params: { job_id: jobId() }, query: [pageQuery()] }),
     'POST /pcm/jobs/{job_id}/cancel': () =>
       requests({ auth: ADMIN, params: { job_id: jobId([ref('freshJobId'), ref('jobId')]) } }),
+  };
+}
+
+// ---------------------------------------------------------------- price books (/pcm/pricebooks)
+
+const pricebookAttributes = fc.record(
+  {
+    name: fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+      fc.constantFrom(
+        'Retail',
+        'Fuzz book',
+        ' ',
+        'n'.repeat(PRICEBOOK_NAME_MAX),
+        'n'.repeat(PRICEBOOK_NAME_MAX + 1),
+      ),
+    ),
+    description: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constant('d'.repeat(PRICEBOOK_DESCRIPTION_MAX + 1)),
+    ),
+    external_ref: fc.oneof(fc.string({ maxLength: 40 }), fc.constant('e'.repeat(PRICEBOOK_EXTERNAL_REF_MAX))),
+  },
+  { requiredKeys: [] },
+);
+const pricebookBody = (id: fc.Arbitrary<string | undefined>) =>
+  fc.tuple(pricebookAttributes, id).map(([attributes, dataId]) => ({
+    data: { type: 'pricebook', ...(dataId === undefined ? {} : { id: dataId }), attributes },
+  }));
+
+/** The price book routes: `pricebookId` is never deleted; deletes take books made for the purpose. */
+function pricebookRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherPricebookId'), ref('deletedPricebookId')];
+  const pricebookId = segment([ref('pricebookId'), ref('pricebookIdUpper')], OTHERS);
+  return {
+    'POST /pcm/pricebooks': () =>
+      requests({ auth: ADMIN, body: jsonBody(pricebookBody(fc.constant(undefined))) }),
+    'GET /pcm/pricebooks': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /pcm/pricebooks/{pricebook_id}': () =>
+      requests({ auth: ADMIN, params: { pricebook_id: pricebookId } }),
+    'PUT /pcm/pricebooks/{pricebook_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId },
+        body: jsonBody(
+          pricebookBody(fc.constantFrom(undefined, ref('pricebookId'), ref('otherPricebookId'))),
+        ),
+      }),
+    'DELETE /pcm/pricebooks/{pricebook_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: segment([ref('freshPricebookId')], [...OTHERS, ref('pricebookId')]) },
+      }),
   };
 }
 

@@ -13,9 +13,16 @@ import { createRelease } from '../lib/pcm/publishing';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
+import {
+  CurrencyCodeTakenError,
+  CurrencyLimitError,
+  CurrencyWriteConflictError,
+  currencyRepository,
+} from '../lib/store/currency-repository';
 import { fileRepository } from '../lib/store/file-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
+import { PricebookLimitError, pricebookRepository } from '../lib/store/pricebook-repository';
 import { type ProductRecord, productRepository } from '../lib/store/product-repository';
 import { type StoreRecord, storeRepository } from '../lib/store/store-repository';
 import { variationRepository } from '../lib/store/variation-repository';
@@ -24,10 +31,12 @@ import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
 import {
   failedRelease,
+  newCurrency,
   newFile,
   newPcmCatalog,
   newPcmHierarchy,
   newPcmProduct,
+  newPricebook,
   newVariationTree,
 } from '../test/support/pcm-fixtures';
 
@@ -95,6 +104,16 @@ export const PLACEHOLDERS = {
   freshFileId: 'a file of store A created just before the request (delete fuzzing)',
   deletedFileId: 'a deleted file of store A',
   otherFileId: 'a file of store B',
+  currencyId: "store A's first currency (`/v2/currencies`), never deleted",
+  currencyIdUpper: 'the same currency id in upper case',
+  freshCurrencyId: 'a currency of store A (not its default) created just before the request (delete fuzzing)',
+  deletedCurrencyId: 'a deleted currency of store A',
+  otherCurrencyId: "store B's currency",
+  pricebookId: "store A's price book, never deleted",
+  pricebookIdUpper: 'the same price book id in upper case',
+  freshPricebookId: 'a price book of store A created just before the request (delete fuzzing)',
+  deletedPricebookId: 'a deleted price book of store A',
+  otherPricebookId: "store B's price book",
   productId: "store A's product of the product API (sku FUZZ-PRODUCT)",
   productIdUpper: 'the same product id in upper case',
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
@@ -202,6 +221,34 @@ export const FUZZ_DOCUMENT = (() => {
  */
 const FUZZ_RATE_LIMIT = 100_000;
 
+let freshCurrencies = 0;
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/**
+ * A currency of the store made for a delete: the next code of a sequence (`QAA`, `QAB`…) the fuzzed
+ * creates may have taken too (then the one after). When the fuzzed creates filled the store up to its
+ * cap, room is made: every currency but `kept` and the default is deleted.
+ */
+async function freshCurrency(storeId: string, kept: string[]): Promise<string> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const n = freshCurrencies++ % (26 * 26);
+    const code = `Q${LETTERS[Math.floor(n / 26)]}${LETTERS[n % 26]}`;
+    try {
+      return await newCurrency(storeId, code);
+    } catch (error) {
+      if (error instanceof CurrencyLimitError) {
+        for (const currency of await currencyRepository.list(storeId)) {
+          if (!currency.default && !kept.includes(currency.id))
+            await currencyRepository.delete(storeId, currency.id);
+        }
+      } else if (!(error instanceof CurrencyCodeTakenError || error instanceof CurrencyWriteConflictError)) {
+        throw error;
+      }
+    }
+  }
+  throw new Error('no fresh currency could be made');
+}
+
 async function createStore(name: string) {
   const store: StoreRecord = await storeRepository.create({ name, rate_limit: FUZZ_RATE_LIMIT });
   const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
@@ -305,6 +352,16 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const deletedFileId = await newFile(a.store.id, 'https://cdn.example.com/fuzz/deleted.png');
   await fileRepository.delete(a.store.id, deletedFileId);
   const otherFileId = await newFile(b.store.id, 'https://cdn.example.com/fuzz/other.png');
+  // The currencies API: A's first currency (its default), a deleted one, B's currency.
+  const currencyId = await newCurrency(a.store.id, 'FZA');
+  const deletedCurrencyId = await newCurrency(a.store.id, 'FZD');
+  await currencyRepository.delete(a.store.id, deletedCurrencyId);
+  const otherCurrencyId = await newCurrency(b.store.id, 'FZB');
+  // Price books: A's, a deleted one, B's.
+  const pricebookId = await newPricebook(a.store.id, 'Fuzz kept book');
+  const deletedPricebookId = await newPricebook(a.store.id, 'Fuzz deleted book');
+  await pricebookRepository.delete(a.store.id, deletedPricebookId);
+  const otherPricebookId = await newPricebook(b.store.id, 'Fuzz other book');
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
   // The product API: A's product, a deleted one, B's product.
   const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
@@ -366,6 +423,14 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       fileIdUpper: fileId.toUpperCase(),
       deletedFileId,
       otherFileId,
+      currencyId,
+      currencyIdUpper: currencyId.toUpperCase(),
+      deletedCurrencyId,
+      otherCurrencyId,
+      pricebookId,
+      pricebookIdUpper: pricebookId.toUpperCase(),
+      deletedPricebookId,
+      otherPricebookId,
       productId,
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
@@ -441,6 +506,21 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           );
         case 'freshFileId':
           return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
+        case 'freshCurrencyId':
+          return freshCurrency(a.store.id, [currencyId]);
+        case 'freshPricebookId':
+          // A name no fuzzed request sends (fuzzed names are at most 30 graphemes or the listed ones).
+          try {
+            return await newPricebook(a.store.id, `fresh book ${uuidv4()}`);
+          } catch (error) {
+            if (!(error instanceof PricebookLimitError)) throw error;
+            // POST /pcm/pricebooks cases filled store A up to its cap: make room, keeping the world's own.
+            const { pricebooks } = await pricebookRepository.page(a.store.id, { limit: 1000, offset: 0 });
+            for (const book of pricebooks) {
+              if (book.id !== pricebookId) await pricebookRepository.delete(a.store.id, book.id);
+            }
+            return newPricebook(a.store.id, `fresh book ${uuidv4()}`);
+          }
         case 'freshProductId':
           return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
         case 'freshJobId':

@@ -13,6 +13,7 @@ import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import { CURRENCY_OPERATIONS } from './currencies';
 import { FILE_OPERATIONS } from './files';
 import { HIERARCHY_OPERATIONS } from './hierarchies';
 import { JOB_OPERATIONS } from './jobs';
@@ -24,6 +25,7 @@ import {
   type OperationTag,
   type Parameter,
 } from './operation';
+import { PRICEBOOK_OPERATIONS } from './pricebooks';
 import { PRODUCT_OPERATIONS } from './products';
 import { PUBLISHING_OPERATIONS } from './publishing';
 import {
@@ -311,7 +313,9 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...NAVIGATION_OPERATIONS,
   ...PUBLISHING_OPERATIONS,
   ...FILE_OPERATIONS,
+  ...CURRENCY_OPERATIONS,
   ...PRODUCT_OPERATIONS,
+  ...PRICEBOOK_OPERATIONS,
   ...VARIATION_OPERATIONS,
   ...HIERARCHY_OPERATIONS,
   ...JOB_OPERATIONS,

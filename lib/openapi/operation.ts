@@ -1,3 +1,4 @@
+import { pageParameterSchemas } from '../pagination/index';
 import type { Schema } from '../schema/index';
 
 export interface Parameter {
@@ -16,10 +17,12 @@ export const OPERATION_TAGS = [
   'Catalog',
   'Catalog publishing',
   'Files',
+  'Currencies',
   'Products',
   'Variations',
   'Hierarchies',
   'Jobs',
+  'Price books',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 
@@ -43,4 +46,33 @@ export interface HeaderSpec {
   description: string;
   schema: Schema;
   required?: boolean;
+}
+
+/** A path parameter naming one resource of the store: an unknown id or another store's answers 404. */
+export function pathIdParameter(name: string, what: string): Parameter {
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: `The ${what}. An unknown id or another store's answers 404.`,
+    schema: { type: 'string' },
+  };
+}
+
+/** A list response: `data` (items of `item`), `links` and `meta`. */
+export function listDocumentSchema(item: Schema): Schema {
+  return {
+    type: 'object',
+    required: ['data', 'links', 'meta'],
+    properties: { data: { type: 'array', items: item }, links: { type: 'object' }, meta: { type: 'object' } },
+  };
+}
+
+/** `page[limit]` and `page[offset]` of a list whose page length defaults to `defaultLimit`. */
+export function pageParameters(defaultLimit: number): Parameter[] {
+  const schemas = pageParameterSchemas({ defaultLimit });
+  return [
+    { name: 'page[limit]', in: 'query', schema: schemas.limit },
+    { name: 'page[offset]', in: 'query', schema: schemas.offset },
+  ];
 }

@@ -17,11 +17,13 @@ import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { publishRelease } from '../../lib/catalog/publisher';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import { tokenRepository } from '../../lib/store/token-repository';
@@ -31,10 +33,12 @@ import { childrenRelease, LEAF_NODE, LIVE_CHILDREN, PARENT, ROOT_NODE } from '..
 import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
 import {
   failedRelease,
+  newCurrency,
   newFile,
   newPcmCatalog,
   newPcmHierarchy,
   newPcmProduct,
+  newPricebook,
   newVariationTree,
 } from '../support/pcm-fixtures';
 
@@ -171,6 +175,18 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /v2/files': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
   'GET /v2/files/{file_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /v2/files/{file_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // The currencies API: admin only. B's token creates and lists in B's store; A's currencies are 404 to it.
+  'POST /v2/currencies': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /v2/currencies': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // Price books: admin only; A's are 404 to B's token.
+  'POST /pcm/pricebooks': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
+  'GET /pcm/pricebooks': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   // The product API: admin only. B's token creates (the same sku as A's, skus are per store) and lists in B's store.
   'POST /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -258,6 +274,10 @@ interface Tenant {
   fileId: string;
   /** A product of the product API that no successful cell touches (sku `victim`). */
   productId: string;
+  /** The store's first currency (so its default, `VIC`): no successful cell touches it. */
+  currencyId: string;
+  /** A price book (`victim`) no successful cell touches. */
+  pricebookId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -273,6 +293,7 @@ let tokens: Record<Kind, Record<string, string>>;
 const createdKeyIds: Partial<Record<Kind, string>> = {};
 const createdCatalogIds: Partial<Record<Kind, string>> = {};
 const createdFileIds: Partial<Record<Kind, string>> = {};
+const createdCurrencyIds: Partial<Record<Kind, string>> = {};
 /** A's file the own-admin cell deletes. */
 let aDisposableFileId: string;
 /** The file the own-admin cells of the product's file relationships name (on aEditableProductId). */
@@ -366,6 +387,8 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     releaseId: await failedRelease(test.store.id, catalogId),
     fileId: await newFile(test.store.id, `https://cdn.example.com/${label}/victim.png`),
     productId: await newPcmProduct(test.store.id, `${label} victim`, 'victim'),
+    currencyId: await newCurrency(test.store.id, 'VIC'),
+    pricebookId: await newPricebook(test.store.id, 'victim'),
   };
 }
 
@@ -393,6 +416,15 @@ let aStoreBefore: { key_count: number; reserved_rate_limit_total: number };
 let aCatalogBefore: unknown;
 let aReleaseBefore: unknown;
 let aFileBefore: unknown;
+let aCurrenciesBefore: unknown;
+/** A's currencies the own-admin cells may change (PUT) and delete (DELETE). */
+let aEditableCurrencyId: string;
+let aDisposableCurrencyId: string;
+/** A's price books the own-admin cells may rename (PUT) and delete (DELETE). */
+let aEditablePricebookId: string;
+let aDisposablePricebookId: string;
+let aPricebookBefore: unknown;
+const createdPricebookIds: Partial<Record<Kind, string>> = {};
 
 // Two stores with published releases: seconds on a loaded machine (the default 5 s hook limit failed there).
 beforeAll(async () => {
@@ -449,6 +481,10 @@ beforeAll(async () => {
   aJobId = (await enqueueJob(aStoreId, 'product-import', {}, 'isolation')).id;
   aCancellableJobId = (await enqueueJob(aStoreId, 'product-import', {}, 'isolation')).id;
   aJobBefore = await jobRepository.get(aStoreId, aJobId);
+  aEditableCurrencyId = await newCurrency(aStoreId, 'EDT');
+  aDisposableCurrencyId = await newCurrency(aStoreId, 'DSP');
+  aEditablePricebookId = await newPricebook(aStoreId, 'editable');
+  aDisposablePricebookId = await newPricebook(aStoreId, 'disposable');
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -475,6 +511,8 @@ beforeAll(async () => {
   aCatalogBefore = await pcmRepository.getCatalog(aStoreId, a.catalogId);
   aReleaseBefore = await pcmRepository.getRelease(aStoreId, a.catalogId, a.releaseId);
   aFileBefore = await fileRepository.get(aStoreId, a.fileId);
+  aCurrenciesBefore = await currencyRepository.list(aStoreId);
+  aPricebookBefore = await pricebookRepository.get(aStoreId, a.pricebookId);
   aIds = [
     a.test.store.id,
     a.test.keyId,
@@ -505,6 +543,12 @@ beforeAll(async () => {
     aDisposableProductId,
     aJobId,
     aCancellableJobId,
+    a.currencyId,
+    aEditableCurrencyId,
+    aDisposableCurrencyId,
+    a.pricebookId,
+    aEditablePricebookId,
+    aDisposablePricebookId,
   ];
 }, 60_000);
 
@@ -674,6 +718,42 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'GET /v2/files/{file_id}': () => ({ params: { file_id: a.fileId } }),
   'DELETE /v2/files/{file_id}': (kind) => ({
     params: { file_id: kind === 'own-admin' ? aDisposableFileId : a.fileId },
+  }),
+  'POST /v2/currencies': () => ({
+    body: {
+      data: {
+        type: 'currency',
+        code: 'NEW',
+        exchange_rate: 1,
+        format: '{price} new',
+        decimal_point: '.',
+        thousand_separator: ',',
+        decimal_places: 2,
+        default: false,
+        enabled: true,
+      },
+    },
+  }),
+  'GET /v2/currencies': () => ({}),
+  'GET /v2/currencies/{currency_id}': () => ({ params: { currency_id: a.currencyId } }),
+  'PUT /v2/currencies/{currency_id}': (kind) => ({
+    params: { currency_id: kind === 'own-admin' ? aEditableCurrencyId : a.currencyId },
+    body: { data: { type: 'currency', format: `${kind} {price}` } },
+  }),
+  'DELETE /v2/currencies/{currency_id}': (kind) => ({
+    params: { currency_id: kind === 'own-admin' ? aDisposableCurrencyId : a.currencyId },
+  }),
+  'POST /pcm/pricebooks': (kind) => ({
+    body: { data: { type: 'pricebook', attributes: { name: `created by ${kind}` } } },
+  }),
+  'GET /pcm/pricebooks': () => ({}),
+  'GET /pcm/pricebooks/{pricebook_id}': () => ({ params: { pricebook_id: a.pricebookId } }),
+  'PUT /pcm/pricebooks/{pricebook_id}': (kind) => ({
+    params: { pricebook_id: kind === 'own-admin' ? aEditablePricebookId : a.pricebookId },
+    body: { data: { type: 'pricebook', attributes: { name: `renamed by ${kind}` } } },
+  }),
+  'DELETE /pcm/pricebooks/{pricebook_id}': (kind) => ({
+    params: { pricebook_id: kind === 'own-admin' ? aDisposablePricebookId : a.pricebookId },
   }),
   'POST /pcm/products': (kind) => ({
     body: { data: { type: 'product', attributes: { name: `created by ${kind}`, sku: 'created' } } },
@@ -872,6 +952,8 @@ const PRODUCT_NOT_FOUND = 'product not found in the catalog';
 function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
+  if (path.startsWith('/v2/currencies/')) return 'currency not found';
+  if (path.startsWith('/pcm/pricebooks/')) return 'price book not found';
   if (path.startsWith('/pcm/products/')) return 'product not found';
   if (path.startsWith('/pcm/hierarchies/')) return 'hierarchy not found';
   if (path.startsWith('/pcm/jobs/')) return 'job not found';
@@ -1054,6 +1136,59 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'DELETE /v2/files/{file_id}': async () => {
     expect(await fileRepository.get(a.test.store.id, aDisposableFileId)).toBeUndefined();
+  },
+  'POST /v2/currencies': (kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'currency', code: 'NEW', default: false });
+    createdCurrencyIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/currencies': async (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await currencyRepository.list(tenant.test.store.id);
+    const ids = res.body.data.map((currency: { id: string }) => currency.id);
+    expect(ids).toEqual(stored.map((currency) => currency.id));
+    expect(ids).toContain(tenant.currencyId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.currencyId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/currencies/{currency_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.currencyId, code: 'VIC', default: true });
+  },
+  'PUT /v2/currencies/{currency_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditableCurrencyId,
+      code: 'EDT',
+      format: 'own-admin {price}',
+    });
+  },
+  'DELETE /v2/currencies/{currency_id}': async () => {
+    expect(await currencyRepository.get(a.test.store.id, aDisposableCurrencyId)).toBeUndefined();
+  },
+  'POST /pcm/pricebooks': (kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'pricebook', attributes: { name: `created by ${kind}` } });
+    createdPricebookIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/pricebooks': async (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await pricebookRepository.page(tenant.test.store.id, { limit: 100, offset: 0 });
+    const ids = res.body.data.map((book: { id: string }) => book.id);
+    expect(ids).toEqual(stored.pricebooks.map((book) => book.id));
+    expect(ids).toContain(tenant.pricebookId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.pricebookId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/pricebooks/{pricebook_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.pricebookId, attributes: { name: 'victim' } });
+  },
+  'PUT /pcm/pricebooks/{pricebook_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditablePricebookId,
+      attributes: { name: 'renamed by own-admin' },
+    });
+  },
+  'DELETE /pcm/pricebooks/{pricebook_id}': async () => {
+    expect(await pricebookRepository.get(a.test.store.id, aDisposablePricebookId)).toBeUndefined();
   },
   'POST /pcm/products': (kind, res) => {
     expect(res.body.data).toMatchObject({
@@ -1319,6 +1454,42 @@ describe("another store's ids with A's admin token", () => {
       (t) => ({ params: { id: t === 'b' ? b.victimKeyId : randomUUID() } }),
     ],
     ['GET', '/v2/files/{file_id}', (t) => ({ params: { file_id: t === 'b' ? b.fileId : randomUUID() } })],
+    [
+      'GET',
+      '/v2/currencies/{currency_id}',
+      (t) => ({ params: { currency_id: t === 'b' ? b.currencyId : randomUUID() } }),
+    ],
+    [
+      'PUT',
+      '/v2/currencies/{currency_id}',
+      (t) => ({
+        params: { currency_id: t === 'b' ? b.currencyId : randomUUID() },
+        body: { data: { type: 'currency', format: 'changed by A {price}' } },
+      }),
+    ],
+    [
+      'GET',
+      '/pcm/pricebooks/{pricebook_id}',
+      (t) => ({ params: { pricebook_id: t === 'b' ? b.pricebookId : randomUUID() } }),
+    ],
+    [
+      'PUT',
+      '/pcm/pricebooks/{pricebook_id}',
+      (t) => ({
+        params: { pricebook_id: t === 'b' ? b.pricebookId : randomUUID() },
+        body: { data: { type: 'pricebook', attributes: { name: 'renamed by A' } } },
+      }),
+    ],
+    [
+      'DELETE',
+      '/pcm/pricebooks/{pricebook_id}',
+      (t) => ({ params: { pricebook_id: t === 'b' ? b.pricebookId : randomUUID() } }),
+    ],
+    [
+      'DELETE',
+      '/v2/currencies/{currency_id}',
+      (t) => ({ params: { currency_id: t === 'b' ? b.currencyId : randomUUID() } }),
+    ],
     ['DELETE', '/v2/files/{file_id}', (t) => ({ params: { file_id: t === 'b' ? b.fileId : randomUUID() } })],
     [
       'GET',
@@ -1358,6 +1529,8 @@ describe("another store's ids with A's admin token", () => {
         b.realmId,
         b.initialPrefix,
         b.fileId,
+        b.currencyId,
+        b.pricebookId,
       ]);
     },
   );
@@ -1529,6 +1702,39 @@ describe('after the matrix', () => {
     const files = await fileRepository.all(a.test.store.id);
     expect(files.map((file) => file.id)).toEqual([a.fileId, aLinkedFileId, createdFileIds['own-admin']]);
     expect(await fileRepository.count(a.test.store.id)).toBe(3);
+  });
+
+  it("left A's victim currency as it was, and holds exactly A's expected currencies", async () => {
+    const currencies = await currencyRepository.list(a.test.store.id);
+    expect(currencies.map((currency) => currency.code)).toEqual(['VIC', 'EDT', 'NEW']);
+    const victim = (aCurrenciesBefore as typeof currencies).find((currency) => currency.id === a.currencyId);
+    expect(currencies[0]).toEqual(victim);
+    expect(currencies[2]?.id).toBe(createdCurrencyIds['own-admin']);
+  });
+
+  it("put B's admin-created currency in B's store, and left B's currency after A's token aimed at it", async () => {
+    const currencies = await currencyRepository.list(b.test.store.id);
+    expect(currencies.map((currency) => [currency.id, currency.format, currency.default])).toEqual([
+      [b.currencyId, 'VIC {price}', true],
+      [createdCurrencyIds['other-admin'], '{price} new', false],
+    ]);
+  });
+
+  it("left A's victim price book as it was, and holds exactly A's expected price books", async () => {
+    const storeId = a.test.store.id;
+    expect(await pricebookRepository.get(storeId, a.pricebookId)).toEqual(aPricebookBefore);
+    const { pricebooks, total } = await pricebookRepository.page(storeId, { limit: 100, offset: 0 });
+    expect(pricebooks.map((book) => book.name)).toEqual([
+      'victim',
+      'renamed by own-admin',
+      'created by own-admin',
+    ]);
+    expect(total).toBe(3);
+    const { pricebooks: bBooks } = await pricebookRepository.page(b.test.store.id, { limit: 100, offset: 0 });
+    expect(bBooks.map((book) => [book.id, book.name])).toEqual([
+      [b.pricebookId, 'victim'],
+      [createdPricebookIds['other-admin'], 'created by other-admin'],
+    ]);
   });
 
   it("put B's admin-created file in B's store and left B's file after A's token aimed at it", async () => {

@@ -3,17 +3,26 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
 import { closeServer, createGatewayServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
-import { newPcmCatalog, newPcmHierarchy, newPcmProduct, newVariationTree } from '../support/pcm-fixtures';
+import {
+  newCurrency,
+  newPcmCatalog,
+  newPcmHierarchy,
+  newPcmProduct,
+  newPricebook,
+  newVariationTree,
+} from '../support/pcm-fixtures';
 import { rawRequest } from '../support/raw-request';
 
 /*
@@ -100,6 +109,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let adminToken: string;
   let catalogId: string;
   let productId: string;
+  let currencyId: string;
+  let pricebookId: string;
   let variation: { variationId: string; optionId: string; modifierId: string };
   let hierarchyId: string;
   let before: unknown;
@@ -111,6 +122,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     catalogs: await pcmRepository.listCatalogs(store.store.id),
     releases: await catalogRepository.listReleases(store.store.id),
     files: await fileRepository.all(store.store.id),
+    currencies: await currencyRepository.list(store.store.id),
+    pricebooks: await pricebookRepository.page(store.store.id, { limit: 100, offset: 0 }),
     products: await productRepository.all(store.store.id),
     jobs: await jobRepository.page(store.store.id, { limit: 100, offset: 0 }),
     variations: await variationRepository.listVariations(store.store.id),
@@ -129,6 +142,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     adminToken = await tokenFor(store);
     catalogId = await newPcmCatalog(store.store.id, 'Encoding', { catalog: { name: 'Kept' }, products: [] });
     productId = await newPcmProduct(store.store.id, 'Encoding', 'ENCODING');
+    currencyId = await newCurrency(store.store.id, 'ENC');
+    pricebookId = await newPricebook(store.store.id, 'Encoding');
     variation = await newVariationTree(store.store.id, 'Encoding');
     hierarchyId = await newPcmHierarchy(store.store.id, 'Encoding');
     before = await state();
@@ -163,6 +178,10 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'POST /pcm/catalogs/{catalog_id}/releases application/json',
       'POST /v2/files application/json',
       `POST /v2/files multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
+      'POST /v2/currencies application/json',
+      'PUT /v2/currencies/{currency_id} application/json',
+      'POST /pcm/pricebooks application/json',
+      'PUT /pcm/pricebooks/{pricebook_id} application/json',
       'POST /pcm/products application/json',
       'PUT /pcm/products/{product_id} application/json',
       'POST /pcm/products/{product_id}/relationships/main_image application/json',
@@ -195,6 +214,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{mapping_id}', store.store.mapping_id)
       .replace('{catalog_id}', catalogId)
       .replace('{product_id}', productId)
+      .replace('{currency_id}', currencyId)
+      .replace('{pricebook_id}', pricebookId)
       .replace('{variation_id}', variation.variationId)
       .replace('{option_id}', variation.optionId)
       .replace('{modifier_id}', variation.modifierId)

@@ -2,10 +2,12 @@ import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
 import { describeLocation } from '../../lib/files/service';
 import { uuidv7 } from '../../lib/ids';
 import { documentKey } from '../../lib/pcm/publishing';
+import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
 import type { ModifierAttributes } from '../../lib/validation/variation';
@@ -76,6 +78,38 @@ export async function newFile(storeId: string, location: string): Promise<string
     ...describeLocation(location),
     created_at: new Date().toISOString(),
   });
+  return id;
+}
+
+/** Every field of a currency of `code` (the flat format of `/v2/currencies`), not the default. */
+export const currencyFields = (code: string) => ({
+  code,
+  exchange_rate: 1,
+  format: `${code} {price}`,
+  decimal_point: '.',
+  thousand_separator: ',',
+  decimal_places: 2,
+  default: false,
+  enabled: true,
+});
+
+/**
+ * A currency of the currencies API (`/v2/currencies`) made straight through the repository (its code
+ * claimed and counted, as the API does; the store's first is its default): its id.
+ */
+export async function newCurrency(storeId: string, code: string, makeDefault = false): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  const { default: _default, ...fields } = currencyFields(code);
+  await currencyRepository.create(storeId, { id, ...fields, created_at: at, updated_at: at }, makeDefault);
+  return id;
+}
+
+/** A price book made straight through the repository (its name claimed and counted, as the API does): its id. */
+export async function newPricebook(storeId: string, name: string): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await pricebookRepository.create(storeId, { id, name, created_at: at, updated_at: at });
   return id;
 }
 

@@ -69,8 +69,10 @@ describe('write routes', () => {
     expect(writers.sort()).toEqual([
       'create-access-token',
       'create-application-key',
+      'create-currency',
       'create-file',
       'delete-application-key',
+      'delete-currency',
       'delete-file',
       'pcm-build-child-products',
       'pcm-cancel-job',
@@ -78,6 +80,7 @@ describe('write routes', () => {
       'pcm-create-document-upload',
       'pcm-create-hierarchy',
       'pcm-create-option-modifier',
+      'pcm-create-pricebook',
       'pcm-create-product',
       'pcm-create-product-variations',
       'pcm-create-release',
@@ -86,6 +89,7 @@ describe('write routes', () => {
       'pcm-delete-catalog',
       'pcm-delete-hierarchy',
       'pcm-delete-option-modifier',
+      'pcm-delete-pricebook',
       'pcm-delete-product',
       'pcm-delete-product-variations',
       'pcm-delete-release',
@@ -97,6 +101,7 @@ describe('write routes', () => {
       'pcm-update-catalog',
       'pcm-update-hierarchy',
       'pcm-update-option-modifier',
+      'pcm-update-pricebook',
       'pcm-update-product',
       'pcm-update-product-variations',
       'pcm-update-variation',
@@ -104,6 +109,7 @@ describe('write routes', () => {
       'pcm-write-product-files',
       'pcm-write-product-main-image',
       'update-application-key',
+      'update-currency',
       'update-merchant-realm-mapping',
     ]);
     for (const name of writers) {

@@ -15,7 +15,7 @@ describe('openapi.json', () => {
 
   it('is titled by every part of the API it describes, not by the first operations alone', () => {
     expect(document.info.title).toBe(
-      'Commerce API: authentication, application keys, merchant realm mappings, catalog, catalog publishing, files, products, variations, hierarchies and jobs',
+      'Commerce API: authentication, application keys, merchant realm mappings, catalog, catalog publishing, files, currencies, products, variations, hierarchies, jobs and price books',
     );
     expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
       'Authentication',
@@ -24,10 +24,12 @@ describe('openapi.json', () => {
       'Catalog',
       'Catalog publishing',
       'Files',
+      'Currencies',
       'Products',
       'Variations',
       'Hierarchies',
       'Jobs',
+      'Price books',
     ]);
   });
 
