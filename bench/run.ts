@@ -14,6 +14,7 @@ import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib
 import { mappingsTable, tableName } from '../lib/store/schema';
 import { tokenRepository } from '../lib/store/token-repository';
 import { parseCli, usageError } from '../local/cli';
+import { currencyFields, newCurrency } from '../test/support/pcm-fixtures';
 import { type AuthoringBench, setUpAuthoringBench } from './authoring';
 import { bundleFunctions } from './bundle';
 import type { WorstCaseFigures } from './cache-worst-case';
@@ -81,6 +82,8 @@ interface Fixtures {
   catalog: CatalogBench;
   products: CatalogProductsBench;
   authoring: AuthoringBench;
+  /** The scenario store's one currency (its default). */
+  currencyId: string;
 }
 
 async function setUp(): Promise<Fixtures> {
@@ -108,6 +111,7 @@ async function setUp(): Promise<Fixtures> {
   const products = await setUpCatalogProductsBench(LARGE_PRODUCTS);
   progress('seeding the product API: 200 products');
   const authoring = await setUpAuthoringBench(scenario, COLD_RUNS);
+  const currencyId = await newCurrency(scenario.store.id, 'USD');
   return {
     scenario,
     keyIds,
@@ -116,6 +120,7 @@ async function setUp(): Promise<Fixtures> {
     catalog,
     products,
     authoring,
+    currencyId,
   };
 }
 
@@ -139,8 +144,8 @@ function prefixUpdate(s: Scenario, prefix: string | undefined) {
   });
 }
 
-/** A file id no store has: the files API's reads and deletes by id answer it 404. */
-const UNKNOWN_FILE_ID = '00000000-0000-7000-8000-000000000000';
+/** An id no store has: the files and currencies APIs' reads and deletes by id answer it 404. */
+const UNKNOWN_ID = '00000000-0000-7000-8000-000000000000';
 
 /** A realistic event per function for cold starts: each run gets one (deletes take a fresh key each). */
 function coldStartEvents(
@@ -234,11 +239,39 @@ function coldStartEvents(
     'list-files': { status: 200, event: () => s.event('GET', '/v2/files', { token: admin }) },
     'get-file': {
       status: 404,
-      event: () => s.event('GET', `/v2/files/${UNKNOWN_FILE_ID}`, { token: admin }),
+      event: () => s.event('GET', `/v2/files/${UNKNOWN_ID}`, { token: admin }),
     },
     'delete-file': {
       status: 404,
-      event: () => s.event('DELETE', `/v2/files/${UNKNOWN_FILE_ID}`, { token: admin }),
+      event: () => s.event('DELETE', `/v2/files/${UNKNOWN_ID}`, { token: admin }),
+    },
+    // The currencies API: a store holds at most 10 currencies, fewer than the cold runs, so the create is
+    // timed on the fixture's code again (400, the claim refused in its transaction) and the delete on an
+    // unknown id (404); reads and the update on the fixture currency.
+    'create-currency': {
+      status: 400,
+      event: () =>
+        s.event('POST', '/v2/currencies', {
+          token: admin,
+          body: { data: { type: 'currency', ...currencyFields('USD') } },
+        }),
+    },
+    'list-currencies': { status: 200, event: () => s.event('GET', '/v2/currencies', { token: admin }) },
+    'get-currency': {
+      status: 200,
+      event: () => s.event('GET', `/v2/currencies/${f.currencyId}`, { token: admin }),
+    },
+    'update-currency': {
+      status: 200,
+      event: (run) =>
+        s.event('PUT', `/v2/currencies/${f.currencyId}`, {
+          token: admin,
+          body: { data: { exchange_rate: 1 + run / 100 } },
+        }),
+    },
+    'delete-currency': {
+      status: 404,
+      event: () => s.event('DELETE', `/v2/currencies/${UNKNOWN_ID}`, { token: admin }),
     },
     ...f.products.coldStartEvents,
   };
