@@ -1,9 +1,9 @@
 import type {
   Attributes,
   Node as DocumentNode,
-  Product as DocumentProduct,
   PriceMap1 as DocumentPriceMap,
   PriceModifier as DocumentPriceModifier,
+  Product as DocumentProduct,
   ProductPrice as DocumentProductPrice,
   Sale as DocumentSale,
   Tier as DocumentTier,
@@ -43,7 +43,10 @@ export interface AuthoredPriceModifier {
   currencies: Record<string, AuthoredAmount>;
 }
 
-const entry = (amount: AuthoredAmount) => ({ amount: amount.amount, includes_tax: amount.includes_tax ?? false });
+const entry = (amount: AuthoredAmount) => ({
+  amount: amount.amount,
+  includes_tax: amount.includes_tax ?? false,
+});
 
 /** A currency map without its tiers: `{USD: {amount, includes_tax}}`. */
 export function documentPriceMap(currencies: Record<string, AuthoredAmount>): DocumentPriceMap {
@@ -108,7 +111,10 @@ function window(sale: AuthoredSale): { from: number; to: number } {
  * the sku only inside those bundles, so they never price it alone. `expires` is the chosen sale's end.
  * A scheduled sale that starts later is not in this release: a release is a snapshot.
  */
-export function activeSale(sales: Record<string, AuthoredSale> | undefined, at: Date): DocumentSale | undefined {
+export function activeSale(
+  sales: Record<string, AuthoredSale> | undefined,
+  at: Date,
+): DocumentSale | undefined {
   const now = at.getTime();
   let chosen: { id: string; sale: AuthoredSale; length: number; to: number } | undefined;
   for (const [id, sale] of Object.entries(sales ?? {})) {
@@ -282,7 +288,8 @@ export function documentProduct(product: AuthoredProduct, context: ProductContex
   if (context.price !== undefined) attributes.price = documentPrice(context.price.currencies);
   const sale = context.price === undefined ? undefined : activeSale(context.price.sales, context.at);
   const variationOptions: Record<string, string> = {};
-  for (const variation of product.child_variations ?? []) variationOptions[variation.id] = variation.option.id;
+  for (const variation of product.child_variations ?? [])
+    variationOptions[variation.id] = variation.option.id;
   return {
     id: product.id,
     attributes,
