@@ -518,7 +518,7 @@ export function indexEntry(child: ProductInput, publishedAt: string): ChildIndex
   return {
     id: child.id,
     name: a.name,
-    sku: a.sku,
+    sku: a.sku ?? '',
     slug: a.slug ?? slugFromName(a.name, child.id),
     manufacturer_part_num: a.manufacturer_part_num ?? '',
     upc_ean: a.upc_ean ?? '',

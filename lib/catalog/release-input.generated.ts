@@ -486,7 +486,7 @@ export interface File {
    */
   mime_type: string;
   /**
-   * The size in bytes, 1 or more.
+   * The size in bytes; 0 when unknown (a file authored with `/v2/files` from a `file_location` is never fetched, so its size is not known).
    */
   file_size: number;
   /**
@@ -580,9 +580,9 @@ export interface Attributes {
    */
   description?: string;
   /**
-   * The SKU, unique in the release (checked by the publisher).
+   * The SKU, unique in the release when given (checked by the publisher). A product without one (a bundle, say) is listed and read by id and slug; price books price by sku.
    */
-  sku: string;
+  sku?: string;
   /**
    * The URL label, unique in the release when given (checked by the publisher). Default: the name without accents, in lower case, other runs of characters as one hyphen.
    */

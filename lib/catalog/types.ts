@@ -115,7 +115,7 @@ export interface ReleaseRuleInput {
 export interface ProductAttributesInput {
   name: string;
   description?: string;
-  sku: string;
+  sku?: string;
   slug?: string;
   status: 'live' | 'draft';
   commodity_type?: 'physical' | 'digital';

@@ -254,7 +254,7 @@ function attributes(raw: Input.Attributes, segments: PathSegments, issues: Issue
   }
   const result: ProductAttributesInput = {
     name: raw.name,
-    sku: raw.sku,
+    ...(raw.sku === undefined ? {} : { sku: raw.sku }),
     status: raw.status,
     tags: tags.map(lower),
     price_modifiers: raw.price_modifiers ?? [],

@@ -159,13 +159,29 @@ describe('documentProduct: authored products make a valid document', () => {
       variation_options: { [id(20)]: id(21) },
     });
     expect(childDoc.attributes.commodity_type).toBeUndefined();
+    // A bundle without an sku, as the platform's own runbooks publish one.
+    const bundle = documentProduct(
+      {
+        id: id(12),
+        attributes: {
+          name: 'SKU-less bundle',
+          status: 'live',
+          commodity_type: 'physical',
+          components: { tee: { name: 'Tee', min: 1, max: 1, options: [{ id: id(10), quantity: 1 }] } },
+        },
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      },
+      { node_ids: [id(1)], curated: false, modifiers, at: AT },
+    );
+    expect(bundle.attributes.sku).toBeUndefined();
     const document = {
       catalog: { name: 'Authored' },
       nodes: [{ id: id(1), name: 'Apparel', parent_id: null }],
       price_modifiers: {
         'red-surcharge': { modifier_type: 'price_increment', currencies: { USD: { amount: 100 } } },
       },
-      products: [parentDoc, childDoc],
+      products: [parentDoc, childDoc, bundle],
     };
     const result = validateRelease(document);
     expect(result.ok ? [] : result.issues).toEqual([]);

@@ -169,8 +169,12 @@ describe('files[] and the files products reference', () => {
     ]);
   });
 
+  it('takes a file_size of 0: the size of a file nobody fetched is not known', () => {
+    expect(issuesOf(doc([file(10, { file_size: 0 })]))).toEqual([]);
+  });
+
   it.each([
-    [0, 'range'],
+    [-1, 'range'],
     [-5, 'range'],
     [1.5, 'integer'],
     ['100', 'integer'],

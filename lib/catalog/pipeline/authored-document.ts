@@ -265,7 +265,7 @@ export function documentProduct(product: AuthoredProduct, context: ProductContex
   const source = product.attributes;
   const attributes: Attributes = {
     name: source.name,
-    sku: source.sku as string,
+    ...(source.sku ? { sku: source.sku } : {}),
     status: source.status,
     ...(product.parent_id === undefined ? { commodity_type: source.commodity_type } : {}),
     ...(source.slug ? { slug: source.slug } : {}),
