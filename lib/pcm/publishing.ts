@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startReleaseWorkflow } from '../catalog/pipeline/start';
-import { type ReleaseExecutionInput, uploadRefused } from '../catalog/pipeline/workflow';
+import { authoredDocumentKey, type ReleaseExecutionInput, uploadRefused } from '../catalog/pipeline/workflow';
 import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/release-settings';
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
@@ -14,8 +14,10 @@ import {
 } from '../store/document-objects';
 import { objectStore } from '../store/object-store';
 import {
+  type AuthoredSources,
   CatalogBusyError,
   CatalogNotFoundError,
+  CatalogSourceError,
   NoDocumentError,
   type PcmCatalog,
   type PcmRelease,
@@ -79,7 +81,10 @@ export async function replaceDocument(
   let replaced: PcmCatalog['document'];
   try {
     for (let attempt = 1; ; attempt += 1) {
-      replaced = (await catalogOf(storeId, catalogId)).document;
+      const catalog = await catalogOf(storeId, catalogId);
+      if (catalog.hierarchy_ids.length > 0)
+        throw new ConflictError(new CatalogSourceError('authored').message);
+      replaced = catalog.document;
       const stored = { ...document, updated_at: new Date().toISOString() };
       if (await pcmRepository.setDocument(storeId, catalogId, stored, caller, replaced?.key ?? null)) break;
       if (attempt === REPLACE_ATTEMPTS) throw new ConflictError('the catalog document changed; try again');
@@ -130,6 +135,7 @@ export async function createDocumentUpload(
     await pcmRepository.setUpload(storeId, catalogId, upload, caller);
   } catch (error) {
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    if (error instanceof CatalogSourceError) throw new ConflictError(error.message);
     throw error;
   }
   return { id, upload_url: url, expires_at };
@@ -233,28 +239,34 @@ export async function createRelease(
     takeOver = catalog.publishing;
     stalledRelease = running;
   }
-  catalog = await takeInUpload(storeId, catalog, caller);
-  if (catalog.document === undefined) {
+  const authored = catalog.hierarchy_ids.length > 0 ? authoredSources(catalog) : undefined;
+  if (authored === undefined) catalog = await takeInUpload(storeId, catalog, caller);
+  if (authored === undefined && catalog.document === undefined) {
     throw new ConflictError(
-      'the catalog has no document: PUT /pcm/catalogs/{catalog_id}/document, or upload one (POST /pcm/catalogs/{catalog_id}/document-uploads), first',
+      'the catalog has no document and names no hierarchies: set its hierarchy_ids, or PUT /pcm/catalogs/{catalog_id}/document (or upload one: POST /pcm/catalogs/{catalog_id}/document-uploads), first',
     );
   }
   const at = new Date();
+  const releaseId = uuidv7(at.getTime());
   const release: PcmRelease = {
     store_id: storeId,
     catalog_id: catalogId,
-    release_id: uuidv7(at.getTime()),
+    release_id: releaseId,
     shards: RELEASE_SHARDS,
     status: 'writing',
     started_at: at.toISOString(),
     heartbeat_at: at.toISOString(),
     state: 'PENDING',
     name: catalog.name,
-    document_key: catalog.document.key,
-    ...(catalog.document.copy_from === undefined ? {} : { copy_from: catalog.document.copy_from }),
-    ...(catalog.document.copy_from === undefined || catalog.document.upload_requested_by === undefined
-      ? {}
-      : { upload_requested_by: catalog.document.upload_requested_by }),
+    ...(authored !== undefined || catalog.document === undefined
+      ? { document_key: authoredDocumentKey({ store_id: storeId, release_id: releaseId }), authored }
+      : {
+          document_key: catalog.document.key,
+          ...(catalog.document.copy_from === undefined ? {} : { copy_from: catalog.document.copy_from }),
+          ...(catalog.document.copy_from === undefined || catalog.document.upload_requested_by === undefined
+            ? {}
+            : { upload_requested_by: catalog.document.upload_requested_by }),
+        }),
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
     percent_completed: 0,
@@ -289,9 +301,21 @@ export async function createRelease(
     release_id: release.release_id,
     document_key: release.document_key,
     ...(release.copy_from === undefined ? {} : { copy_from: release.copy_from }),
+    ...(release.authored === undefined ? {} : { export: true }),
   };
   await startReleaseWorkflow(input);
   return release;
+}
+
+/** What an authored catalog's release publishes: its hierarchies, its price books highest priority first. */
+function authoredSources(catalog: PcmCatalog): AuthoredSources {
+  const books =
+    (catalog.pricebook_ids ?? []).length > 0
+      ? [...(catalog.pricebook_ids ?? [])].sort((a, b) => b.priority - a.priority).map((book) => book.id)
+      : catalog.pricebook_id === null
+        ? []
+        : [catalog.pricebook_id];
+  return { hierarchy_ids: [...catalog.hierarchy_ids], pricebook_ids: books };
 }
 
 function busy(releaseId: string): ConflictError {

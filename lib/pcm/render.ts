@@ -19,6 +19,7 @@ export function renderCatalog(catalog: PcmCatalog, origin: string): Record<strin
       description: catalog.description,
       hierarchy_ids: catalog.hierarchy_ids,
       pricebook_id: catalog.pricebook_id,
+      ...((catalog.pricebook_ids ?? []).length > 0 ? { pricebook_ids: catalog.pricebook_ids } : {}),
       created_at: catalog.created_at,
       updated_at: catalog.updated_at,
       owner: 'store',

@@ -1,16 +1,19 @@
 import { cleanupReleases } from '../catalog/release-cleanup';
-import { ConflictError, NotFoundError } from '../http/errors';
+import { ApiError, ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { catalogRepository } from '../store/catalog-repository';
+import { hierarchyRepository } from '../store/hierarchy-repository';
 import {
   CatalogBusyError,
   CatalogLimitError,
   CatalogNotFoundError,
+  CatalogSourceError,
   type PcmCatalog,
   type PcmRelease,
   pcmRepository,
 } from '../store/pcm-repository';
+import { pricebookRepository } from '../store/pricebook-repository';
 import type { CatalogAttributes } from '../validation/pcm-catalog';
 import { releaseState } from './render';
 
@@ -24,18 +27,59 @@ export async function catalogOf(storeId: string, catalogId: string): Promise<Pcm
   return catalog;
 }
 
+/**
+ * 422 when a hierarchy or price book the attributes name is not the store's (`data.attributes.<field>[i]`).
+ * A hierarchy or book deleted later fails the next release instead (lib/catalog/pipeline/export.ts).
+ */
+async function checkSources(storeId: string, attributes: CatalogAttributes): Promise<void> {
+  const at = 'data.attributes';
+  const hierarchies = attributes.hierarchy_ids ?? [];
+  const found = await Promise.all(hierarchies.map((id) => hierarchyRepository.get(storeId, id)));
+  const missing = found.indexOf(undefined);
+  if (missing >= 0) {
+    throw new ApiError(422, 'names no hierarchy of the store', { source: `${at}.hierarchy_ids[${missing}]` });
+  }
+  const books = [
+    ...(attributes.pricebook_id ? [{ id: attributes.pricebook_id, source: `${at}.pricebook_id` }] : []),
+    ...(attributes.pricebook_ids ?? []).map((book, i) => ({
+      id: book.id,
+      source: `${at}.pricebook_ids[${i}].id`,
+    })),
+  ];
+  const booksFound = await Promise.all(books.map((book) => pricebookRepository.get(storeId, book.id)));
+  const absent = booksFound.indexOf(undefined);
+  if (absent >= 0) {
+    throw new ApiError(422, 'names no price book of the store', { source: books[absent]?.source as string });
+  }
+}
+
+/** A catalog takes one price book or several by priority: setting either clears the other. */
+function pricebookChanges(attributes: CatalogAttributes): Partial<PcmCatalog> {
+  if (attributes.pricebook_ids !== undefined && attributes.pricebook_ids.length > 0)
+    return { pricebook_ids: attributes.pricebook_ids, pricebook_id: null };
+  if (attributes.pricebook_id !== undefined && attributes.pricebook_id !== null)
+    return { pricebook_id: attributes.pricebook_id, pricebook_ids: [] };
+  return {
+    ...(attributes.pricebook_id === undefined ? {} : { pricebook_id: null }),
+    ...(attributes.pricebook_ids === undefined ? {} : { pricebook_ids: [] }),
+  };
+}
+
 export async function createCatalog(
   storeId: string,
   attributes: CatalogAttributes & { name: string },
   caller: WriteCaller,
 ): Promise<PcmCatalog> {
+  await checkSources(storeId, attributes);
   const at = new Date().toISOString();
   const catalog: PcmCatalog = {
     id: uuidv7(),
     name: attributes.name,
     description: attributes.description ?? '',
     hierarchy_ids: attributes.hierarchy_ids ?? [],
-    pricebook_id: attributes.pricebook_id ?? null,
+    pricebook_id: null,
+    pricebook_ids: [],
+    ...pricebookChanges(attributes),
     created_at: at,
     updated_at: at,
   };
@@ -54,10 +98,21 @@ export async function updateCatalog(
   changes: CatalogAttributes,
   caller: WriteCaller,
 ): Promise<PcmCatalog> {
+  await checkSources(storeId, changes);
+  const { pricebook_id: _one, pricebook_ids: _several, ...rest } = changes;
   try {
-    await pcmRepository.updateCatalog(storeId, catalogId, changes, new Date().toISOString(), caller);
+    await pcmRepository.updateCatalog(
+      storeId,
+      catalogId,
+      { ...rest, ...pricebookChanges(changes) },
+      new Date().toISOString(),
+      caller,
+    );
   } catch (error) {
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+    if (error instanceof CatalogSourceError) {
+      throw new ConflictError(error.message, 'data.attributes.hierarchy_ids');
+    }
     throw error;
   }
   return catalogOf(storeId, catalogId);

@@ -24,6 +24,8 @@ export interface PcmCatalog {
   description: string;
   hierarchy_ids: string[];
   pricebook_id: string | null;
+  /** Several price books by priority (the highest first wins a sku); empty or absent with `pricebook_id`. */
+  pricebook_ids?: PrioritizedPricebook[];
   created_at: string;
   updated_at: string;
   /**
@@ -64,6 +66,12 @@ export interface ReleaseIssue {
   message: string;
 }
 
+/** What an authored catalog's release publishes: its hierarchies in order, its price books by priority. */
+export interface AuthoredSources {
+  hierarchy_ids: string[];
+  pricebook_ids: string[];
+}
+
 /** What the API says of a release (EPCC's `meta.release_status`). */
 export type ReleaseState = 'PENDING' | 'IN_PROGRESS' | 'PUBLISHED' | 'FAILED';
 
@@ -76,6 +84,11 @@ export interface PcmRelease extends ReleaseMarker {
   copy_from?: string;
   /** The application key that asked for that upload: Validate refuses the copy once it is deleted. */
   upload_requested_by?: string;
+  /**
+   * An authored catalog's release: the hierarchies and price books (highest priority first) it publishes,
+   * as the catalog named them when the release was created; Export writes them out as `document_key`.
+   */
+  authored?: AuthoredSources;
   created_at: string;
   updated_at: string;
   /** Items the release writes (known once derived) and written so far: `percent_completed`. */
@@ -115,9 +128,30 @@ export class CatalogLimitError extends Error {
 export class NoDocumentError extends Error {
   override name = 'NoDocumentError';
 }
+/**
+ * A catalog publishes one source: its hierarchies (authored) or its document. `authored`: a document or
+ * upload was refused because the catalog names hierarchies; `document`: hierarchies were refused because
+ * the catalog has a document (or an upload pending).
+ */
+export class CatalogSourceError extends Error {
+  override name = 'CatalogSourceError';
+  constructor(readonly source: 'authored' | 'document') {
+    super(
+      source === 'authored'
+        ? 'the catalog names hierarchies: a release publishes them, not a document (set hierarchy_ids to [] to publish documents)'
+        : 'the catalog publishes a document: it cannot name hierarchies (create another catalog for authored data)',
+    );
+  }
+}
 
 /** The fields of a catalog its merchant changes (`PUT /pcm/catalogs/{catalog_id}`). */
-const CATALOG_ATTRIBUTES = ['name', 'description', 'hierarchy_ids', 'pricebook_id'] as const;
+const CATALOG_ATTRIBUTES = ['name', 'description', 'hierarchy_ids', 'pricebook_id', 'pricebook_ids'] as const;
+
+/** A price book of a catalog with its priority: of the books with a price for a sku, the highest wins. */
+export interface PrioritizedPricebook {
+  id: string;
+  priority: number;
+}
 
 const PCM_PREFIX = 'PCM#';
 export const pcmKeys = {
@@ -306,6 +340,10 @@ function writeDocument(
     values[':upload'] = takes;
     conditions.push('#upload.#key = :upload');
   }
+  // An authored catalog (one naming hierarchies) publishes its hierarchies, never a document.
+  names['#hierarchies'] = 'hierarchy_ids';
+  values[':none'] = 0;
+  conditions.push('(attribute_not_exists(#hierarchies) OR size(#hierarchies) = :none)');
   if (replaces === null) conditions.push('attribute_not_exists(#doc)');
   if (typeof replaces === 'string') {
     values[':replaces'] = replaces;
@@ -388,7 +426,9 @@ export const pcmRepository = {
   async updateCatalog(
     storeId: string,
     catalogId: string,
-    changes: Partial<Pick<PcmCatalog, 'name' | 'description' | 'hierarchy_ids' | 'pricebook_id'>>,
+    changes: Partial<
+      Pick<PcmCatalog, 'name' | 'description' | 'hierarchy_ids' | 'pricebook_id' | 'pricebook_ids'>
+    >,
     at: string,
     caller?: WriteCaller,
   ): Promise<void> {
@@ -398,6 +438,9 @@ export const pcmRepository = {
     // `publishing`, `document`, `pk`...), none of which a caller may set.
     const attributes = CATALOG_ATTRIBUTES.map((field): [string, unknown] => [field, changes[field]]);
     const sets = ['#updated = :updated', ...assignments(attributes, names, values)];
+    // Hierarchies make a catalog authored: not while it has a document or an upload pending.
+    const authored = (changes.hierarchy_ids ?? []).length > 0;
+    if (authored) Object.assign(names, { '#doc': 'document', '#upload': 'upload' });
     const codes = await transact(
       [
         {
@@ -405,7 +448,9 @@ export const pcmRepository = {
             TableName: tableName('products'),
             Key: pcmKey(storeId, catalogId),
             UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: 'attribute_exists(pk)',
+            ConditionExpression: authored
+              ? 'attribute_exists(pk) AND attribute_not_exists(#doc) AND attribute_not_exists(#upload)'
+              : 'attribute_exists(pk)',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
           },
@@ -413,7 +458,10 @@ export const pcmRepository = {
       ],
       caller,
     );
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new CatalogNotFoundError(catalogId);
+    if (codes?.[0] === 'ConditionalCheckFailed') {
+      if (authored && (await this.getCatalog(storeId, catalogId))) throw new CatalogSourceError('document');
+      throw new CatalogNotFoundError(catalogId);
+    }
     if (codes) throw new Error(`catalog ${catalogId} could not be updated (${codes.join(', ')})`);
   },
 
@@ -434,12 +482,18 @@ export const pcmRepository = {
 
   /** Records a new pre-signed upload as the catalog's pending one (replacing an earlier one). */
   async setUpload(storeId: string, catalogId: string, upload: PendingUpload, caller?: WriteCaller) {
-    await updateCatalogRecord(
+    const written = await updateCatalogRecord(
       storeId,
       catalogId,
-      { expression: 'SET #upload = :upload', names: { '#upload': 'upload' }, values: { ':upload': upload } },
+      {
+        expression: 'SET #upload = :upload',
+        condition: '(attribute_not_exists(#hierarchies) OR size(#hierarchies) = :none)',
+        names: { '#upload': 'upload', '#hierarchies': 'hierarchy_ids' },
+        values: { ':upload': upload, ':none': 0 },
+      },
       caller,
     );
+    if (!written) throw new CatalogSourceError('authored');
   },
 
   /**
@@ -540,11 +594,19 @@ export const pcmRepository = {
             TableName: table,
             Key: pcmKey(release.store_id, release.catalog_id),
             UpdateExpression: 'SET publishing = :release',
-            ConditionExpression: `attribute_exists(pk) AND #doc.#key = :document AND ${lock}`,
-            ExpressionAttributeNames: { '#doc': 'document', '#key': 'key' },
+            // A document release reads the catalog's document of now; an authored one, its hierarchies.
+            ...(release.authored === undefined
+              ? {
+                  ConditionExpression: `attribute_exists(pk) AND #doc.#key = :document AND ${lock}`,
+                  ExpressionAttributeNames: { '#doc': 'document', '#key': 'key' },
+                }
+              : {
+                  ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#doc) AND size(#hierarchies) > :none AND ${lock}`,
+                  ExpressionAttributeNames: { '#doc': 'document', '#hierarchies': 'hierarchy_ids' },
+                }),
             ExpressionAttributeValues: {
               ':release': release.release_id,
-              ':document': release.document_key,
+              ...(release.authored === undefined ? { ':document': release.document_key } : { ':none': 0 }),
               ...(options.takeOver === undefined ? {} : { ':stalled': options.takeOver }),
             },
           },

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../http/errors';
+import { ApiError, ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { assertValid, boundedText, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
@@ -12,10 +12,13 @@ export const CATALOG_DESCRIPTION_MAX = 1024;
  * (docs/catalog-api.md, the arithmetic).
  */
 export const MAX_CATALOGS_PER_STORE = 50;
-/** Hierarchy ids a catalog may name (recorded; the hierarchies a release serves come from its document). */
+/** Hierarchies a catalog may name: each a hierarchy of the store, its live attached products published. */
 export const MAX_HIERARCHY_IDS = 100;
+/** Price books a catalog may take by priority (the platform's limit). */
+export const MAX_PRICEBOOK_IDS = 5;
 
 const TEXT = boundedText;
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 const ATTRIBUTES: Record<string, Schema> = {
   name: {
@@ -29,16 +32,42 @@ const ATTRIBUTES: Record<string, Schema> = {
   hierarchy_ids: {
     type: 'array',
     maxItems: MAX_HIERARCHY_IDS,
-    items: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._~-]+$' },
-    'x-message': `must be a list of at most ${MAX_HIERARCHY_IDS} ids`,
-    description: 'The hierarchies of the catalog, as the platform records them.',
+    items: { type: 'string', format: 'uuid', pattern: UUID_PATTERN },
+    'x-message': `must be a list of at most ${MAX_HIERARCHY_IDS} distinct hierarchy ids`,
+    description:
+      'The hierarchies whose live attached products a release publishes, in display order (the catalog is then authored: it takes no document).',
   },
   pricebook_id: {
     type: ['string', 'null'],
-    maxLength: 64,
-    pattern: '^[A-Za-z0-9._~-]*$',
-    'x-message': 'must be an id or null',
-    description: 'The price book of the catalog, as the platform records it.',
+    format: 'uuid',
+    pattern: UUID_PATTERN,
+    'x-message': 'must be a price book id (a UUID) or null',
+    description: 'The price book that prices the catalog (not with `pricebook_ids`).',
+  },
+  pricebook_ids: {
+    type: 'array',
+    maxItems: MAX_PRICEBOOK_IDS,
+    items: {
+      type: 'object',
+      required: ['id', 'priority'],
+      additionalProperties: false,
+      properties: {
+        id: {
+          type: 'string',
+          format: 'uuid',
+          pattern: UUID_PATTERN,
+          description: 'A price book of the store.',
+        },
+        priority: {
+          type: 'integer',
+          minimum: -2147483648,
+          maximum: 2147483647,
+          description: 'Of the books with a price for a sku, the one with the highest priority prices it.',
+        },
+      },
+    },
+    'x-message': `must be a list of at most ${MAX_PRICEBOOK_IDS} {id, priority}`,
+    description: 'Up to five price books by priority (not with `pricebook_id`).',
   },
 };
 
@@ -69,8 +98,9 @@ export const CATALOG_UPDATE_SCHEMA: Schema = catalogBody({
       { required: ['description'] },
       { required: ['hierarchy_ids'] },
       { required: ['pricebook_id'] },
+      { required: ['pricebook_ids'] },
     ],
-    'x-message': 'needs name, description, hierarchy_ids or pricebook_id',
+    'x-message': 'needs name, description, hierarchy_ids, pricebook_id or pricebook_ids',
   },
 });
 
@@ -97,6 +127,38 @@ export interface CatalogAttributes {
   description?: string;
   hierarchy_ids?: string[];
   pricebook_id?: string | null;
+  pricebook_ids?: { id: string; priority: number }[];
+}
+
+/**
+ * The attributes with ids in lower case; 422 when both `pricebook_id` and `pricebook_ids` are sent, or
+ * `pricebook_ids` names a book twice.
+ */
+function normalised<T extends CatalogAttributes>(attributes: T): T {
+  const at = 'data.attributes';
+  if (attributes.pricebook_id != null && (attributes.pricebook_ids ?? []).length > 0) {
+    throw new ApiError(422, 'send pricebook_id or pricebook_ids, not both', {
+      source: `${at}.pricebook_ids`,
+    });
+  }
+  const hierarchies = (attributes.hierarchy_ids ?? []).map((id) => id.toLowerCase());
+  const again = hierarchies.findIndex((id, i) => hierarchies.indexOf(id) !== i);
+  if (again >= 0) {
+    throw new ApiError(422, 'names a hierarchy already listed', { source: `${at}.hierarchy_ids[${again}]` });
+  }
+  const books = (attributes.pricebook_ids ?? []).map((book) => ({ ...book, id: book.id.toLowerCase() }));
+  const twice = books.findIndex((book, i) => books.findIndex((other) => other.id === book.id) !== i);
+  if (twice >= 0) {
+    throw new ApiError(422, 'names a price book already listed', {
+      source: `${at}.pricebook_ids[${twice}].id`,
+    });
+  }
+  return {
+    ...attributes,
+    ...(attributes.hierarchy_ids ? { hierarchy_ids: hierarchies } : {}),
+    ...(attributes.pricebook_id ? { pricebook_id: attributes.pricebook_id.toLowerCase() } : {}),
+    ...(attributes.pricebook_ids ? { pricebook_ids: books } : {}),
+  };
 }
 
 const validateNew = compileSchema(NEW_CATALOG_SCHEMA);
@@ -108,7 +170,7 @@ export function parseNewCatalog(body: unknown): CatalogAttributes & { name: stri
     validateNew,
     body,
   );
-  return data.attributes;
+  return normalised(data.attributes);
 }
 
 export function parseCatalogUpdate(body: unknown, catalogId: string): CatalogAttributes {
@@ -119,7 +181,7 @@ export function parseCatalogUpdate(body: unknown, catalogId: string): CatalogAtt
   if (data.id !== undefined && data.id.toLowerCase() !== catalogId) {
     throw new ConflictError('data.id must be the id of the path', 'data.id');
   }
-  return data.attributes;
+  return normalised(data.attributes);
 }
 
 /** The optional release body: checked, nothing in it changes what is published. */

@@ -9,7 +9,7 @@ type TableAccess = 'read' | 'readwrite';
  * runs the same step handlers in the same order with the same chunking and concurrency
  * (lib/catalog/pipeline/run-local.ts). `functions/workflow.ts` re-exports it for the stack.
  *
- *   Validate -> (invalid: ReleaseInvalid) -> Plan -> Derive (Distributed Map over the ranges) -> Merge
+ *   (authored catalogs: Export -> (failed: ReleaseInvalid) ->) Validate -> (invalid: ReleaseInvalid) -> Plan -> Derive (Distributed Map over the ranges) -> Merge
  *     -> Write (Distributed Map over the chunk manifest) -> Switch
  *   any error in a step -> Abandon -> ReleaseFailed (or ReleasePublished when the switch had happened)
  */
@@ -26,6 +26,16 @@ export interface WorkflowStepDefinition {
 }
 
 export const WORKFLOW_STEPS = {
+  'release-export': {
+    // products: the authored catalog (hierarchies, nodes, products, prices) and the release; keys: the
+    // store's currencies.
+    tables: { products: 'readwrite', keys: 'read' },
+    bucket: 'readwrite',
+    memoryMb: 1024,
+    timeoutSeconds: 900,
+    description:
+      "Publishing workflow: writes an authored catalog's hierarchies, products and prices out as a document",
+  },
   'release-validate': {
     // keys: read: whether the application key that asked for an upload it copies in still exists.
     tables: { products: 'readwrite', keys: 'read' },
@@ -127,7 +137,13 @@ export interface ReleaseExecutionInput extends ReleaseIds {
    * was uploaded, and a gigabyte's copy takes longer than the API's request may.
    */
   copy_from?: string;
+  /** An authored catalog's release: Export writes its hierarchies, products and prices to `document_key` first. */
+  export?: boolean;
 }
+
+/** Where Export writes an authored catalog's release out as a document (a work file: Switch deletes it). */
+export const authoredDocumentKey = (input: Pick<ReleaseIds, 'store_id' | 'release_id'>) =>
+  `work/${input.store_id}/${input.release_id}/authored.json`;
 
 /** What Validate answers: the input, and whether the document is valid (it records FAILED itself). */
 export interface ValidateOutput extends ReleaseExecutionInput {
