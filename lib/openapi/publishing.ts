@@ -32,6 +32,15 @@ export const PCM_CATALOG_SCHEMA: Schema = {
         description: { type: 'string' },
         hierarchy_ids: { type: 'array', items: { type: 'string' } },
         pricebook_id: { type: ['string', 'null'] },
+        pricebook_ids: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'priority'],
+            properties: { id: { type: 'string', format: 'uuid' }, priority: { type: 'integer' } },
+          },
+          description: 'The price books by priority, when the catalog takes several.',
+        },
         created_at: DATE,
         updated_at: DATE,
         owner: { const: 'store' },
@@ -176,12 +185,16 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'POST /pcm/catalogs': {
     operationId: 'createCatalog',
     summary: 'Create a catalog',
-    description: `An empty catalog: its content is the release document \`PUT …/document\` stores. A store holds at most ${MAX_CATALOGS_PER_STORE} catalogs (409 past it).`,
+    description: `A catalog: authored when it names hierarchies (its releases publish their live attached products, priced from its price books: docs/catalog-api.md), else published from the release document \`PUT …/document\` stores. The hierarchies and price books must be the store's (422). A store holds at most ${MAX_CATALOGS_PER_STORE} catalogs (409 past it).`,
     tag: 'Catalog publishing',
     requestBody: NEW_CATALOG_SCHEMA,
     responses: {
       201: ['The new catalog.', document(PCM_CATALOG_SCHEMA), { Location: LOCATION }],
       409: [`The store has ${MAX_CATALOGS_PER_STORE} catalogs already.`, ERROR_BODY_SCHEMA],
+      422: [
+        'A hierarchy or price book is not the store\'s, one is named twice, or both `pricebook_id` and `pricebook_ids` are sent.',
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'GET /pcm/catalogs': {
@@ -203,13 +216,21 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'PUT /pcm/catalogs/{catalog_id}': {
     operationId: 'updateCatalog',
     summary: 'Update a catalog',
-    description: "Any of its attributes; `data.id`, when given, must be the path's (409 otherwise).",
+    description:
+      "Any of its attributes; `data.id`, when given, must be the path's (409 otherwise). Setting `pricebook_id` clears `pricebook_ids` and the other way round.",
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
     requestBody: CATALOG_UPDATE_SCHEMA,
     responses: {
       200: ['The catalog.', document(PCM_CATALOG_SCHEMA)],
-      409: ['`data.id` is not the id of the path.', ERROR_BODY_SCHEMA],
+      409: [
+        '`data.id` is not the id of the path, or hierarchies for a catalog that has a document (or an upload pending).',
+        ERROR_BODY_SCHEMA,
+      ],
+      422: [
+        'A hierarchy or price book is not the store\'s, one is named twice, or both `pricebook_id` and `pricebook_ids` are sent.',
+        ERROR_BODY_SCHEMA,
+      ],
     },
   },
   'DELETE /pcm/catalogs/{catalog_id}': {
@@ -227,7 +248,10 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
     requestBody: { type: 'object', description: 'A release document (docs/catalog.md).' },
-    responses: { 200: ['The catalog, with the size of its document.', document(PCM_CATALOG_SCHEMA)] },
+    responses: {
+      200: ['The catalog, with the size of its document.', document(PCM_CATALOG_SCHEMA)],
+      409: ['The catalog names hierarchies: it publishes them, not a document.', ERROR_BODY_SCHEMA],
+    },
   },
   'POST /pcm/catalogs/{catalog_id}/document-uploads': {
     operationId: 'createCatalogDocumentUpload',
@@ -235,13 +259,16 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
     description: `For a document over the ${MAX_DOCUMENT_BYTES} bytes \`PUT …/document\` takes: a pre-signed URL to \`PUT\` it straight to object storage, valid for 15 minutes. The catalog's next release takes the uploaded document in as the catalog's document, when it was stored after the current one; an upload never made leaves the document as it is. The upload is not checked when it arrives: invalid JSON fails the release, with the line and column in \`meta.errors\`. A newer upload request replaces an older one. The upload is refused (and discarded) once the application key that asked for it is deleted: its URL may still work, but no release takes its file in. No request body.`,
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
-    responses: { 201: ['Where and how to upload the document.', document(DOCUMENT_UPLOAD_SCHEMA)] },
+    responses: {
+      201: ['Where and how to upload the document.', document(DOCUMENT_UPLOAD_SCHEMA)],
+      409: ['The catalog names hierarchies: it publishes them, not a document.', ERROR_BODY_SCHEMA],
+    },
   },
   'POST /pcm/catalogs/{catalog_id}/releases': {
     operationId: 'publishRelease',
-    summary: "Publish the catalog's document",
+    summary: 'Publish the catalog',
     description:
-      "Answers 201 at once with `release_status` `PENDING`; poll the release: `IN_PROGRESS` with `percent_completed`, then `PUBLISHED` (the catalog serves it) or `FAILED` with `meta.errors`. A document uploaded (`…/document-uploads`) after the current one becomes the catalog's document first. The body is optional.",
+      "Answers 201 at once with `release_status` `PENDING`; poll the release: `IN_PROGRESS` with `percent_completed`, then `PUBLISHED` (the catalog serves it) or `FAILED` with `meta.errors`. An authored catalog (one naming hierarchies) publishes the live products attached to them as they are now, priced from its price books; another publishes its document, and a document uploaded (`…/document-uploads`) after the current one becomes the catalog's document first. The body is optional.",
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
     requestBody: NEW_RELEASE_SCHEMA,
@@ -249,7 +276,7 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
     responses: {
       201: ['The new release.', document(PCM_RELEASE_SCHEMA), { Location: LOCATION }],
       409: [
-        'The catalog has no document, a release of it is being published, or its pending upload was asked for by an application key deleted since (the upload is discarded).',
+        'The catalog has no document and names no hierarchies, a release of it is being published, or its pending upload was asked for by an application key deleted since (the upload is discarded).',
         ERROR_BODY_SCHEMA,
       ],
     },
