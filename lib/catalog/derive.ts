@@ -276,7 +276,7 @@ export function deriveProduct(
   const meta: Record<string, unknown> = {
     catalog_id: context.catalogId,
     catalog_source: 'pim',
-    pricebook_id: document.catalog.pricebook_id,
+    pricebook_id: input.pricebook_id ?? parent?.pricebook_id ?? document.catalog.pricebook_id,
   };
   const nodeIds = input.node_ids.length > 0 ? input.node_ids : (parent?.node_ids ?? []);
   if (nodeIds.length > 0) Object.assign(meta, breadcrumbsFor(nodeIds, paths));
@@ -475,7 +475,7 @@ function componentMeta(
     ...(sale ? { sale_id: sale.id, sale_expires: sale.expires } : {}),
     price: facts.pricing?.currencies ?? {},
     ...priceMeta(facts, currencies, sale),
-    pricebook_id: document.catalog.pricebook_id,
+    pricebook_id: facts.input.pricebook_id ?? facts.parent?.pricebook_id ?? document.catalog.pricebook_id,
     price_modifiers: modifierMap(facts.modifiers, document),
   };
   const shown = componentDisplay(facts, currencies);

@@ -563,6 +563,10 @@ export interface Product {
     [k: string]: Uuid;
   };
   sale?: Sale;
+  /**
+   * The price book this product's price comes from (`meta.pricebook_id`; children without a price of their own show their parent's); default: the catalog's `pricebook_id`.
+   */
+  pricebook_id?: string | null;
 }
 /**
  * The product attributes a release document gives (the input form of the API's product resource), plus `locales`.

@@ -150,6 +150,8 @@ export interface ProductInput {
   /** A child's choice per variation of its parent: variation id -> option id. */
   variation_options: Record<string, string>;
   sale?: Sale;
+  /** The price book its price comes from, when not the catalog's. */
+  pricebook_id?: string;
 }
 
 /**

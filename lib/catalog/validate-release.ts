@@ -336,6 +336,7 @@ export function normaliseProduct(raw: Input.Product, index: number, issues: Issu
         lower(option),
       ]),
     ),
+    ...(raw.pricebook_id == null ? {} : { pricebook_id: raw.pricebook_id }),
     ...(raw.sale === undefined
       ? {}
       : {

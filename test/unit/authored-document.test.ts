@@ -1,3 +1,4 @@
+import { prepareRelease } from '../../lib/catalog/derive';
 import {
   type AuthoredNode,
   type AuthoredProduct,
@@ -7,8 +8,10 @@ import {
   documentProduct,
 } from '../../lib/catalog/pipeline/authored-document';
 import { validateRelease } from '../../lib/catalog/validate-stream';
+import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 
 const AT = new Date('2026-06-15T12:00:00.000Z');
+const BOOK = '0190a0c0-0e00-7000-8000-000000000001';
 const id = (n: number) => `0190a0c0-0a00-7000-8000-${String(n).padStart(12, '0')}`;
 
 describe('documentPrice: a price book price as the document prices it', () => {
@@ -142,7 +145,7 @@ describe('documentProduct: authored products make a valid document', () => {
     const parentDoc = documentProduct(parent, {
       node_ids: [id(1)],
       curated: true,
-      price: { currencies: { USD: { amount: 2500 } } },
+      price: { currencies: { USD: { amount: 2500 } }, pricebook_id: BOOK },
       variations,
       modifiers,
       at: AT,
@@ -185,5 +188,13 @@ describe('documentProduct: authored products make a valid document', () => {
     };
     const result = validateRelease(document);
     expect(result.ok ? [] : result.issues).toEqual([]);
+    if (!result.ok) return;
+    // The book that priced the parent is its meta.pricebook_id, and its child's (which takes its price).
+    const prepared = prepareRelease(result.document, {
+      catalogId: id(99),
+      publishedAt: AT.toISOString(),
+      currencies: DEFAULT_CURRENCIES,
+    });
+    expect(prepared.products.map((p) => p.resource.meta.pricebook_id)).toEqual([BOOK, BOOK, null]);
   });
 });

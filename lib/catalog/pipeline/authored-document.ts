@@ -30,10 +30,11 @@ export interface AuthoredSale {
   currencies: Record<string, AuthoredAmount>;
 }
 
-/** A price book's price of one sku. */
+/** A price book's price of one sku (with the book it came from, when known). */
 export interface AuthoredPrice {
   currencies: Record<string, AuthoredAmount>;
   sales?: Record<string, AuthoredSale>;
+  pricebook_id?: string;
 }
 
 /** A price book's price modifier. */
@@ -301,6 +302,7 @@ export function documentProduct(product: AuthoredProduct, context: ProductContex
     ...(context.variations?.length ? { variations: context.variations } : {}),
     ...(Object.keys(variationOptions).length > 0 ? { variation_options: variationOptions } : {}),
     ...(sale === undefined ? {} : { sale }),
+    ...(context.price?.pricebook_id === undefined ? {} : { pricebook_id: context.price.pricebook_id }),
   };
 }
 
