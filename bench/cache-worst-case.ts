@@ -12,9 +12,9 @@ import {
 import { CHILD_CHUNK_SIZE } from '../lib/catalog/child-index';
 import { generateRelease } from '../lib/catalog/generator';
 import { listChildProducts } from '../lib/catalog/list-children';
-import { checkRelease, publishRelease } from '../lib/catalog/publisher';
 import { ReleaseValidationError } from '../lib/catalog/validate-release';
 import { storeRepository } from '../lib/store/store-repository';
+import { checkRelease, publishRelease } from '../test/support/one-process-publisher';
 import { intOption, progress, round, startBenchDatabase } from './support';
 
 /** Most tags a product may have, as the release schema says. */

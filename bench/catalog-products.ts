@@ -3,7 +3,6 @@ import { issueAccessToken } from '../lib/auth/issue-token';
 import { clearCatalogCaches } from '../lib/catalog/cache';
 import { generateRelease } from '../lib/catalog/generator';
 import { releaseFor } from '../lib/catalog/list-children';
-import { publishRelease } from '../lib/catalog/publisher';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogLookupRepository } from '../lib/store/catalog-lookup-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
@@ -12,6 +11,7 @@ import { tableName } from '../lib/store/schema';
 import { storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
+import { publishRelease } from '../test/support/one-process-publisher';
 import type { OperationBench } from './operations';
 import { measure, progress, round } from './support';
 

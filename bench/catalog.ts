@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { chunksForPage } from '../lib/catalog/child-index';
 import { releaseFor } from '../lib/catalog/list-children';
-import { publishRelease } from '../lib/catalog/publisher';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { createHttpEvent } from '../local/http-event';
+import { publishRelease } from '../test/support/one-process-publisher';
 import {
   benchListChildProducts,
   type ChildListFigures,

@@ -2,7 +2,7 @@ import './silent-logs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { publishRelease } from '../lib/catalog/publisher';
+import { publishRelease } from '../test/support/one-process-publisher';
 import { bundleFunctions } from './bundle';
 import { type ColdStart, type ColdStartPhases, measureColdStart } from './cold-start';
 import { setUpChildList } from './list-child-products';

@@ -2,9 +2,9 @@ import './silent-logs';
 import { handler } from '../functions/list-child-products/handler';
 import { clearAuthCache } from '../lib/auth/authenticate';
 import { clearCatalogCaches } from '../lib/catalog/cache';
-import { publishRelease } from '../lib/catalog/publisher';
 import { catalogCapacity } from '../lib/store/catalog-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
+import { publishRelease } from '../test/support/one-process-publisher';
 import { setUpChildList } from './list-child-products';
 import { measure, progress, round, runAsScript, type Timing } from './support';
 

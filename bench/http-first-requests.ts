@@ -1,7 +1,7 @@
 import { Agent, get } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { publishRelease } from '../lib/catalog/publisher';
 import { freePort } from '../local/dynamodb-local';
+import { publishRelease } from '../test/support/one-process-publisher';
 import { setUpChildList } from './list-child-products';
 import { startProcess, stopProcess } from './local-server';
 import { progress, quantile, round, runAsScript } from './support';

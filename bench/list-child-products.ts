@@ -6,7 +6,7 @@ import { issueAccessToken } from '../lib/auth/issue-token';
 import { clearCatalogCaches } from '../lib/catalog/cache';
 import { CHILD_CHUNK_SIZE } from '../lib/catalog/child-index';
 import { generateRelease } from '../lib/catalog/generator';
-import { buildReleaseItems, publishRelease, RELEASE_SHARDS } from '../lib/catalog/publisher';
+import { RELEASE_SHARDS } from '../lib/catalog/publisher';
 import { validateRelease } from '../lib/catalog/validate-stream';
 import { uuidv7 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
@@ -16,6 +16,7 @@ import { BatchWriteCommand, QueryCommand } from '../lib/store/dynamodb';
 import { tableName } from '../lib/store/schema';
 import { DEFAULT_CURRENCIES, storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
+import { buildReleaseItems, publishRelease } from '../test/support/one-process-publisher';
 import { measure, measurePair, progress, quantile, round, runAsScript, type Timing } from './support';
 
 export interface ChildListRequestFigures {

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { publishRelease } from '../lib/catalog/publisher';
 import { freePort } from '../local/dynamodb-local';
+import { publishRelease } from '../test/support/one-process-publisher';
 import { type LoadFigures, loadAt } from './http-load';
 import { setUpChildList } from './list-child-products';
 import { progress, round, runAsScript } from './support';

@@ -3,7 +3,6 @@ import { issueAccessToken } from '../lib/auth/issue-token';
 import { runChildProductsBuild } from '../lib/builds/build';
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
-import { publishRelease } from '../lib/catalog/publisher';
 import { getConfig } from '../lib/config/index';
 import { toApiError } from '../lib/http/errors';
 import { uuidv4, uuidv7 } from '../lib/ids';
@@ -29,6 +28,7 @@ import { variationRepository } from '../lib/store/variation-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
+import { publishRelease } from '../test/support/one-process-publisher';
 import {
   failedRelease,
   newCurrency,

@@ -2,7 +2,6 @@ import sampleRelease from '../catalog/sample-release.json';
 import { CATALOG } from '../fuzz/world';
 import { clearAuthCache } from '../lib/auth/authenticate';
 import { seededRandom } from '../lib/catalog/generator';
-import { publishRelease } from '../lib/catalog/publisher';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { uuidv4 } from '../lib/ids';
 import {
@@ -19,6 +18,7 @@ import {
   type FaultCounts,
   injectFaults,
 } from '../test/support/faults';
+import { publishRelease } from '../test/support/one-process-publisher';
 import type { Operation, Partition } from './checker/history';
 import {
   type KeyInput,

@@ -1,5 +1,5 @@
 import type { CurrencySettings } from '../store/store-repository';
-import { breadcrumbsFor, resolveNodePaths } from './breadcrumbs';
+import { breadcrumbsFor } from './breadcrumbs';
 import {
   applyModifiers,
   applyModifiersToPricing,
@@ -33,17 +33,6 @@ export interface ReleaseCounts {
   live_children: number;
   standard: number;
   bundles: number;
-}
-
-/** Everything a release stores, derived from a validated document. */
-export interface PreparedRelease {
-  /** Products in document order. */
-  products: StoredProduct[];
-  /** Live children of each parent, in publish (document) order, with their filterable attributes. */
-  childIndex: Map<string, ChildIndexEntry[]>;
-  /** The document's files, rendered in the platform's file shape. */
-  files: FileResource[];
-  counts: ReleaseCounts;
 }
 
 export interface PrepareContext {
@@ -346,55 +335,6 @@ export function countProduct(counts: ReleaseCounts, derived: DerivedProduct): vo
   if (derived.hasParent) counts.children += 1;
   if (derived.types.includes('standard')) counts.standard += 1;
   if (derived.types.includes('bundle')) counts.bundles += 1;
-}
-
-/**
- * Derives what a release stores from a validated document: parent/child links, child
- * prices inherited from the parent with the modifiers applied per currency (tiers and sale prices too),
- * display prices, breadcrumbs, variation matrices, bundle component prices, and each parent's live
- * children in publish order. Children inherit from their parent what they do not set: description,
- * commodity_type, price, sale, extensions, custom_inputs, files, main_image and node_ids.
- */
-export function prepareRelease(document: ReleaseDocument, context: PrepareContext): PreparedRelease {
-  const { paths } = resolveNodePaths(document.nodes);
-  const byId = new Map(document.products.map((product) => [product.id, product]));
-  const childrenOf = new Map<string, ProductInput[]>();
-  for (const product of document.products) {
-    const parentId = product.attributes.base_product_id;
-    if (parentId === undefined) continue;
-    const siblings = childrenOf.get(parentId);
-    if (siblings) siblings.push(product);
-    else childrenOf.set(parentId, [product]);
-  }
-  const families = new Map<string, FamilyFacts & { liveInputs: ProductInput[] }>();
-  for (const [parentId, children] of childrenOf) {
-    const live = children.filter((child) => child.attributes.status === 'live');
-    families.set(parentId, { children: children.length, liveChildren: live.length, live, liveInputs: live });
-  }
-  const scope: DeriveScope = {
-    document,
-    paths,
-    context,
-    product: (id) => byId.get(id),
-    family: (id) => families.get(id),
-  };
-  const cache = new Map<string, Effective>();
-  const counts = emptyCounts();
-  const childIndex = new Map<string, ChildIndexEntry[]>();
-  const products: StoredProduct[] = [];
-  for (const input of document.products) {
-    const derived = deriveProduct(input, scope, cache);
-    products.push(derived.stored);
-    if (derived.isBase) {
-      const live = families.get(input.id)?.liveInputs ?? [];
-      childIndex.set(
-        input.id,
-        live.map((child) => indexEntry(child, context.publishedAt)),
-      );
-    }
-    countProduct(counts, derived);
-  }
-  return { products, childIndex, files: document.files.map(renderFile), counts };
 }
 
 /** `meta.price_modifiers`: the named modifiers of the release, keyed by name. */

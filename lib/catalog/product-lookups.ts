@@ -6,8 +6,7 @@ import {
   type LookupAttribute,
 } from '../store/catalog-lookup-repository';
 import { chunkCache, lookupCache, summaryCache } from './cache';
-import { chunkEntries, decodeChunkMeasured, encodeChunk, HEAP_PER_SERIALIZED_CHAR } from './child-index';
-import type { PreparedRelease } from './derive';
+import { decodeChunkMeasured, HEAP_PER_SERIALIZED_CHAR } from './child-index';
 import type { ChildIndexEntry, ReleaseDocument, ReleaseLayout, StoredProduct } from './types';
 
 /**
@@ -70,35 +69,6 @@ export function indexEntryOf(stored: StoredProduct): ChildIndexEntry {
     tags: (a.tags as string[] | undefined) ?? [],
     updated_at: text(a.updated_at),
   };
-}
-
-/**
- * The items of a release's product indexes (summary, release-wide index chunks, lookups), built from the
- * prepared release at publish time.
- */
-export function productLookupItems(
-  document: ReleaseDocument,
-  prepared: Pick<PreparedRelease, 'products'>,
-  context: { catalogId: string; layout: ReleaseLayout },
-): ReturnType<typeof catalogLookupRepository.summaryItem>[] {
-  const { layout } = context;
-  const entries = prepared.products.filter((stored) => stored.live).map(indexEntryOf);
-  const items = [releaseSummaryItem(document, context, entries.length)];
-  chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
-    items.push(catalogLookupRepository.indexChunkItem(layout, n, encodeChunk(chunk)));
-  });
-  for (const attribute of LOOKUP_ATTRIBUTES) {
-    const byValue = new Map<string, LookupEntry[]>();
-    entries.forEach((entry, pos) => {
-      const value = entry[attribute];
-      if (value === '') return;
-      const list = byValue.get(value);
-      if (list) list.push({ ...entry, pos });
-      else byValue.set(value, [{ ...entry, pos }]);
-    });
-    for (const [value, list] of byValue) items.push(lookupItem(layout, attribute, value, list));
-  }
-  return items;
 }
 
 /** The release summary item: the catalog, its counts and as many root nodes as fit. */

@@ -1,8 +1,8 @@
 import { gateway } from '@elasticpath/js-sdk';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { childrenRelease, id, LEAF_NODE, PARENT, ROOT_NODE } from '../support/catalog-fixtures';
 import { createTestStore, type TestStore } from '../support/fixtures';
 import { type LocalApi, memoryStorage, sdkClient, startLocalApi } from '../support/local-api';
+import { publishRelease } from '../support/one-process-publisher';
 
 /** Nodes and hierarchies over HTTP, through the official SDK unmodified (implicit and client_credentials). */
 

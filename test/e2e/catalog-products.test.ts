@@ -1,4 +1,3 @@
-import { publishRelease } from '../../lib/catalog/publisher';
 import {
   childrenRelease,
   EMPTY_PARENT,
@@ -10,6 +9,7 @@ import {
 } from '../support/catalog-fixtures';
 import { createTestStore, type TestStore } from '../support/fixtures';
 import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
+import { publishRelease } from '../support/one-process-publisher';
 
 /** `GET /catalog`, `GET /catalog/products[/{id}]` over HTTP through the official SDK, unmodified. */
 

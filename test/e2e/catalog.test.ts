@@ -1,4 +1,3 @@
-import { publishRelease } from '../../lib/catalog/publisher';
 import {
   childrenRelease,
   DRAFT_PARENT,
@@ -8,6 +7,7 @@ import {
 } from '../support/catalog-fixtures';
 import { createTestStore, type TestStore } from '../support/fixtures';
 import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
+import { publishRelease } from '../support/one-process-publisher';
 
 let api: LocalApi;
 let store: TestStore;

@@ -1,8 +1,8 @@
-import { publishRelease } from '../../lib/catalog/publisher';
 import { LAMBDA_RESPONSE_BYTES, PAGE_BUDGET_BYTES, PAGE_SIZE } from '../../lib/catalog/size-budget';
 import { createTestStore, type TestStore } from '../support/fixtures';
 import { heaviestAcceptedDescription, PARENT_ID, releaseWithChildren } from '../support/large-catalogs';
 import { type LocalApi, startLocalApi } from '../support/local-api';
+import { publishRelease } from '../support/one-process-publisher';
 
 /*
  * Over HTTP, against both local servers: the heaviest catalog the publisher accepts (100 children with

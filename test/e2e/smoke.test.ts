@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import sampleRelease from '../../catalog/sample-release.json';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { listen } from '../../local/gateway';
 import { DEMO_PARENT_ID } from '../../local/seed';
 import { createTestStore, type TestStore } from '../support/fixtures';
 import { type LocalApi, startLocalApi } from '../support/local-api';
+import { publishRelease } from '../support/one-process-publisher';
 
 const ROOT = join(__dirname, '../..');
 

@@ -4,12 +4,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import sample from '../../catalog/sample-release.json';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { listen } from '../../local/server';
 import { CHROMIUM_ARGS, chromiumPath, warnWithoutChromium } from '../support/chromium';
 import { createTestStore, type TestStore } from '../support/fixtures';
 import { observeExchanges } from '../support/http-tap';
 import { type LocalApi, startLocalApi } from '../support/local-api';
+import { publishRelease } from '../support/one-process-publisher';
 
 /**
  * A storefront in a real browser: a page served from a second origin loads the official SDK's browser

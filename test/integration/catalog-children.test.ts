@@ -1,5 +1,4 @@
 import { clearCatalogCaches } from '../../lib/catalog/cache';
-import { publishRelease } from '../../lib/catalog/publisher';
 import {
   childAttributes,
   childrenRelease,
@@ -14,6 +13,7 @@ import {
   STANDALONE,
 } from '../support/catalog-fixtures';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 let store: TestStore;
 let implicit: string;

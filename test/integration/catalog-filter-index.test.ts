@@ -2,12 +2,12 @@ import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { decodeChunk } from '../../lib/catalog/child-index';
 import { FILTER_INDEX_VERSION } from '../../lib/catalog/filter-index';
 import { generateRelease } from '../../lib/catalog/generator';
-import { publishRelease } from '../../lib/catalog/publisher';
 import type { ChildIndexEntry, ReleaseLayout } from '../../lib/catalog/types';
 import { compileFilter, parseFilter } from '../../lib/filter/index';
 import { catalogRepository, chunkId } from '../../lib/store/catalog-repository';
 import { listChildren } from '../support/catalog-fixtures';
 import { createTestStore, tokenFor } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 /**
  * Filtered child lists of a parent with 1,500 live children (15 index chunks, 3 filter-index buckets per

@@ -9,7 +9,6 @@ import { handler as listNodeProducts } from '../../functions/list-node-products/
 import { handler as listNodes } from '../../functions/list-nodes/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import type { StoredNode } from '../../lib/catalog/hierarchy-items';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { catalogCapacity, catalogRepository } from '../../lib/store/catalog-repository';
 import { id, listChildren } from '../support/catalog-fixtures';
 import {
@@ -21,6 +20,7 @@ import {
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 /** Nodes and hierarchies of a release: every route in-process, on DynamoDB Local. */
 

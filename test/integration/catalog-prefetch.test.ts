@@ -1,9 +1,9 @@
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { clearCatalogCaches, currentRegistry } from '../../lib/catalog/cache';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { childrenRelease, LIVE_CHILDREN, listChildren, PARENT } from '../support/catalog-fixtures';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 let store: TestStore;
 let token: string;

@@ -4,7 +4,6 @@ import { handler as listProducts } from '../../functions/list-catalog-products/h
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { scanIndex } from '../../lib/catalog/catalog-reads';
 import { releaseFor } from '../../lib/catalog/list-children';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { getConfig } from '../../lib/config/index';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { getDocumentClient } from '../../lib/store/client';
@@ -29,6 +28,7 @@ import {
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 /**
  * The storefront's catalog reads besides the child list: `GET /catalog`, `GET /catalog/products/{id}` and

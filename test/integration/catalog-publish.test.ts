@@ -2,12 +2,7 @@ import fc from 'fast-check';
 import sample from '../../catalog/sample-release.json';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { generateRelease } from '../../lib/catalog/generator';
-import {
-  cleanupReleases,
-  publishRelease,
-  RELEASE_SHARDS,
-  StoreNotFoundError,
-} from '../../lib/catalog/publisher';
+import { cleanupReleases, RELEASE_SHARDS, StoreNotFoundError } from '../../lib/catalog/publisher';
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { validateRelease } from '../../lib/catalog/validate-stream';
@@ -19,6 +14,7 @@ import { tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
 import { childrenRelease, listChildren, PARENT, SAMPLE_COUNTS } from '../support/catalog-fixtures';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 import { mutate, mutation, pathsOf, schemaValidRelease } from '../support/release-arbitrary';
 
 // Readers here must see a switch at once: no registry caching in this file.

@@ -1,7 +1,6 @@
 import { handler as getProduct } from '../../functions/get-catalog-product/handler';
 import { handler as listProducts } from '../../functions/list-catalog-products/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
-import { publishRelease } from '../../lib/catalog/publisher';
 import {
   LAMBDA_RESPONSE_BYTES,
   PAGE_BUDGET_BYTES,
@@ -27,6 +26,7 @@ import {
   PARENT_ID,
   releaseWithChildren,
 } from '../support/large-catalogs';
+import { publishRelease } from '../support/one-process-publisher';
 
 /**
  * The heaviest catalog the publisher accepts, served: 100 children whose descriptions are as long as the

@@ -1,8 +1,8 @@
 import { clearCatalogCaches } from '../../lib/catalog/cache';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { id, listChildren } from '../support/catalog-fixtures';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 /**
  * What a storefront asks of the child list beyond the seed: `include` (main images, files, component

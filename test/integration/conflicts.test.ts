@@ -2,7 +2,6 @@ import { handler as createToken } from '../../functions/create-access-token/hand
 import { handler as updateKey } from '../../functions/update-application-key/handler';
 import { clearAuthCache } from '../../lib/auth/authenticate';
 import { generateRelease } from '../../lib/catalog/generator';
-import { type PublishResult, publishRelease } from '../../lib/catalog/publisher';
 import { getConfig } from '../../lib/config/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
@@ -16,6 +15,7 @@ import { PutCommand, TransactWriteCommand } from '../../lib/store/dynamodb';
 import { keysTable, tableName } from '../../lib/store/schema';
 import { type ConflictEmulator, emulateConflicts } from '../support/faults';
 import { bearer, createTestStore, invoke, tokenFor } from '../support/fixtures';
+import { type PublishResult, publishRelease } from '../support/one-process-publisher';
 
 /*
  * DynamoDB's transaction conflicts, emulated on the client because DynamoDB Local

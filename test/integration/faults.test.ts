@@ -9,7 +9,7 @@ import { handler as updateMapping } from '../../functions/update-merchant-realm-
 import { hashSecret } from '../../lib/auth/secrets';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { generateRelease } from '../../lib/catalog/generator';
-import { cleanupReleases, publishRelease } from '../../lib/catalog/publisher';
+import { cleanupReleases } from '../../lib/catalog/publisher';
 import { getConfig } from '../../lib/config/index';
 import { toApiError } from '../../lib/http/errors';
 import {
@@ -45,6 +45,7 @@ import {
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 /*
  * Faults: every DynamoDB attempt can be throttled, time out or fail inside DynamoDB.

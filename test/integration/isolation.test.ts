@@ -14,7 +14,6 @@ import { generateAccessToken, hashSecret, parseAccessToken } from '../../lib/aut
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
-import { publishRelease } from '../../lib/catalog/publisher';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { currencyRepository } from '../../lib/store/currency-repository';
@@ -31,6 +30,7 @@ import { variationRepository } from '../../lib/store/variation-repository';
 import { loadHandler, matchRoute } from '../../local/router';
 import { childrenRelease, LEAF_NODE, LIVE_CHILDREN, PARENT, ROOT_NODE } from '../support/catalog-fixtures';
 import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 import {
   failedRelease,
   newCurrency,

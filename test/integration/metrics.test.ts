@@ -1,6 +1,6 @@
-import { publishRelease } from '../../lib/catalog/publisher';
 import { childrenRelease, PARENT } from '../support/catalog-fixtures';
 import { bearer, createTestStore, invoke, tokenFor } from '../support/fixtures';
+import { publishRelease } from '../support/one-process-publisher';
 
 /**
  * Our custom metrics as CloudWatch embedded-metric-format lines: the functions write at most one per

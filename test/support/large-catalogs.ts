@@ -1,4 +1,3 @@
-import { prepareRelease } from '../../lib/catalog/derive';
 import { RELEASE_SCHEMA } from '../../lib/catalog/release-schema';
 import {
   EXACT,
@@ -9,6 +8,7 @@ import {
 } from '../../lib/catalog/size-budget';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
+import { prepareRelease } from './one-process-publisher';
 
 /**
  * Release documents at the schema's limits, for the publisher's response budget: every text at its maximum

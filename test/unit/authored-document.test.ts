@@ -1,4 +1,3 @@
-import { prepareRelease } from '../../lib/catalog/derive';
 import {
   type AuthoredNode,
   type AuthoredProduct,
@@ -9,6 +8,7 @@ import {
 } from '../../lib/catalog/pipeline/authored-document';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
+import { prepareRelease } from '../support/one-process-publisher';
 
 const AT = new Date('2026-06-15T12:00:00.000Z');
 const BOOK = '0190a0c0-0e00-7000-8000-000000000001';

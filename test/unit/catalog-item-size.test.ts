@@ -1,7 +1,8 @@
 import { CHILD_CHUNK_SIZE } from '../../lib/catalog/child-index';
-import { buildReleaseItems, RELEASE_SHARDS } from '../../lib/catalog/publisher';
+import { RELEASE_SHARDS } from '../../lib/catalog/publisher';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
+import { buildReleaseItems } from '../support/one-process-publisher';
 
 const layout = {
   id: 'release',

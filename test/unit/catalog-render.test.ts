@@ -1,8 +1,9 @@
-import { prepareRelease, slugFromName } from '../../lib/catalog/derive';
+import { slugFromName } from '../../lib/catalog/derive';
 import { productLocale, renderProduct, renderProductJson } from '../../lib/catalog/render';
 import type { StoredProduct } from '../../lib/catalog/types';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
+import { prepareRelease } from '../support/one-process-publisher';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const PARENT = id(1);

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { CHILD_CHUNK_SIZE } from '../../lib/catalog/child-index';
-import { prepareRelease } from '../../lib/catalog/derive';
 import { generateRelease } from '../../lib/catalog/generator';
-import { buildReleaseItems, RELEASE_SHARDS } from '../../lib/catalog/publisher';
+import { RELEASE_SHARDS } from '../../lib/catalog/publisher';
 import { renderProductJson } from '../../lib/catalog/render';
 import {
   boundedMeasure,
@@ -28,6 +27,7 @@ import {
   maximalBundleRelease,
   releaseWithChildren,
 } from '../support/large-catalogs';
+import { buildReleaseItems, prepareRelease } from '../support/one-process-publisher';
 
 const layout = {
   id: 'release',

@@ -4,13 +4,13 @@ import fc from 'fast-check';
 import { deriveReleaseStream, planRelease, type ReleaseItem } from '../../lib/catalog/derive-stream';
 import { FILTER_INDEX_VERSION } from '../../lib/catalog/filter-index';
 import { generateRelease } from '../../lib/catalog/generator';
-import { buildReleaseItems } from '../../lib/catalog/publisher';
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 import { childrenRelease } from '../support/catalog-fixtures';
 import { maximalBundleRelease, releaseWithChildren } from '../support/large-catalogs';
+import { buildReleaseItems } from '../support/one-process-publisher';
 import { schemaValidRelease } from '../support/release-arbitrary';
 
 /**

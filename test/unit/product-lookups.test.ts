@@ -1,13 +1,9 @@
 import { decodeChunk } from '../../lib/catalog/child-index';
-import {
-  lookupTerm,
-  MAX_SUMMARY_BYTES,
-  productLookupItems,
-  type ReleaseSummary,
-} from '../../lib/catalog/product-lookups';
+import { lookupTerm, MAX_SUMMARY_BYTES, type ReleaseSummary } from '../../lib/catalog/product-lookups';
 import type { ReleaseDocument, ReleaseLayout, StoredProduct } from '../../lib/catalog/types';
 import { parseFilter } from '../../lib/filter/index';
 import { lookupKeys } from '../../lib/store/catalog-lookup-repository';
+import { productLookupItems } from '../support/one-process-publisher';
 
 const LAYOUT: ReleaseLayout = {
   id: 'rel-1',
