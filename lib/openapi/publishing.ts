@@ -192,7 +192,7 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
       201: ['The new catalog.', document(PCM_CATALOG_SCHEMA), { Location: LOCATION }],
       409: [`The store has ${MAX_CATALOGS_PER_STORE} catalogs already.`, ERROR_BODY_SCHEMA],
       422: [
-        'A hierarchy or price book is not the store\'s, one is named twice, or both `pricebook_id` and `pricebook_ids` are sent.',
+        "A hierarchy or price book is not the store's, one is named twice, or both `pricebook_id` and `pricebook_ids` are sent.",
         ERROR_BODY_SCHEMA,
       ],
     },
@@ -228,7 +228,7 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
         ERROR_BODY_SCHEMA,
       ],
       422: [
-        'A hierarchy or price book is not the store\'s, one is named twice, or both `pricebook_id` and `pricebook_ids` are sent.',
+        "A hierarchy or price book is not the store's, one is named twice, or both `pricebook_id` and `pricebook_ids` are sent.",
         ERROR_BODY_SCHEMA,
       ],
     },
