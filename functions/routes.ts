@@ -406,6 +406,72 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/pricebooks/{pricebook_id}: deletes a price book, freeing its name',
   },
+  'pcm-list-all-prices': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /pcm/pricebooks/prices: the prices of every price book of the store, filtered and paginated',
+  },
+  'pcm-create-price': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/pricebooks/{pricebook_id}/prices: creates a price (one per sku in the book)',
+  },
+  'pcm-list-prices': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/pricebooks/{pricebook_id}/prices: a price book's prices, filtered and paginated",
+  },
+  'pcm-get-price': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/pricebooks/{pricebook_id}/prices/{price_id}: one price of a price book',
+  },
+  'pcm-update-price': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/pricebooks/{pricebook_id}/prices/{price_id}: changes the price's attributes that are sent",
+  },
+  'pcm-delete-price': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/pricebooks/{pricebook_id}/prices/{price_id}: deletes a price, freeing its sku',
+  },
+  'pcm-create-price-modifier': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/pricebooks/{pricebook_id}/modifiers: creates a price modifier (its name unique in the book)',
+  },
+  'pcm-list-price-modifiers': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      "GET /pcm/pricebooks/{pricebook_id}/modifiers: a price book's price modifiers, filtered and paginated",
+  },
+  'pcm-get-price-modifier': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      'GET /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}: one price modifier of a price book',
+  },
+  'pcm-update-price-modifier': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}: changes the modifier's attributes that are sent",
+  },
+  'pcm-delete-price-modifier': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'DELETE /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}: deletes a price modifier, freeing its name',
+  },
   'pcm-create-product': {
     auth: 'admin',
     body: 'large-json',
@@ -648,9 +714,36 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'DELETE', path: '/v2/currencies/{currency_id}', function: 'delete-currency' },
   { method: 'POST', path: '/pcm/pricebooks', function: 'pcm-create-pricebook' },
   { method: 'GET', path: '/pcm/pricebooks', function: 'pcm-list-pricebooks' },
+  { method: 'GET', path: '/pcm/pricebooks/prices', function: 'pcm-list-all-prices' },
   { method: 'GET', path: '/pcm/pricebooks/{pricebook_id}', function: 'pcm-get-pricebook' },
   { method: 'PUT', path: '/pcm/pricebooks/{pricebook_id}', function: 'pcm-update-pricebook' },
   { method: 'DELETE', path: '/pcm/pricebooks/{pricebook_id}', function: 'pcm-delete-pricebook' },
+  { method: 'POST', path: '/pcm/pricebooks/{pricebook_id}/prices', function: 'pcm-create-price' },
+  { method: 'GET', path: '/pcm/pricebooks/{pricebook_id}/prices', function: 'pcm-list-prices' },
+  { method: 'GET', path: '/pcm/pricebooks/{pricebook_id}/prices/{price_id}', function: 'pcm-get-price' },
+  { method: 'PUT', path: '/pcm/pricebooks/{pricebook_id}/prices/{price_id}', function: 'pcm-update-price' },
+  {
+    method: 'DELETE',
+    path: '/pcm/pricebooks/{pricebook_id}/prices/{price_id}',
+    function: 'pcm-delete-price',
+  },
+  { method: 'POST', path: '/pcm/pricebooks/{pricebook_id}/modifiers', function: 'pcm-create-price-modifier' },
+  { method: 'GET', path: '/pcm/pricebooks/{pricebook_id}/modifiers', function: 'pcm-list-price-modifiers' },
+  {
+    method: 'GET',
+    path: '/pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}',
+    function: 'pcm-get-price-modifier',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}',
+    function: 'pcm-update-price-modifier',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}',
+    function: 'pcm-delete-price-modifier',
+  },
   { method: 'POST', path: '/pcm/products', function: 'pcm-create-product' },
   { method: 'GET', path: '/pcm/products', function: 'pcm-list-products' },
   { method: 'GET', path: '/pcm/products/{product_id}', function: 'pcm-get-product' },

@@ -5,6 +5,7 @@ import { CURRENCY_FORMAT_MAX, CURRENCY_SEPARATOR_MAX } from '../lib/validation/c
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { HIERARCHY_NAME_MAX } from '../lib/validation/hierarchy';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
+import { AMOUNT_MAX, MAX_ATTRIBUTE_KEYS, MAX_TIERS } from '../lib/validation/price';
 import {
   PRICEBOOK_DESCRIPTION_MAX,
   PRICEBOOK_EXTERNAL_REF_MAX,
@@ -995,6 +996,177 @@ function pricebookRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({
         auth: ADMIN,
         params: { pricebook_id: segment([ref('freshPricebookId')], [...OTHERS, ref('pricebookId')]) },
+      }),
+    ...priceRoutes(segment([ref('pricesBookId')], OTHERS)),
+  };
+}
+
+// ---------------------------------------------------------------- prices and price modifiers of a book
+
+const amount = fc.oneof(
+  fc.integer({ min: 0, max: 100_000 }),
+  fc.constantFrom(-1, 1.5, AMOUNT_MAX, AMOUNT_MAX + 1, '100', null),
+);
+const tiers = fc.dictionary(
+  fc.oneof(fc.stringMatching(/^[a-z]{1,8}$/), fc.constantFrom('', ' ', 't'.repeat(65))),
+  fc.record({
+    minimum_quantity: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.constantFrom(0, -1, 2.5)),
+    amount,
+  }),
+  { maxKeys: MAX_TIERS + 1 },
+);
+const currencies = fc.dictionary(
+  fc.oneof(fc.constantFrom('USD', 'EUR', 'GBP', 'JPY'), fc.constantFrom('usd', 'US', 'USDX', '')),
+  fc.record(
+    { amount, includes_tax: fc.oneof(fc.boolean(), fc.constant('yes')), tiers },
+    { requiredKeys: ['amount'] },
+  ),
+  { maxKeys: 4 },
+);
+const dateText = fc.oneof(
+  fc
+    .date({
+      min: new Date('2020-01-01T00:00:00Z'),
+      max: new Date('2030-01-01T00:00:00Z'),
+      noInvalidDate: true,
+    })
+    .map((d) => d.toISOString()),
+  fc.constantFrom('tomorrow', '2026-13-01T00:00:00Z', ''),
+);
+const sales = fc.dictionary(
+  fc.oneof(fc.stringMatching(/^[a-z]{1,8}$/), fc.constantFrom('', 's'.repeat(65))),
+  fc.record(
+    {
+      bundle_ids: fc.array(fc.oneof(fc.uuid(), fc.constant('not-a-uuid')), { maxLength: 3 }),
+      schedule: fc.record({ valid_from: dateText, valid_to: dateText }, { requiredKeys: [] }),
+      currencies,
+    },
+    { requiredKeys: ['currencies'] },
+  ),
+  { maxKeys: 3 },
+);
+const attributeMap = fc.oneof(
+  fc.dictionary(
+    fc.string({ maxLength: 10 }),
+    fc.oneof(fc.string({ maxLength: 20 }), fc.constant(1 as unknown as string)),
+    {
+      maxKeys: 5,
+    },
+  ),
+  fc.constant(Object.fromEntries(Array.from({ length: MAX_ATTRIBUTE_KEYS + 1 }, (_, n) => [`k${n}`, 'v']))),
+  fc.constant(Object.fromEntries(Array.from({ length: 60 }, (_, n) => [`k${n}`, '"'.repeat(1000)]))),
+);
+const priceAttributes = fc.record(
+  {
+    sku: fc.oneof(
+      fc.constantFrom('FUZZ-PRICE', 'fuzz-price', 'Fuzz-Other', ' ', ''),
+      fc.string({ maxLength: 20 }),
+    ),
+    currencies,
+    sales,
+    external_ref: fc.string({ maxLength: 20 }),
+    admin_attributes: attributeMap,
+    shopper_attributes: attributeMap,
+  },
+  { requiredKeys: [] },
+);
+const modifierAttributes = fc.record(
+  {
+    name: fc.oneof(fc.constantFrom('Fuzz modifier', 'fuzz modifier', ' '), fc.string({ maxLength: 20 })),
+    modifier_type: fc.constantFrom('price_increment', 'price_decrement', 'price_equals', 'percent'),
+    currencies,
+    external_ref: fc.string({ maxLength: 20 }),
+  },
+  { requiredKeys: [] },
+);
+const entryBody = (
+  type: string,
+  attributes: fc.Arbitrary<Record<string, unknown>>,
+  id: fc.Arbitrary<string | undefined>,
+) =>
+  fc
+    .tuple(attributes, id)
+    .map(
+      ([values, dataId]) =>
+        ({ data: { type, ...(dataId === undefined ? {} : { id: dataId }), attributes: values } }) as Json,
+    );
+const entryFilter = (attributes: string[]) =>
+  fc
+    .tuple(
+      fc.constantFrom('eq', 'like', 'in', 'gt'),
+      fc.constantFrom(...attributes),
+      fc.stringMatching(/^[A-Za-z0-9*-]{1,12}$/),
+    )
+    .map(([op, attribute, value]) => [`filter=${encodeURIComponent(`${op}(${attribute},${value})`)}`]);
+
+/** Prices and modifiers of A's kept book (`pricebookId` picks the book); deletes take entries made for the purpose. */
+function priceRoutes(pricebookId: Part<string>): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const price = (valid = [ref('priceId')]) => segment(valid, [ref('otherPriceId')]);
+  const modifier = (valid = [ref('priceModifierId')]) => segment(valid, [ref('priceId')]);
+  const NO_ID = fc.constant(undefined);
+  return {
+    'GET /pcm/pricebooks/prices': () =>
+      requests({
+        auth: ADMIN,
+        query: [pageQuery(), filterQuery(entryFilter(['sku', 'external_ref', 'id', 'name']))],
+      }),
+    'POST /pcm/pricebooks/{pricebook_id}/prices': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId },
+        body: jsonBody(entryBody('product-price', priceAttributes, NO_ID)),
+      }),
+    'GET /pcm/pricebooks/{pricebook_id}/prices': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId },
+        query: [pageQuery(), filterQuery(entryFilter(['sku', 'external_ref', 'name']))],
+      }),
+    'GET /pcm/pricebooks/{pricebook_id}/prices/{price_id}': () =>
+      requests({ auth: ADMIN, params: { pricebook_id: pricebookId, price_id: price() } }),
+    'PUT /pcm/pricebooks/{pricebook_id}/prices/{price_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId, price_id: price() },
+        body: jsonBody(
+          entryBody(
+            'product-price',
+            priceAttributes,
+            fc.constantFrom(undefined, ref('priceId'), ref('otherPriceId')),
+          ),
+        ),
+      }),
+    'DELETE /pcm/pricebooks/{pricebook_id}/prices/{price_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId, price_id: price([ref('freshPriceId')]) },
+      }),
+    'POST /pcm/pricebooks/{pricebook_id}/modifiers': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId },
+        body: jsonBody(entryBody('price-modifier', modifierAttributes, NO_ID)),
+      }),
+    'GET /pcm/pricebooks/{pricebook_id}/modifiers': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId },
+        query: [pageQuery(), filterQuery(entryFilter(['name', 'external_ref', 'sku']))],
+      }),
+    'GET /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': () =>
+      requests({ auth: ADMIN, params: { pricebook_id: pricebookId, modifier_id: modifier() } }),
+    'PUT /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId, modifier_id: modifier() },
+        body: jsonBody(
+          entryBody('price-modifier', modifierAttributes, fc.constantFrom(undefined, ref('priceModifierId'))),
+        ),
+      }),
+    'DELETE /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { pricebook_id: pricebookId, modifier_id: modifier([ref('freshPriceModifierId')]) },
       }),
   };
 }

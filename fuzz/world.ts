@@ -36,7 +36,9 @@ import {
   newPcmCatalog,
   newPcmHierarchy,
   newPcmProduct,
+  newPrice,
   newPricebook,
+  newPriceModifier,
   newVariationTree,
 } from '../test/support/pcm-fixtures';
 
@@ -114,6 +116,12 @@ export const PLACEHOLDERS = {
   freshPricebookId: 'a price book of store A created just before the request (delete fuzzing)',
   deletedPricebookId: 'a deleted price book of store A',
   otherPricebookId: "store B's price book",
+  pricesBookId: "store A's price book of the price and modifier routes, which no fuzzed delete names",
+  priceId: "a price of store A's pricesBookId (sku FUZZ-PRICE), never deleted",
+  freshPriceId: 'a price of pricesBookId created just before the request (delete fuzzing)',
+  otherPriceId: "a price of store B's price book",
+  priceModifierId: "a price modifier of store A's pricesBookId, never deleted",
+  freshPriceModifierId: 'a price modifier of pricesBookId created just before the request (delete fuzzing)',
   productId: "store A's product of the product API (sku FUZZ-PRODUCT)",
   productIdUpper: 'the same product id in upper case',
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
@@ -362,6 +370,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const deletedPricebookId = await newPricebook(a.store.id, 'Fuzz deleted book');
   await pricebookRepository.delete(a.store.id, deletedPricebookId);
   const otherPricebookId = await newPricebook(b.store.id, 'Fuzz other book');
+  const pricesBookId = await newPricebook(a.store.id, 'Fuzz prices book');
+  const priceId = await newPrice(a.store.id, pricesBookId, 'FUZZ-PRICE');
+  const otherPriceId = await newPrice(b.store.id, otherPricebookId, 'FUZZ-PRICE');
+  const priceModifierId = await newPriceModifier(a.store.id, pricesBookId, 'Fuzz modifier');
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
   // The product API: A's product, a deleted one, B's product.
   const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
@@ -431,6 +443,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       pricebookIdUpper: pricebookId.toUpperCase(),
       deletedPricebookId,
       otherPricebookId,
+      pricesBookId,
+      priceId,
+      otherPriceId,
+      priceModifierId,
       productId,
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
@@ -517,10 +533,17 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
             // POST /pcm/pricebooks cases filled store A up to its cap: make room, keeping the world's own.
             const { pricebooks } = await pricebookRepository.page(a.store.id, { limit: 1000, offset: 0 });
             for (const book of pricebooks) {
-              if (book.id !== pricebookId) await pricebookRepository.delete(a.store.id, book.id);
+              if (book.id !== pricebookId && book.id !== pricesBookId) {
+                await pricebookRepository.delete(a.store.id, book.id);
+              }
             }
             return newPricebook(a.store.id, `fresh book ${uuidv4()}`);
           }
+        case 'freshPriceId':
+          // An sku and a name no fuzzed request sends.
+          return newPrice(a.store.id, pricesBookId, `fresh-${uuidv4()}`);
+        case 'freshPriceModifierId':
+          return newPriceModifier(a.store.id, pricesBookId, `fresh modifier ${uuidv4()}`);
         case 'freshProductId':
           return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
         case 'freshJobId':

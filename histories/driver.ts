@@ -29,6 +29,7 @@ import {
   mappingModel,
   type ProductInput,
   type ProductOutput,
+  pricesModel,
   productsModel,
   type ReleaseInput,
   type ReleaseOutput,
@@ -61,6 +62,11 @@ export interface DriveOptions {
    * release workload alone, draw for draw as it ran before products were added.
    */
   productShare?: number;
+  /**
+   * The share of the other operations on the prices of each store's price book (default PRICE_SHARE when
+   * products run, else 0).
+   */
+  priceShare?: number;
   /** Stores the keys and prefixes are spread over (default 3). */
   stores?: number;
   /** Progress callback every 500 operations. */
@@ -89,6 +95,8 @@ const PREFIXES = 5;
 const SKUS = 4;
 /** The share of operations on authored products, by default. */
 const PRODUCT_SHARE = 0.2;
+/** The share of the operations left after products' that are on prices, by default. */
+const PRICE_SHARE = 0.15;
 
 interface LiveKey {
   id: string;
@@ -108,6 +116,9 @@ interface Store {
   tokens: { key: LiveKey; token: string }[];
   /** Authored products created during the run (deleted ones included). */
   products: string[];
+  /** The store's price book, and the prices created in it during the run (deleted ones included). */
+  pricebookId: string;
+  prices: string[];
 }
 
 type Answer = { status: number; body: string };
@@ -188,8 +199,16 @@ async function newStore(index: number, tag: string): Promise<Store> {
     headers: json(adminToken),
     body: JSON.stringify({ data: { type: 'merchant-realm-mappings', prefix: `${tag}-home${index}` } }),
   });
-  if (!adminToken || !implicitToken || put.status !== 200)
-    throw new Error(`seeding history store ${index} failed (${put.status})`);
+  const book = await call('pcm-create-pricebook', {
+    method: 'POST',
+    path: '/pcm/pricebooks',
+    routeKey: 'POST /pcm/pricebooks',
+    headers: json(adminToken),
+    body: JSON.stringify({ data: { type: 'pricebook', attributes: { name: `${tag} book ${index}` } } }),
+  });
+  const pricebookId = parse(book.body)?.data?.id as string | undefined;
+  if (!adminToken || !implicitToken || put.status !== 200 || !pricebookId)
+    throw new Error(`seeding history store ${index} failed (${put.status}, ${book.status})`);
   return {
     id: store.id,
     mappingId: store.mapping_id,
@@ -199,6 +218,8 @@ async function newStore(index: number, tag: string): Promise<Store> {
     keys: [admin],
     tokens: [],
     products: [],
+    pricebookId,
+    prices: [],
   };
 }
 
@@ -209,6 +230,8 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
   const tag = `h${uuidv4().slice(0, 6)}`;
   const productShare = options.productShare ?? PRODUCT_SHARE;
+  // Runs without products run without prices too: draw for draw as before either was added.
+  const priceShare = options.priceShare ?? (productShare > 0 ? PRICE_SHARE : 0);
   // Reads must see the current release: the release cache's bounded staleness is by design, not a bug.
   const releaseCache = process.env.RELEASE_CACHE_SECONDS;
   process.env.RELEASE_CACHE_SECONDS = '0';
@@ -255,6 +278,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const mappingOps: Operation<MappingInput, MappingOutput>[] = [];
   const releaseOps: Operation<ReleaseInput, ReleaseOutput>[] = [];
   const productOps = new Map<string, Operation<ProductInput, ProductOutput>[]>(stores.map((s) => [s.id, []]));
+  const priceOps = new Map<string, Operation<ProductInput, ProductOutput>[]>(stores.map((s) => [s.id, []]));
   const writes: TokenWrite[] = [];
   const deletions: KeyDeletion[] = [];
   for (const store of stores) {
@@ -313,39 +337,90 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     });
   };
 
-  /** One operation on a store's authored products: create, partial update (sku or name), delete, get. */
-  const productStep = async (clientNo: number, store: Store): Promise<void> => {
-    const ops = productOps.get(store.id) as Operation<ProductInput, ProductOutput>[];
+  /**
+   * What a run of sku-claiming entries needs: a store's authored products, or the prices of its price book
+   * (whose `external_ref` plays the product's `name`: a second attribute a partial update must not lose).
+   */
+  interface ClaimTarget {
+    kind: 'product' | 'price';
+    /** The store's admin token. */
+    token: string;
+    ops: Operation<ProductInput, ProductOutput>[];
+    ids: string[];
+    collection: string;
+    /** The functions' names are `pcm-<verb>-<kind>`; the route keys' paths these, with `{id}`. */
+    routePath: string;
+    pathParameters: Record<string, string>;
+    idParameter: string;
+    type: string;
+    /** The attribute the model calls `name`. */
+    other: 'name' | 'external_ref';
+    create: (sku: string, other: string) => Record<string, unknown>;
+    taken: (body: { errors?: { detail?: string; source?: string }[] } | undefined) => boolean;
+  }
+
+  const productTarget = (store: Store): ClaimTarget => ({
+    kind: 'product',
+    token: store.adminToken,
+    ops: productOps.get(store.id) as Operation<ProductInput, ProductOutput>[],
+    ids: store.products,
+    collection: '/pcm/products',
+    routePath: '/pcm/products',
+    pathParameters: {},
+    idParameter: 'product_id',
+    type: 'product',
+    other: 'name',
+    create: (sku, name) => ({ name, sku, commodity_type: 'physical' }),
+    taken: (body) => /sku: Must be unique/.test(body?.errors?.[0]?.detail ?? ''),
+  });
+  const priceTarget = (store: Store): ClaimTarget => ({
+    kind: 'price',
+    token: store.adminToken,
+    ops: priceOps.get(store.id) as Operation<ProductInput, ProductOutput>[],
+    ids: store.prices,
+    collection: `/pcm/pricebooks/${store.pricebookId}/prices`,
+    routePath: '/pcm/pricebooks/{pricebook_id}/prices',
+    pathParameters: { pricebook_id: store.pricebookId },
+    idParameter: 'price_id',
+    type: 'product-price',
+    other: 'external_ref',
+    create: (sku, ref) => ({ sku, external_ref: ref, currencies: { USD: { amount: 100 } } }),
+    taken: (body) => body?.errors?.[0]?.source === 'data.attributes.sku',
+  });
+
+  /** One operation on sku-claiming entries: create, partial update (sku or the other attribute), delete, get. */
+  const claimStep = async (clientNo: number, target: ClaimTarget): Promise<void> => {
+    const { ops, kind, other } = target;
     const base = `${tag}-s${Math.floor(random() * SKUS)}`;
     const sku = random() < 0.3 ? base.toUpperCase() : base;
     const what = random();
-    const headers = json(store.adminToken);
-    const product = (answer?: Answer) => {
+    const headers = json(target.token);
+    const entry = (answer?: Answer) => {
       const body = parse(answer?.body ?? '');
       const attributes = body?.data?.attributes;
       return {
         id: body?.data?.id as string | undefined,
         sku: attributes?.sku as string | undefined,
-        name: attributes?.name as string | undefined,
-        taken: answer?.status === 409 && /sku: Must be unique/.test(body?.errors?.[0]?.detail ?? ''),
+        name: attributes?.[other] as string | undefined,
+        taken: answer?.status === 409 && target.taken(body),
       };
     };
-    if (what < 0.3 || store.products.length === 0) {
+    const fn = (verb: string) => `pcm-${verb}-${kind}`;
+    if (what < 0.3 || target.ids.length === 0) {
       const name = `p${nextId}`;
-      const t = await timed(clientNo, 'product-create', () =>
-        call('pcm-create-product', {
+      const t = await timed(clientNo, `${kind}-create`, () =>
+        call(fn('create'), {
           method: 'POST',
-          path: '/pcm/products',
-          routeKey: 'POST /pcm/products',
+          path: target.collection,
+          routeKey: `POST ${target.routePath}`,
+          pathParameters: target.pathParameters,
           headers,
-          body: JSON.stringify({
-            data: { type: 'product', attributes: { name, sku, commodity_type: 'physical' } },
-          }),
+          body: JSON.stringify({ data: { type: target.type, attributes: target.create(sku, name) } }),
         }),
       );
-      const seen = product(t.answer);
+      const seen = entry(t.answer);
       const id = t.answer?.status === 201 ? seen.id : undefined;
-      if (id) store.products.push(id);
+      if (id) target.ids.push(id);
       record(
         ops,
         t,
@@ -354,21 +429,24 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       );
       return;
     }
-    const id = pick(store.products);
-    const path = `/pcm/products/${id}`;
-    const target = { pathParameters: { product_id: id }, headers };
+    const id = pick(target.ids);
+    const path = `${target.collection}/${id}`;
+    const routeKey = (method: string) => `${method} ${target.routePath}/{${target.idParameter}}`;
+    const item = { pathParameters: { ...target.pathParameters, [target.idParameter]: id }, headers };
     if (what < 0.65) {
-      const change = random() < 0.6 ? { sku } : { name: `n${nextId}` };
-      const t = await timed(clientNo, 'product-update', () =>
-        call('pcm-update-product', {
+      const useSku = random() < 0.6;
+      const change = useSku ? { sku } : { name: `n${nextId}` };
+      const sent = useSku ? { sku } : { [other]: change.name };
+      const t = await timed(clientNo, `${kind}-update`, () =>
+        call(fn('update'), {
           method: 'PUT',
           path,
-          routeKey: 'PUT /pcm/products/{product_id}',
-          ...target,
-          body: JSON.stringify({ data: { type: 'product', id, attributes: change } }),
+          routeKey: routeKey('PUT'),
+          ...item,
+          body: JSON.stringify({ data: { type: target.type, id, attributes: sent } }),
         }),
       );
-      const seen = product(t.answer);
+      const seen = entry(t.answer);
       record(
         ops,
         t,
@@ -378,21 +456,16 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       return;
     }
     if (what < 0.8) {
-      const t = await timed(clientNo, 'product-delete', () =>
-        call('pcm-delete-product', {
-          method: 'DELETE',
-          path,
-          routeKey: 'DELETE /pcm/products/{product_id}',
-          ...target,
-        }),
+      const t = await timed(clientNo, `${kind}-delete`, () =>
+        call(fn('delete'), { method: 'DELETE', path, routeKey: routeKey('DELETE'), ...item }),
       );
       record(ops, t, { op: 'delete', id }, t.answer && { status: t.answer.status });
       return;
     }
-    const t = await timed(clientNo, 'product-get', () =>
-      call('pcm-get-product', { method: 'GET', path, routeKey: 'GET /pcm/products/{product_id}', ...target }),
+    const t = await timed(clientNo, `${kind}-get`, () =>
+      call(fn('get'), { method: 'GET', path, routeKey: routeKey('GET'), ...item }),
     );
-    const seen = product(t.answer);
+    const seen = entry(t.answer);
     record(
       ops,
       t,
@@ -403,7 +476,8 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
 
   const step = async (clientNo: number): Promise<void> => {
     const store = pick(stores);
-    if (productShare > 0 && random() < productShare) return productStep(clientNo, store);
+    if (productShare > 0 && random() < productShare) return claimStep(clientNo, productTarget(store));
+    if (priceShare > 0 && random() < priceShare) return claimStep(clientNo, priceTarget(store));
     const roll = random();
     const live = store.keys.filter((k) => !k.deleted);
     const others = store.keys.filter((k) => k !== store.admin);
@@ -719,6 +793,13 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       model: productsModel,
       initial: { products: {}, ghosts: [] },
       operations: productOps.get(store.id),
+    } as Partition);
+  for (const store of stores)
+    partitions.push({
+      object: `prices:${store.id}`,
+      model: pricesModel,
+      initial: { products: {}, ghosts: [] },
+      operations: priceOps.get(store.id),
     } as Partition);
   partitions.push({
     object: 'mappings',

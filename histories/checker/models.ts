@@ -432,3 +432,13 @@ export function describeAnswer(output: Answer | undefined): string {
 export function short(id: string): string {
   return id.slice(-8);
 }
+
+/**
+ * The prices of a store's price book: the same rules as products' skus (one price per sku, compared without
+ * regard to case; a create answered 201 while another price held the sku is an anomaly), the price's
+ * `external_ref` in the role of the product's `name`.
+ */
+export const pricesModel: Model<ProductsState, ProductInput, ProductOutput> = {
+  ...productsModel,
+  name: 'prices of a book and their skus',
+};

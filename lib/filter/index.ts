@@ -4,7 +4,7 @@
  */
 export { canonicalFilter, NO_MATCH_FILTER } from './canonical';
 export { compileFilter, isIdLookup, matchesFilter } from './evaluate';
-export { likeMatcher } from './like';
+export { likeMatcher, valuesMatcher } from './like';
 export { CATALOG_FILTER, MAX_FILTER_BYTES, MAX_FILTER_EXPRESSIONS, parseFilter } from './parse';
 export type {
   FilterAttribute,

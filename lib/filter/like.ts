@@ -26,3 +26,17 @@ export function likeMatcher(raw: string, options: { ignoreCase?: boolean } = {})
     return true;
   };
 }
+
+/**
+ * The test of one filter expression's values against one value: `like` a wildcard pattern (any case), `eq`
+ * and `in` one of the values (without regard to case when `folded`).
+ */
+export function valuesMatcher(
+  op: 'eq' | 'in' | 'like',
+  values: string[],
+  folded: boolean,
+): (value: string) => boolean {
+  if (op === 'like') return likeMatcher(values[0] ?? '', { ignoreCase: true });
+  const wanted = new Set(folded ? values.map((value) => value.toLowerCase()) : values);
+  return (value) => wanted.has(folded ? value.toLowerCase() : value);
+}

@@ -25,7 +25,7 @@ import {
   type OperationTag,
   type Parameter,
 } from './operation';
-import { PRICEBOOK_OPERATIONS } from './pricebooks';
+import { PRICE_OPERATIONS, PRICEBOOK_OPERATIONS } from './pricebooks';
 import { PRODUCT_OPERATIONS } from './products';
 import { PUBLISHING_OPERATIONS } from './publishing';
 import {
@@ -316,6 +316,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...CURRENCY_OPERATIONS,
   ...PRODUCT_OPERATIONS,
   ...PRICEBOOK_OPERATIONS,
+  ...PRICE_OPERATIONS,
   ...VARIATION_OPERATIONS,
   ...HIERARCHY_OPERATIONS,
   ...JOB_OPERATIONS,

@@ -106,6 +106,23 @@ export function renderPage<T>(
   return renderPageOf(all.slice(page.offset, page.offset + page.limit), all.length, page, base, render);
 }
 
+/** A page of a filtered list: its links keep the `filter` (when one was sent). */
+export function renderFilteredPage<T>(
+  slice: T[],
+  total: number,
+  page: PageRequest,
+  base: string,
+  filter: string | undefined,
+  render: (item: T) => Record<string, unknown>,
+): Record<string, unknown> {
+  const extra: Record<string, string> = filter === undefined ? {} : { filter };
+  return {
+    data: slice.map(render),
+    links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit, extra)),
+    meta: { page: pageMeta(page, total), results: { total } },
+  };
+}
+
 /** The same, of a page already read (`slice`) out of `total` resources. */
 export function renderPageOf<T>(
   slice: T[],
@@ -114,9 +131,5 @@ export function renderPageOf<T>(
   base: string,
   render: (item: T) => Record<string, unknown>,
 ): Record<string, unknown> {
-  return {
-    data: slice.map(render),
-    links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit)),
-    meta: { page: pageMeta(page, total), results: { total } },
-  };
+  return renderFilteredPage(slice, total, page, base, undefined, render);
 }

@@ -1,6 +1,7 @@
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { WriteCaller } from '../store/caller-check';
+import { priceRepository } from '../store/price-repository';
 import {
   MAX_PRICEBOOKS_PER_STORE,
   PricebookLimitError,
@@ -60,15 +61,33 @@ export function updatePricebook(
   return answered(pricebookRepository.update(storeId, id, changes, new Date().toISOString(), caller));
 }
 
-export function deletePricebook(storeId: string, id: string, caller: WriteCaller): Promise<void> {
-  return answered(pricebookRepository.delete(storeId, id, caller));
+/**
+ * Deletes a book (at once: 404 from then on, its name free), then everything its partition held (prices,
+ * modifiers, their claims), 100 items a round. Should the request stop part way, what is left is reachable
+ * by nothing (every read goes through the book, and ids are never reused).
+ */
+export async function deletePricebook(storeId: string, id: string, caller: WriteCaller): Promise<void> {
+  await answered(pricebookRepository.delete(storeId, id, caller));
+  await priceRepository.deleteContents(storeId, id);
 }
 
-/** 400 for a query parameter the price book routes do not take (`filter`, `include`): never silently ignored. */
-export function refuseUnservedParameters(query: Record<string, string | undefined> | undefined): void {
-  for (const name of ['filter', 'include']) {
-    if (query?.[name] !== undefined) {
-      throw new BadRequestError(`${name} is not supported on the price book routes`, name);
-    }
+/**
+ * 400 for a query parameter the price book routes do not take: `filter` on the book routes, and any
+ * `include` but `prices` (taken where `includes` says): never silently ignored. Answers whether prices are
+ * to be included.
+ */
+export function refuseUnservedParameters(
+  query: Record<string, string | undefined> | undefined,
+  includes: 'prices' | 'nothing' = 'nothing',
+): boolean {
+  if (query?.filter !== undefined) {
+    throw new BadRequestError('filter is not supported on the price book routes', 'filter');
   }
+  const include = query?.include;
+  if (include === undefined) return false;
+  if (includes === 'prices' && include === 'prices') return true;
+  throw new BadRequestError(
+    includes === 'prices' ? 'include takes only prices here' : 'include is not supported on this route',
+    'include',
+  );
 }

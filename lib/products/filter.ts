@@ -2,8 +2,8 @@ import {
   type FilterExpression,
   type FilterGrammar,
   type FilterOperator,
-  likeMatcher,
   parseFilter,
+  valuesMatcher,
 } from '../filter/index';
 import type { ProductRecord } from '../store/product-repository';
 import { productTypes } from './render';
@@ -90,13 +90,7 @@ export function compileProductFilter(
   filter: FilterExpression<ProductFilterAttribute>[],
 ): (product: ProductRecord) => boolean {
   const tests = filter.map(({ op, attribute, values }) => {
-    const folded = attribute === 'sku' || attribute === 'id';
-    let test: (value: string) => boolean;
-    if (op === 'like') test = likeMatcher(values[0] ?? '', { ignoreCase: true });
-    else {
-      const wanted = new Set(folded ? values.map((value) => value.toLowerCase()) : values);
-      test = (value) => wanted.has(folded ? value.toLowerCase() : value);
-    }
+    const test = valuesMatcher(op, values, attribute === 'sku' || attribute === 'id');
     return (product: ProductRecord) => valuesOf(product, attribute).some(test);
   });
   return (product) => tests.every((test) => test(product));

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { boundedText, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
-import { validDataOf } from './data-body';
+import { attributesBodySchema, validDataOf } from './data-body';
 
 /**
  * The bodies of `/pcm/pricebooks` (docs/price-books.md): `{"data": {"type": "pricebook", "attributes": {…}}}`.
@@ -27,31 +27,7 @@ const ATTRIBUTES: Record<string, Schema> = {
   external_ref: boundedText(PRICEBOOK_EXTERNAL_REF_MAX, 'Your own reference for the price book.'),
 };
 
-const body = (required: string[]): Schema => ({
-  type: 'object',
-  required: ['data'],
-  additionalProperties: false,
-  'x-message': 'must be an object with only `data`',
-  properties: {
-    data: {
-      type: 'object',
-      required: ['type', 'attributes'],
-      additionalProperties: false,
-      'x-message': 'must be an object with type, attributes and (on updates, optionally) id',
-      properties: {
-        type: { const: PRICEBOOK_TYPE, description: 'Always `pricebook`.' },
-        id: { type: 'string', maxLength: 64, description: 'On updates, when sent: the id of the path.' },
-        attributes: {
-          type: 'object',
-          required,
-          additionalProperties: false,
-          'x-message': 'must be an object of only name, description, external_ref',
-          properties: ATTRIBUTES,
-        },
-      },
-    },
-  },
-});
+const body = (required: string[]) => attributesBodySchema(PRICEBOOK_TYPE, ATTRIBUTES, required);
 
 /** `POST /pcm/pricebooks`. */
 export const NEW_PRICEBOOK_SCHEMA = body(['name']);

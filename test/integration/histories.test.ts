@@ -15,6 +15,10 @@ const KINDS = [
   'list',
   'mapping-get',
   'mapping-put',
+  'price-create',
+  'price-delete',
+  'price-get',
+  'price-update',
   'product-create',
   'product-delete',
   'product-get',
@@ -44,7 +48,7 @@ describe('histories of concurrent operations are linearizable', () => {
       indeterminate: 0,
       kinds: KINDS,
     });
-    // Partitions per key, per store (its keys and its products), the prefix map and the release: far more
+    // Partitions per key, per store (its keys, its products, its book's prices), the prefix map and the release: far more
     // than the fixed ones.
     expect(report.partitions).toBeGreaterThan(20);
   }, 180_000);

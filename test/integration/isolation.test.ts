@@ -22,6 +22,7 @@ import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { priceRepository } from '../../lib/store/price-repository';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { storeRepository } from '../../lib/store/store-repository';
@@ -38,7 +39,9 @@ import {
   newPcmCatalog,
   newPcmHierarchy,
   newPcmProduct,
+  newPrice,
   newPricebook,
+  newPriceModifier,
   newVariationTree,
 } from '../support/pcm-fixtures';
 
@@ -187,6 +190,18 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'PUT /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // Prices and price modifiers: admin only; B's token finds no book of A's (404), across books only its own.
+  'GET /pcm/pricebooks/prices': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'POST /pcm/pricebooks/{pricebook_id}/prices': { ...ADMIN_BY_ID, 'own-admin': 201 },
+  'GET /pcm/pricebooks/{pricebook_id}/prices': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/pricebooks/{pricebook_id}/prices/{price_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/pricebooks/{pricebook_id}/prices/{price_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/pricebooks/{pricebook_id}/prices/{price_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'POST /pcm/pricebooks/{pricebook_id}/modifiers': { ...ADMIN_BY_ID, 'own-admin': 201 },
+  'GET /pcm/pricebooks/{pricebook_id}/modifiers': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   // The product API: admin only. B's token creates (the same sku as A's, skus are per store) and lists in B's store.
   'POST /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/products': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -278,6 +293,9 @@ interface Tenant {
   currencyId: string;
   /** A price book (`victim`) no successful cell touches. */
   pricebookId: string;
+  /** A price (sku `victim`) and a price modifier (`victim`) of that book that no successful cell touches. */
+  priceId: string;
+  priceModifierId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -376,6 +394,7 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
   await publishRelease(test.store.id, release);
   const mapping = await mappingRepository.get(test.store.mapping_id);
   const catalogId = await newPcmCatalog(test.store.id, `${label} victim`, release);
+  const pricebookId = await newPricebook(test.store.id, 'victim');
   return {
     test,
     victimKeyId: victim.id,
@@ -388,7 +407,9 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     fileId: await newFile(test.store.id, `https://cdn.example.com/${label}/victim.png`),
     productId: await newPcmProduct(test.store.id, `${label} victim`, 'victim'),
     currencyId: await newCurrency(test.store.id, 'VIC'),
-    pricebookId: await newPricebook(test.store.id, 'victim'),
+    pricebookId,
+    priceId: await newPrice(test.store.id, pricebookId, 'victim'),
+    priceModifierId: await newPriceModifier(test.store.id, pricebookId, 'victim'),
   };
 }
 
@@ -424,6 +445,13 @@ let aDisposableCurrencyId: string;
 let aEditablePricebookId: string;
 let aDisposablePricebookId: string;
 let aPricebookBefore: unknown;
+let aPriceBefore: unknown;
+let aPriceModifierBefore: unknown;
+/** A's prices and modifiers (in its victim book) the own-admin cells change and delete. */
+let aEditablePriceId: string;
+let aDisposablePriceId: string;
+let aEditablePriceModifierId: string;
+let aDisposablePriceModifierId: string;
 const createdPricebookIds: Partial<Record<Kind, string>> = {};
 
 // Two stores with published releases: seconds on a loaded machine (the default 5 s hook limit failed there).
@@ -485,6 +513,10 @@ beforeAll(async () => {
   aDisposableCurrencyId = await newCurrency(aStoreId, 'DSP');
   aEditablePricebookId = await newPricebook(aStoreId, 'editable');
   aDisposablePricebookId = await newPricebook(aStoreId, 'disposable');
+  aEditablePriceId = await newPrice(aStoreId, a.pricebookId, 'editable');
+  aDisposablePriceId = await newPrice(aStoreId, a.pricebookId, 'disposable');
+  aEditablePriceModifierId = await newPriceModifier(aStoreId, a.pricebookId, 'editable');
+  aDisposablePriceModifierId = await newPriceModifier(aStoreId, a.pricebookId, 'disposable');
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -513,6 +545,8 @@ beforeAll(async () => {
   aFileBefore = await fileRepository.get(aStoreId, a.fileId);
   aCurrenciesBefore = await currencyRepository.list(aStoreId);
   aPricebookBefore = await pricebookRepository.get(aStoreId, a.pricebookId);
+  aPriceBefore = await priceRepository.getPrice(aStoreId, a.pricebookId, a.priceId);
+  aPriceModifierBefore = await priceRepository.getModifier(aStoreId, a.pricebookId, a.priceModifierId);
   aIds = [
     a.test.store.id,
     a.test.keyId,
@@ -549,6 +583,12 @@ beforeAll(async () => {
     a.pricebookId,
     aEditablePricebookId,
     aDisposablePricebookId,
+    a.priceId,
+    a.priceModifierId,
+    aEditablePriceId,
+    aDisposablePriceId,
+    aEditablePriceModifierId,
+    aDisposablePriceModifierId,
   ];
 }, 60_000);
 
@@ -755,6 +795,48 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /pcm/pricebooks/{pricebook_id}': (kind) => ({
     params: { pricebook_id: kind === 'own-admin' ? aDisposablePricebookId : a.pricebookId },
   }),
+  'GET /pcm/pricebooks/prices': () => ({}),
+  'POST /pcm/pricebooks/{pricebook_id}/prices': (kind) => ({
+    params: { pricebook_id: a.pricebookId },
+    body: { data: { type: 'product-price', attributes: { sku: `created by ${kind}`, currencies: USD_100 } } },
+  }),
+  'GET /pcm/pricebooks/{pricebook_id}/prices': () => ({ params: { pricebook_id: a.pricebookId } }),
+  'GET /pcm/pricebooks/{pricebook_id}/prices/{price_id}': () => ({
+    params: { pricebook_id: a.pricebookId, price_id: a.priceId },
+  }),
+  'PUT /pcm/pricebooks/{pricebook_id}/prices/{price_id}': (kind) => ({
+    params: { pricebook_id: a.pricebookId, price_id: kind === 'own-admin' ? aEditablePriceId : a.priceId },
+    body: { data: { type: 'product-price', attributes: { external_ref: `changed by ${kind}` } } },
+  }),
+  'DELETE /pcm/pricebooks/{pricebook_id}/prices/{price_id}': (kind) => ({
+    params: { pricebook_id: a.pricebookId, price_id: kind === 'own-admin' ? aDisposablePriceId : a.priceId },
+  }),
+  'POST /pcm/pricebooks/{pricebook_id}/modifiers': (kind) => ({
+    params: { pricebook_id: a.pricebookId },
+    body: {
+      data: {
+        type: 'price-modifier',
+        attributes: { name: `created by ${kind}`, modifier_type: 'price_equals', currencies: USD_100 },
+      },
+    },
+  }),
+  'GET /pcm/pricebooks/{pricebook_id}/modifiers': () => ({ params: { pricebook_id: a.pricebookId } }),
+  'GET /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': () => ({
+    params: { pricebook_id: a.pricebookId, modifier_id: a.priceModifierId },
+  }),
+  'PUT /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': (kind) => ({
+    params: {
+      pricebook_id: a.pricebookId,
+      modifier_id: kind === 'own-admin' ? aEditablePriceModifierId : a.priceModifierId,
+    },
+    body: { data: { type: 'price-modifier', attributes: { external_ref: `changed by ${kind}` } } },
+  }),
+  'DELETE /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': (kind) => ({
+    params: {
+      pricebook_id: a.pricebookId,
+      modifier_id: kind === 'own-admin' ? aDisposablePriceModifierId : a.priceModifierId,
+    },
+  }),
   'POST /pcm/products': (kind) => ({
     body: { data: { type: 'product', attributes: { name: `created by ${kind}`, sku: 'created' } } },
   }),
@@ -946,6 +1028,7 @@ function expectNoneOf(raw: string, ids: string[]) {
 }
 
 const NOT_FOUND = 'The requested resource could not be found';
+const USD_100 = { USD: { amount: 100 } };
 const PRODUCT_NOT_FOUND = 'product not found in the catalog';
 
 /** The 404 detail of a route: catalog reads name what they did not find. */
@@ -1189,6 +1272,64 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'DELETE /pcm/pricebooks/{pricebook_id}': async () => {
     expect(await pricebookRepository.get(a.test.store.id, aDisposablePricebookId)).toBeUndefined();
+  },
+  'GET /pcm/pricebooks/prices': (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    const ids = res.body.data.map((price: { id: string }) => price.id);
+    expect(ids).toContain(tenant.priceId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.pricebookId, b.priceId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'POST /pcm/pricebooks/{pricebook_id}/prices': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      type: 'product-price',
+      attributes: { sku: 'created by own-admin' },
+    });
+  },
+  'GET /pcm/pricebooks/{pricebook_id}/prices': (_kind, res) => {
+    expect(res.body.data.map((price: { id: string }) => price.id)).toContain(a.priceId);
+    expectNoneOf(res.raw, [b.test.store.id, b.pricebookId, b.priceId]);
+  },
+  'GET /pcm/pricebooks/{pricebook_id}/prices/{price_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.priceId, attributes: { sku: 'victim' } });
+  },
+  'PUT /pcm/pricebooks/{pricebook_id}/prices/{price_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditablePriceId,
+      attributes: { external_ref: 'changed by own-admin' },
+    });
+  },
+  'DELETE /pcm/pricebooks/{pricebook_id}/prices/{price_id}': async () => {
+    expect(
+      await priceRepository.getPrice(a.test.store.id, a.pricebookId, aDisposablePriceId),
+    ).toBeUndefined();
+  },
+  'POST /pcm/pricebooks/{pricebook_id}/modifiers': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      type: 'price-modifier',
+      attributes: { name: 'created by own-admin' },
+    });
+  },
+  'GET /pcm/pricebooks/{pricebook_id}/modifiers': (_kind, res) => {
+    expect(res.body.data.map((modifier: { id: string }) => modifier.id)).toContain(a.priceModifierId);
+    expectNoneOf(res.raw, [b.test.store.id, b.pricebookId, b.priceModifierId]);
+  },
+  'GET /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.priceModifierId, attributes: { name: 'victim' } });
+  },
+  'PUT /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditablePriceModifierId,
+      attributes: { external_ref: 'changed by own-admin' },
+    });
+  },
+  'DELETE /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id}': async () => {
+    const gone = await priceRepository.getModifier(
+      a.test.store.id,
+      a.pricebookId,
+      aDisposablePriceModifierId,
+    );
+    expect(gone).toBeUndefined();
   },
   'POST /pcm/products': (kind, res) => {
     expect(res.body.data).toMatchObject({
@@ -1735,6 +1876,30 @@ describe('after the matrix', () => {
       [b.pricebookId, 'victim'],
       [createdPricebookIds['other-admin'], 'created by other-admin'],
     ]);
+  });
+
+  it("left A's victim price and modifier as they were, and A's book holds exactly its expected ones", async () => {
+    const storeId = a.test.store.id;
+    expect(await priceRepository.getPrice(storeId, a.pricebookId, a.priceId)).toEqual(aPriceBefore);
+    expect(await priceRepository.getModifier(storeId, a.pricebookId, a.priceModifierId)).toEqual(
+      aPriceModifierBefore,
+    );
+    const { prices } = await priceRepository.pricePage(storeId, a.pricebookId, { limit: 100, offset: 0 });
+    expect(prices.map((price) => price.sku)).toEqual(['victim', 'editable', 'created by own-admin']);
+    const { modifiers } = await priceRepository.modifierPage(storeId, a.pricebookId, {
+      limit: 100,
+      offset: 0,
+    });
+    expect(modifiers.map((modifier) => modifier.name)).toEqual([
+      'victim',
+      'editable',
+      'created by own-admin',
+    ]);
+    const bPrices = await priceRepository.pricePage(b.test.store.id, b.pricebookId, {
+      limit: 100,
+      offset: 0,
+    });
+    expect(bPrices.prices.map((price) => price.id)).toEqual([b.priceId]);
   });
 
   it("put B's admin-created file in B's store and left B's file after A's token aimed at it", async () => {

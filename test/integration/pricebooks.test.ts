@@ -177,7 +177,7 @@ describe('price books', () => {
       'data.id',
     );
     expectError(await c.list('?filter=eq(external_ref,x)'), 400, /filter/, 'filter');
-    expectError(await c.get(id, '?include=prices'), 400, /include/, 'include');
+    expectError(await c.get(id, '?include=products'), 400, /include/, 'include');
     expectError(await c.get('not-a-uuid'), 404, 'price book not found');
   });
 });

@@ -9,6 +9,7 @@ import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { priceRepository } from '../../lib/store/price-repository';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
@@ -124,6 +125,11 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     files: await fileRepository.all(store.store.id),
     currencies: await currencyRepository.list(store.store.id),
     pricebooks: await pricebookRepository.page(store.store.id, { limit: 100, offset: 0 }),
+    prices: await priceRepository.pricePage(store.store.id, pricebookId, { limit: 100, offset: 0 }),
+    priceModifiers: await priceRepository.modifierPage(store.store.id, pricebookId, {
+      limit: 100,
+      offset: 0,
+    }),
     products: await productRepository.all(store.store.id),
     jobs: await jobRepository.page(store.store.id, { limit: 100, offset: 0 }),
     variations: await variationRepository.listVariations(store.store.id),
@@ -182,6 +188,10 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'PUT /v2/currencies/{currency_id} application/json',
       'POST /pcm/pricebooks application/json',
       'PUT /pcm/pricebooks/{pricebook_id} application/json',
+      'POST /pcm/pricebooks/{pricebook_id}/prices application/json',
+      'PUT /pcm/pricebooks/{pricebook_id}/prices/{price_id} application/json',
+      'POST /pcm/pricebooks/{pricebook_id}/modifiers application/json',
+      'PUT /pcm/pricebooks/{pricebook_id}/modifiers/{modifier_id} application/json',
       'POST /pcm/products application/json',
       'PUT /pcm/products/{product_id} application/json',
       'POST /pcm/products/{product_id}/relationships/main_image application/json',
@@ -216,6 +226,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{product_id}', productId)
       .replace('{currency_id}', currencyId)
       .replace('{pricebook_id}', pricebookId)
+      .replace('{price_id}', productId)
       .replace('{variation_id}', variation.variationId)
       .replace('{option_id}', variation.optionId)
       .replace('{modifier_id}', variation.modifierId)

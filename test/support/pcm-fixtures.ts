@@ -7,6 +7,7 @@ import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { priceRepository } from '../../lib/store/price-repository';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
@@ -218,4 +219,35 @@ export async function newVariationWithOptions(
     }
   }
   return { variationId, options: ids };
+}
+
+/** A price (one USD amount) of a price book, made straight through the repository (its sku claimed). */
+export async function newPrice(storeId: string, pricebookId: string, sku: string): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  const currencies = { USD: { amount: 100, includes_tax: false } };
+  await priceRepository.createPrice(storeId, pricebookId, {
+    id,
+    sku,
+    currencies,
+    created_at: at,
+    updated_at: at,
+  });
+  return id;
+}
+
+/** A price modifier (`price_increment` of one USD amount) of a price book, made through the repository. */
+export async function newPriceModifier(storeId: string, pricebookId: string, name: string): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  const currencies = { USD: { amount: 100, includes_tax: false } };
+  await priceRepository.createModifier(storeId, pricebookId, {
+    id,
+    name,
+    modifier_type: 'price_increment',
+    currencies,
+    created_at: at,
+    updated_at: at,
+  });
+  return id;
 }

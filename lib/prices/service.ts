@@ -1,0 +1,235 @@
+import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
+import { uuidv7 } from '../ids';
+import { pricebookOf } from '../pricebooks/service';
+import type { WriteCaller } from '../store/caller-check';
+import {
+  ModifierNameTakenError,
+  PriceBookGoneError,
+  type PriceModifierRecord,
+  PriceNotFoundError,
+  type PriceRecord,
+  PriceSkuTakenError,
+  PriceWriteConflictError,
+  priceRepository,
+} from '../store/price-repository';
+import { type PricebookRecord, pricebookRepository } from '../store/pricebook-repository';
+import {
+  checkResponseBudget,
+  type NewPriceAttributes,
+  type NewPriceModifierAttributes,
+  type PriceAttributes,
+  type PriceModifierAttributes,
+} from '../validation/price';
+import { compileEntryFilter, type EntryFilter, filteredSkus } from './filter';
+
+/**
+ * A price book's prices (one per sku, compared without regard to case) and price modifiers (names unique in
+ * the book, compared exactly): docs/price-books.md.
+ */
+
+async function answered<T>(write: Promise<T>, what: 'price' | 'price modifier'): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof PriceBookGoneError) throw new NotFoundError('price book not found');
+    if (error instanceof PriceNotFoundError) throw new NotFoundError(`${what} not found`);
+    if (error instanceof PriceSkuTakenError) {
+      throw new ConflictError('the price book has a price for this sku already', 'data.attributes.sku');
+    }
+    if (error instanceof ModifierNameTakenError) {
+      throw new ConflictError(
+        'the price book has a price modifier of this name already',
+        'data.attributes.name',
+      );
+    }
+    if (error instanceof PriceWriteConflictError) throw new ConflictError(WRITE_CONFLICT);
+    throw error;
+  }
+}
+
+/** A price of a book of the store (404 for a book or price that is not). */
+export async function priceOf(storeId: string, pricebookId: string, id: string): Promise<PriceRecord> {
+  const [, price] = await Promise.all([
+    pricebookOf(storeId, pricebookId),
+    priceRepository.getPrice(storeId, pricebookId, id),
+  ]);
+  if (!price) throw new NotFoundError('price not found');
+  return price;
+}
+
+export async function modifierOf(
+  storeId: string,
+  pricebookId: string,
+  id: string,
+): Promise<PriceModifierRecord> {
+  const [, modifier] = await Promise.all([
+    pricebookOf(storeId, pricebookId),
+    priceRepository.getModifier(storeId, pricebookId, id),
+  ]);
+  if (!modifier) throw new NotFoundError('price modifier not found');
+  return modifier;
+}
+
+export async function createPrice(
+  storeId: string,
+  pricebookId: string,
+  attributes: NewPriceAttributes,
+  caller: WriteCaller,
+): Promise<PriceRecord> {
+  const at = new Date().toISOString();
+  const price: PriceRecord = { id: uuidv7(), ...attributes, created_at: at, updated_at: at };
+  checkResponseBudget(price, 'price');
+  await answered(priceRepository.createPrice(storeId, pricebookId, price, caller), 'price');
+  return price;
+}
+
+/** Changes only the attributes sent; nothing sent changes nothing (not even updated_at). */
+export async function updatePrice(
+  storeId: string,
+  pricebookId: string,
+  id: string,
+  changes: PriceAttributes,
+  caller: WriteCaller,
+): Promise<PriceRecord> {
+  await pricebookOf(storeId, pricebookId);
+  if (Object.keys(changes).length === 0) return priceOf(storeId, pricebookId, id);
+  const check = (next: PriceRecord) => checkResponseBudget(next, 'price');
+  const write = priceRepository.updatePrice(
+    storeId,
+    pricebookId,
+    id,
+    changes,
+    new Date().toISOString(),
+    caller,
+    check,
+  );
+  return answered(write, 'price');
+}
+
+export async function deletePrice(storeId: string, pricebookId: string, id: string, caller: WriteCaller) {
+  await pricebookOf(storeId, pricebookId);
+  return answered(priceRepository.deletePrice(storeId, pricebookId, id, caller), 'price');
+}
+
+export async function createModifier(
+  storeId: string,
+  pricebookId: string,
+  attributes: NewPriceModifierAttributes,
+  caller: WriteCaller,
+): Promise<PriceModifierRecord> {
+  const at = new Date().toISOString();
+  const modifier: PriceModifierRecord = { id: uuidv7(), ...attributes, created_at: at, updated_at: at };
+  checkResponseBudget(modifier, 'price modifier');
+  await answered(priceRepository.createModifier(storeId, pricebookId, modifier, caller), 'price modifier');
+  return modifier;
+}
+
+export async function updateModifier(
+  storeId: string,
+  pricebookId: string,
+  id: string,
+  changes: PriceModifierAttributes,
+  caller: WriteCaller,
+): Promise<PriceModifierRecord> {
+  await pricebookOf(storeId, pricebookId);
+  if (Object.keys(changes).length === 0) return modifierOf(storeId, pricebookId, id);
+  const check = (next: PriceModifierRecord) => checkResponseBudget(next, 'price modifier');
+  const at = new Date().toISOString();
+  return answered(
+    priceRepository.updateModifier(storeId, pricebookId, id, changes, at, caller, check),
+    'price modifier',
+  );
+}
+
+export async function deleteModifier(storeId: string, pricebookId: string, id: string, caller: WriteCaller) {
+  await pricebookOf(storeId, pricebookId);
+  return answered(priceRepository.deleteModifier(storeId, pricebookId, id, caller), 'price modifier');
+}
+
+type Page = { limit: number; offset: number };
+
+/** Keeps the entries of one page out of a stream, counting them all: never more than a page held. */
+class PageWindow<T> {
+  readonly items: T[] = [];
+  total = 0;
+  constructor(private readonly page: Page) {}
+  add(item: T): void {
+    if (this.total >= this.page.offset && this.items.length < this.page.limit) this.items.push(item);
+    this.total += 1;
+  }
+}
+
+/** The prices of a book matching a filter, in creation order: by sku claims for an sku filter, else a scan. */
+async function* matchingPrices(
+  storeId: string,
+  pricebookId: string,
+  filter: EntryFilter,
+): AsyncIterable<PriceRecord> {
+  const test = compileEntryFilter(filter);
+  const skus = filteredSkus(filter);
+  if (skus === undefined) {
+    for await (const price of priceRepository.pricesOf(storeId, pricebookId)) if (test(price)) yield price;
+    return;
+  }
+  const found = await priceRepository.pricesBySku(storeId, pricebookId, skus);
+  const prices = [...new Map([...found.values()].map((price) => [price.id, price])).values()];
+  prices.sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const price of prices) if (test(price)) yield price;
+}
+
+/** A page of a book's prices (404 for a book not the store's), filtered when `filter` is given. */
+export async function listPrices(
+  storeId: string,
+  pricebookId: string,
+  page: Page,
+  filter: EntryFilter | undefined,
+): Promise<{ prices: PriceRecord[]; total: number }> {
+  await pricebookOf(storeId, pricebookId);
+  if (filter === undefined) return priceRepository.pricePage(storeId, pricebookId, page);
+  const window = new PageWindow<PriceRecord>(page);
+  for await (const price of matchingPrices(storeId, pricebookId, filter)) window.add(price);
+  return { prices: window.items, total: window.total };
+}
+
+/** A page of a book's modifiers, filtered when `filter` is given (a book holds few: read whole). */
+export async function listModifiers(
+  storeId: string,
+  pricebookId: string,
+  page: Page,
+  filter: EntryFilter | undefined,
+): Promise<{ modifiers: PriceModifierRecord[]; total: number }> {
+  await pricebookOf(storeId, pricebookId);
+  if (filter === undefined) return priceRepository.modifierPage(storeId, pricebookId, page);
+  const test = compileEntryFilter(filter);
+  const window = new PageWindow<PriceModifierRecord>(page);
+  for await (const modifier of priceRepository.modifiersOf(storeId, pricebookId))
+    if (test(modifier)) window.add(modifier);
+  return { modifiers: window.items, total: window.total };
+}
+
+export type PriceOfBook = { book: PricebookRecord; price: PriceRecord };
+
+/**
+ * A page of the prices of every book of the store (`GET /pcm/pricebooks/prices`): books in creation order,
+ * each book's prices in creation order. Reads every price of the store (by claims for an sku filter) and
+ * holds one page of them.
+ */
+export async function listAllPrices(
+  storeId: string,
+  page: Page,
+  filter: EntryFilter | undefined,
+): Promise<{ prices: PriceOfBook[]; total: number }> {
+  const window = new PageWindow<PriceOfBook>(page);
+  const books = 100;
+  for (let offset = 0; ; offset += books) {
+    const { pricebooks } = await pricebookRepository.page(storeId, { limit: books, offset });
+    for (const book of pricebooks) {
+      const prices =
+        filter === undefined
+          ? priceRepository.pricesOf(storeId, book.id)
+          : matchingPrices(storeId, book.id, filter);
+      for await (const price of prices) window.add({ book, price });
+    }
+    if (pricebooks.length < books) return { prices: window.items, total: window.total };
+  }
+}
