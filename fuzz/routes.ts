@@ -345,10 +345,26 @@ const catalogDescription = fc.oneof(
 );
 const pcmId = fc.stringMatching(/^[A-Za-z0-9._~-]{1,64}$/);
 const hierarchyIds = fc.oneof(
-  fc.array(fc.oneof(fc.constantFrom(...CATALOG.hierarchies), pcmId), { maxLength: 5 }),
+  fc.constant([ref('hierarchyId')] as string[]),
+  fc.array(fc.oneof(fc.constant(ref('hierarchyId')), fc.constantFrom(...CATALOG.hierarchies), pcmId), {
+    maxLength: 5,
+  }),
   fc.constant(Array.from({ length: MAX_HIERARCHY_IDS }, (_, i) => `h-${i}`)),
 );
-const pricebookId = fc.oneof(fc.constant(null), fc.constant(''), pcmId);
+const pricebookId = fc.oneof(
+  fc.constant(null),
+  fc.constant(''),
+  fc.constant(ref('pricebookId')),
+  fc.constant(ref('pricebookIdUpper')),
+  pcmId,
+);
+const pricebookIds = fc.array(
+  fc.record({
+    id: fc.oneof(fc.constant(ref('pricebookId')), fc.uuid(), pcmId),
+    priority: fc.oneof(fc.integer(), fc.double(), fc.constant('1')),
+  }),
+  { maxLength: 6 },
+);
 
 /** The catalog attributes, each present or not (`required` always present). */
 const catalogAttributes = (required: 'name' | undefined) =>
@@ -358,6 +374,7 @@ const catalogAttributes = (required: 'name' | undefined) =>
       description: catalogDescription,
       hierarchy_ids: hierarchyIds,
       pricebook_id: pricebookId,
+      pricebook_ids: pricebookIds,
     },
     { requiredKeys: required === undefined ? [] : [required] },
   );
