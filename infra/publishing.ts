@@ -318,16 +318,27 @@ export class Publishing extends Construct {
     );
     const switchRelease = step('release-switch', 'Switch').addCatch(abandon, onError);
 
-    return validate.next(
+    const exportAuthored = step('release-export', 'Export').addCatch(abandon, onError);
+    const invalid = new Fail(this, 'ReleaseInvalid', {
+      error: 'ReleaseInvalid',
+      cause: 'The release document is not valid: Validate (or Export) recorded the release FAILED with its issues',
+    });
+    exportAuthored.next(
+      new Choice(this, 'Exported')
+        .when(Condition.booleanEquals('$.valid', false), invalid)
+        .otherwise(validate),
+    );
+    const validated = validate.next(
       new Choice(this, 'DocumentValid')
-        .when(
-          Condition.booleanEquals('$.valid', false),
-          new Fail(this, 'ReleaseInvalid', {
-            error: 'ReleaseInvalid',
-            cause: 'The release document is not valid: Validate recorded the release FAILED with its issues',
-          }),
-        )
+        .when(Condition.booleanEquals('$.valid', false), invalid)
         .otherwise(plan.next(derive).next(merge).next(write).next(switchRelease).next(published)),
     );
+    // An authored catalog's release is written out as a document first; a document's is validated at once.
+    return new Choice(this, 'Authored')
+      .when(
+        Condition.and(Condition.isPresent('$.export'), Condition.booleanEquals('$.export', true)),
+        exportAuthored,
+      )
+      .otherwise(validated);
   }
 }

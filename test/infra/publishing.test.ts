@@ -104,14 +104,36 @@ describe('the release state machine: its definition', () => {
     expect(validate(brokenMap).isValid).toBe(false);
   });
 
-  it('has exactly these states, starting at Validate, with the happy path Validate → Plan → Derive → Merge → Write → Switch', () => {
-    expect(definition.StartAt).toBe('Validate');
+  it('has exactly these states, starting at Authored, with the happy path (Export →) Validate → Plan → Derive → Merge → Write → Switch', () => {
+    expect(definition.StartAt).toBe('Authored');
+    expect(states.Authored).toEqual({
+      Type: 'Choice',
+      Choices: [
+        {
+          And: [
+            { Variable: '$.export', IsPresent: true },
+            { Variable: '$.export', BooleanEquals: true },
+          ],
+          Next: 'Export',
+        },
+      ],
+      Default: 'Validate',
+    });
+    expect(states.Export?.Next).toBe('Exported');
+    expect(states.Exported).toEqual({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.valid', BooleanEquals: false, Next: 'ReleaseInvalid' }],
+      Default: 'Validate',
+    });
     expect(Object.keys(states).sort()).toEqual(
       [
         'Abandon',
         'AbandonOutcome',
+        'Authored',
         'Derive',
         'DocumentValid',
+        'Export',
+        'Exported',
         'Merge',
         'Plan',
         'ReleaseFailed',
@@ -140,6 +162,7 @@ describe('the release state machine: its definition', () => {
 
   it('runs each step as its own Lambda, the handler’s answer being the state’s output (no Payload envelope)', () => {
     const tasks: [string, Json, WorkflowStepName][] = [
+      ['Export', states.Export as Json, 'release-export'],
       ['Validate', states.Validate as Json, 'release-validate'],
       ['Plan', states.Plan as Json, 'release-plan'],
       ['DeriveRange', deriveRange, 'release-derive'],
@@ -156,8 +179,8 @@ describe('the release state machine: its definition', () => {
     expect(states.Abandon?.ResultPath).toBe('$.abandon');
   });
 
-  it('sends an error of Validate, Plan, Derive, Merge, Write or Switch to Abandon with the error at $.error, then fails', () => {
-    for (const name of ['Validate', 'Plan', 'Derive', 'Merge', 'Write', 'Switch']) {
+  it('sends an error of Export, Validate, Plan, Derive, Merge, Write or Switch to Abandon with the error at $.error, then fails', () => {
+    for (const name of ['Export', 'Validate', 'Plan', 'Derive', 'Merge', 'Write', 'Switch']) {
       expect([name, states[name]?.Catch]).toEqual([
         name,
         [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Abandon' }],
@@ -184,7 +207,7 @@ describe('the release state machine: its definition', () => {
     expect(LAMBDA_SERVICE_ERRORS).toEqual(
       expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']),
     );
-    for (const name of ['Validate', 'Plan', 'Merge', 'Switch']) {
+    for (const name of ['Export', 'Validate', 'Plan', 'Merge', 'Switch']) {
       expect([name, states[name]?.Retry]).toEqual([name, [serviceRetry]]);
     }
     // 3 attempts in all, as the local harness makes them.

@@ -6,6 +6,7 @@ import {
   documentPrice,
   documentProduct,
 } from '../../lib/catalog/pipeline/authored-document';
+import { inOrder } from '../../lib/catalog/pipeline/export';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 import { prepareRelease } from '../support/one-process-publisher';
@@ -196,5 +197,29 @@ describe('documentProduct: authored products make a valid document', () => {
       currencies: DEFAULT_CURRENCIES,
     });
     expect(prepared.products.map((p) => p.resource.meta.pricebook_id)).toEqual([BOOK, BOOK, null]);
+  });
+});
+
+describe('inOrder: the export reads ahead and writes in order', () => {
+  it('yields results in task order with at most `window` started ahead, and throws a failure in its turn', async () => {
+    let running = 0;
+    let most = 0;
+    const task = (n: number, ms: number) => async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      running -= 1;
+      if (n === 4) throw new Error('page 4 failed');
+      return n;
+    };
+    const seen: number[] = [];
+    const tasks = [task(0, 30), task(1, 5), task(2, 20), task(3, 1), task(4, 1)];
+    await expect(
+      (async () => {
+        for await (const n of inOrder(tasks, 2)) seen.push(n);
+      })(),
+    ).rejects.toThrow('page 4 failed');
+    expect(seen).toEqual([0, 1, 2, 3]);
+    expect(most).toBe(2);
   });
 });

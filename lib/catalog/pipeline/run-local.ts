@@ -2,6 +2,7 @@ import { errorFields, log } from '../../http/log';
 import {
   abandonStep,
   deriveStep,
+  exportStep,
   mergeStep,
   planStep,
   readManifest,
@@ -32,6 +33,7 @@ export async function runWorkflowLocally(
   options: { concurrency?: number } = {},
 ): Promise<'PUBLISHED' | 'FAILED'> {
   try {
+    if (input.export === true && !(await exportStep(input)).valid) return 'FAILED';
     const validated = await validateStep(input);
     if (!validated.valid) return 'FAILED';
     const planned = await planStep(input);

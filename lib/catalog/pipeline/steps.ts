@@ -1,3 +1,4 @@
+import { log } from '../../http/log';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
@@ -22,6 +23,7 @@ import type { ReleaseLayout } from '../types';
 import { ReleaseValidationError, type ValidationIssue } from '../validate-release';
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
+import { AuthoredSourceError, authoredDocument, type ExportCounts } from './export';
 import type {
   AbandonInput,
   DeriveInput,
@@ -42,7 +44,11 @@ import { CHUNK_ITEMS, uploadRefused, WRITER_BATCHES_IN_FLIGHT } from './workflow
  * state machine (infra/publishing.ts) and the local harness (run-local.ts) run these same functions.
  */
 
-/** Progress shown while each phase runs: validation to 10 %, the plan 12 %, derivation to 20 %, writes to 99 %. */
+/**
+ * Progress shown while each phase runs: an authored catalog's export 5 %, validation to 10 %, the plan 12 %,
+ * derivation to 20 %, writes to 99 %.
+ */
+const EXPORTED_PERCENT = 5;
 const VALIDATED_PERCENT = 10;
 const PLANNED_PERCENT = 12;
 const DERIVED_PERCENT = 20;
@@ -144,6 +150,35 @@ async function takeInDocument(input: ReleaseExecutionInput, upload: string): Pro
   await pcmRepository.documentCopied(input.store_id, input.catalog_id, input.document_key);
   await objectStore.deletePrefix(upload).catch(() => undefined);
   return true;
+}
+
+/**
+ * Export (authored catalogs only): the catalog's hierarchies, the live products attached to them (with their
+ * children and components) and their prices, as the release recorded them at creation, written to the
+ * release's document key as a document, streamed (lib/catalog/pipeline/export.ts); the steps that follow
+ * publish it as any document. A hierarchy or price book deleted since: the release is FAILED.
+ */
+export async function exportStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
+  await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
+  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  if (release?.authored === undefined) throw new Error(`release ${input.release_id} is not an authored one`);
+  const counts: ExportCounts = { products: 0, nodes: 0 };
+  try {
+    const document = authoredDocument(
+      input.store_id,
+      { id: input.catalog_id, name: release.name, sources: release.authored },
+      new Date(release.created_at),
+      counts,
+    );
+    await objectStore.put(input.document_key, document, { contentType: 'application/json' });
+  } catch (error) {
+    if (!(error instanceof AuthoredSourceError)) throw error;
+    await fail(input, [{ path: '', rule: 'authored', message: error.message }], 1);
+    return { ...input, valid: false };
+  }
+  log('info', 'authored catalog exported', { release_id: input.release_id, ...counts });
+  await record(input, { percent_completed: EXPORTED_PERCENT });
+  return { ...input, valid: true };
 }
 
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
