@@ -2,7 +2,16 @@ import './quiet-sdk';
 import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { storeRepository } from '../lib/store/store-repository';
-import { DATABASE_HELP, fail, intOption, parseCli, usageError, useToolDatabase } from './cli';
+import {
+  DATABASE_HELP,
+  fail,
+  intOption,
+  objectStoreUnreachableMessage,
+  parseCli,
+  usageError,
+  useToolDatabase,
+  useToolObjectStore,
+} from './cli';
 import { count, databaseUnreachableMessage } from './messages';
 import { resetDemo } from './reset-demo';
 import { DEMO } from './seed';
@@ -121,9 +130,11 @@ async function main(): Promise<void> {
   if (command === 'reset-demo') {
     for (const flag of Object.keys(values))
       if (flag !== 'help') usageError(TOOL, `reset-demo does not take --${flag}`);
-    const where = useToolDatabase(TOOL);
-    if (where === 'AWS')
+    if (process.env.DYNAMODB_ENDPOINT === 'aws')
       usageError(TOOL, 'reset-demo empties the tables: it never runs against AWS (DYNAMODB_ENDPOINT=aws)');
+    // The demo catalog is published again through the workflow, which reads its document from the bucket.
+    useToolObjectStore(TOOL);
+    const where = useToolDatabase(TOOL);
     const deleted = await resetDemo((line) => process.stderr.write(`reset-demo: ${line}\n`));
     process.stdout.write(
       `demo reset at ${where}: ${count(deleted, 'item')} deleted, demo store ${DEMO.storeId} seeded again\n`,
@@ -134,7 +145,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const unreachable = databaseUnreachableMessage(error, process.env.DYNAMODB_ENDPOINT);
+  const unreachable =
+    databaseUnreachableMessage(error, process.env.DYNAMODB_ENDPOINT) ??
+    objectStoreUnreachableMessage(error, process.env.S3_ENDPOINT);
   if (unreachable) fail(TOOL, unreachable);
   fail(TOOL, `failed: ${(error as Error).message}`);
 });

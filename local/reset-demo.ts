@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { getConfig, resetConfig } from '../lib/config/index';
+import { objectStore } from '../lib/store/object-store';
 import { recreateTables } from '../lib/store/tables';
 import { count } from './messages';
 import { seedDemo } from './seed';
@@ -29,6 +30,7 @@ export async function resetDemo(report: (line: string) => void = () => {}): Prom
   } finally {
     client.destroy();
   }
+  await objectStore.ensureBucket();
   await seedDemo();
   return dropped;
 }

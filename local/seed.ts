@@ -1,6 +1,9 @@
 import sampleRelease from '../catalog/sample-release.json';
 import { generateClientSecret as randomSecret } from '../lib/auth/secrets';
-import { publishRelease } from '../lib/catalog/publisher';
+import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
+import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
+import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
+import { publishDocument } from '../lib/pcm/cli-publish';
 import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
@@ -65,9 +68,10 @@ export async function seedDemo(): Promise<DemoSeed> {
     );
     created = true;
   }
-  // The demo catalog (catalog/sample-release.json), published once: later runs keep what is there.
+  // The demo catalog (catalog/sample-release.json), published once, as the API publishes: a catalog of
+  // /pcm/catalogs, its document, a release through the publishing workflow. Later runs keep what is there.
   if (!(await catalogRepository.getRegistry(DEMO.storeId))) {
-    await publishRelease(DEMO.storeId, sampleRelease);
+    await publishDemoCatalog();
     created = true;
   }
   return {
@@ -78,4 +82,31 @@ export async function seedDemo(): Promise<DemoSeed> {
     storefrontClientId: DEMO.storefrontClientId,
     created,
   };
+}
+
+/**
+ * Publishes the sample document as the demo catalog through the publishing workflow, in this process (the
+ * local API registers the same runner when it starts), and fails unless the release is PUBLISHED.
+ */
+async function publishDemoCatalog(): Promise<void> {
+  let run: Promise<unknown> | undefined;
+  registerLocalWorkflow((input: ReleaseExecutionInput) => {
+    run = runWorkflowLocally(input);
+    return run;
+  });
+  const text = JSON.stringify(sampleRelease);
+  const { catalog } = sampleRelease;
+  const outcome = await publishDocument(
+    DEMO.storeId,
+    { id: catalog.id, name: catalog.name, description: catalog.description },
+    async function* () {
+      yield Buffer.from(text);
+    },
+    { localRun: () => run },
+  );
+  if (outcome.release.state !== 'PUBLISHED') {
+    throw new Error(
+      `the demo catalog's release ${outcome.release_id} is ${outcome.release.state}: ${JSON.stringify(outcome.release.errors ?? [])}`,
+    );
+  }
 }

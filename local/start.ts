@@ -118,11 +118,11 @@ async function main(): Promise<void> {
   }
   resetConfig();
   const config = getConfig();
+  // A given S3_ENDPOINT may not have the bucket yet (a started one does); the demo's publish needs it.
+  if (!onAws && !objects) await objectStore.ensureBucket();
   const demo = onAws
     ? undefined
     : await prepareLocalDatabase(config.dynamodbEndpoint as string, config.region);
-  // A given S3_ENDPOINT may not have the bucket yet (a started one does).
-  if (!onAws && !objects) await objectStore.ensureBucket();
 
   // Checked at start: a bad CORS_ORIGINS stops here with a message naming it.
   const corsOrigins = parseCorsOrigins(process.env.CORS_ORIGINS);
