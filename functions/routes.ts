@@ -614,6 +614,83 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/hierarchies/{hierarchy_id}: deletes a hierarchy, freeing its slug',
   },
+  'pcm-create-node': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/hierarchies/{hierarchy_id}/nodes: creates a node (names and slugs unique among siblings)',
+  },
+  'pcm-list-nodes': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/hierarchies/{hierarchy_id}/nodes: every node of a hierarchy, paginated',
+  },
+  'pcm-get-node': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}: one node',
+  },
+  'pcm-update-node': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      "PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}: changes a node's attributes or sort order",
+  },
+  'pcm-delete-node': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}: deletes a node and its descendants',
+  },
+  'pcm-list-hierarchy-children': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/hierarchies/{hierarchy_id}/children: a hierarchy's top-level nodes",
+  },
+  'pcm-list-node-children': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/children: a node's children",
+  },
+  'pcm-create-node-children': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/children: moves nodes under a node',
+  },
+  'pcm-write-node-parent': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent: moves a node under another',
+  },
+  'pcm-delete-node-parent': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent: makes a node top-level',
+  },
+  'pcm-write-node-products': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST, DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products: attaches or detaches products',
+  },
+  'pcm-list-node-products': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      "GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/products: a node's products, curated first",
+  },
+  'pcm-list-product-nodes': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/products/{product_id}/nodes: the nodes a product is attached to',
+  },
   'pcm-import-products': {
     auth: 'admin',
     body: 'upload',
@@ -856,6 +933,52 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-get-hierarchy' },
   { method: 'PUT', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-update-hierarchy' },
   { method: 'DELETE', path: '/pcm/hierarchies/{hierarchy_id}', function: 'pcm-delete-hierarchy' },
+  { method: 'POST', path: '/pcm/hierarchies/{hierarchy_id}/nodes', function: 'pcm-create-node' },
+  { method: 'GET', path: '/pcm/hierarchies/{hierarchy_id}/nodes', function: 'pcm-list-nodes' },
+  { method: 'GET', path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}', function: 'pcm-get-node' },
+  { method: 'PUT', path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}', function: 'pcm-update-node' },
+  { method: 'DELETE', path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}', function: 'pcm-delete-node' },
+  {
+    method: 'GET',
+    path: '/pcm/hierarchies/{hierarchy_id}/children',
+    function: 'pcm-list-hierarchy-children',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/children',
+    function: 'pcm-list-node-children',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/children',
+    function: 'pcm-create-node-children',
+  },
+  {
+    method: 'PUT',
+    path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent',
+    function: 'pcm-write-node-parent',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent',
+    function: 'pcm-delete-node-parent',
+  },
+  {
+    method: 'POST',
+    path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products',
+    function: 'pcm-write-node-products',
+  },
+  {
+    method: 'DELETE',
+    path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products',
+    function: 'pcm-write-node-products',
+  },
+  {
+    method: 'GET',
+    path: '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/products',
+    function: 'pcm-list-node-products',
+  },
+  { method: 'GET', path: '/pcm/products/{product_id}/nodes', function: 'pcm-list-product-nodes' },
   { method: 'POST', path: '/pcm/products/import', function: 'pcm-import-products' },
   { method: 'POST', path: '/pcm/products/import-uploads', function: 'pcm-create-import-upload' },
 ];

@@ -290,6 +290,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...productRoutes(),
   ...variationRoutes(),
   ...hierarchyRoutes(),
+  ...pcmNodeRoutes(),
   ...jobRoutes(),
 };
 
@@ -1343,6 +1344,124 @@ function hierarchyRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
         auth: ADMIN,
         params: { hierarchy_id: segment([ref('freshHierarchyId')], [ref('otherHierarchyId')]) },
       }),
+  };
+}
+
+// ---------------------------------------------------------------- nodes (/pcm/hierarchies/{id}/nodes)
+
+/** A node id a body may name: store A's nodes (any case), another store's, a product's, junk. */
+const nodeRef = fc.oneof(
+  fc.constantFrom(
+    ref('nodeId'),
+    ref('childNodeId'),
+    ref('otherNodeId'),
+    ref('productId'),
+    ref('hierarchyId'),
+  ),
+  pcmId,
+);
+const productRef = fc.oneof(
+  fc.constantFrom(ref('productId'), ref('productIdUpper'), ref('otherProductId'), ref('deletedProductId')),
+  pcmId,
+);
+
+const nodeBody = (id: fc.Arbitrary<string | undefined>) =>
+  fc
+    .record(
+      {
+        id,
+        attributes: fc.record(
+          {
+            name: fc.oneof(
+              fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+              fc.constantFrom('Fuzz node', 'FUZZ NODE', 'h'.repeat(HIERARCHY_NAME_MAX + 1)),
+            ),
+            description: fc.string({ maxLength: 40 }),
+            slug: fc.oneof(fc.stringMatching(/^[A-Za-z0-9._-]{1,20}$/), fc.constantFrom('fuzz-node', 'a b')),
+            curated_products: fc.array(productRef, { maxLength: 3 }),
+            locales: fc.dictionary(
+              fc.constantFrom('en', 'fr-FR', 'not a locale'),
+              fc.record({ name: fc.string({ minLength: 1, maxLength: 20 }) }),
+              { maxKeys: 2 },
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        parent: fc.option(nodeRef, { nil: undefined }),
+        sortOrder: fc.option(fc.oneof(fc.integer(), fc.constantFrom(1.5, 2 ** 40)), { nil: undefined }),
+      },
+      { requiredKeys: ['attributes'] },
+    )
+    .map(({ id: dataId, attributes, parent, sortOrder }) => ({
+      data: {
+        type: 'node',
+        ...(dataId === undefined ? {} : { id: dataId }),
+        attributes,
+        ...(parent === undefined || dataId !== undefined
+          ? {}
+          : { relationships: { parent: { data: { type: 'node', id: parent } } } }),
+        ...(sortOrder === undefined ? {} : { meta: { sort_order: sortOrder } }),
+      },
+    }));
+
+const typedList = (type: string, ids: fc.Arbitrary<string>) =>
+  fc
+    .array(fc.record({ id: ids, sortOrder: fc.option(fc.integer(), { nil: undefined }) }), { maxLength: 4 })
+    .map((items) => ({
+      data: items.map(({ id, sortOrder }) => ({
+        type,
+        id,
+        ...(type === 'node' && sortOrder !== undefined ? { meta: { sort_order: sortOrder } } : {}),
+      })),
+    }));
+
+/**
+ * The node routes: store A's hierarchy and its kept nodes as the valid ids (deletes take fresh ones), store
+ * B's among the others; bodies name A's nodes and products, B's, and junk, so moves meet cycles and depth.
+ */
+function pcmNodeRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const H = '/pcm/hierarchies/{hierarchy_id}';
+  const N = `${H}/nodes`;
+  const hierarchyId = () => segment([ref('hierarchyId')], [ref('otherHierarchyId')]);
+  const nodeId = () => segment([ref('nodeId'), ref('childNodeId')], [ref('otherNodeId'), ref('hierarchyId')]);
+  const one = () => ({ hierarchy_id: hierarchyId(), node_id: nodeId() });
+  const withBody = (body: () => fc.Arbitrary<Json>) => () =>
+    requests({ auth: ADMIN, params: one(), body: jsonBody(body()) });
+  const list = (params: () => Record<string, Part<string>>) => () =>
+    requests({ auth: ADMIN, params: params(), query: [pageQuery()] });
+  return {
+    [`POST ${N}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { hierarchy_id: hierarchyId() },
+        body: jsonBody(nodeBody(fc.constant(undefined))),
+      }),
+    [`GET ${N}`]: list(() => ({ hierarchy_id: hierarchyId() })),
+    [`GET ${N}/{node_id}`]: () => requests({ auth: ADMIN, params: one() }),
+    [`PUT ${N}/{node_id}`]: withBody(() =>
+      nodeBody(fc.constantFrom(undefined, ref('nodeId'), ref('childNodeId'))),
+    ),
+    [`DELETE ${N}/{node_id}`]: () =>
+      requests({
+        auth: ADMIN,
+        params: { hierarchy_id: hierarchyId(), node_id: segment([ref('freshNodeId')], [ref('otherNodeId')]) },
+      }),
+    [`GET ${H}/children`]: list(() => ({ hierarchy_id: hierarchyId() })),
+    [`GET ${N}/{node_id}/children`]: list(one),
+    [`POST ${N}/{node_id}/relationships/children`]: withBody(() => typedList('node', nodeRef)),
+    [`PUT ${N}/{node_id}/relationships/parent`]: withBody(() =>
+      fc.record({ data: fc.record({ type: fc.constantFrom('node', 'product'), id: nodeRef }) }),
+    ),
+    [`DELETE ${N}/{node_id}/relationships/parent`]: () => requests({ auth: ADMIN, params: one() }),
+    [`POST ${N}/{node_id}/relationships/products`]: withBody(() => typedList('product', productRef)),
+    [`DELETE ${N}/{node_id}/relationships/products`]: withBody(() => typedList('product', productRef)),
+    [`GET ${N}/{node_id}/products`]: list(one),
+    'GET /pcm/products/{product_id}/nodes': list(() => ({
+      product_id: segment(
+        [ref('productId'), ref('productIdUpper')],
+        [ref('otherProductId'), ref('deletedProductId')],
+      ),
+    })),
   };
 }
 

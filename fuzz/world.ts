@@ -35,6 +35,7 @@ import {
   newFile,
   newPcmCatalog,
   newPcmHierarchy,
+  newPcmNode,
   newPcmProduct,
   newPrice,
   newPricebook,
@@ -138,6 +139,10 @@ export const PLACEHOLDERS = {
   hierarchyId: "store A's hierarchy",
   otherHierarchyId: "store B's hierarchy",
   freshHierarchyId: 'a hierarchy of store A created just before the request (delete fuzzing)',
+  nodeId: "a top-level node of store A's hierarchy",
+  childNodeId: 'a child of nodeId',
+  otherNodeId: "a node of store B's hierarchy",
+  freshNodeId: "a node of store A's hierarchy created just before the request (delete fuzzing)",
   jobId: 'a pending job of store A (its message goes nowhere: it never runs)',
   jobIdUpper: 'the same job id in upper case',
   freshJobId: 'a pending job of store A created just before the request (cancel fuzzing)',
@@ -391,6 +396,9 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const otherVariation = await newVariationTree(b.store.id, 'Other variation');
   const hierarchyId = await newPcmHierarchy(a.store.id, 'Fuzz hierarchy');
   const otherHierarchyId = await newPcmHierarchy(b.store.id, 'Other hierarchy', 'Fuzz-Slug');
+  const nodeId = await newPcmNode(a.store.id, hierarchyId, 'Fuzz node');
+  const childNodeId = await newPcmNode(a.store.id, hierarchyId, 'Fuzz child', nodeId);
+  const otherNodeId = await newPcmNode(b.store.id, otherHierarchyId, 'Other node');
   const parentProductId = await newParentWithChildren(a.store.id, variation.variationId);
   await settle();
   const published = await pcmRepository.getRelease(a.store.id, catalogId, releaseId);
@@ -458,6 +466,9 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       otherVariationId: otherVariation.variationId,
       hierarchyId,
       otherHierarchyId,
+      nodeId,
+      childNodeId,
+      otherNodeId,
       jobId,
       jobIdUpper: jobId.toUpperCase(),
       otherJobId,
@@ -554,6 +565,8 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return failedRelease(a.store.id, catalogId);
         case 'freshHierarchyId':
           return newPcmHierarchy(a.store.id, 'Fresh hierarchy');
+        case 'freshNodeId':
+          return newPcmNode(a.store.id, hierarchyId, `Fresh node ${uuidv4()}`);
         case 'freshVariationId':
           return (await newVariationTree(a.store.id, 'Fresh variation')).variationId;
         case 'freshOptionId':

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
+import { deleteSubtrees } from '../nodes/delete';
 import type { WriteCaller } from '../store/caller-check';
 import {
   type Hierarchy,
@@ -19,7 +20,7 @@ const slugTaken = () =>
 
 export async function hierarchyOf(storeId: string, hierarchyId: string): Promise<Hierarchy> {
   const hierarchy = await hierarchyRepository.get(storeId, hierarchyId);
-  if (!hierarchy) throw new NotFoundError('hierarchy not found');
+  if (!hierarchy || hierarchy.deleting) throw new NotFoundError('hierarchy not found');
   return hierarchy;
 }
 
@@ -87,8 +88,32 @@ export function updateHierarchy(
   });
 }
 
-export function deleteHierarchy(storeId: string, hierarchyId: string, caller: WriteCaller): Promise<void> {
-  return withFreshHierarchy(storeId, hierarchyId, (hierarchy) =>
-    hierarchyRepository.delete(storeId, hierarchy, caller),
-  );
+/**
+ * Marks the hierarchy as being deleted (from then on it reads as gone and takes no nodes), deletes its
+ * nodes and their attachments in batches (never one unbounded transaction), then the hierarchy and its
+ * slug claim. A delete cut short leaves the hierarchy marked, with fewer nodes: the next DELETE of it (the
+ * mark makes it answer 404 to every other route) picks up where it stopped and answers 204.
+ */
+export async function deleteHierarchy(
+  storeId: string,
+  hierarchyId: string,
+  caller: WriteCaller,
+): Promise<void> {
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const hierarchy = await hierarchyRepository.get(storeId, hierarchyId);
+    if (!hierarchy) throw new NotFoundError('hierarchy not found');
+    try {
+      let marked = hierarchy;
+      if (!hierarchy.deleting) {
+        marked = { ...hierarchy, deleting: true, version: hierarchy.version + 1 };
+        await hierarchyRepository.replace(storeId, hierarchy, marked, caller);
+      }
+      await deleteSubtrees(storeId, hierarchyId, undefined, caller);
+      await hierarchyRepository.delete(storeId, marked, caller);
+      return;
+    } catch (error) {
+      if (!(error instanceof HierarchyChangedError)) throw error;
+    }
+  }
+  throw new ConflictError('write conflict detected: the hierarchy kept changing, retry');
 }

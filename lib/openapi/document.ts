@@ -18,6 +18,7 @@ import { FILE_OPERATIONS } from './files';
 import { HIERARCHY_OPERATIONS } from './hierarchies';
 import { JOB_OPERATIONS } from './jobs';
 import { NAVIGATION_OPERATIONS } from './navigation';
+import { NODE_OPERATIONS } from './nodes';
 import {
   type HeaderSpec,
   OPERATION_TAGS,
@@ -319,6 +320,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...PRICE_OPERATIONS,
   ...VARIATION_OPERATIONS,
   ...HIERARCHY_OPERATIONS,
+  ...NODE_OPERATIONS,
   ...JOB_OPERATIONS,
 };
 

@@ -3,6 +3,7 @@ import { slugFromName } from '../catalog/derive';
 import { renderFile } from '../files/render';
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
+import { detachEverywhere } from '../nodes/service';
 import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
 import { childRepository } from '../store/child-repository';
@@ -315,6 +316,8 @@ export async function deleteProduct(storeId: string, productId: string, caller: 
         'the product has child products: unlink its variations and build again (which deletes the children it built), and delete children edited since, first',
       );
     }
+    // Marked first: an attach checks the mark in its transaction, so no node takes the product from now on.
+    await detachEverywhere(storeId, productId, caller);
     try {
       await productRepository.delete(storeId, product, mark, caller);
     } catch (error) {

@@ -14,6 +14,9 @@ import { tableName } from './schema';
  *   conditioned on the version they read, so a write never frees or moves a slug claim the hierarchy no
  *   longer holds, and two concurrent partial updates never lose each other's attributes (the later one
  *   reads again and re-applies its own).
+ *   A delete first sets `deleting` (moving the version): from then on the hierarchy reads as gone (404, left out
+ *   of lists), takes no new nodes, and keeps its slug until its nodes are deleted and it goes with its
+ *   claim; a delete cut short is finished by the next DELETE of it (lib/hierarchies/service.ts).
  * - `PHSLUG#<store>#<sha256 of the slug in lower case>` / `CLAIM`: the hierarchy that holds a slug (its
  *   `hierarchy_id`). Slugs are unique per store without regard to case (a change of case alone keeps the
  *   claim); the hash bounds the key.
@@ -35,6 +38,8 @@ export interface Hierarchy extends HierarchyAttributes {
   created_at: string;
   updated_at: string;
   version: number;
+  /** Set when a delete began: the hierarchy reads as gone, takes no nodes, and a delete finishes it. */
+  deleting?: boolean;
 }
 
 /** The slug belongs to another hierarchy of the store. */
@@ -74,6 +79,8 @@ const ATTEMPTS = 8;
 const hierarchiesQuery = (storeId: string) => ({
   TableName: tableName('products'),
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  // A hierarchy being deleted is gone to every reader.
+  FilterExpression: 'attribute_not_exists(deleting)',
   ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': PREFIX },
   ConsistentRead: true,
 });

@@ -17,16 +17,19 @@ export const HIERARCHY_LOCALES_MAX = 100;
 export const HIERARCHY_MAX_BYTES = 32 * 1024;
 
 const NAME: Schema = { ...nonBlankText(HIERARCHY_NAME_MAX, 'The hierarchy name.'), examples: ['Apparel'] };
-const SLUG: Schema = {
+/** A slug of a hierarchy or node: `description` says among what it is unique. */
+export const slugSchema = (description: string, example: string): Schema => ({
   type: 'string',
   minLength: 1,
   maxLength: HIERARCHY_SLUG_MAX,
   pattern: '^[A-Za-z0-9._-]+$',
   'x-message': `must be 1 to ${HIERARCHY_SLUG_MAX} characters: A-Z, a-z, 0-9, hyphen, underscore and period`,
-  description: "Unique among the store's hierarchies, compared without regard to case.",
-  examples: ['apparel'],
-};
-const LOCALES: Schema = {
+  description,
+  examples: [example],
+});
+const SLUG = slugSchema("Unique among the store's hierarchies, compared without regard to case.", 'apparel');
+/** Locales of a hierarchy or node. */
+export const LOCALES: Schema = {
   type: 'object',
   additionalProperties: {
     type: 'object',
@@ -98,7 +101,7 @@ const invalid = (detail: string, source: string): never => {
 };
 
 /** The rules a schema cannot state: locale keys and their count. */
-function checkLocales(locales: HierarchyAttributes['locales']): void {
+export function checkLocales(locales: HierarchyAttributes['locales']): void {
   if (locales === undefined) return;
   const at = 'data.attributes.locales';
   const keys = Object.keys(locales);

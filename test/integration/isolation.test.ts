@@ -21,6 +21,7 @@ import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
+import { nodeRepository } from '../../lib/store/node-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { priceRepository } from '../../lib/store/price-repository';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';
@@ -38,6 +39,7 @@ import {
   newFile,
   newPcmCatalog,
   newPcmHierarchy,
+  newPcmNode,
   newPcmProduct,
   newPrice,
   newPricebook,
@@ -254,6 +256,35 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'PUT /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/hierarchies/{hierarchy_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes': { ...ADMIN_BY_ID, 'own-admin': 201 },
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  'GET /pcm/hierarchies/{hierarchy_id}/children': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/children': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/children': {
+    ...ADMIN_BY_ID,
+    'own-admin': 200,
+  },
+  'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent': {
+    ...ADMIN_BY_ID,
+    'own-admin': 204,
+  },
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent': {
+    ...ADMIN_BY_ID,
+    'own-admin': 204,
+  },
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products': {
+    ...ADMIN_BY_ID,
+    'own-admin': 201,
+  },
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products': {
+    ...ADMIN_BY_ID,
+    'own-admin': 200,
+  },
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/products': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /pcm/products/{product_id}/nodes': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'POST /pcm/products/import': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'POST /pcm/products/import-uploads': {
     ...UNAUTHENTICATED,
@@ -347,6 +378,11 @@ const aVarParams = () => ({
 /** A's hierarchies: one every caller reads and edits, one own-admin deletes. */
 let aHierarchyId: string;
 let aDisposableHierarchyId: string;
+/** A's nodes in aHierarchyId: one every caller reads and edits, its child, one own-admin deletes. */
+let aNodeId: string;
+let aChildNodeId: string;
+let aDisposableNodeId: string;
+const aNodeParams = (nodeId = aNodeId) => ({ hierarchy_id: aHierarchyId, node_id: nodeId });
 const hierarchySlug = (kind: Kind) => (kind === 'own-admin' ? 'by-own-admin' : 'a-victim');
 /** Every id of store A a response to another caller must never contain. */
 let aIds: string[];
@@ -484,6 +520,9 @@ beforeAll(async () => {
   aOptionVar = await newVariationTree(aStoreId, 'a option owner');
   aHierarchyId = await newPcmHierarchy(aStoreId, 'a victim', 'a-victim');
   aDisposableHierarchyId = await newPcmHierarchy(aStoreId, 'a disposable', 'a-disposable');
+  aNodeId = await newPcmNode(aStoreId, aHierarchyId, 'a victim node');
+  aChildNodeId = await newPcmNode(aStoreId, aHierarchyId, 'a child node', aNodeId);
+  aDisposableNodeId = await newPcmNode(aStoreId, aHierarchyId, 'a disposable node');
   aDisposableModifierId = uuidv7();
   await variationRepository.createModifier(aStoreId, {
     id: aDisposableModifierId,
@@ -940,6 +979,42 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   'DELETE /pcm/hierarchies/{hierarchy_id}': (kind) => ({
     params: { hierarchy_id: kind === 'own-admin' ? aDisposableHierarchyId : aHierarchyId },
   }),
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes': (kind) => ({
+    params: { hierarchy_id: aHierarchyId },
+    body: { data: { type: 'node', attributes: { name: `created by ${kind}` } } },
+  }),
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes': () => ({ params: { hierarchy_id: aHierarchyId } }),
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': () => ({ params: aNodeParams() }),
+  'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': (kind) => ({
+    params: aNodeParams(),
+    body: { data: { type: 'node', id: aNodeId, attributes: { name: `renamed by ${kind}` } } },
+  }),
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': (kind) => ({
+    params: aNodeParams(kind === 'own-admin' ? aDisposableNodeId : aNodeId),
+  }),
+  'GET /pcm/hierarchies/{hierarchy_id}/children': () => ({ params: { hierarchy_id: aHierarchyId } }),
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/children': () => ({ params: aNodeParams() }),
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/children': () => ({
+    params: aNodeParams(),
+    body: { data: [{ type: 'node', id: aChildNodeId }] },
+  }),
+  'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent': () => ({
+    params: aNodeParams(aChildNodeId),
+    body: { data: { type: 'node', id: aNodeId } },
+  }),
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent': () => ({
+    params: aNodeParams(),
+  }),
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products': () => ({
+    params: aNodeParams(),
+    body: { data: [{ type: 'product', id: a.productId }] },
+  }),
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products': () => ({
+    params: aNodeParams(),
+    body: { data: [{ type: 'product', id: a.productId }] },
+  }),
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/products': () => ({ params: aNodeParams() }),
+  'GET /pcm/products/{product_id}/nodes': () => ({ params: { product_id: a.productId } }),
   'POST /pcm/products/import': (kind) => ({
     headers: { 'content-type': `multipart/form-data; boundary=${IMPORT_BOUNDARY}` },
     body: [
@@ -1503,6 +1578,40 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
     expect(await hierarchyRepository.get(a.test.store.id, aDisposableHierarchyId)).toBeUndefined();
     expect(await hierarchyRepository.idOfSlug(a.test.store.id, 'a-disposable')).toBeUndefined();
   },
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes': async (_kind, res) => {
+    const stored = await nodeRepository.get(a.test.store.id, aHierarchyId, res.body.data.id);
+    expect(stored?.name).toBe('created by own-admin');
+  },
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes': (_kind, res) =>
+    expect(res.body.data.map((node: { id: string }) => node.id)).toContain(aNodeId),
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': (_kind, res) =>
+    expect(res.body.data.id).toBe(aNodeId),
+  'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': (_kind, res) =>
+    expect(res.body.data.attributes.name).toBe('renamed by own-admin'),
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}': async () => {
+    expect(await nodeRepository.get(a.test.store.id, aHierarchyId, aDisposableNodeId)).toBeUndefined();
+  },
+  'GET /pcm/hierarchies/{hierarchy_id}/children': (_kind, res) =>
+    expect(res.body.data.map((node: { id: string }) => node.id)).toContain(aNodeId),
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/children': (_kind, res) =>
+    expect(res.body.data.map((node: { id: string }) => node.id)).toEqual([aChildNodeId]),
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/children': (_kind, res) =>
+    expect(res.body.data.id).toBe(aNodeId),
+  'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent': async () => {
+    const child = await nodeRepository.get(a.test.store.id, aHierarchyId, aChildNodeId);
+    expect(child?.parent_id).toBe(aNodeId);
+  },
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent': async () => {
+    const node = await nodeRepository.get(a.test.store.id, aHierarchyId, aNodeId);
+    expect(node?.parent_id).toBeNull();
+  },
+  'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products': (_kind, res) =>
+    expect(res.body.data.id).toBe(aNodeId),
+  'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products': (_kind, res) =>
+    expect(res.body.data.id).toBe(aNodeId),
+  'GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/products': (_kind, res) =>
+    expectNoneOf(res.raw, [b.test.store.id, b.productId]),
+  'GET /pcm/products/{product_id}/nodes': (_kind, res) => expectNoneOf(res.raw, [b.test.store.id]),
   'POST /pcm/products/import': async (kind, res) => {
     expect(res.body.data.attributes).toMatchObject({ type: 'product-import', status: 'pending' });
     const tenant = kind === 'own-admin' ? a : b;

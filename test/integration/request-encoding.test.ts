@@ -212,6 +212,12 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'PUT /pcm/variations/{variation_id}/options/{option_id}/modifiers/{modifier_id} application/json',
       'POST /pcm/hierarchies application/json',
       'PUT /pcm/hierarchies/{hierarchy_id} application/json',
+      'POST /pcm/hierarchies/{hierarchy_id}/nodes application/json',
+      'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id} application/json',
+      'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/children application/json',
+      'PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent application/json',
+      'POST /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products application/json',
+      'DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products application/json',
       'POST /pcm/products/import application/json',
       `POST /pcm/products/import multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
     ]);
@@ -230,7 +236,9 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{variation_id}', variation.variationId)
       .replace('{option_id}', variation.optionId)
       .replace('{modifier_id}', variation.modifierId)
-      .replace('{hierarchy_id}', hierarchyId);
+      .replace('{hierarchy_id}', hierarchyId)
+      // Any node id: the body is refused before the node is looked up.
+      .replace('{node_id}', hierarchyId);
     const method = key.slice(0, key.indexOf(' '));
     const response = await send(
       port,

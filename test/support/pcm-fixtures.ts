@@ -5,6 +5,7 @@ import { documentKey } from '../../lib/pcm/publishing';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { nodeRepository } from '../../lib/store/node-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { priceRepository } from '../../lib/store/price-repository';
@@ -249,5 +250,36 @@ export async function newPriceModifier(storeId: string, pricebookId: string, nam
     created_at: at,
     updated_at: at,
   });
+  return id;
+}
+
+/** A node of a hierarchy (top-level unless `parentId`), made through the repository. */
+export async function newPcmNode(
+  storeId: string,
+  hierarchyId: string,
+  name: string,
+  parentId: string | null = null,
+): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  const parent = parentId === null ? undefined : await nodeRepository.get(storeId, hierarchyId, parentId);
+  await nodeRepository.create(
+    storeId,
+    {
+      id,
+      hierarchy_id: hierarchyId,
+      name,
+      description: '',
+      curated_products: [],
+      parent_id: parentId,
+      sort_order: null,
+      created_at: at,
+      updated_at: at,
+      version: 1,
+      children: 0,
+      products: 0,
+    },
+    parent === undefined ? [] : [parent],
+  );
   return id;
 }

@@ -1,0 +1,13 @@
+import { created } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { createNode, nodeDocument, nodeRoute } from '../../lib/nodes/service';
+import { parseNewNode } from '../../lib/validation/node';
+import { createHandler } from '../create-handler';
+
+/** POST /pcm/hierarchies/{hierarchy_id}/nodes: a new node, under `data.relationships.parent` or the hierarchy. */
+export const handler = createHandler('pcm-create-node', {}, async (event) => {
+  const { storeId, hierarchy } = await nodeRoute(event);
+  const input = parseNewNode(event.parsedBody);
+  const node = await asWriteCaller(event, (caller) => createNode(storeId, hierarchy, input, caller));
+  return created(await nodeDocument(storeId, hierarchy, node));
+});

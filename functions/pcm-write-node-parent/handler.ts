@@ -1,0 +1,18 @@
+import { noContent } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { moveNode, nodeRoute } from '../../lib/nodes/service';
+import { parseNodeParent } from '../../lib/validation/node';
+import { createHandler } from '../create-handler';
+
+/**
+ * PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent (`{data: {type: "node", id}}`):
+ * the node moves under that node, its subtree along; 204.
+ */
+export const handler = createHandler('pcm-write-node-parent', {}, async (event) => {
+  const { storeId, hierarchy, nodeId } = await nodeRoute(event);
+  const parentId = parseNodeParent(event.parsedBody);
+  await asWriteCaller(event, (caller) =>
+    moveNode(storeId, hierarchy.id, nodeId, parentId, undefined, caller),
+  );
+  return noContent();
+});

@@ -1,0 +1,21 @@
+import { created, ok } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { attachProducts, detachProducts, nodeDocument, nodeRoute } from '../../lib/nodes/service';
+import { parseNodeProducts } from '../../lib/validation/node';
+import { createHandler } from '../create-handler';
+
+/**
+ * POST (attach; 201) and DELETE (detach; 200) /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products:
+ * `{data: [{type: "product", id}]}`, answered with the node.
+ */
+export const handler = createHandler('pcm-write-node-products', {}, async (event) => {
+  const { storeId, hierarchy, nodeId } = await nodeRoute(event);
+  const productIds = parseNodeProducts(event.parsedBody);
+  const attach = event.requestContext.http.method === 'POST';
+  const write = attach ? attachProducts : detachProducts;
+  const node = await asWriteCaller(event, (caller) =>
+    write(storeId, hierarchy.id, nodeId, productIds, caller),
+  );
+  const body = await nodeDocument(storeId, hierarchy, node);
+  return attach ? created(body) : ok(body);
+});
