@@ -8,6 +8,9 @@ import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
  * PUBLISHED; then a storefront reads the live attached product, priced, and nothing else.
  */
 
+/** A storefront names its channel (the store requires one by default: docs/catalog.md). */
+const WEB = { 'EP-Channel': 'web' };
+
 let api: LocalApi;
 let store: TestStore;
 
@@ -91,17 +94,22 @@ it('publishes the live products attached to its hierarchies, priced from its pri
   expect(release.meta).toMatchObject({ release_status: 'PUBLISHED', total_products: 1 });
 
   const shop = storefront().ShopperCatalog;
-  const read = (await shop.Products.Get({ productId: live })) as unknown as {
+  const read = (await shop.Products.Get({ productId: live, additionalHeaders: WEB } as never)) as unknown as {
     data: { attributes: Record<string, unknown>; meta: Record<string, unknown> };
   };
   expect(read.data.attributes).toMatchObject({ name: 'Authored shirt', sku: 'AUTH-SHIRT' });
   expect(read.data.attributes.price).toEqual({ USD: { amount: 2500, includes_tax: false } });
   expect(read.data.meta.display_price).toMatchObject({ without_tax: { amount: 2500, currency: 'USD' } });
   for (const hidden of [draft, loose]) {
-    await expect(shop.Products.Get({ productId: hidden })).rejects.toMatchObject({
+    await expect(
+      shop.Products.Get({ productId: hidden, additionalHeaders: WEB } as never),
+    ).rejects.toMatchObject({
       errors: [{ status: '404' }],
     });
   }
-  const inNode = (await shop.Nodes.GetNodeProducts({ nodeId })) as unknown as { data: { id: string }[] };
+  const inNode = (await shop.Nodes.GetNodeProducts({
+    nodeId,
+    additionalHeaders: WEB,
+  } as never)) as unknown as { data: { id: string }[] };
   expect(inNode.data.map((p) => p.id)).toEqual([live]);
 });

@@ -10,6 +10,9 @@ import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
  * products, priced in both currencies, and the node tree.
  */
 
+/** A storefront names its channel (the store requires one by default: docs/catalog.md). */
+const WEB = { 'EP-Channel': 'web' };
+
 let api: LocalApi;
 let store: TestStore;
 let token: string;
@@ -188,7 +191,10 @@ it('create-catalog-and-publish: every call answers as the CLI expects, and shopp
   expect(polls).toBeLessThanOrEqual(10);
 
   const shop = sdkClient(api, { clientId: store.clientId }).ShopperCatalog;
-  const read = (await shop.Products.Get({ productId: electricRange })) as unknown as {
+  const read = (await shop.Products.Get({
+    productId: electricRange,
+    additionalHeaders: WEB,
+  } as never)) as unknown as {
     data: { attributes: Record<string, any>; meta: Record<string, any> };
   };
   expect(read.data.attributes).toMatchObject({
@@ -198,18 +204,28 @@ it('create-catalog-and-publish: every call answers as the CLI expects, and shopp
     upc_ean: '111122223333',
     price: { USD: { amount: 300000, includes_tax: false }, GBP: { amount: 250000, includes_tax: false } },
   });
-  expect(read.data.meta.display_price.without_tax).toMatchObject({ amount: 300000, currency: 'USD' });
+  // GBP is the store's only currency of /v2/currencies, so its default (docs/currencies.md): display
+  // prices are in GBP, and `EP-Currency: GBP` names it.
+  expect(read.data.meta.display_price.without_tax).toEqual({
+    amount: 250000,
+    currency: 'GBP',
+    formatted: '£2,500.00',
+  });
   expect(read.data.meta.bread_crumbs).toEqual({ [electric]: [hierarchy, ranges, electric] });
-  const inGbp = (await shop.Products.Get({
+  const gbp = (await shop.Products.Get({
     productId: gasRange,
-    additionalHeaders: { 'EP-Currency': 'GBP' },
-  } as never)) as unknown as { data: { meta: Record<string, any> } };
-  expect(inGbp.data.meta.display_price.without_tax).toEqual({
+    additionalHeaders: { ...WEB, 'EP-Currency': 'GBP' },
+  } as never)) as unknown as { data: { attributes: Record<string, any>; meta: Record<string, any> } };
+  expect(gbp.data.attributes.price.USD).toEqual({ amount: 350000, includes_tax: false });
+  expect(gbp.data.meta.display_price.without_tax).toEqual({
     amount: 300000,
     currency: 'GBP',
     formatted: '£3,000.00',
   });
-  const children = (await shop.Nodes.GetNodeChildren({ nodeId: ranges } as never)) as unknown as {
+  const children = (await shop.Nodes.GetNodeChildren({
+    nodeId: ranges,
+    additionalHeaders: WEB,
+  } as never)) as unknown as {
     data: { id: string }[];
   };
   expect(children.data.map((n) => n.id).sort()).toEqual([electric, gas].sort());

@@ -83,11 +83,6 @@ export class AuthoredSourceError extends Error {
   override name = 'AuthoredSourceError';
 }
 
-/** What the export found, for the release's record. */
-export interface ExportCounts {
-  products: number;
-  nodes: number;
-}
 
 /** The store's enabled currencies as the document's `currencies` (undefined when it has none). */
 function documentCurrencies(currencies: Currency[]): Record<string, unknown> | undefined {
@@ -116,7 +111,6 @@ export async function* authoredDocument(
   storeId: string,
   catalog: { id: string; name: string; sources: AuthoredSources },
   at: Date,
-  counts: ExportCounts = { products: 0, nodes: 0 },
 ): AsyncGenerator<string> {
   const { hierarchy_ids: hierarchyIds, pricebook_ids: pricebookIds } = catalog.sources;
   const books = await Promise.all(pricebookIds.map((id) => priceBookExists(storeId, id)));
@@ -156,7 +150,6 @@ export async function* authoredDocument(
     }
   }
   yield ']';
-  counts.nodes = nodeIds.size;
 
   const placed = new Map<string, string[]>();
   for (const hierarchyId of hierarchyIds) {
@@ -209,7 +202,6 @@ export async function* authoredDocument(
         modifiers: modifierNames,
         at,
       });
-      counts.products += 1;
       yield `${separator}${JSON.stringify(entry)}`;
       separator = ',';
     }

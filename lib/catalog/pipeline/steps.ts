@@ -1,4 +1,3 @@
-import { log } from '../../http/log';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
@@ -23,7 +22,7 @@ import type { ReleaseLayout } from '../types';
 import { ReleaseValidationError, type ValidationIssue } from '../validate-release';
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
-import { AuthoredSourceError, authoredDocument, type ExportCounts } from './export';
+import { AuthoredSourceError, authoredDocument } from './export';
 import type {
   AbandonInput,
   DeriveInput,
@@ -162,13 +161,11 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
   if (release?.authored === undefined) throw new Error(`release ${input.release_id} is not an authored one`);
-  const counts: ExportCounts = { products: 0, nodes: 0 };
   try {
     const document = authoredDocument(
       input.store_id,
       { id: input.catalog_id, name: release.name, sources: release.authored },
       new Date(release.created_at),
-      counts,
     );
     await objectStore.put(input.document_key, document, { contentType: 'application/json' });
   } catch (error) {
@@ -176,7 +173,6 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
     await fail(input, [{ path: '', rule: 'authored', message: error.message }], 1);
     return { ...input, valid: false };
   }
-  log('info', 'authored catalog exported', { release_id: input.release_id, ...counts });
   await record(input, { percent_completed: EXPORTED_PERCENT });
   return { ...input, valid: true };
 }
