@@ -16,7 +16,7 @@ import { productLookupItems } from './product-lookups';
 import { assertRegistryFits } from './registry-size';
 import { cleanupReleases } from './release-cleanup';
 import { ABANDONED_AFTER_MS, KEPT_REPLACED, RELEASE_SHARDS, RETAIN_REPLACED_MS } from './release-settings';
-import { type CatalogRule, unselectableReason } from './rules';
+import { type CatalogRule, storeRules, unselectableReason } from './rules';
 import { nodePageWeights, pageBudgetIssues, productBudgetIssues } from './size-budget';
 import type { ReleaseDocument, ReleaseLayout } from './types';
 import { ReleaseValidationError, type ValidationIssue } from './validate-release';
@@ -325,7 +325,7 @@ export function selectionWarnings(
 ): string[] {
   const catalogs = Object.values(registry?.catalogs ?? {});
   const reason = unselectableReason(
-    catalogs.flatMap((catalog) => catalog.rules),
+    registry === undefined ? [] : storeRules(registry),
     catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
     catalogId,
     now,
@@ -375,6 +375,8 @@ export async function activate(
     const next: CatalogRegistry = {
       version: (registry?.version ?? 0) + 1,
       catalogs: { ...(registry?.catalogs ?? {}), [catalogId]: catalog },
+      // The catalog rules API's rules ride along unchanged (a rule write bumps the version too).
+      ...(registry?.rules === undefined ? {} : { rules: registry.rules }),
     };
     // A registry past one item would fail in DynamoDB with a bare ValidationException: say why instead.
     assertRegistryFits(storeId, next);

@@ -1,5 +1,5 @@
 import { cleanupReleases } from '../catalog/release-cleanup';
-import { ConflictError, NotFoundError } from '../http/errors';
+import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { catalogRepository } from '../store/catalog-repository';
@@ -10,9 +10,11 @@ import {
   type PcmCatalog,
   type PcmRelease,
   pcmRepository,
+  RegistryChangedError,
 } from '../store/pcm-repository';
 import type { CatalogAttributes } from '../validation/pcm-catalog';
 import { releaseState } from './render';
+import { rulesNaming } from './rules';
 
 /** The release id that names a catalog's newest published release (`GET …/releases/latestPublished`). */
 export const LATEST_PUBLISHED = 'latestPublished';
@@ -74,12 +76,25 @@ export async function deleteCatalog(storeId: string, catalogId: string, caller: 
       `the catalog has ${releases.length} release${releases.length === 1 ? '' : 's'}; a catalog with releases cannot be deleted`,
     );
   }
-  try {
-    await pcmRepository.deleteCatalog(storeId, catalogId, caller);
-  } catch (error) {
-    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
-    if (error instanceof CatalogBusyError) throw new ConflictError(error.message);
-    throw error;
+  for (let attempt = 1; ; attempt += 1) {
+    // Rules must be changed first (the platform's rule): the deletion holds only while the registry, which
+    // holds the rules, is still the one read here.
+    const registry = await catalogRepository.getRegistry(storeId);
+    const naming = rulesNaming(registry, catalogId);
+    if (naming.length > 0) {
+      throw new ConflictError(
+        `catalog rules give shoppers this catalog (${naming.map((rule) => rule.id).join(', ')}): change or delete them first`,
+      );
+    }
+    try {
+      await pcmRepository.deleteCatalog(storeId, catalogId, caller, { version: registry?.version });
+      return;
+    } catch (error) {
+      if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+      if (error instanceof CatalogBusyError) throw new ConflictError(error.message);
+      if (!(error instanceof RegistryChangedError)) throw error;
+      if (attempt >= 5) throw new ConflictError(WRITE_CONFLICT);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { CatalogRule } from '../catalog/rules';
 import type { FileResource, ReleaseLayout, StoredProduct } from '../catalog/types';
+import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import {
   BatchWriteCommand,
@@ -102,6 +103,12 @@ export interface RegisteredCatalog {
 export interface CatalogRegistry {
   version: number;
   catalogs: Record<string, RegisteredCatalog>;
+  /**
+   * The catalog rules API's rules (`/pcm/catalogs/rules`), oldest first, whether or not their catalog is
+   * published: held here so that shoppers' selection reads them with the releases in one item, and a rule
+   * write is one conditional write of this item (its version bumped).
+   */
+  rules?: CatalogRule[];
 }
 
 /**
@@ -128,6 +135,13 @@ export interface ReleaseMarker {
    * cleanup (`cleanupReleases`), which reclaims them once no reader can still hold the release.
    */
   deleted_at?: string;
+}
+
+/** The condition that the registry is still at `version` (undefined: that there is none yet). */
+function registryCondition(version: number | undefined) {
+  return version === undefined
+    ? { ConditionExpression: 'attribute_not_exists(pk)' }
+    : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } };
 }
 
 /** Read capacity consumed through this repository's reads since the last reset (benchmarks). */
@@ -237,6 +251,45 @@ export const catalogRepository = {
     return {
       version: result.Item.version as number,
       catalogs: result.Item.catalogs as CatalogRegistry['catalogs'],
+      ...(result.Item.rules === undefined ? {} : { rules: result.Item.rules as CatalogRule[] }),
+    };
+  },
+
+  /**
+   * Writes the registry `registry` if it is still at `expectedVersion` (undefined: if there is none yet),
+   * with the transaction items `checks` (conditions on other items) and the caller's checks. Undefined when
+   * it applied, else the cancellation codes: index 0 is the registry's condition, 1.. those of `checks`.
+   */
+  async replaceRegistry(
+    storeId: string,
+    expectedVersion: number | undefined,
+    registry: CatalogRegistry,
+    checks: NonNullable<TransactWriteCommand['input']['TransactItems']>,
+    caller: WriteCaller | undefined,
+  ): Promise<string[] | undefined> {
+    return transactAsCaller(
+      [
+        {
+          Put: {
+            TableName: tableName('products'),
+            Item: { ...catalogKeys.registry(storeId), ...registry },
+            ...registryCondition(expectedVersion),
+          },
+        },
+        ...checks,
+      ],
+      caller,
+    );
+  },
+
+  /** A transaction item that holds only while the registry is still at `version` (undefined: absent). */
+  registryCheck(storeId: string, version: number | undefined) {
+    return {
+      ConditionCheck: {
+        TableName: tableName('products'),
+        Key: catalogKeys.registry(storeId),
+        ...registryCondition(version),
+      },
     };
   },
 
@@ -473,12 +526,7 @@ export const catalogRepository = {
         Put: {
           TableName: table,
           Item: { ...catalogKeys.registry(input.storeId), ...input.registry },
-          ...(input.expectedVersion === undefined
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : {
-                ConditionExpression: 'version = :v',
-                ExpressionAttributeValues: { ':v': input.expectedVersion },
-              }),
+          ...registryCondition(input.expectedVersion),
         },
       },
       {

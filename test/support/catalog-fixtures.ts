@@ -1,5 +1,18 @@
 import { handler } from '../../functions/list-child-products/handler';
+import { resetConfig } from '../../lib/config/index';
 import { bearer, type InvokeResult, invoke } from './fixtures';
+
+/** For a test file whose readers must see every switch or rule write at once: no registry caching in it. */
+export function readRegistryEveryRequest(): void {
+  beforeAll(() => {
+    process.env.RELEASE_CACHE_SECONDS = '0';
+    resetConfig();
+  });
+  afterAll(() => {
+    delete process.env.RELEASE_CACHE_SECONDS;
+    resetConfig();
+  });
+}
 
 /** A readable fixed UUID: `id(1)` is `00000000-0000-4000-8000-000000000001`. */
 export const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
