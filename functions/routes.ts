@@ -349,12 +349,13 @@ export const FUNCTIONS = {
     auth: 'admin',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
-      'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}: deletes a release that is not current',
+      'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}: deletes a release (the current: rolls back)',
   },
   'pcm-delete-releases': {
     auth: 'admin',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
-    description: 'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release but the current one',
+    description:
+      'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release, unpublishing the catalog',
   },
   'create-file': {
     auth: 'admin',

@@ -218,6 +218,8 @@ export async function createRelease(
   catalogId: string,
   /** Absent for a trusted local tool (the catalog CLI), which writes with the table's own credentials. */
   caller: WriteCaller | undefined,
+  /** The body's `export_full_delta` (`meta.is_full_delta`). */
+  options: { fullDelta?: boolean } = {},
 ): Promise<PcmRelease> {
   let catalog = await catalogOf(storeId, catalogId);
   let takeOver: string | undefined;
@@ -250,6 +252,7 @@ export async function createRelease(
     heartbeat_at: at.toISOString(),
     state: 'PENDING',
     name: catalog.name,
+    full_delta: options.fullDelta === true,
     document_key: catalog.document.key,
     ...(catalog.document.copy_from === undefined ? {} : { copy_from: catalog.document.copy_from }),
     ...(catalog.document.copy_from === undefined || catalog.document.upload_requested_by === undefined

@@ -71,6 +71,8 @@ export type ReleaseState = 'PENDING' | 'IN_PROGRESS' | 'PUBLISHED' | 'FAILED';
 export interface PcmRelease extends ReleaseMarker {
   state: ReleaseState;
   name: string;
+  /** The create body's `export_full_delta` (absent on releases created before it was recorded: false). */
+  full_delta?: boolean;
   document_key: string;
   /** The upload the workflow copies to `document_key` first, when the catalog's document is still one. */
   copy_from?: string;

@@ -9,10 +9,10 @@ import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { publishRelease } from '../../lib/catalog/publisher';
 import { MAX_RULES_PER_STORE } from '../../lib/catalog/registry-size';
 import { catalogRepository } from '../../lib/store/catalog-repository';
-import { childrenRelease, readRegistryEveryRequest } from '../support/catalog-fixtures';
+import { adminOfNewStore, childrenRelease, readRegistryEveryRequest } from '../support/catalog-fixtures';
 import { expectErrorBody } from '../support/error-body';
 import type { InvokeResult } from '../support/fixtures';
-import { bearer, createTestStore, invoke, SHARED_STORE_RATE_LIMIT, tokenFor } from '../support/fixtures';
+import { invoke } from '../support/fixtures';
 import { newPcmCatalog } from '../support/pcm-fixtures';
 
 /**
@@ -24,23 +24,17 @@ import { newPcmCatalog } from '../support/pcm-fixtures';
 // Readers here must see a switch or rule write at once: no registry caching in this file.
 readRegistryEveryRequest();
 
-const HEADERS = {
-  host: 'api.example.test',
-  'x-forwarded-proto': 'https',
-  'content-type': 'application/json',
-};
 const PUBLISH_TIMEOUT_MS = 60_000;
 
 async function newClient() {
-  const store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
-  const headers = bearer(await tokenFor(store), HEADERS);
+  const { storeId, headers } = await adminOfNewStore();
   const byId = (id: string) => ({
     path: `/pcm/catalogs/rules/${id}`,
     pathParameters: { catalog_rule_id: id },
     headers,
   });
   return {
-    storeId: store.store.id,
+    storeId,
     create: (attributes: unknown) =>
       invoke(createRule, {
         method: 'POST',

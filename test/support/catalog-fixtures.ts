@@ -1,6 +1,24 @@
 import { handler } from '../../functions/list-child-products/handler';
 import { resetConfig } from '../../lib/config/index';
-import { bearer, type InvokeResult, invoke } from './fixtures';
+import {
+  bearer,
+  createTestStore,
+  type InvokeResult,
+  invoke,
+  SHARED_STORE_RATE_LIMIT,
+  tokenFor,
+} from './fixtures';
+
+/** A new store and the headers of its admin's JSON requests to https://api.example.test. */
+export async function adminOfNewStore(): Promise<{ storeId: string; headers: Record<string, string> }> {
+  const store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
+  const headers = bearer(await tokenFor(store), {
+    host: 'api.example.test',
+    'x-forwarded-proto': 'https',
+    'content-type': 'application/json',
+  });
+  return { storeId: store.store.id, headers };
+}
 
 /** For a test file whose readers must see every switch or rule write at once: no registry caching in it. */
 export function readRegistryEveryRequest(): void {
