@@ -64,7 +64,8 @@ export async function catalogRuleOf(storeId: string, ruleId: string): Promise<St
 export function createCatalogRule(
   storeId: string,
   attributes: CatalogRuleAttributes & { name: string; catalog_id: string },
-  caller: WriteCaller,
+  /** Absent for a trusted local tool or fixture, which writes with the table's own credentials. */
+  caller: WriteCaller | undefined,
 ): Promise<StoredCatalogRule> {
   const at = new Date().toISOString();
   const rule: StoredCatalogRule = {
@@ -126,7 +127,7 @@ export async function deleteCatalogRule(storeId: string, ruleId: string, caller:
  */
 async function writeRules<T extends StoredCatalogRule | undefined>(
   storeId: string,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
   change: (rules: StoredCatalogRule[]) => { rules: StoredCatalogRule[] | undefined; rule: T },
 ): Promise<T> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {

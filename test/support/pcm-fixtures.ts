@@ -2,6 +2,7 @@ import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
 import { describeLocation } from '../../lib/files/service';
 import { uuidv7 } from '../../lib/ids';
 import { documentKey } from '../../lib/pcm/publishing';
+import { createCatalogRule } from '../../lib/pcm/rules';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
@@ -218,4 +219,9 @@ export async function newVariationWithOptions(
     }
   }
   return { variationId, options: ids };
+}
+
+/** A catalog rule with no criteria (every shopper matches it), made through the service: its id. */
+export async function newCatalogRule(storeId: string, name: string, catalogId: string): Promise<string> {
+  return (await createCatalogRule(storeId, { name, catalog_id: catalogId }, undefined)).id;
 }
