@@ -112,7 +112,11 @@ export function updateCatalogRule(
   });
 }
 
-export async function deleteCatalogRule(storeId: string, ruleId: string, caller: WriteCaller): Promise<void> {
+export async function deleteCatalogRule(
+  storeId: string,
+  ruleId: string,
+  caller: WriteCaller | undefined,
+): Promise<void> {
   await writeRules(storeId, caller, (rules) => {
     const previous = rules.find((rule) => rule.id === ruleId);
     if (previous === undefined) throw new NotFoundError('catalog rule not found');

@@ -18,9 +18,13 @@ import type { ModifierAttributes } from '../../lib/validation/variation';
  * isolation matrix and the fuzz harness: a catalog (with `document` stored as the catalog's document, as
  * `PUT /pcm/catalogs/{id}/document` stores it), and a FAILED release of it (no workflow runs).
  */
-export async function newPcmCatalog(storeId: string, name: string, document?: unknown): Promise<string> {
+export async function newPcmCatalog(
+  storeId: string,
+  name: string,
+  document?: unknown,
+  catalogId = uuidv7(),
+): Promise<string> {
   const at = new Date().toISOString();
-  const catalogId = uuidv7();
   await pcmRepository.createCatalog(storeId, {
     id: catalogId,
     name,
