@@ -195,6 +195,33 @@ export const FUNCTIONS = {
     description:
       'DELETE /pcm/catalogs/{catalog_id}: deletes a catalog that has no releases, and its documents',
   },
+  'pcm-create-catalog-rule': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'POST /pcm/catalogs/rules: creates a catalog rule (which catalog which shoppers get)',
+  },
+  'pcm-list-catalog-rules': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /pcm/catalogs/rules: the store's catalog rules, paginated, filter=in(id,...)",
+  },
+  'pcm-get-catalog-rule': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /pcm/catalogs/rules/{catalog_rule_id}: one catalog rule of the store',
+  },
+  'pcm-update-catalog-rule': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: "PUT /pcm/catalogs/rules/{catalog_rule_id}: changes the rule's attributes that are sent",
+  },
+  'pcm-delete-catalog-rule': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /pcm/catalogs/rules/{catalog_rule_id}: deletes a catalog rule',
+  },
   'pcm-put-catalog-document': {
     auth: 'admin',
     body: 'document',
@@ -322,12 +349,13 @@ export const FUNCTIONS = {
     auth: 'admin',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
-      'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}: deletes a release that is not current',
+      'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}: deletes a release (the current: rolls back)',
   },
   'pcm-delete-releases': {
     auth: 'admin',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
-    description: 'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release but the current one',
+    description:
+      'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release, unpublishing the catalog',
   },
   'create-file': {
     auth: 'admin',
@@ -762,6 +790,12 @@ export const ROUTES: RouteDefinition[] = [
   },
   { method: 'POST', path: '/pcm/catalogs', function: 'pcm-create-catalog' },
   { method: 'GET', path: '/pcm/catalogs', function: 'pcm-list-catalogs' },
+  // Before `/pcm/catalogs/{catalog_id}`: like API Gateway, the literal `rules` wins over the parameter.
+  { method: 'POST', path: '/pcm/catalogs/rules', function: 'pcm-create-catalog-rule' },
+  { method: 'GET', path: '/pcm/catalogs/rules', function: 'pcm-list-catalog-rules' },
+  { method: 'GET', path: '/pcm/catalogs/rules/{catalog_rule_id}', function: 'pcm-get-catalog-rule' },
+  { method: 'PUT', path: '/pcm/catalogs/rules/{catalog_rule_id}', function: 'pcm-update-catalog-rule' },
+  { method: 'DELETE', path: '/pcm/catalogs/rules/{catalog_rule_id}', function: 'pcm-delete-catalog-rule' },
   { method: 'GET', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-get-catalog' },
   { method: 'PUT', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-update-catalog' },
   { method: 'DELETE', path: '/pcm/catalogs/{catalog_id}', function: 'pcm-delete-catalog' },

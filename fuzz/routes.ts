@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { ROUTES, type RouteDefinition } from '../functions/routes';
 import { MAX_DOCUMENT_BYTES } from '../lib/http/middleware';
+import {
+  CATALOG_RULE_DESCRIPTION_MAX,
+  CATALOG_RULE_LIST_MAX,
+  CATALOG_RULE_NAME_MAX,
+} from '../lib/validation/catalog-rule';
 import { CURRENCY_FORMAT_MAX, CURRENCY_SEPARATOR_MAX } from '../lib/validation/currency';
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { HIERARCHY_NAME_MAX } from '../lib/validation/hierarchy';
@@ -287,6 +292,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...fileRoutes(),
   ...currencyRoutes(),
   ...pricebookRoutes(),
+  ...catalogRuleRoutes(),
   ...productRoutes(),
   ...variationRoutes(),
   ...hierarchyRoutes(),
@@ -503,17 +509,23 @@ function pcmRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
           ),
         },
       }),
-    // The current release and one of another store are 409 and 404; fresh failed releases are deleted.
+    // Fresh failed releases are deleted; one of another store is 404. Not the current one: deleting it
+    // rolls the catalog back (or unpublishes it), which would change the world the other routes read.
     'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': () =>
       requests({
         auth: ADMIN,
         params: {
           catalog_id: catalogId([ref('catalogId'), ref('catalogIdUpper')]),
-          release_id: segment([ref('freshReleaseId')], [...RELEASE_OTHERS, ref('currentReleaseId')]),
+          release_id: segment([ref('freshReleaseId')], RELEASE_OTHERS),
         },
       }),
+    // Every release of a fresh catalog (none) or of the fuzzed document's catalog: never the catalog the
+    // releases routes read, which this would unpublish.
     'DELETE /pcm/catalogs/{catalog_id}/releases': () =>
-      requests({ auth: ADMIN, params: { catalog_id: catalogId() } }),
+      requests({
+        auth: ADMIN,
+        params: { catalog_id: catalogId([ref('freshCatalogId'), ref('documentCatalogId')]) },
+      }),
   };
 }
 
@@ -1485,4 +1497,83 @@ export function fuzzTargets(): FuzzTarget[] {
     const key = keys[index] as string;
     return { key, route, arbitrary: (ROUTE_REQUESTS[key] as () => fc.Arbitrary<FuzzRequest>)() };
   });
+}
+
+// ---------------------------------------------------------------- catalog rules (/pcm/catalogs/rules)
+
+const headerValues = fc.array(
+  fc.oneof(
+    fc.constantFrom('web', 'mobile', 'VIP', ' ', '', 'c'.repeat(64), 'c'.repeat(65), 'é'),
+    fc.string({ maxLength: 20 }),
+  ),
+  { maxLength: CATALOG_RULE_LIST_MAX + 1 },
+);
+const ruleTime = fc.oneof(
+  fc.constant(null),
+  fc
+    .date({
+      min: new Date('2000-01-01T00:00:00Z'),
+      max: new Date('2100-01-01T00:00:00Z'),
+      noInvalidDate: true,
+    })
+    .map((date) => date.toISOString()),
+  fc.constantFrom('2026-02-30T00:00:00Z', '2026-01-01', '2026-01-01T00:00:00+02:00', 'soon'),
+);
+const catalogRuleAttributes = fc.record(
+  {
+    name: fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+      fc.constantFrom('summer-web', 'has space', '', 'n'.repeat(CATALOG_RULE_NAME_MAX + 1)),
+    ),
+    description: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constant('d'.repeat(CATALOG_RULE_DESCRIPTION_MAX + 1)),
+    ),
+    catalog_id: fc.constantFrom(
+      ref('catalogId'),
+      ref('documentCatalogId'),
+      ref('otherCatalogId'),
+      ref('deletedCatalogId'),
+      'not-a-catalog',
+    ),
+    account_ids: headerValues,
+    customer_ids: headerValues,
+    channels: headerValues,
+    tags: headerValues,
+    schedules: fc.array(fc.record({ valid_from: ruleTime, valid_to: ruleTime }, { requiredKeys: [] }), {
+      maxLength: CATALOG_RULE_LIST_MAX + 1,
+    }),
+  },
+  { requiredKeys: [] },
+);
+const catalogRuleBody = (id: fc.Arbitrary<string | undefined>) =>
+  fc.tuple(catalogRuleAttributes, id).map(([attributes, dataId]) => ({
+    data: { type: 'catalog_rule', ...(dataId === undefined ? {} : { id: dataId }), attributes },
+  }));
+
+/**
+ * The catalog rules routes: `ruleId` (the catch-all that keeps shoppers on the sample catalog) is read but
+ * never changed; updates and deletes take rules made for the purpose.
+ */
+function catalogRuleRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherRuleId'), ref('deletedRuleId'), 'rules', 'latestPublished'];
+  const ruleId = segment([ref('ruleId'), ref('ruleIdUpper')], OTHERS);
+  const idFilter = fc
+    .subarray([ref('ruleId'), ref('otherRuleId'), '00000000-0000-4000-8000-000000000000'], { minLength: 1 })
+    .map((ids) => [`filter=${encodeURIComponent(`in(id,${ids.join(',')})`)}`]);
+  return {
+    'POST /pcm/catalogs/rules': () =>
+      requests({ auth: ADMIN, body: jsonBody(catalogRuleBody(fc.constant(undefined))) }),
+    'GET /pcm/catalogs/rules': () => requests({ auth: ADMIN, query: [pageQuery(), filterQuery(idFilter)] }),
+    'GET /pcm/catalogs/rules/{catalog_rule_id}': () =>
+      requests({ auth: ADMIN, params: { catalog_rule_id: ruleId } }),
+    'PUT /pcm/catalogs/rules/{catalog_rule_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { catalog_rule_id: segment([ref('freshRuleId')], OTHERS) },
+        body: jsonBody(catalogRuleBody(fc.constantFrom(undefined, ref('freshRuleId'), ref('otherRuleId')))),
+      }),
+    'DELETE /pcm/catalogs/rules/{catalog_rule_id}': () =>
+      requests({ auth: ADMIN, params: { catalog_rule_id: segment([ref('freshRuleId')], OTHERS) } }),
+  };
 }

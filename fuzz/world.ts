@@ -9,6 +9,7 @@ import { uuidv4, uuidv7 } from '../lib/ids';
 import { registerLocalJobQueue } from '../lib/jobs/queue';
 import { enqueueJob } from '../lib/jobs/service';
 import { createRelease } from '../lib/pcm/publishing';
+import { deleteCatalogRule, listCatalogRules } from '../lib/pcm/rules';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
@@ -31,6 +32,7 @@ import { type ConflictCounts, emulateConflicts } from '../test/support/faults';
 import { publishRelease } from '../test/support/one-process-publisher';
 import {
   failedRelease,
+  newCatalogRule,
   newCurrency,
   newFile,
   newPcmCatalog,
@@ -123,6 +125,11 @@ export const PLACEHOLDERS = {
   otherPriceId: "a price of store B's price book",
   priceModifierId: "a price modifier of store A's pricesBookId, never deleted",
   freshPriceModifierId: 'a price modifier of pricesBookId created just before the request (delete fuzzing)',
+  ruleId: "store A's catalog rule: a catch-all naming the sample catalog shoppers read, never changed",
+  ruleIdUpper: 'the same rule id in upper case',
+  freshRuleId: 'a catch-all rule of store A naming the fuzzed catalog, created just before the request',
+  deletedRuleId: 'a deleted catalog rule of store A',
+  otherRuleId: "store B's catalog rule",
   productId: "store A's product of the product API (sku FUZZ-PRODUCT)",
   productIdUpper: 'the same product id in upper case',
   freshProductId: 'a product of store A created just before the request (delete fuzzing)',
@@ -379,6 +386,13 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const priceId = await newPrice(a.store.id, pricesBookId, 'FUZZ-PRICE');
   const otherPriceId = await newPrice(b.store.id, otherPricebookId, 'FUZZ-PRICE');
   const priceModifierId = await newPriceModifier(a.store.id, pricesBookId, 'Fuzz modifier');
+  // Catalog rules: a catch-all for the sample catalog (a catalog of the API too, so a rule may name it),
+  // which keeps shoppers on it whatever rules the cases add (ties go to the oldest rule); a deleted one; B's.
+  await newPcmCatalog(a.store.id, 'Sample catalog', undefined, sampleRelease.catalog.id);
+  const ruleId = await newCatalogRule(a.store.id, 'fuzz-kept', sampleRelease.catalog.id);
+  const deletedRuleId = await newCatalogRule(a.store.id, 'fuzz-deleted', catalogId);
+  await deleteCatalogRule(a.store.id, deletedRuleId, undefined);
+  const otherRuleId = await newCatalogRule(b.store.id, 'fuzz-other', otherCatalogId);
   const { release_id: releaseId } = await createRelease(a.store.id, catalogId, undefined);
   // The product API: A's product, a deleted one, B's product.
   const productId = await newPcmProduct(a.store.id, 'Fuzz product', 'FUZZ-PRODUCT');
@@ -455,6 +469,10 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       priceId,
       otherPriceId,
       priceModifierId,
+      ruleId,
+      ruleIdUpper: ruleId.toUpperCase(),
+      deletedRuleId,
+      otherRuleId,
       productId,
       productIdUpper: productId.toUpperCase(),
       deletedProductId,
@@ -521,7 +539,7 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           } catch (error) {
             if (!(error instanceof CatalogLimitError)) throw error;
             // POST /pcm/catalogs cases filled store A up to its cap: make room, keeping the world's own.
-            const kept = new Set([catalogId, documentCatalogId]);
+            const kept = new Set([catalogId, documentCatalogId, sampleRelease.catalog.id]);
             for (const catalog of await pcmRepository.listCatalogs(a.store.id)) {
               if (!kept.has(catalog.id)) await pcmRepository.deleteCatalog(a.store.id, catalog.id);
             }
@@ -555,6 +573,17 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return newPrice(a.store.id, pricesBookId, `fresh-${uuidv4()}`);
         case 'freshPriceModifierId':
           return newPriceModifier(a.store.id, pricesBookId, `fresh modifier ${uuidv4()}`);
+        case 'freshRuleId':
+          try {
+            return await newCatalogRule(a.store.id, 'fuzz-fresh', catalogId);
+          } catch (error) {
+            if (toApiError(error).status !== 409) throw error;
+            // POST /pcm/catalogs/rules cases filled store A up to its cap: make room, keeping the world's own.
+            for (const rule of await listCatalogRules(a.store.id)) {
+              if (rule.id !== ruleId) await deleteCatalogRule(a.store.id, rule.id, undefined);
+            }
+            return newCatalogRule(a.store.id, 'fuzz-fresh', catalogId);
+          }
         case 'freshProductId':
           return newPcmProduct(a.store.id, 'Fresh product', `fresh-${uuidv4()}`);
         case 'freshJobId':

@@ -321,7 +321,8 @@ export class Publishing extends Construct {
     const exportAuthored = step('release-export', 'Export').addCatch(abandon, onError);
     const invalid = new Fail(this, 'ReleaseInvalid', {
       error: 'ReleaseInvalid',
-      cause: 'The release document is not valid: Validate (or Export) recorded the release FAILED with its issues',
+      cause:
+        'The release document is not valid: Validate (or Export) recorded the release FAILED with its issues',
     });
     exportAuthored.next(
       new Choice(this, 'Exported')

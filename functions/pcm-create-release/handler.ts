@@ -12,9 +12,9 @@ import { createHandler } from '../create-handler';
  */
 export const handler = createHandler('pcm-create-release', {}, async (event) => {
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
-  parseNewRelease(event.parsedBody);
+  const { fullDelta } = parseNewRelease(event.parsedBody);
   const release = await asWriteCaller(event, (caller) =>
-    createRelease(event.auth.storeId, catalogId, caller),
+    createRelease(event.auth.storeId, catalogId, caller, { fullDelta }),
   );
   const origin = requestOrigin(event);
   return json(

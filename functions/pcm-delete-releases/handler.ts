@@ -6,8 +6,8 @@ import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 
 /**
- * DELETE /pcm/catalogs/{catalog_id}/releases: every release of the catalog but the current one (which
- * serves shoppers until another replaces it) and one being published.
+ * DELETE /pcm/catalogs/{catalog_id}/releases: every release of the catalog but one being published, which
+ * unpublishes the catalog (shoppers get what the store's other catalogs and rules give them).
  */
 export const handler = createHandler('pcm-delete-releases', {}, async (event) => {
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));

@@ -3,7 +3,7 @@ import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { isUuid } from '../../lib/ids';
 import { renderRelease } from '../../lib/pcm/render';
-import { getRelease, LATEST_PUBLISHED } from '../../lib/pcm/service';
+import { getRelease, LATEST_PUBLISHED, releaseTexts } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 
@@ -14,5 +14,5 @@ export const handler = createHandler('pcm-get-release', {}, async (event) => {
   if (raw !== LATEST_PUBLISHED && !isUuid(raw)) throw new NotFoundError('release not found');
   const releaseId = raw === LATEST_PUBLISHED ? raw : raw.toLowerCase();
   const { release, current } = await getRelease(event.auth.storeId, catalogId, releaseId);
-  return ok({ data: renderRelease(release, requestOrigin(event), current) });
+  return ok({ data: renderRelease(release, requestOrigin(event), current, await releaseTexts(release)) });
 });

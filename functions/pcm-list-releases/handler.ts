@@ -2,7 +2,7 @@ import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { catalogUrl, renderPage, renderRelease } from '../../lib/pcm/render';
-import { listReleases } from '../../lib/pcm/service';
+import { listReleases, releaseTexts } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 
@@ -12,9 +12,10 @@ export const handler = createHandler('pcm-list-releases', {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const origin = requestOrigin(event);
   const { releases, current } = await listReleases(event.auth.storeId, catalogId);
+  const texts = await Promise.all(releases.map(releaseTexts));
   return ok(
     renderPage(releases, page, `${catalogUrl(origin, catalogId)}/releases`, (release) =>
-      renderRelease(release, origin, release.release_id === current),
+      renderRelease(release, origin, release.release_id === current, texts[releases.indexOf(release)]),
     ),
   );
 });

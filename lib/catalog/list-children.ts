@@ -14,7 +14,7 @@ import { chunkCache, currentRegistry, fileCache, positionCache, productCache, re
 import { chunkCount, chunksForPage, decodeChunkMeasured, HEAP_PER_SERIALIZED_CHAR } from './child-index';
 import { decodePostings, FILTER_INDEX_VERSION, matchingPositions, postingsNeeded } from './filter-index';
 import { productLocale, renderProductJson } from './render';
-import { type CatalogRule, resolveCatalog } from './rules';
+import { resolveCatalog, storeRules } from './rules';
 import type { ChildIndexEntry, ReleaseLayout, StoredProduct } from './types';
 
 export const NO_CATALOG = 'no catalog for this context';
@@ -58,9 +58,8 @@ export function releaseFor(
   context: { channel: string | undefined; tag: string | undefined; now: Date },
 ): ReleaseLayout {
   const catalogs = Object.values(registry?.catalogs ?? {});
-  const rules: CatalogRule[] = catalogs.flatMap((catalog) => catalog.rules);
   const catalogId = resolveCatalog(
-    rules,
+    registry === undefined ? [] : storeRules(registry),
     catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
     context,
   );

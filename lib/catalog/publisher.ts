@@ -7,7 +7,7 @@ import { deriveReleaseStream } from './derive-stream';
 import { FILTER_INDEX_VERSION } from './filter-index';
 import { assertRegistryFits } from './registry-size';
 import { ABANDONED_AFTER_MS, KEPT_REPLACED, RELEASE_SHARDS, RETAIN_REPLACED_MS } from './release-settings';
-import { type CatalogRule, unselectableReason } from './rules';
+import { type CatalogRule, storeRules, unselectableReason } from './rules';
 import type { ReleaseDocument, ReleaseLayout } from './types';
 import { ReleaseValidationError } from './validate-release';
 import { validateReleaseStream } from './validate-stream';
@@ -101,7 +101,7 @@ export function selectionWarnings(
 ): string[] {
   const catalogs = Object.values(registry?.catalogs ?? {});
   const reason = unselectableReason(
-    catalogs.flatMap((catalog) => catalog.rules),
+    registry === undefined ? [] : storeRules(registry),
     catalogs.map((catalog) => ({ id: catalog.id, created_at: catalog.created_at })),
     catalogId,
     now,
@@ -151,6 +151,8 @@ export async function activate(
     const next: CatalogRegistry = {
       version: (registry?.version ?? 0) + 1,
       catalogs: { ...(registry?.catalogs ?? {}), [catalogId]: catalog },
+      // The catalog rules API's rules ride along unchanged (a rule write bumps the version too).
+      ...(registry?.rules === undefined ? {} : { rules: registry.rules }),
     };
     // A registry past one item would fail in DynamoDB with a bare ValidationException: say why instead.
     assertRegistryFits(storeId, next);

@@ -141,3 +141,17 @@ export function assertRegistryFits(storeId: string, registry: CatalogRegistry): 
   }
   throw new RegistryTooLargeError(bytes, largest);
 }
+
+/** At most this many rules of the catalog rules API a store (`/pcm/catalogs/rules`). */
+export const MAX_RULES_PER_STORE = 50;
+/**
+ * At most this many bytes the catalog rules API's rules take in the registry together: with every catalog
+ * entry at its most (MAX_CATALOGS_PER_STORE × REGISTRY_ENTRY_MAX_BYTES) the item stays near half of
+ * DynamoDB's 400 KB. Fifty ordinary rules take about 15 KB; only rules full of long text reach it.
+ */
+export const RULES_MAX_BYTES = 64 * 1024;
+
+/** The bytes the API's rules take in the registry item (the attribute's name and value). */
+export function rulesBytes(rules: readonly unknown[]): number {
+  return utf8('rules') + attributeBytes(rules);
+}

@@ -8,6 +8,23 @@ export interface CatalogRule {
   /** UTC windows: `valid_from` inclusive, `valid_to` exclusive, `null` open-ended. */
   schedules: { valid_from: string | null; valid_to: string | null }[];
   created_at: string;
+  /**
+   * Rules of the catalog rules API only: the accounts and customers the rule is for. They match a shopper
+   * logged in as one of them, and the shopper routes have no such login, so a rule naming any never applies.
+   */
+  account_ids?: string[];
+  customer_ids?: string[];
+}
+
+/**
+ * Every rule the store's shoppers are matched against: those each published catalog's release document
+ * carries, and those of the catalog rules API (`/pcm/catalogs/rules`), which the registry holds beside them.
+ */
+export function storeRules(registry: {
+  catalogs: Record<string, { rules: CatalogRule[] }>;
+  rules?: CatalogRule[];
+}): CatalogRule[] {
+  return [...Object.values(registry.catalogs).flatMap((catalog) => catalog.rules), ...(registry.rules ?? [])];
 }
 
 /** A catalog that has a current (published) release. */
@@ -58,6 +75,8 @@ export function resolveCatalog(
  * Channels and tags compare case-insensitively; a rule with tags never matches a request without a tag.
  */
 export function ruleScore(rule: CatalogRule, context: ShopperContext): number | undefined {
+  // No shopper of these routes is logged in as an account or customer (see CatalogRule.account_ids).
+  if ((rule.account_ids?.length ?? 0) > 0 || (rule.customer_ids?.length ?? 0) > 0) return undefined;
   let score = 0;
   if (rule.channels.length > 0) {
     const channel = context.channel?.toLowerCase();

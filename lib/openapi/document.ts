@@ -13,6 +13,7 @@ import type { Schema } from '../schema/index';
 import { ACCESS_TOKEN_REQUEST_SCHEMA } from '../validation/access-token';
 import { APPLICATION_KEY_UPDATE_SCHEMA, NEW_APPLICATION_KEY_SCHEMA } from '../validation/application-key';
 import { MAPPING_UPDATE_SCHEMA } from '../validation/merchant-realm-mapping';
+import { CATALOG_RULE_OPERATIONS } from './catalog-rules';
 import { CURRENCY_OPERATIONS } from './currencies';
 import { FILE_OPERATIONS } from './files';
 import { HIERARCHY_OPERATIONS } from './hierarchies';
@@ -318,6 +319,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...PRODUCT_OPERATIONS,
   ...PRICEBOOK_OPERATIONS,
   ...PRICE_OPERATIONS,
+  ...CATALOG_RULE_OPERATIONS,
   ...VARIATION_OPERATIONS,
   ...HIERARCHY_OPERATIONS,
   ...NODE_OPERATIONS,

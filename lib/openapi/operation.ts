@@ -16,6 +16,7 @@ export const OPERATION_TAGS = [
   'Merchant realm mappings',
   'Catalog',
   'Catalog publishing',
+  'Catalog rules',
   'Files',
   'Currencies',
   'Products',

@@ -101,7 +101,11 @@ export const PCM_RELEASE_SCHEMA: Schema = {
         updated_at: DATE,
         release_status: { enum: ['PENDING', 'IN_PROGRESS', 'PUBLISHED', 'FAILED'] },
         is_full_publish: { const: true },
-        is_full_delta: { const: false },
+        is_full_delta: {
+          type: 'boolean',
+          description:
+            "The create body's `export_full_delta` (default false); every release is a full publish.",
+        },
         total_products: { type: ['integer', 'null'] },
         total_nodes: { type: ['integer', 'null'] },
         percent_completed: { type: 'integer', minimum: 0, maximum: 100 },
@@ -236,10 +240,14 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /pcm/catalogs/{catalog_id}': {
     operationId: 'deleteCatalogById',
     summary: 'Delete a catalog',
-    description: 'Only a catalog without releases.',
+    description:
+      'Only a catalog without releases that no catalog rule names (change or delete the rules first).',
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
-    responses: { 204: ['Deleted.'], 409: ['The catalog has releases.', ERROR_BODY_SCHEMA] },
+    responses: {
+      204: ['Deleted.'],
+      409: ['The catalog has releases, or catalog rules name it.', ERROR_BODY_SCHEMA],
+    },
   },
   'PUT /pcm/catalogs/{catalog_id}/document': {
     operationId: 'putCatalogDocument',
@@ -284,7 +292,8 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
   'GET /pcm/catalogs/{catalog_id}/releases': {
     operationId: 'getReleases',
     summary: "List the catalog's releases",
-    description: 'Newest first: the current release and the two before it, and failed releases.',
+    description:
+      'Newest first: the three newest releases (being published, published or failed) that were not deleted, the current one always among them.',
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID, ...PAGE],
     responses: { 200: ['A page of releases.', list(PCM_RELEASE_SCHEMA)] },
@@ -301,21 +310,24 @@ export const PUBLISHING_OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'deleteReleaseById',
     summary: 'Delete a release',
     description:
-      'Gone from the API at once; its items are reclaimed once no shopper can still be reading it (a minute after it was replaced). Not the current release (it serves shoppers), nor one being published.',
+      'Gone from the API at once; its items are reclaimed once no shopper can still be reading it (a minute after it was replaced). Deleting the current release rolls the catalog back to the newest published release before it, in one write with the registry shoppers read, or unpublishes the catalog when there is none. Not one being published.',
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID, RELEASE_ID],
     responses: {
       204: ['Deleted.'],
-      409: ['The release is current or being published.', ERROR_BODY_SCHEMA],
+      409: ['The release is being published, or concurrent writes kept conflicting.', ERROR_BODY_SCHEMA],
     },
   },
   'DELETE /pcm/catalogs/{catalog_id}/releases': {
     operationId: 'deleteReleases',
     summary: "Delete the catalog's releases",
     description:
-      'Every release but the current one (it serves shoppers) and one being published, each as `DELETE …/releases/{release_id}` deletes it.',
+      "Every release but one being published, each as `DELETE …/releases/{release_id}` deletes it: the catalog is unpublished (shoppers get what the store's other catalogs and rules give them).",
     tag: 'Catalog publishing',
     parameters: [CATALOG_ID],
-    responses: { 204: ['Deleted.'] },
+    responses: {
+      204: ['Deleted.'],
+      409: ['Concurrent writes kept conflicting.', ERROR_BODY_SCHEMA],
+    },
   },
 };

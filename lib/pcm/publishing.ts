@@ -224,6 +224,8 @@ export async function createRelease(
   catalogId: string,
   /** Absent for a trusted local tool (the catalog CLI), which writes with the table's own credentials. */
   caller: WriteCaller | undefined,
+  /** The body's `export_full_delta` (`meta.is_full_delta`). */
+  options: { fullDelta?: boolean } = {},
 ): Promise<PcmRelease> {
   let catalog = await catalogOf(storeId, catalogId);
   let takeOver: string | undefined;
@@ -258,6 +260,7 @@ export async function createRelease(
     heartbeat_at: at.toISOString(),
     state: 'PENDING',
     name: catalog.name,
+    full_delta: options.fullDelta === true,
     ...(authored !== undefined || catalog.document === undefined
       ? { document_key: authoredDocumentKey({ store_id: storeId, release_id: releaseId }), authored }
       : {

@@ -25,7 +25,8 @@ export function renderCatalog(catalog: PcmCatalog, origin: string): Record<strin
       owner: 'store',
     },
     relationships: {
-      releases: { links: { related: `/catalogs/${catalog.id}/releases` } },
+      // The route the SDK's `Catalogs.Releases.All` calls (the platform's path shape, under /pcm).
+      releases: { links: { related: `${catalogUrl(origin, catalog.id)}/releases` } },
     },
     links: { self: catalogUrl(origin, catalog.id) },
     meta: {
@@ -47,10 +48,18 @@ export function releaseState(release: PcmRelease): ReleaseState {
   return 'FAILED';
 }
 
+/** A release's texts, as the shopper's `GET /catalog` shows them (`releaseTexts`). */
+export interface ReleaseTexts {
+  name: string;
+  description: string;
+  hierarchies: { id: string; name: string }[];
+}
+
 export function renderRelease(
   release: PcmRelease,
   origin: string,
   current: boolean,
+  texts: ReleaseTexts = { name: release.name ?? '', description: '', hierarchies: [] },
 ): Record<string, unknown> {
   const state = releaseState(release);
   const meta: Record<string, unknown> = {
@@ -59,7 +68,7 @@ export function renderRelease(
     updated_at: release.updated_at ?? release.heartbeat_at,
     release_status: state,
     is_full_publish: true,
-    is_full_delta: false,
+    is_full_delta: release.full_delta === true,
     total_products: release.total_products ?? null,
     total_nodes: release.total_nodes ?? null,
     percent_completed: state === 'PUBLISHED' ? 100 : (release.percent_completed ?? 0),
@@ -85,11 +94,11 @@ export function renderRelease(
     id: release.release_id,
     type: 'catalog-release',
     attributes: {
-      name: release.name ?? '',
+      name: texts.name,
       published_at: state === 'PUBLISHED' ? (release.published_at ?? release.activated_at ?? null) : null,
       catalog_id: release.catalog_id,
-      description: '',
-      hierarchies: [],
+      description: texts.description,
+      hierarchies: texts.hierarchies,
     },
     links: { self: releaseUrl(origin, release.catalog_id, release.release_id) },
     meta,

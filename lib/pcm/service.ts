@@ -1,8 +1,9 @@
+import { loadIndexes } from '../catalog/product-lookups';
 import { cleanupReleases } from '../catalog/release-cleanup';
-import { ApiError, ConflictError, NotFoundError } from '../http/errors';
+import { ApiError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
-import { catalogRepository } from '../store/catalog-repository';
+import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
 import { hierarchyRepository } from '../store/hierarchy-repository';
 import {
   CatalogBusyError,
@@ -12,10 +13,12 @@ import {
   type PcmCatalog,
   type PcmRelease,
   pcmRepository,
+  RegistryChangedError,
 } from '../store/pcm-repository';
 import { pricebookRepository } from '../store/pricebook-repository';
 import type { CatalogAttributes } from '../validation/pcm-catalog';
-import { releaseState } from './render';
+import { type ReleaseTexts, releaseState } from './render';
+import { rulesNaming } from './rules';
 
 /** The release id that names a catalog's newest published release (`GET …/releases/latestPublished`). */
 export const LATEST_PUBLISHED = 'latestPublished';
@@ -129,55 +132,98 @@ export async function deleteCatalog(storeId: string, catalogId: string, caller: 
       `the catalog has ${releases.length} release${releases.length === 1 ? '' : 's'}; a catalog with releases cannot be deleted`,
     );
   }
-  try {
-    await pcmRepository.deleteCatalog(storeId, catalogId, caller);
-  } catch (error) {
-    if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
-    if (error instanceof CatalogBusyError) throw new ConflictError(error.message);
-    throw error;
+  for (let attempt = 1; ; attempt += 1) {
+    // Rules must be changed first (the platform's rule): the deletion holds only while the registry, which
+    // holds the rules, is still the one read here.
+    const registry = await catalogRepository.getRegistry(storeId);
+    const naming = rulesNaming(registry, catalogId);
+    if (naming.length > 0) {
+      throw new ConflictError(
+        `catalog rules give shoppers this catalog (${naming.map((rule) => rule.id).join(', ')}): change or delete them first`,
+      );
+    }
+    try {
+      await pcmRepository.deleteCatalog(storeId, catalogId, caller, { version: registry?.version });
+      return;
+    } catch (error) {
+      if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
+      if (error instanceof CatalogBusyError) throw new ConflictError(error.message);
+      if (!(error instanceof RegistryChangedError)) throw error;
+      if (attempt >= 5) throw new ConflictError(WRITE_CONFLICT);
+    }
   }
 }
 
-/** The catalog's releases, newest first (not those deleted), and the id of its current one. */
+/** How many releases of a catalog the API shows: the platform keeps a catalog's last three. */
+export const LISTED_RELEASES = 3;
+
+/**
+ * The catalog's releases as the API shows them, newest first: its newest LISTED_RELEASES (being published,
+ * published or failed) that were not deleted, the current one always among them (in place of the third
+ * when it is older, after a rollback); the id of its current one; and the registry's version read.
+ */
 export async function listReleases(
   storeId: string,
   catalogId: string,
-): Promise<{ releases: PcmRelease[]; current: string | undefined }> {
+): Promise<{ releases: PcmRelease[]; current: string | undefined; version: number | undefined }> {
   await catalogOf(storeId, catalogId);
   const [markers, registry] = await Promise.all([
     catalogRepository.listReleases(storeId, catalogId),
     catalogRepository.getRegistry(storeId),
   ]);
-  const releases = (markers as PcmRelease[])
+  const current = registry?.catalogs[catalogId]?.release.id;
+  const all = (markers as PcmRelease[])
     .filter((release) => release.deleted_at === undefined)
-    .sort((a, b) => (a.release_id < b.release_id ? 1 : a.release_id > b.release_id ? -1 : 0));
-  return { releases, current: registry?.catalogs[catalogId]?.release.id };
+    .sort(newestFirst);
+  let releases = all.slice(0, LISTED_RELEASES);
+  const serving = all.find((release) => release.release_id === current);
+  if (serving && !releases.includes(serving)) {
+    releases = [...releases.slice(0, LISTED_RELEASES - 1), serving].sort(newestFirst);
+  }
+  return { releases, current, version: registry?.version };
 }
+
+/**
+ * A release's name, description and hierarchies from its summary, the item the shopper's `GET /catalog`
+ * renders them from, so both routes show the same; for a release with no items (not published, or
+ * published before its layout was recorded) the name it was created with, no description, no hierarchies.
+ */
+export async function releaseTexts(release: PcmRelease): Promise<ReleaseTexts> {
+  const fallback = { name: release.name ?? '', description: '', hierarchies: [] };
+  if (release.layout === undefined || releaseState(release) !== 'PUBLISHED') return fallback;
+  const { summary } = await loadIndexes(release.layout, { summary: true });
+  if (summary === undefined) return fallback;
+  return { name: summary.name, description: summary.description, hierarchies: summary.hierarchies };
+}
+
+const newestFirst = (a: PcmRelease, b: PcmRelease) =>
+  a.release_id < b.release_id ? 1 : a.release_id > b.release_id ? -1 : 0;
 
 export async function getRelease(
   storeId: string,
   catalogId: string,
   releaseId: string,
-): Promise<{ release: PcmRelease; current: boolean }> {
-  if (releaseId === LATEST_PUBLISHED) {
-    const { releases, current } = await listReleases(storeId, catalogId);
-    const latest = releases.find((release) => releaseState(release) === 'PUBLISHED');
-    if (!latest) throw new NotFoundError('the catalog has no published release');
-    return { release: latest, current: latest.release_id === current };
+): Promise<{ release: PcmRelease; current: boolean; version: number | undefined }> {
+  const { releases, current, version } = await listReleases(storeId, catalogId);
+  const release =
+    releaseId === LATEST_PUBLISHED
+      ? releases.find((each) => releaseState(each) === 'PUBLISHED')
+      : releases.find((each) => each.release_id === releaseId);
+  if (!release) {
+    throw new NotFoundError(
+      releaseId === LATEST_PUBLISHED ? 'the catalog has no published release' : 'release not found',
+    );
   }
-  await catalogOf(storeId, catalogId);
-  const release = await pcmRepository.getRelease(storeId, catalogId, releaseId);
-  if (!release || release.deleted_at !== undefined) throw new NotFoundError('release not found');
-  const registry = await catalogRepository.getRegistry(storeId);
-  return { release, current: registry?.catalogs[catalogId]?.release.id === releaseId };
+  return { release, current: release.release_id === current, version };
 }
 
 /**
  * Deletes a release: at once for the API (it is no longer listed nor found), while its items stay until no
  * reader can still hold it: the cleanup after every switch (`cleanupReleases`) reclaims them, as it
  * reclaims replaced releases, RETAIN_REPLACED_MS after the release was replaced (at once for one that never
- * served). The current release is never deleted (409: it serves shoppers until another release replaces
- * it), nor one being published (409).
+ * served). Deleting the current release rolls the catalog back to the newest published release before it
+ * (in the same transaction as the registry), or unpublishes the catalog when there is none. A release being
+ * published is never deleted (409).
  */
 export async function deleteRelease(
   storeId: string,
@@ -185,33 +231,112 @@ export async function deleteRelease(
   releaseId: string,
   caller: WriteCaller,
 ): Promise<void> {
-  const { release, current } = await getRelease(storeId, catalogId, releaseId);
-  if (current) throw new ConflictError('the current release serves shoppers: publish another to replace it');
-  if (isPublishing(release)) {
-    throw new ConflictError('the release is being published; wait until it is PUBLISHED or FAILED');
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    const { release, current, version } = await getRelease(storeId, catalogId, releaseId);
+    if (isPublishing(release)) {
+      throw new ConflictError('the release is being published; wait until it is PUBLISHED or FAILED');
+    }
+    const done = current
+      ? await replaceCurrent(storeId, catalogId, release.release_id, caller)
+      : await markDeleted(release, version, caller);
+    if (done) {
+      await reclaimDeleted(storeId, catalogId);
+      return;
+    }
   }
-  await assertCallerExists(caller);
-  // False: deleted meanwhile by another request, which is what was asked.
-  await catalogRepository.markReleaseDeleted(release, new Date().toISOString());
-  await reclaimDeleted(storeId, catalogId);
+  throw new ConflictError(WRITE_CONFLICT);
 }
 
-/** Deletes every release of the catalog that is neither current nor being published; returns how many. */
+/**
+ * Deletes every release of the catalog but one being published, and so unpublishes it (shoppers get what
+ * the store's other catalogs and rules give them); returns how many were deleted.
+ */
 export async function deleteReleases(
   storeId: string,
   catalogId: string,
   caller: WriteCaller,
 ): Promise<number> {
-  const { releases, current } = await listReleases(storeId, catalogId);
   await assertCallerExists(caller);
-  const at = new Date().toISOString();
   let deleted = 0;
-  for (const release of releases) {
-    if (release.release_id === current || isPublishing(release)) continue;
-    if (await catalogRepository.markReleaseDeleted(release, at)) deleted += 1;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    const { current, version } = await listReleases(storeId, catalogId);
+    const markers = (await catalogRepository.listReleases(storeId, catalogId)) as PcmRelease[];
+    let changed = false;
+    for (const release of markers) {
+      if (release.deleted_at !== undefined || isPublishing(release) || release.release_id === current)
+        continue;
+      if (await markDeleted(release, version, caller)) deleted += 1;
+      else changed = true;
+    }
+    if (!changed && current !== undefined) {
+      if (await replaceCurrent(storeId, catalogId, current, caller, { unpublish: true })) deleted += 1;
+      else changed = true;
+    }
+    if (!changed) {
+      await reclaimDeleted(storeId, catalogId);
+      return deleted;
+    }
   }
-  await reclaimDeleted(storeId, catalogId);
-  return deleted;
+  throw new ConflictError(WRITE_CONFLICT);
+}
+
+const ATTEMPTS = 5;
+
+/** Marks a release that is not current deleted, while the registry is still at `version`: false otherwise. */
+async function markDeleted(
+  release: PcmRelease,
+  version: number | undefined,
+  caller: WriteCaller,
+): Promise<boolean> {
+  // False when the registry changed (the release may have become current) or it was deleted meanwhile.
+  const at = new Date().toISOString();
+  if (await catalogRepository.markReleaseDeleted(release, at, version, caller)) return true;
+  const marker = await pcmRepository.getRelease(release.store_id, release.catalog_id, release.release_id);
+  return marker === undefined || marker.deleted_at !== undefined;
+}
+
+/**
+ * Deletes the catalog's current release `releaseId`, making the newest complete release before it that the
+ * API still shows current again (one whose layout was recorded), or unpublishing the catalog when there is
+ * none (or with `unpublish`). False when the registry or the releases changed meanwhile: read them again.
+ */
+async function replaceCurrent(
+  storeId: string,
+  catalogId: string,
+  releaseId: string,
+  caller: WriteCaller,
+  options: { unpublish?: boolean } = {},
+): Promise<boolean> {
+  const registry = await catalogRepository.getRegistry(storeId);
+  const entry = registry?.catalogs[catalogId];
+  if (!registry || entry?.release.id !== releaseId) return false;
+  const { releases } = await listReleases(storeId, catalogId);
+  const previous = options.unpublish
+    ? undefined
+    : releases.find(
+        (release) =>
+          release.release_id < releaseId && release.status === 'complete' && release.layout !== undefined,
+      );
+  const { [catalogId]: _replaced, ...others } = registry.catalogs;
+  const next: CatalogRegistry = {
+    ...registry,
+    version: registry.version + 1,
+    catalogs:
+      previous?.layout === undefined
+        ? others
+        : { ...registry.catalogs, [catalogId]: { ...entry, release: previous.layout } },
+  };
+  const codes = await catalogRepository.replaceCurrentRelease({
+    storeId,
+    catalogId,
+    releaseId,
+    expectedVersion: registry.version,
+    registry: next,
+    restore: previous?.release_id,
+    at: new Date().toISOString(),
+    caller,
+  });
+  return codes === undefined;
 }
 
 const isPublishing = (release: PcmRelease) => {

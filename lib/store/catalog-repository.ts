@@ -1,6 +1,7 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { CatalogRule } from '../catalog/rules';
 import type { FileResource, ReleaseLayout, StoredProduct } from '../catalog/types';
+import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import {
   BatchWriteCommand,
@@ -102,6 +103,12 @@ export interface RegisteredCatalog {
 export interface CatalogRegistry {
   version: number;
   catalogs: Record<string, RegisteredCatalog>;
+  /**
+   * The catalog rules API's rules (`/pcm/catalogs/rules`), oldest first, whether or not their catalog is
+   * published: held here so that shoppers' selection reads them with the releases in one item, and a rule
+   * write is one conditional write of this item (its version bumped).
+   */
+  rules?: CatalogRule[];
 }
 
 /**
@@ -121,13 +128,25 @@ export interface ReleaseMarker {
   /** Refreshed while a publish writes; a `writing` release with an old heartbeat was abandoned. */
   heartbeat_at: string;
   activated_at?: string;
-  /** When a newer release replaced this one. */
+  /** When a newer release replaced this one (or the catalog API deleted it while it was current). */
   superseded_at?: string;
+  /**
+   * Set by the switch that made it current: what the registry points at, so that deleting a later current
+   * release can make this one current again. Releases activated before it was recorded have none.
+   */
+  layout?: ReleaseLayout;
   /**
    * When the catalog API deleted it: from then on it is gone for the API, and its items wait for the
    * cleanup (`cleanupReleases`), which reclaims them once no reader can still hold the release.
    */
   deleted_at?: string;
+}
+
+/** The condition that the registry is still at `version` (undefined: that there is none yet). */
+function registryCondition(version: number | undefined) {
+  return version === undefined
+    ? { ConditionExpression: 'attribute_not_exists(pk)' }
+    : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } };
 }
 
 /** Read capacity consumed through this repository's reads since the last reset (benchmarks). */
@@ -237,6 +256,45 @@ export const catalogRepository = {
     return {
       version: result.Item.version as number,
       catalogs: result.Item.catalogs as CatalogRegistry['catalogs'],
+      ...(result.Item.rules === undefined ? {} : { rules: result.Item.rules as CatalogRule[] }),
+    };
+  },
+
+  /**
+   * Writes the registry `registry` if it is still at `expectedVersion` (undefined: if there is none yet),
+   * with the transaction items `checks` (conditions on other items) and the caller's checks. Undefined when
+   * it applied, else the cancellation codes: index 0 is the registry's condition, 1.. those of `checks`.
+   */
+  async replaceRegistry(
+    storeId: string,
+    expectedVersion: number | undefined,
+    registry: CatalogRegistry,
+    checks: NonNullable<TransactWriteCommand['input']['TransactItems']>,
+    caller: WriteCaller | undefined,
+  ): Promise<string[] | undefined> {
+    return transactAsCaller(
+      [
+        {
+          Put: {
+            TableName: tableName('products'),
+            Item: { ...catalogKeys.registry(storeId), ...registry },
+            ...registryCondition(expectedVersion),
+          },
+        },
+        ...checks,
+      ],
+      caller,
+    );
+  },
+
+  /** A transaction item that holds only while the registry is still at `version` (undefined: absent). */
+  registryCheck(storeId: string, version: number | undefined) {
+    return {
+      ConditionCheck: {
+        TableName: tableName('products'),
+        Key: catalogKeys.registry(storeId),
+        ...registryCondition(version),
+      },
     };
   },
 
@@ -473,22 +531,22 @@ export const catalogRepository = {
         Put: {
           TableName: table,
           Item: { ...catalogKeys.registry(input.storeId), ...input.registry },
-          ...(input.expectedVersion === undefined
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : {
-                ConditionExpression: 'version = :v',
-                ExpressionAttributeValues: { ':v': input.expectedVersion },
-              }),
+          ...registryCondition(input.expectedVersion),
         },
       },
       {
         Update: {
           TableName: table,
           Key: catalogKeys.releaseMarker(input.storeId, input.catalogId, input.releaseId),
-          UpdateExpression: 'SET #s = :complete, activated_at = :at, heartbeat_at = :at',
+          UpdateExpression: 'SET #s = :complete, activated_at = :at, heartbeat_at = :at, layout = :layout',
           ConditionExpression: '#s = :writing',
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':complete': 'complete', ':writing': 'writing', ':at': input.at },
+          ExpressionAttributeValues: {
+            ':complete': 'complete',
+            ':writing': 'writing',
+            ':at': input.at,
+            ':layout': input.registry.catalogs[input.catalogId]?.release,
+          },
         },
       },
     ];
@@ -525,6 +583,56 @@ export const catalogRepository = {
     }
   },
 
+  /**
+   * Deletes the catalog's current release `releaseId` for the API in one transaction: the registry (if still
+   * at `expectedVersion`) points the catalog at `restore` (a complete, undeleted release, checked in the
+   * same transaction), or drops the catalog when `restore` is undefined (unpublished); the deleted release
+   * is marked deleted and superseded now, so its items outlive readers that still hold it
+   * (`cleanupReleases`). Undefined when it applied, else the cancellation codes: 0 the registry, 1 the
+   * deleted release, 2 the restored one.
+   */
+  async replaceCurrentRelease(input: {
+    storeId: string;
+    catalogId: string;
+    releaseId: string;
+    expectedVersion: number;
+    registry: CatalogRegistry;
+    restore: string | undefined;
+    at: string;
+    caller: WriteCaller | undefined;
+  }): Promise<string[] | undefined> {
+    const table = tableName('products');
+    const items: NonNullable<TransactWriteCommand['input']['TransactItems']> = [
+      {
+        Update: {
+          TableName: table,
+          Key: catalogKeys.releaseMarker(input.storeId, input.catalogId, input.releaseId),
+          UpdateExpression: 'SET deleted_at = :at, superseded_at = :at',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
+          ExpressionAttributeValues: { ':at': input.at },
+        },
+      },
+    ];
+    if (input.restore !== undefined) {
+      items.push({
+        ConditionCheck: {
+          TableName: table,
+          Key: catalogKeys.releaseMarker(input.storeId, input.catalogId, input.restore),
+          ConditionExpression: '#s = :complete AND attribute_not_exists(deleted_at)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':complete': 'complete' },
+        },
+      });
+    }
+    return catalogRepository.replaceRegistry(
+      input.storeId,
+      input.expectedVersion,
+      input.registry,
+      items,
+      input.caller,
+    );
+  },
+
   /** The release markers of a catalog (all of the store's catalogs when `catalogId` is undefined). */
   async listReleases(storeId: string, catalogId?: string): Promise<ReleaseMarker[]> {
     const markers: ReleaseMarker[] = [];
@@ -552,29 +660,35 @@ export const catalogRepository = {
   },
 
   /**
-   * Marks a release deleted (`deleted_at`), unless it is being written or already deleted: false then, or
-   * when it is gone. Its items stay for `cleanupReleases`.
+   * Marks a release deleted (`deleted_at`), unless it is being written or already deleted, or the registry
+   * is no longer at `registryVersion`: false then, or when it is gone. Its items stay for `cleanupReleases`.
    */
   async markReleaseDeleted(
     marker: Pick<ReleaseMarker, 'store_id' | 'catalog_id' | 'release_id'>,
     at: string,
+    registryVersion: number | undefined,
+    caller: WriteCaller | undefined,
   ): Promise<boolean> {
-    try {
-      await getDocumentClient().send(
-        new UpdateCommand({
-          TableName: tableName('products'),
-          Key: catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
-          UpdateExpression: 'SET deleted_at = :at',
-          ConditionExpression: 'attribute_exists(pk) AND #s <> :writing AND attribute_not_exists(deleted_at)',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':at': at, ':writing': 'writing' },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
+    // With the registry unchanged since the caller saw the release was not current: a rollback cannot make
+    // it current meanwhile.
+    const codes = await transactAsCaller(
+      [
+        {
+          Update: {
+            TableName: tableName('products'),
+            Key: catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id),
+            UpdateExpression: 'SET deleted_at = :at',
+            ConditionExpression:
+              'attribute_exists(pk) AND #s <> :writing AND attribute_not_exists(deleted_at)',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':at': at, ':writing': 'writing' },
+          },
+        },
+        catalogRepository.registryCheck(marker.store_id, registryVersion),
+      ],
+      caller,
+    );
+    return codes === undefined;
   },
 
   /** Deletes every item of a release, then its marker; returns the number of items deleted. */

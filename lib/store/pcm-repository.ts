@@ -2,7 +2,7 @@ import type { ReleaseCounts } from '../catalog/derive';
 import { recordableIssues } from '../catalog/recorded-issues';
 import { MAX_CATALOGS_PER_STORE } from '../validation/pcm-catalog';
 import { transactAsCaller as transact, type WriteCaller } from './caller-check';
-import { catalogKeys, type ReleaseMarker } from './catalog-repository';
+import { catalogKeys, catalogRepository, type ReleaseMarker } from './catalog-repository';
 import { getDocumentClient } from './client';
 import { GetCommand, PutCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { countItems, queryAll, queryPage } from './items';
@@ -79,6 +79,8 @@ export type ReleaseState = 'PENDING' | 'IN_PROGRESS' | 'PUBLISHED' | 'FAILED';
 export interface PcmRelease extends ReleaseMarker {
   state: ReleaseState;
   name: string;
+  /** The create body's `export_full_delta` (absent on releases created before it was recorded: false). */
+  full_delta?: boolean;
   document_key: string;
   /** The upload the workflow copies to `document_key` first, when the catalog's document is still one. */
   copy_from?: string;
@@ -125,6 +127,10 @@ export class CatalogLimitError extends Error {
     );
   }
 }
+/** The store's catalog registry (its rules) changed since it was read: read it again. */
+export class RegistryChangedError extends Error {
+  override name = 'RegistryChangedError';
+}
 export class NoDocumentError extends Error {
   override name = 'NoDocumentError';
 }
@@ -163,6 +169,17 @@ export const pcmKeys = {
   counter: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'PCM_COUNT' }),
 };
 const pcmKey = pcmKeys.catalog;
+
+/** A transaction item that holds only while the catalog exists. */
+export function catalogExistsCheck(storeId: string, catalogId: string) {
+  return {
+    ConditionCheck: {
+      TableName: tableName('products'),
+      Key: pcmKey(storeId, catalogId),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
+}
 
 function strip<T>(item: Record<string, unknown>): T {
   const { pk: _pk, sk: _sk, ...rest } = item;
@@ -268,7 +285,7 @@ const COUNTER_ATTEMPTS = 8;
 
 /**
  * Runs a catalog creation (`delta` 1) or deletion (-1) with the store's counter moved by `delta` in the
- * same transaction (the counter is item 1, after `items`' one item). A creation is conditioned on the count
+ * same transaction (the counter is the item after `items`). A creation is conditioned on the count
  * staying under MAX_CATALOGS_PER_STORE (CatalogLimitError); a store without a counter gets one first;
  * transaction conflicts are retried. Returns the cancellation codes `fail` let through (undefined: done).
  */
@@ -295,12 +312,14 @@ async function withCatalogCounter(
   for (let attempt = 1; ; attempt += 1) {
     const codes = await transact([...items, counter], caller);
     if (codes === undefined) return undefined;
-    if (codes[0] !== 'None' && codes[0] !== undefined && codes[0] !== 'TransactionConflict') {
+    const refused = (code: string | undefined) =>
+      code !== 'None' && code !== undefined && code !== 'TransactionConflict';
+    if (codes.slice(0, items.length).some(refused)) {
       const error = fail(codes);
       if (error) throw error;
       return codes;
     }
-    if (codes[1] === 'ConditionalCheckFailed') {
+    if (codes[items.length] === 'ConditionalCheckFailed') {
       const found = await getDocumentClient().send(
         new GetCommand({
           TableName: tableName('products'),
@@ -549,7 +568,12 @@ export const pcmRepository = {
    * Deletes a catalog record, unless a release of it is being published (CatalogBusyError). Its releases are
    * the caller's to remove first.
    */
-  async deleteCatalog(storeId: string, catalogId: string, caller?: WriteCaller): Promise<void> {
+  async deleteCatalog(
+    storeId: string,
+    catalogId: string,
+    caller?: WriteCaller,
+    registryVersion?: { version: number | undefined },
+  ): Promise<void> {
     const codes = await withCatalogCounter(
       storeId,
       -1,
@@ -561,12 +585,17 @@ export const pcmRepository = {
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(publishing)',
           },
         },
+        ...(registryVersion === undefined
+          ? []
+          : [catalogRepository.registryCheck(storeId, registryVersion.version)]),
       ],
       caller,
       (failed) =>
         failed[0] === 'ConditionalCheckFailed'
           ? undefined
-          : new Error(`catalog ${catalogId} could not be deleted (${failed.join(', ')})`),
+          : failed[1] === 'ConditionalCheckFailed'
+            ? new RegistryChangedError()
+            : new Error(`catalog ${catalogId} could not be deleted (${failed.join(', ')})`),
     );
     if (codes?.[0] === 'ConditionalCheckFailed') {
       const catalog = await pcmRepository.getCatalog(storeId, catalogId);

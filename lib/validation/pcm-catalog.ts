@@ -1,4 +1,4 @@
-import { ApiError, ConflictError, NotFoundError } from '../http/errors';
+import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { assertValid, boundedText, compileSchema, type Schema, WELL_FORMED_TEXT } from '../schema/index';
 
@@ -104,21 +104,38 @@ export const CATALOG_UPDATE_SCHEMA: Schema = catalogBody({
   },
 });
 
-/** `POST /pcm/catalogs/{catalog_id}/releases`: the body is optional; the platform's fields are accepted. */
+const FULL_DELTA: Schema = {
+  type: 'boolean',
+  description:
+    "Recorded as the release's `meta.is_full_delta` (default false); every release is a full publish.",
+};
+const ORGANIZATION_RESOURCES: Schema = {
+  type: ['boolean', 'null'],
+  description: 'Accepted; a store has no organization resources.',
+};
+
+/**
+ * `POST /pcm/catalogs/{catalog_id}/releases`: the body is optional; the platform's fields are accepted in
+ * `data` (the SDK and the spec) or bare (the composable CLI sends `{"export_full_delta": true}`); anything
+ * else is refused, not ignored.
+ */
 export const NEW_RELEASE_SCHEMA: Schema = {
   type: 'object',
+  additionalProperties: false,
+  'x-message': 'must be an object of only data, export_full_delta and include_organization_resources',
   properties: {
     data: {
       type: 'object',
+      additionalProperties: false,
+      'x-message': 'must be an object of only type, export_full_delta and include_organization_resources',
       properties: {
         type: { const: 'catalog-release', description: 'When given, `catalog-release`.' },
-        export_full_delta: { type: 'boolean', description: 'Accepted; every release is a full publish.' },
-        include_organization_resources: {
-          type: ['boolean', 'null'],
-          description: 'Accepted; a store has no organization resources.',
-        },
+        export_full_delta: FULL_DELTA,
+        include_organization_resources: ORGANIZATION_RESOURCES,
       },
     },
+    export_full_delta: FULL_DELTA,
+    include_organization_resources: ORGANIZATION_RESOURCES,
   },
 };
 
@@ -184,10 +201,25 @@ export function parseCatalogUpdate(body: unknown, catalogId: string): CatalogAtt
   return normalised(data.attributes);
 }
 
-/** The optional release body: checked, nothing in it changes what is published. */
-export function parseNewRelease(body: unknown): void {
-  if (body === undefined) return;
-  assertValid(validateRelease, body);
+/**
+ * The optional release body, checked: whether it asks for a full delta (`export_full_delta`, in `data` or
+ * bare; false when absent). Both, with different values, is a 400.
+ */
+export function parseNewRelease(body: unknown): { fullDelta: boolean } {
+  if (body === undefined) return { fullDelta: false };
+  const checked = assertValid<{ data?: { export_full_delta?: boolean }; export_full_delta?: boolean }>(
+    validateRelease,
+    body,
+  );
+  const inData = checked.data?.export_full_delta;
+  const bare = checked.export_full_delta;
+  if (inData !== undefined && bare !== undefined && inData !== bare) {
+    throw new BadRequestError(
+      'export_full_delta is given twice, with different values (in data and bare): send it once',
+      'export_full_delta',
+    );
+  }
+  return { fullDelta: inData ?? bare ?? false };
 }
 
 /** A catalog or release id of a path: a UUID (anything else is 404, like an unknown id). */

@@ -6,26 +6,24 @@ import { cleanupReleases, RELEASE_SHARDS, StoreNotFoundError } from '../../lib/c
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { validateRelease } from '../../lib/catalog/validate-stream';
-import { resetConfig } from '../../lib/config/index';
 import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
 import { getDocumentClient } from '../../lib/store/client';
 import { QueryCommand } from '../../lib/store/dynamodb';
 import { tableName } from '../../lib/store/schema';
 import { storeRepository } from '../../lib/store/store-repository';
-import { childrenRelease, listChildren, PARENT, SAMPLE_COUNTS } from '../support/catalog-fixtures';
+import {
+  childrenRelease,
+  listChildren,
+  PARENT,
+  readRegistryEveryRequest,
+  SAMPLE_COUNTS,
+} from '../support/catalog-fixtures';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
 import { publishRelease } from '../support/one-process-publisher';
 import { mutate, mutation, pathsOf, schemaValidRelease } from '../support/release-arbitrary';
 
-// Readers here must see a switch at once: no registry caching in this file.
-beforeAll(() => {
-  process.env.RELEASE_CACHE_SECONDS = '0';
-  resetConfig();
-});
-afterAll(() => {
-  delete process.env.RELEASE_CACHE_SECONDS;
-  resetConfig();
-});
+// Readers here must see a switch or rule write at once: no registry caching in this file.
+readRegistryEveryRequest();
 afterEach(() => jest.restoreAllMocks());
 
 /**

@@ -14,6 +14,7 @@ import { generateAccessToken, hashSecret, parseAccessToken } from '../../lib/aut
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import { listCatalogRules } from '../../lib/pcm/rules';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { currencyRepository } from '../../lib/store/currency-repository';
@@ -35,6 +36,7 @@ import { createTestStore, type InvokeResult, invoke, type TestStore, tokenFor } 
 import { publishRelease } from '../support/one-process-publisher';
 import {
   failedRelease,
+  newCatalogRule,
   newCurrency,
   newFile,
   newPcmCatalog,
@@ -175,6 +177,12 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /pcm/catalogs/{catalog_id}/releases/{release_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   'DELETE /pcm/catalogs/{catalog_id}/releases': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // Catalog rules: admin only; A's are 404 to B's token, and B's token cannot name A's catalog (422).
+  'POST /pcm/catalogs/rules': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 422, 'own-admin': 201 },
+  'GET /pcm/catalogs/rules': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /pcm/catalogs/rules/{catalog_rule_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /pcm/catalogs/rules/{catalog_rule_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /pcm/catalogs/rules/{catalog_rule_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   // The files API: admin only. B's token creates and lists in B's store; A's files are 404 to it.
   'POST /v2/files': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /v2/files': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -327,6 +335,10 @@ interface Tenant {
   /** A price (sku `victim`) and a price modifier (`victim`) of that book that no successful cell touches. */
   priceId: string;
   priceModifierId: string;
+  /** The catalog whose release shoppers read (published), which the store's rules name. */
+  shopperCatalogId: string;
+  /** A catalog rule (`victim`, a catch-all naming `shopperCatalogId`) no successful cell touches. */
+  ruleId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -427,10 +439,17 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
   });
   const initialPrefix = prefixFor(`${label}-initial`);
   await setPrefix(test.store.mapping_id, initialPrefix);
-  await publishRelease(test.store.id, release);
-  const mapping = await mappingRepository.get(test.store.mapping_id);
+  // The release shoppers read, published as a catalog of the API so that the victim rule (a catch-all)
+  // can name it.
+  const shopperCatalogId = await newPcmCatalog(test.store.id, `${label} shoppers`);
+  const document = release as { catalog: Record<string, unknown> };
+  await publishRelease(test.store.id, {
+    ...document,
+    catalog: { ...document.catalog, id: shopperCatalogId },
+  });
   const catalogId = await newPcmCatalog(test.store.id, `${label} victim`, release);
   const pricebookId = await newPricebook(test.store.id, 'victim');
+  const mapping = await mappingRepository.get(test.store.mapping_id);
   return {
     test,
     victimKeyId: victim.id,
@@ -446,6 +465,8 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     pricebookId,
     priceId: await newPrice(test.store.id, pricebookId, 'victim'),
     priceModifierId: await newPriceModifier(test.store.id, pricebookId, 'victim'),
+    shopperCatalogId,
+    ruleId: await newCatalogRule(test.store.id, 'victim', shopperCatalogId),
   };
 }
 
@@ -488,6 +509,9 @@ let aEditablePriceId: string;
 let aDisposablePriceId: string;
 let aEditablePriceModifierId: string;
 let aDisposablePriceModifierId: string;
+let aEditableRuleId: string;
+let aDisposableRuleId: string;
+let aRulesBefore: unknown;
 const createdPricebookIds: Partial<Record<Kind, string>> = {};
 
 // Two stores with published releases: seconds on a loaded machine (the default 5 s hook limit failed there).
@@ -556,6 +580,8 @@ beforeAll(async () => {
   aDisposablePriceId = await newPrice(aStoreId, a.pricebookId, 'disposable');
   aEditablePriceModifierId = await newPriceModifier(aStoreId, a.pricebookId, 'editable');
   aDisposablePriceModifierId = await newPriceModifier(aStoreId, a.pricebookId, 'disposable');
+  aEditableRuleId = await newCatalogRule(aStoreId, 'editable', a.shopperCatalogId);
+  aDisposableRuleId = await newCatalogRule(aStoreId, 'disposable', a.shopperCatalogId);
 
   const own = a.adminToken;
   const bRandom = b.adminToken.split('.')[2];
@@ -586,6 +612,7 @@ beforeAll(async () => {
   aPricebookBefore = await pricebookRepository.get(aStoreId, a.pricebookId);
   aPriceBefore = await priceRepository.getPrice(aStoreId, a.pricebookId, a.priceId);
   aPriceModifierBefore = await priceRepository.getModifier(aStoreId, a.pricebookId, a.priceModifierId);
+  aRulesBefore = (await listCatalogRules(aStoreId)).find((rule) => rule.id === a.ruleId);
   aIds = [
     a.test.store.id,
     a.test.keyId,
@@ -628,6 +655,9 @@ beforeAll(async () => {
     aDisposablePriceId,
     aEditablePriceModifierId,
     aDisposablePriceModifierId,
+    a.ruleId,
+    aEditableRuleId,
+    aDisposableRuleId,
   ];
 }, 60_000);
 
@@ -791,6 +821,21 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   }),
   'DELETE /pcm/catalogs/{catalog_id}/releases': (kind) => ({
     params: { catalog_id: kind === 'own-admin' ? aPrunableCatalogId : a.catalogId },
+  }),
+  'POST /pcm/catalogs/rules': (kind) => ({
+    body: { data: { type: 'catalog_rule', attributes: { name: `by-${kind}`, catalog_id: a.catalogId } } },
+  }),
+  'GET /pcm/catalogs/rules': () => ({}),
+  'GET /pcm/catalogs/rules/{catalog_rule_id}': () => ({ params: { catalog_rule_id: a.ruleId } }),
+  'PUT /pcm/catalogs/rules/{catalog_rule_id}': (kind) => {
+    const id = kind === 'own-admin' ? aEditableRuleId : a.ruleId;
+    return {
+      params: { catalog_rule_id: id },
+      body: { data: { id, type: 'catalog_rule', attributes: { name: `renamed-by-${kind}` } } },
+    };
+  },
+  'DELETE /pcm/catalogs/rules/{catalog_rule_id}': (kind) => ({
+    params: { catalog_rule_id: kind === 'own-admin' ? aDisposableRuleId : a.ruleId },
   }),
   'POST /v2/files': (kind) => ({ body: { file_location: `https://cdn.example.com/${kind}.png` } }),
   'GET /v2/files': () => ({}),
@@ -1108,6 +1153,7 @@ const PRODUCT_NOT_FOUND = 'product not found in the catalog';
 
 /** The 404 detail of a route: catalog reads name what they did not find. */
 function notFoundDetail(path: string): string {
+  if (path.startsWith('/pcm/catalogs/rules/')) return 'catalog rule not found';
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/v2/currencies/')) return 'currency not found';
@@ -1270,6 +1316,31 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'DELETE /pcm/catalogs/{catalog_id}/releases': async () => {
     expect(await catalogRepository.listReleases(a.test.store.id, aPrunableCatalogId)).toEqual([]);
+  },
+  'POST /pcm/catalogs/rules': (kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'catalog_rule', attributes: { name: `by-${kind}` } });
+  },
+  'GET /pcm/catalogs/rules': async (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await listCatalogRules(tenant.test.store.id);
+    const ids = res.body.data.map((rule: { id: string }) => rule.id);
+    expect(ids).toEqual(stored.map((rule) => rule.id));
+    expect(ids).toContain(tenant.ruleId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.ruleId, b.catalogId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /pcm/catalogs/rules/{catalog_rule_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.ruleId, attributes: { name: 'victim' } });
+  },
+  'PUT /pcm/catalogs/rules/{catalog_rule_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({
+      id: aEditableRuleId,
+      attributes: { name: 'renamed-by-own-admin' },
+    });
+  },
+  'DELETE /pcm/catalogs/rules/{catalog_rule_id}': async () => {
+    const ids = (await listCatalogRules(a.test.store.id)).map((rule) => rule.id);
+    expect(ids).not.toContain(aDisposableRuleId);
   },
   'POST /v2/files': (kind, res) => {
     expect(res.body.data).toMatchObject({
@@ -1671,6 +1742,15 @@ describe('isolation matrix', () => {
       expectErrorBody(res, 403);
     } else if (expected === 404) {
       expectErrorBody(res, 404, notFoundDetail(route.path));
+    } else if (expected === 422) {
+      // A rule naming another store's catalog: to this store it does not exist.
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({
+          status: '422',
+          detail: 'must be the id of a catalog of the store',
+          source: 'data.attributes.catalog_id',
+        }),
+      ]);
     } else {
       expect(expected).toBeLessThan(300);
       await SUCCESS_CHECKS[key]?.(kind, res);
@@ -1938,6 +2018,7 @@ describe('after the matrix', () => {
   it("holds exactly A's expected catalogs: no refused cell created or deleted one", async () => {
     const catalogs = await pcmRepository.listCatalogs(a.test.store.id);
     expect(catalogs.map((catalog) => catalog.name)).toEqual([
+      'a shoppers',
       'a victim',
       'renamed by own-admin',
       'a releasing',
@@ -1968,6 +2049,13 @@ describe('after the matrix', () => {
       [b.currencyId, 'VIC {price}', true],
       [createdCurrencyIds['other-admin'], '{price} new', false],
     ]);
+  });
+
+  it("left A's victim catalog rule as it was, and holds exactly A's expected rules", async () => {
+    const rules = await listCatalogRules(a.test.store.id);
+    expect(rules.find((rule) => rule.id === a.ruleId)).toEqual(aRulesBefore);
+    expect(rules.map((rule) => rule.name)).toEqual(['victim', 'renamed-by-own-admin', 'by-own-admin']);
+    expect((await listCatalogRules(b.test.store.id)).map((rule) => rule.name)).toEqual(['victim']);
   });
 
   it("left A's victim price book as it was, and holds exactly A's expected price books", async () => {

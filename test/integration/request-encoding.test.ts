@@ -17,6 +17,7 @@ import { closeServer, createGatewayServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
 import {
+  newCatalogRule,
   newCurrency,
   newPcmCatalog,
   newPcmHierarchy,
@@ -114,6 +115,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let pricebookId: string;
   let variation: { variationId: string; optionId: string; modifierId: string };
   let hierarchyId: string;
+  let ruleId: string;
   let before: unknown;
 
   /** What the refused requests could have changed: the store's keys, its mapping, catalogs, releases, variations, hierarchies. */
@@ -139,6 +141,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       variation.optionId,
     ),
     hierarchies: await hierarchyRepository.page(store.store.id, { limit: 100, offset: 0 }),
+    registry: await catalogRepository.getRegistry(store.store.id),
   });
 
   beforeAll(async () => {
@@ -152,6 +155,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     pricebookId = await newPricebook(store.store.id, 'Encoding');
     variation = await newVariationTree(store.store.id, 'Encoding');
     hierarchyId = await newPcmHierarchy(store.store.id, 'Encoding');
+    ruleId = await newCatalogRule(store.store.id, 'encoding', catalogId);
     before = await state();
   });
   afterAll(() => closeServer(server));
@@ -179,6 +183,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'PUT /v2/application-keys/{id} application/json',
       'PUT /v2/merchant-realm-mappings/{mapping_id} application/json',
       'POST /pcm/catalogs application/json',
+      'POST /pcm/catalogs/rules application/json',
+      'PUT /pcm/catalogs/rules/{catalog_rule_id} application/json',
       'PUT /pcm/catalogs/{catalog_id} application/json',
       'PUT /pcm/catalogs/{catalog_id}/document application/json',
       'POST /pcm/catalogs/{catalog_id}/releases application/json',
@@ -238,7 +244,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{modifier_id}', variation.modifierId)
       .replace('{hierarchy_id}', hierarchyId)
       // Any node id: the body is refused before the node is looked up.
-      .replace('{node_id}', hierarchyId);
+      .replace('{node_id}', hierarchyId)
+      .replace('{catalog_rule_id}', ruleId);
     const method = key.slice(0, key.indexOf(' '));
     const response = await send(
       port,

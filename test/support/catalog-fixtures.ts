@@ -1,5 +1,36 @@
 import { handler } from '../../functions/list-child-products/handler';
-import { bearer, type InvokeResult, invoke } from './fixtures';
+import { resetConfig } from '../../lib/config/index';
+import {
+  bearer,
+  createTestStore,
+  type InvokeResult,
+  invoke,
+  SHARED_STORE_RATE_LIMIT,
+  tokenFor,
+} from './fixtures';
+
+/** A new store and the headers of its admin's JSON requests to https://api.example.test. */
+export async function adminOfNewStore(): Promise<{ storeId: string; headers: Record<string, string> }> {
+  const store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
+  const headers = bearer(await tokenFor(store), {
+    host: 'api.example.test',
+    'x-forwarded-proto': 'https',
+    'content-type': 'application/json',
+  });
+  return { storeId: store.store.id, headers };
+}
+
+/** For a test file whose readers must see every switch or rule write at once: no registry caching in it. */
+export function readRegistryEveryRequest(): void {
+  beforeAll(() => {
+    process.env.RELEASE_CACHE_SECONDS = '0';
+    resetConfig();
+  });
+  afterAll(() => {
+    delete process.env.RELEASE_CACHE_SECONDS;
+    resetConfig();
+  });
+}
 
 /** A readable fixed UUID: `id(1)` is `00000000-0000-4000-8000-000000000001`. */
 export const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

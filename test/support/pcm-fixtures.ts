@@ -2,6 +2,7 @@ import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
 import { describeLocation } from '../../lib/files/service';
 import { uuidv7 } from '../../lib/ids';
 import { documentKey } from '../../lib/pcm/publishing';
+import { createCatalogRule } from '../../lib/pcm/rules';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
@@ -19,9 +20,13 @@ import type { ModifierAttributes } from '../../lib/validation/variation';
  * isolation matrix and the fuzz harness: a catalog (with `document` stored as the catalog's document, as
  * `PUT /pcm/catalogs/{id}/document` stores it), and a FAILED release of it (no workflow runs).
  */
-export async function newPcmCatalog(storeId: string, name: string, document?: unknown): Promise<string> {
+export async function newPcmCatalog(
+  storeId: string,
+  name: string,
+  document?: unknown,
+  catalogId = uuidv7(),
+): Promise<string> {
   const at = new Date().toISOString();
-  const catalogId = uuidv7();
   await pcmRepository.createCatalog(storeId, {
     id: catalogId,
     name,
@@ -282,4 +287,9 @@ export async function newPcmNode(
     parent === undefined ? [] : [parent],
   );
   return id;
+}
+
+/** A catalog rule with no criteria (every shopper matches it), made through the service: its id. */
+export async function newCatalogRule(storeId: string, name: string, catalogId: string): Promise<string> {
+  return (await createCatalogRule(storeId, { name, catalog_id: catalogId }, undefined)).id;
 }

@@ -2,15 +2,23 @@ import {
   assertRegistryFits,
   attributeBytes,
   itemBytes,
+  MAX_RULES_PER_STORE,
   REGISTRY_ENTRY_MAX_BYTES,
   REGISTRY_MAX_BYTES,
   RegistryTooLargeError,
+  RULES_MAX_BYTES,
   registryBytes,
+  rulesBytes,
 } from '../../lib/catalog/registry-size';
 import type { CatalogRule } from '../../lib/catalog/rules';
 import type { ValidationIssue } from '../../lib/catalog/validate-release';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import type { CatalogRegistry, RegisteredCatalog } from '../../lib/store/catalog-repository';
+import {
+  CATALOG_RULE_DESCRIPTION_MAX,
+  CATALOG_RULE_NAME_MAX,
+  parseNewCatalogRule,
+} from '../../lib/validation/catalog-rule';
 import { MAX_CATALOGS_PER_STORE } from '../../lib/validation/pcm-catalog';
 
 /**
@@ -158,6 +166,54 @@ describe('the worst case of the store-wide registry item', () => {
     const bytes = registryBytes(STORE, registry);
     expect(bytes).toBeLessThanOrEqual(bound);
     expect(bytes).toBeGreaterThan(bound - MAX_CATALOGS_PER_STORE * 300);
+    expect(() => assertRegistryFits(STORE, registry)).not.toThrow();
+  });
+
+  it(`with the catalog rules API's rules (at most ${MAX_RULES_PER_STORE}, ${RULES_MAX_BYTES} bytes together) is at most 219,217 bytes, 54% of 400 KB`, () => {
+    const bound =
+      registryBytes(STORE, { version: Number.MAX_SAFE_INTEGER, catalogs: {} }) +
+      MAX_CATALOGS_PER_STORE * REGISTRY_ENTRY_MAX_BYTES +
+      RULES_MAX_BYTES;
+    expect(bound).toBe(219_217);
+    expect(bound / (400 * 1024)).toBeLessThan(0.54);
+
+    // The widest rule the API accepts: every list full, every text its longest in 4-byte characters.
+    const attributes = parseNewCatalogRule({
+      data: {
+        type: 'catalog_rule',
+        attributes: {
+          name: WIDE.repeat(CATALOG_RULE_NAME_MAX),
+          description: WIDE.repeat(CATALOG_RULE_DESCRIPTION_MAX),
+          catalog_id: UUID,
+          account_ids: Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(64, 'a')),
+          customer_ids: Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(64, 'u')),
+          channels: Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(64, 'c')),
+          tags: Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(64, 't')),
+          schedules: Array.from({ length: 10 }, () => ({ valid_from: AT, valid_to: '2999-12-31T23:59:59Z' })),
+        },
+      },
+    });
+    const widest = (n: number) => ({
+      ...attributes,
+      id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+      created_at: AT,
+      updated_at: AT,
+    });
+    // Fifty of them would not fit the budget: the bytes bound the rules before their count does.
+    const fifty = Array.from({ length: MAX_RULES_PER_STORE }, (_, n) => widest(n));
+    expect(rulesBytes(fifty)).toBeGreaterThan(RULES_MAX_BYTES);
+    const rules = fifty.slice(0, Math.floor(RULES_MAX_BYTES / rulesBytes([widest(0)])));
+    expect(rulesBytes(rules)).toBeLessThanOrEqual(RULES_MAX_BYTES);
+
+    const catalogs: CatalogRegistry['catalogs'] = {};
+    for (let n = 0; n < MAX_CATALOGS_PER_STORE; n += 1) {
+      const catalogId = `ffffffff-ffff-7fff-bfff-${String(n).padStart(12, 'f')}`;
+      catalogs[catalogId] = largestAcceptedEntry(catalogId);
+    }
+    const registry = { version: Number.MAX_SAFE_INTEGER, catalogs, rules: rules as CatalogRule[] };
+    const bytes = registryBytes(STORE, registry);
+    expect(bytes).toBeLessThanOrEqual(bound);
+    expect(bytes).toBeGreaterThan(bound - MAX_CATALOGS_PER_STORE * 300 - rulesBytes([widest(0)]));
     expect(() => assertRegistryFits(STORE, registry)).not.toThrow();
   });
 

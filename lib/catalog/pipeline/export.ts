@@ -83,7 +83,6 @@ export class AuthoredSourceError extends Error {
   override name = 'AuthoredSourceError';
 }
 
-
 /** The store's enabled currencies as the document's `currencies` (undefined when it has none). */
 function documentCurrencies(currencies: Currency[]): Record<string, unknown> | undefined {
   const enabled = currencies.filter((currency) => currency.enabled);

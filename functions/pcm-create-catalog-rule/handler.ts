@@ -1,0 +1,20 @@
+import { requestOrigin } from '../../lib/http/request';
+import { json } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { catalogRuleUrl, createCatalogRule, renderCatalogRule } from '../../lib/pcm/rules';
+import { parseNewCatalogRule } from '../../lib/validation/catalog-rule';
+import { createHandler } from '../create-handler';
+
+/** POST /pcm/catalogs/rules: creates a catalog rule (its catalog must be one of the store's). */
+export const handler = createHandler('pcm-create-catalog-rule', {}, async (event) => {
+  const attributes = parseNewCatalogRule(event.parsedBody);
+  const rule = await asWriteCaller(event, (caller) =>
+    createCatalogRule(event.auth.storeId, attributes, caller),
+  );
+  const origin = requestOrigin(event);
+  return json(
+    201,
+    { data: renderCatalogRule(rule, origin), links: { self: catalogRuleUrl(origin, rule.id) } },
+    { Location: catalogRuleUrl(origin, rule.id) },
+  );
+});

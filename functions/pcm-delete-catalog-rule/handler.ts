@@ -1,0 +1,13 @@
+import { pathParameter } from '../../lib/http/request';
+import { noContent } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { deleteCatalogRule } from '../../lib/pcm/rules';
+import { parseCatalogRuleId } from '../../lib/validation/catalog-rule';
+import { createHandler } from '../create-handler';
+
+/** DELETE /pcm/catalogs/rules/{catalog_rule_id}: deletes a catalog rule (204); shoppers are re-matched. */
+export const handler = createHandler('pcm-delete-catalog-rule', {}, async (event) => {
+  const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
+  await asWriteCaller(event, (caller) => deleteCatalogRule(event.auth.storeId, id, caller));
+  return noContent();
+});

@@ -1,0 +1,17 @@
+import { pathParameter, requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { asWriteCaller } from '../../lib/http/write-caller';
+import { catalogRuleUrl, renderCatalogRule, updateCatalogRule } from '../../lib/pcm/rules';
+import { parseCatalogRuleId, parseCatalogRuleUpdate } from '../../lib/validation/catalog-rule';
+import { createHandler } from '../create-handler';
+
+/** PUT /pcm/catalogs/rules/{catalog_rule_id}: changes only the attributes sent (`id` and `type` required). */
+export const handler = createHandler('pcm-update-catalog-rule', {}, async (event) => {
+  const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
+  const changes = parseCatalogRuleUpdate(event.parsedBody, id);
+  const rule = await asWriteCaller(event, (caller) =>
+    updateCatalogRule(event.auth.storeId, id, changes, caller),
+  );
+  const origin = requestOrigin(event);
+  return ok({ data: renderCatalogRule(rule, origin), links: { self: catalogRuleUrl(origin, id) } });
+});
