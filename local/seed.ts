@@ -4,6 +4,8 @@ import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
 import { publishDocument } from '../lib/pcm/cli-publish';
+import { createCatalogRule } from '../lib/pcm/rules';
+import { parseNewCatalogRule } from '../lib/validation/catalog-rule';
 import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
@@ -94,7 +96,9 @@ async function publishDemoCatalog(): Promise<void> {
     run = runWorkflowLocally(input);
     return run;
   });
-  const text = JSON.stringify(sampleRelease);
+  // Its rules are the catalog rules API's (manageable under /pcm/catalogs/rules), not the document's.
+  const { rules, ...document } = sampleRelease;
+  const text = JSON.stringify(document);
   const { catalog } = sampleRelease;
   const outcome = await publishDocument(
     DEMO.storeId,
@@ -108,5 +112,21 @@ async function publishDemoCatalog(): Promise<void> {
     throw new Error(
       `the demo catalog's release ${outcome.release_id} is ${outcome.release.state}: ${JSON.stringify(outcome.release.errors ?? [])}`,
     );
+  }
+  for (const rule of rules) {
+    // As POST /pcm/catalogs/rules takes it (rule names take no spaces: the platform's rule).
+    const attributes = parseNewCatalogRule({
+      data: {
+        type: 'catalog_rule',
+        attributes: {
+          name: rule.name.toLowerCase().replaceAll(' ', '-'),
+          catalog_id: catalog.id,
+          channels: rule.channels,
+          tags: rule.tags,
+          schedules: rule.schedules,
+        },
+      },
+    });
+    await createCatalogRule(DEMO.storeId, attributes, undefined);
   }
 }
