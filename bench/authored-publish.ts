@@ -1,0 +1,246 @@
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import FormData from 'form-data';
+import { uuidv7 } from '../lib/ids';
+import { applicationKeyRepository } from '../lib/store/application-key-repository';
+import { priceRepository } from '../lib/store/price-repository';
+import { productRepository } from '../lib/store/product-repository';
+import { storeRepository } from '../lib/store/store-repository';
+import { freePort } from '../local/dynamodb-local';
+import { startProcess, stopProcess } from './local-server';
+import { intOption, progress, round, runAsScript } from './support';
+
+/**
+ * The `authored` stage: an authored catalog published end to end on the local harness, as the platform's
+ * tools build one. The bench makes N products through the CSV import (files of 49,999 rows, the most one
+ * takes), a hierarchy of 10 nodes with 10 children each, every product attached to one of the 100 leaves
+ * over the API (25 a request, as the route takes), a price per sku in a price book, and a catalog naming both;
+ * then it creates a release and polls it every 250 ms. Figures: each phase's wall time (the Export step
+ * first, then the steps documents take), the API process's peak RSS, and the setup's own times.
+ */
+
+export interface AuthoredFigures {
+  products: number;
+  import_s: number;
+  attach_s: number;
+  prices_s: number;
+  exported_s: number;
+  validated_s: number;
+  planned_s: number;
+  derived_s: number;
+  published_s: number;
+  items: number;
+  api_heap_mb: number;
+  peak_rss_mb: { api: number };
+}
+
+const API_HEAP_MB = 320;
+/** Rows of one import file: the most the import takes (50,000 with the header). */
+const IMPORT_ROWS = 49_999;
+/** Products a node-attach request takes. */
+const ATTACH_BATCH = 25;
+/** Requests (attachments) or writes (prices) in flight while the bench sets up. */
+const SETUP_CONCURRENCY = 8;
+
+/** The peak resident set of a process (Linux), in MB. */
+function peakRssMb(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]) / 1024);
+}
+
+async function each<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const item = items[next] as T;
+        next += 1;
+        await work(item);
+      }
+    }),
+  );
+}
+
+export async function measureAuthoredPublish(options: { products: number }): Promise<AuthoredFigures> {
+  const store = await storeRepository.create({ name: 'bench authored', rate_limit: 100_000 });
+  const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
+    name: 'bench',
+    reserved_rate_limit: 0,
+  });
+  const port = await freePort();
+  const api: ChildProcess = await startProcess(
+    process.execPath,
+    [`--max-old-space-size=${API_HEAP_MB}`, '--import', 'tsx', 'local/start.ts', '--in-memory'],
+    { ...process.env, PORT: String(port), S3_PORT: String(await freePort()), LOG_LEVEL: 'silent' },
+    /Local API listening/,
+  );
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const grant = await fetch(`${base}/oauth/access_token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=${key.client_id}&client_secret=${clientSecret}`,
+    });
+    const token = ((await grant.json()) as { access_token: string }).access_token;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+      return JSON.parse(text) as { data: Record<string, any> };
+    };
+
+    // Products, through the CSV import: a job per file, polled.
+    const tag = uuidv7().slice(-8);
+    const importStarted = performance.now();
+    for (let first = 0; first < options.products; first += IMPORT_ROWS) {
+      const count = Math.min(IMPORT_ROWS, options.products - first);
+      const rows = ['external_ref,name,description,slug,status,commodity_type,sku'];
+      for (let i = first; i < first + count; i += 1) {
+        rows.push(
+          `bench-${tag}-${i},Product ${i},Bench product ${i},bench-${tag}-${i},live,physical,SKU-${tag}-${i}`,
+        );
+      }
+      const form = new FormData();
+      form.append('file', Buffer.from(`${rows.join('\n')}\n`), {
+        filename: 'products.csv',
+        contentType: 'text/csv',
+      });
+      const created = await fetch(`${base}/pcm/products/import`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, ...form.getHeaders() },
+        body: form.getBuffer(),
+      });
+      const job = ((await created.json()) as { data: { id: string } }).data.id;
+      progress(`importing products ${first + 1} to ${first + count} (job ${job})`);
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const status = (await call('GET', `/pcm/jobs/${job}`)).data.attributes.status;
+        if (status === 'success') break;
+        if (status === 'failed') throw new Error(`import job ${job} failed`);
+      }
+    }
+    const importSeconds = (performance.now() - importStarted) / 1000;
+
+    // A hierarchy of 10 nodes with 10 children each; products attached to the leaves, 25 a request.
+    const hierarchy = (
+      await call('POST', '/pcm/hierarchies', {
+        data: { type: 'hierarchy', attributes: { name: `Bench ${tag}` } },
+      })
+    ).data.id as string;
+    const leaves: string[] = [];
+    for (let top = 0; top < 10; top += 1) {
+      const parent = (
+        await call('POST', `/pcm/hierarchies/${hierarchy}/nodes`, {
+          data: { type: 'node', attributes: { name: `Node ${top}` } },
+        })
+      ).data.id as string;
+      for (let child = 0; child < 10; child += 1) {
+        const leaf = await call('POST', `/pcm/hierarchies/${hierarchy}/nodes`, {
+          data: {
+            type: 'node',
+            attributes: { name: `Node ${top}.${child}` },
+            relationships: { parent: { data: { type: 'node', id: parent } } },
+          },
+        });
+        leaves.push(leaf.data.id as string);
+      }
+    }
+    const products = await productRepository.all(store.id);
+    const attachStarted = performance.now();
+    const batches: { node: string; ids: string[] }[] = [];
+    for (let start = 0; start < products.length; start += ATTACH_BATCH) {
+      const node = leaves[Math.floor(start / ATTACH_BATCH) % leaves.length] as string;
+      batches.push({ node, ids: products.slice(start, start + ATTACH_BATCH).map((p) => p.id) });
+    }
+    progress(`attaching ${products.length} products to 100 nodes (${batches.length} requests)`);
+    await each(batches, SETUP_CONCURRENCY, async ({ node, ids }) => {
+      await call('POST', `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/products`, {
+        data: ids.map((id) => ({ type: 'product', id })),
+      });
+    });
+    const attachSeconds = (performance.now() - attachStarted) / 1000;
+
+    // A price per sku, written as the price routes write them.
+    const book = (
+      await call('POST', '/pcm/pricebooks', {
+        data: { type: 'pricebook', attributes: { name: `Bench ${tag}` } },
+      })
+    ).data.id as string;
+    const pricesStarted = performance.now();
+    progress(`pricing ${products.length} skus`);
+    await each(products, SETUP_CONCURRENCY * 2, async (product) => {
+      const at = new Date().toISOString();
+      await priceRepository.createPrice(store.id, book, {
+        id: uuidv7(),
+        sku: product.attributes.sku as string,
+        currencies: { USD: { amount: 1000 + (product.attributes.name.length % 100), includes_tax: false } },
+        created_at: at,
+        updated_at: at,
+      });
+    });
+    const pricesSeconds = (performance.now() - pricesStarted) / 1000;
+
+    const catalog = (
+      await call('POST', '/pcm/catalogs', {
+        data: {
+          type: 'catalog',
+          attributes: { name: `Bench ${tag}`, hierarchy_ids: [hierarchy], pricebook_id: book },
+        },
+      })
+    ).data.id as string;
+    progress(`publishing the authored catalog of ${products.length} products`);
+    const started = performance.now();
+    const release = (await call('POST', `/pcm/catalogs/${catalog}/releases`)).data.id as string;
+    const seen: Record<string, number> = {};
+    let meta: Record<string, any> = {};
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      meta = (await call('GET', `/pcm/catalogs/${catalog}/releases/${release}`)).data.meta;
+      const at = (performance.now() - started) / 1000;
+      const percent = meta.percent_completed as number;
+      if (percent >= 5) seen.exported ??= at;
+      if (percent >= 10) seen.validated ??= at;
+      if (percent >= 12) seen.planned ??= at;
+      if (percent >= 20) seen.derived ??= at;
+      if (meta.release_status === 'PUBLISHED' || meta.release_status === 'FAILED') {
+        seen.published = at;
+        break;
+      }
+    }
+    if (meta.release_status !== 'PUBLISHED') {
+      throw new Error(`the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`);
+    }
+    const published = seen.published as number;
+    return {
+      products: products.length,
+      import_s: round(importSeconds, 1),
+      attach_s: round(attachSeconds, 1),
+      prices_s: round(pricesSeconds, 1),
+      exported_s: round(seen.exported ?? published, 1),
+      validated_s: round(seen.validated ?? published, 1),
+      planned_s: round(seen.planned ?? published, 1),
+      derived_s: round(seen.derived ?? published, 1),
+      published_s: round(published, 1),
+      items: meta.total_products as number,
+      api_heap_mb: API_HEAP_MB,
+      peak_rss_mb: { api: peakRssMb(api.pid) },
+    };
+  } finally {
+    await stopProcess(api);
+  }
+}
+
+export function describeAuthored(f: AuthoredFigures): string {
+  return `authored publish: ${f.products.toLocaleString('en-US')} products (imported in ${f.import_s} s, attached in ${f.attach_s} s, priced in ${f.prices_s} s); release: exported ${f.exported_s} s, validated ${f.validated_s} s, planned ${f.planned_s} s, derived ${f.derived_s} s, published ${f.published_s} s; ${f.items} products in the release; API process peak RSS ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB)\n`;
+}
+
+runAsScript(
+  import.meta.url,
+  (args) => measureAuthoredPublish({ products: intOption(args, '--products', 100_000) }),
+  describeAuthored,
+);
