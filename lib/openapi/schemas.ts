@@ -178,11 +178,11 @@ export const PRODUCT_SCHEMA: Schema = {
     type: { const: 'product' },
     attributes: {
       type: 'object',
-      required: ['name', 'sku', 'slug', 'status', 'commodity_type', 'product_types', 'language'],
+      required: ['name', 'slug', 'status', 'commodity_type', 'product_types', 'language'],
       properties: {
         name: { type: 'string' },
         description: { type: 'string' },
-        sku: { type: 'string' },
+        sku: { type: 'string', description: 'Absent for a product without one (a bundle, say).' },
         slug: { type: 'string' },
         status: { const: 'live' },
         commodity_type: { enum: ['physical', 'digital'] },
