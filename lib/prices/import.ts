@@ -262,15 +262,15 @@ async function booksOf(storeId: string) {
   };
 }
 
-type Books = Awaited<ReturnType<typeof booksOf>>;
-
 /** Step 1: every line's rules, the books named and the (book, sku) pairs unique in the file. */
 async function validate(storeId: string, fileKey: string, errors: JobErrorList): Promise<void> {
   const books = await booksOf(storeId);
   const fileIds = new Set<string>();
   const fileRefs = new Set<string>();
   const fileNames = new Map<string, number>();
-  const prices: Extract<ImportLine, { kind: 'price' }>[] = [];
+  // The books the price lines name, each once, with the lines naming it: checked at the end of the file
+  // (a book line may come after its prices), holding line numbers, never a line's attributes.
+  const named = new Map<string, number[]>();
   const seen = new Map<string, number>();
   for await (const line of linesOf(fileKey)) {
     if (line instanceof LineError) {
@@ -309,8 +309,8 @@ async function validate(storeId: string, fileKey: string, errors: JobErrorList):
       if (ref !== undefined) fileRefs.add(ref);
       continue;
     }
-    prices.push(line);
     const book = 'id' in line.book ? `id:${line.book.id}` : `ref:${line.book.external_ref}`;
+    named.set(book, [...(named.get(book) ?? []), line.line]);
     const key = `${book}\u0000${line.attributes.sku.toLowerCase()}`;
     const first = seen.get(key);
     if (first !== undefined) {
@@ -322,38 +322,23 @@ async function validate(storeId: string, fileKey: string, errors: JobErrorList):
         ).toJobError(),
       );
     } else seen.set(key, line.line);
-    // The books named are checked once every book line is known (the file's order does not matter).
-    if (prices.length >= APPLY_BATCH) flushBooks(prices, books, fileIds, fileRefs, errors, false);
   }
-  flushBooks(prices, books, fileIds, fileRefs, errors, true);
-}
-
-/** The price lines held whose book is in the store or the file; the rest wait for the end of the file. */
-function flushBooks(
-  prices: Extract<ImportLine, { kind: 'price' }>[],
-  books: Books,
-  fileIds: Set<string>,
-  fileRefs: Set<string>,
-  errors: JobErrorList,
-  atEnd: boolean,
-): void {
-  const waiting = prices.filter((line) => {
+  for (const [book, lines] of named) {
+    const [kind, value] = [book.slice(0, book.indexOf(':')), book.slice(book.indexOf(':') + 1)];
     const known =
-      'id' in line.book
-        ? books.byId.has(line.book.id) || fileIds.has(line.book.id)
-        : books.byRef.has(line.book.external_ref) || fileRefs.has(line.book.external_ref);
-    if (known) return false;
-    if (!atEnd) return true;
-    errors.add(
-      new LineError(
-        line.line,
-        'id' in line.book ? 'data.pricebook_id' : 'data.pricebook_external_ref',
-        'id' in line.book ? 'price book not found' : 'price book external ref not found',
-      ).toJobError(),
-    );
-    return false;
-  });
-  prices.splice(0, prices.length, ...waiting);
+      kind === 'id'
+        ? books.byId.has(value) || fileIds.has(value)
+        : books.byRef.has(value) || fileRefs.has(value);
+    if (known) continue;
+    for (const at of lines) {
+      errors.add(
+        (kind === 'id'
+          ? new LineError(at, 'data.pricebook_id', 'price book not found')
+          : new LineError(at, 'data.pricebook_external_ref', 'price book external ref not found')
+        ).toJobError(),
+      );
+    }
+  }
 }
 
 /** Step 2: a book line's update or create, keyed by id or external_ref. */
