@@ -3,6 +3,7 @@ import FormData from 'form-data';
 import { handler as getJobErrors } from '../../functions/pcm-get-job-errors/handler';
 import { handler as importPrices } from '../../functions/pcm-import-prices/handler';
 import { registerLocalJobQueue } from '../../lib/jobs/queue';
+import { MAX_PRICE_IMPORT_OBJECTS } from '../../lib/prices/import';
 import { jobRepository } from '../../lib/store/job-repository';
 import { priceRepository } from '../../lib/store/price-repository';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';
@@ -146,4 +147,14 @@ it('refuses a request without a file part (400), writing no job', async () => {
   expectErrorBody(await post(undefined, [['other', 'x']]), 400, /other/, 'other');
   expectErrorBody(await post(''), 400, 'the file is empty', 'file');
   expect((await jobRepository.page(store.store.id, { limit: 10, offset: 0 })).total).toBe(0);
+});
+
+it('a file of more than 50,000 objects fails with one error, importing nothing', async () => {
+  const file = `${bookLine({ name: 'Too many', external_ref: 'many' })}\n${'{}\n'.repeat(MAX_PRICE_IMPORT_OBJECTS)}`;
+  const { status, errors } = await importFile(file);
+  expect(status).toBe('failed');
+  expect(errors).toEqual([
+    [undefined, expect.stringContaining(`more than ${MAX_PRICE_IMPORT_OBJECTS} objects`)],
+  ]);
+  expect((await pricebookRepository.page(store.store.id, { limit: 10, offset: 0 })).total).toBe(0);
 });
