@@ -729,6 +729,16 @@ export const FUNCTIONS = {
     description:
       'POST /pcm/products/import: imports products from a CSV file as a product-import job (201 pending)',
   },
+  'pcm-import-prices': {
+    auth: 'admin',
+    body: 'upload',
+    // readwrite: the file is stored in the documents bucket for the job to read.
+    bucket: 'readwrite',
+    jobs: 'enqueue',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /pcm/pricebooks/import: imports price books and prices from a JSONL file as a price-import job (201 pending)',
+  },
   'pcm-create-import-upload': {
     auth: 'admin',
     // readwrite: the pre-signed PUT URL carries the signer's s3:PutObject.
@@ -826,6 +836,7 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'POST', path: '/pcm/pricebooks', function: 'pcm-create-pricebook' },
   { method: 'GET', path: '/pcm/pricebooks', function: 'pcm-list-pricebooks' },
   { method: 'GET', path: '/pcm/pricebooks/prices', function: 'pcm-list-all-prices' },
+  { method: 'POST', path: '/pcm/pricebooks/import', function: 'pcm-import-prices' },
   { method: 'GET', path: '/pcm/pricebooks/{pricebook_id}', function: 'pcm-get-pricebook' },
   { method: 'PUT', path: '/pcm/pricebooks/{pricebook_id}', function: 'pcm-update-pricebook' },
   { method: 'DELETE', path: '/pcm/pricebooks/{pricebook_id}', function: 'pcm-delete-pricebook' },

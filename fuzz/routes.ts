@@ -945,28 +945,33 @@ function currencyRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
 
 // ---------------------------------------------------------------- jobs (/pcm/jobs)
 
+/** An import request: a form with a `file` part, or a JSON body naming an upload of this type. */
+function importRequests(type: 'product-import' | 'price-import'): fc.Arbitrary<FuzzRequest> {
+  const byUpload = jsonBody(
+    fc
+      .oneof(fc.uuid(), fc.constantFrom('', 'x', '../other'), unicodeString(0, 40))
+      .map((id) => ({ data: { type, upload_id: id } })),
+  );
+  return requests({
+    auth: ADMIN,
+    body: {
+      valid: importBody.valid,
+      any: fc.oneof(
+        CROSS_SHRINK,
+        { weight: 2, arbitrary: importBody.any },
+        { weight: 1, arbitrary: byUpload.any },
+      ),
+    },
+  });
+}
+
 /** The job routes: store A's pending job as the valid id (cancel takes a fresh one), B's and unknown ids among the others. */
 function jobRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
   const jobId = (valid = [ref('jobId'), ref('jobIdUpper')]) => segment(valid, [ref('otherJobId')]);
   return {
-    'POST /pcm/products/import': () => {
-      const byUpload = jsonBody(
-        fc
-          .oneof(fc.uuid(), fc.constantFrom('', 'x', '../other'), unicodeString(0, 40))
-          .map((id) => ({ data: { type: 'product-import', upload_id: id } })),
-      );
-      return requests({
-        auth: ADMIN,
-        body: {
-          valid: importBody.valid,
-          any: fc.oneof(
-            CROSS_SHRINK,
-            { weight: 2, arbitrary: importBody.any },
-            { weight: 1, arbitrary: byUpload.any },
-          ),
-        },
-      });
-    },
+    'POST /pcm/products/import': () => importRequests('product-import'),
+    // The form's file is the job's to read (its errors are the job's): the product import's bodies serve.
+    'POST /pcm/pricebooks/import': () => importRequests('price-import'),
     'POST /pcm/products/import-uploads': () => requests({ auth: ADMIN }),
     'GET /pcm/jobs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
     'GET /pcm/jobs/{job_id}': () => requests({ auth: ADMIN, params: { job_id: jobId() } }),

@@ -1,4 +1,5 @@
 import { runChildProductsBuild } from '../builds/build';
+import { runPriceImport } from '../prices/import';
 import { runProductImport } from '../products/import';
 import type { JobType } from '../store/job-repository';
 import type { JobRunner } from './outcome';
@@ -17,4 +18,6 @@ export const JOB_RUNNERS: Partial<Record<JobType, JobRunner>> = {
   }),
   // POST /pcm/products/import (lib/products/import): the uploaded file's key is the job's input.
   'product-import': runProductImport,
+  // POST /pcm/pricebooks/import (lib/prices/import): the uploaded file's key is the job's input.
+  'price-import': runPriceImport,
 };

@@ -1,4 +1,5 @@
 import { MAX_UPLOAD_BYTES } from '../http/middleware';
+import { MAX_PRICE_IMPORT_OBJECTS } from '../prices/import';
 import { IMPORT_UPLOAD_SECONDS, MAX_IMPORT_FILE_BYTES, MAX_IMPORT_ROWS } from '../products/import';
 import type { Schema } from '../schema/index';
 import type { OperationSpec, Parameter } from './operation';
@@ -67,21 +68,17 @@ const JOB_ID: Parameter = {
   schema: { type: 'string' },
 };
 
-const IMPORT_FORM: Schema = {
+const importForm = (description: string): Schema => ({
   type: 'object',
   required: ['file'],
   additionalProperties: false,
-  properties: {
-    file: {
-      type: 'string',
-      format: 'binary',
-      description:
-        'The CSV: a header naming id, external_ref, name, description, slug, status, commodity_type, upc_ean, mpn, sku, tags (name, description, slug, status and commodity_type required), one product a row.',
-    },
-  },
-};
+  properties: { file: { type: 'string', format: 'binary', description } },
+});
+const IMPORT_FORM = importForm(
+  'The CSV: a header naming id, external_ref, name, description, slug, status, commodity_type, upc_ean, mpn, sku, tags (name, description, slug, status and commodity_type required), one product a row.',
+);
 
-const IMPORT_BY_UPLOAD: Schema = {
+const importByUpload = (type: string): Schema => ({
   type: 'object',
   required: ['data'],
   additionalProperties: false,
@@ -91,12 +88,13 @@ const IMPORT_BY_UPLOAD: Schema = {
       required: ['type', 'upload_id'],
       additionalProperties: false,
       properties: {
-        type: { const: 'product-import' },
+        type: { const: type },
         upload_id: { type: 'string', description: 'The id `POST /pcm/products/import-uploads` answered.' },
       },
     },
   },
-};
+});
+const IMPORT_BY_UPLOAD = importByUpload('product-import');
 
 const IMPORT_UPLOAD: Schema = {
   type: 'object',
@@ -125,6 +123,17 @@ export const JOB_OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Products',
     requestBody: IMPORT_BY_UPLOAD,
     formBody: IMPORT_FORM,
+    responses: { 201: ['The import job.', one, { Location: LOCATION }] },
+  },
+  'POST /pcm/pricebooks/import': {
+    operationId: 'importPriceBook',
+    summary: 'Import price books and prices from a JSONL file',
+    description: `Answers a \`price-import\` job at once (201, \`pending\`); poll it with \`GET /pcm/jobs/{job_id}\`. The job validates the whole file first (any error: the job fails and nothing is imported), then creates or updates the price books (by \`id\`, else \`external_ref\`) and the prices (by sku in their book). At most ${MAX_PRICE_IMPORT_OBJECTS} objects; gzipped or not; ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB in a form (\`file\`); a larger file is uploaded first through \`POST /pcm/products/import-uploads\` and named by its \`upload_id\` in a JSON body. Price modifiers are not imported. See docs/price-books.md.`,
+    tag: 'Price books',
+    requestBody: importByUpload('price-import'),
+    formBody: importForm(
+      'The JSONL: JSON objects (one a line, or pretty-printed), each {"data": {"type": "pricebook", "id"?, "attributes"}} or {"data": {"type": "product-price", "pricebook_id" | "pricebook_external_ref", "attributes"}}.',
+    ),
     responses: { 201: ['The import job.', one, { Location: LOCATION }] },
   },
   'POST /pcm/products/import-uploads': {

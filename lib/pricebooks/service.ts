@@ -42,7 +42,7 @@ export async function pricebookOf(storeId: string, id: string): Promise<Priceboo
 export async function createPricebook(
   storeId: string,
   attributes: PricebookAttributes & { name: string },
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<PricebookRecord> {
   const at = new Date().toISOString();
   const book = { id: uuidv7(), ...attributes, created_at: at, updated_at: at };
@@ -54,7 +54,7 @@ export function updatePricebook(
   storeId: string,
   id: string,
   changes: PricebookAttributes,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<PricebookRecord> {
   // Nothing sent, nothing changed (not even updated_at).
   if (Object.keys(changes).length === 0) return pricebookOf(storeId, id);

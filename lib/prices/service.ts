@@ -74,7 +74,7 @@ export async function createPrice(
   storeId: string,
   pricebookId: string,
   attributes: NewPriceAttributes,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<PriceRecord> {
   const at = new Date().toISOString();
   const price: PriceRecord = { id: uuidv7(), ...attributes, created_at: at, updated_at: at };
@@ -89,7 +89,7 @@ export async function updatePrice(
   pricebookId: string,
   id: string,
   changes: PriceAttributes,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<PriceRecord> {
   await pricebookOf(storeId, pricebookId);
   if (Object.keys(changes).length === 0) return priceOf(storeId, pricebookId, id);
@@ -115,7 +115,7 @@ export async function createModifier(
   storeId: string,
   pricebookId: string,
   attributes: NewPriceModifierAttributes,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<PriceModifierRecord> {
   const at = new Date().toISOString();
   const modifier: PriceModifierRecord = { id: uuidv7(), ...attributes, created_at: at, updated_at: at };
@@ -129,7 +129,7 @@ export async function updateModifier(
   pricebookId: string,
   id: string,
   changes: PriceModifierAttributes,
-  caller: WriteCaller,
+  caller: WriteCaller | undefined,
 ): Promise<PriceModifierRecord> {
   await pricebookOf(storeId, pricebookId);
   if (Object.keys(changes).length === 0) return modifierOf(storeId, pricebookId, id);

@@ -367,7 +367,11 @@ async function applyRow(storeId: string, row: ImportRow): Promise<RowError | und
 }
 
 /** Runs `work` on every item, at most `limit` at once. */
-async function eachAtMost<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function eachAtMost<T>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -387,12 +391,8 @@ async function eachAtMost<T>(items: T[], limit: number, work: (item: T) => Promi
  */
 export async function runProductImport(job: JobRecord, context: JobContext): Promise<JobOutcome> {
   const { storeId } = context;
-  const { file_key: fileKey, key_id: keyId } = job.input as { file_key: string; key_id: string };
-  if (!(await applicationKeyExists(storeId, keyId))) {
-    return {
-      errors: [{ message: 'the application key that started the import was deleted: nothing was imported' }],
-    };
-  }
+  const fileKey = await importFileKeyOf(job, storeId);
+  if (typeof fileKey !== 'string') return fileKey;
   const errors = new JobErrorList();
   const seen = new SeenKeys();
   let batch: ImportRow[] = [];
@@ -433,6 +433,18 @@ export async function runProductImport(job: JobRecord, context: JobContext): Pro
   }
   await apply();
   return byLine(errors.outcome());
+}
+
+/**
+ * The file an import job reads (its input's `file_key`), or the outcome of a job whose application key
+ * (`key_id`, the one that asked for it) was deleted before it ran: nothing imported.
+ */
+export async function importFileKeyOf(job: JobRecord, storeId: string): Promise<string | JobOutcome> {
+  const { file_key: fileKey, key_id: keyId } = job.input as { file_key: string; key_id: string };
+  if (await applicationKeyExists(storeId, keyId)) return fileKey;
+  return {
+    errors: [{ message: 'the application key that started the import was deleted: nothing was imported' }],
+  };
 }
 
 /** Errors are found out of line order (a batch's checks against the store, rows written side by side): listed by line. */

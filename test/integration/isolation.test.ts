@@ -202,6 +202,7 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'DELETE /pcm/pricebooks/{pricebook_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
   // Prices and price modifiers: admin only; B's token finds no book of A's (404), across books only its own.
   'GET /pcm/pricebooks/prices': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'POST /pcm/pricebooks/import': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'POST /pcm/pricebooks/{pricebook_id}/prices': { ...ADMIN_BY_ID, 'own-admin': 201 },
   'GET /pcm/pricebooks/{pricebook_id}/prices': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'GET /pcm/pricebooks/{pricebook_id}/prices/{price_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
@@ -880,6 +881,20 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
     params: { pricebook_id: kind === 'own-admin' ? aDisposablePricebookId : a.pricebookId },
   }),
   'GET /pcm/pricebooks/prices': () => ({}),
+  'POST /pcm/pricebooks/import': (kind) => ({
+    headers: { 'content-type': `multipart/form-data; boundary=${IMPORT_BOUNDARY}` },
+    body: [
+      `--${IMPORT_BOUNDARY}`,
+      'Content-Disposition: form-data; name="file"; filename="prices.jsonl"',
+      'Content-Type: application/jsonl',
+      '',
+      JSON.stringify({
+        data: { type: 'pricebook', attributes: { name: `imported by ${kind}`, external_ref: kind } },
+      }),
+      `--${IMPORT_BOUNDARY}--`,
+      '',
+    ].join('\r\n'),
+  }),
   'POST /pcm/pricebooks/{pricebook_id}/prices': (kind) => ({
     params: { pricebook_id: a.pricebookId },
     body: { data: { type: 'product-price', attributes: { sku: `created by ${kind}`, currencies: USD_100 } } },
@@ -1418,6 +1433,12 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'DELETE /pcm/pricebooks/{pricebook_id}': async () => {
     expect(await pricebookRepository.get(a.test.store.id, aDisposablePricebookId)).toBeUndefined();
+  },
+  'POST /pcm/pricebooks/import': async (kind, res) => {
+    expect(res.body.data.attributes).toMatchObject({ type: 'price-import', status: 'pending' });
+    const tenant = kind === 'own-admin' ? a : b;
+    expect(await jobRepository.get(tenant.test.store.id, res.body.data.id)).toBeDefined();
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
   },
   'GET /pcm/pricebooks/prices': (kind, res) => {
     const tenant = kind === 'own-admin' ? a : b;

@@ -193,6 +193,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       'POST /v2/currencies application/json',
       'PUT /v2/currencies/{currency_id} application/json',
       'POST /pcm/pricebooks application/json',
+      'POST /pcm/pricebooks/import application/json',
+      `POST /pcm/pricebooks/import multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
       'PUT /pcm/pricebooks/{pricebook_id} application/json',
       'POST /pcm/pricebooks/{pricebook_id}/prices application/json',
       'PUT /pcm/pricebooks/{pricebook_id}/prices/{price_id} application/json',
