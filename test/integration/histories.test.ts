@@ -15,6 +15,12 @@ const KINDS = [
   'list',
   'mapping-get',
   'mapping-put',
+  'node-attach',
+  'node-create',
+  'node-detach',
+  'node-get',
+  'node-move',
+  'node-products',
   'product-create',
   'product-delete',
   'product-get',
@@ -47,6 +53,21 @@ describe('histories of concurrent operations are linearizable', () => {
     // Partitions per key, per store (its keys and its products), the prefix map and the release: far more
     // than the fixed ones.
     expect(report.partitions).toBeGreaterThan(20);
+  }, 180_000);
+
+  // The workload of histories-broken-move.test.ts on the real build: nine operations in ten on hierarchies.
+  it('1,500 operations aimed at hierarchies (creates, moves, attaches racing): no anomaly', async () => {
+    const report = await runHistories({
+      ops: 1500,
+      clients: 8,
+      seed: 1,
+      faults: false,
+      productShare: 0,
+      nodeShare: 0.9,
+    });
+    if (report.failed) process.stderr.write(`${report.text.join('\n')}\n`);
+    expect(report.text).toEqual([]);
+    expect([report.operations, report.anomalies]).toEqual([1500, 0]);
   }, 180_000);
 
   // With DynamoDB write responses lost after the write, as `npm run histories -- --faults` runs them.
