@@ -8,6 +8,7 @@ import { handler as deleteParent } from '../../functions/pcm-delete-node-parent/
 import { handler as deleteProduct } from '../../functions/pcm-delete-product/handler';
 import { handler as getHierarchy } from '../../functions/pcm-get-hierarchy/handler';
 import { handler as getNode } from '../../functions/pcm-get-node/handler';
+import { handler as listHierarchies } from '../../functions/pcm-list-hierarchies/handler';
 import { handler as hierarchyChildren } from '../../functions/pcm-list-hierarchy-children/handler';
 import { handler as nodeChildren } from '../../functions/pcm-list-node-children/handler';
 import { handler as nodeProducts } from '../../functions/pcm-list-node-products/handler';
@@ -16,6 +17,7 @@ import { handler as productNodes } from '../../functions/pcm-list-product-nodes/
 import { handler as updateNode } from '../../functions/pcm-update-node/handler';
 import { handler as writeParent } from '../../functions/pcm-write-node-parent/handler';
 import { handler as writeProducts } from '../../functions/pcm-write-node-products/handler';
+import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
 import {
   bearer,
@@ -326,6 +328,33 @@ describe('nodes', () => {
     expect(attachments).toEqual([{ node_id: b, product_id: product }]);
     expect((await call(deleteHierarchy, 'DELETE', `/pcm/hierarchies/${h}`)).status).toBe(204);
     expect((await call(getHierarchy, 'GET', `/pcm/hierarchies/${h}`)).status).toBe(404);
+    const left = [];
+    for await (const node of nodeRepository.nodesOf(store.store.id, h)) left.push(node);
+    expect(left).toEqual([]);
+    expect((await call(productNodes, 'GET', `/pcm/products/${product}/nodes`)).body.data).toEqual([]);
+  });
+
+  it('a hierarchy delete cut short (marked, nodes left) reads as gone, and the next DELETE finishes it', async () => {
+    const h = await newHierarchy('Cut short');
+    const a = await newNode(h, 'A');
+    await newNode(h, 'B', a);
+    const product = await newProduct();
+    await attach(h, a, [product]);
+    // What a delete leaves when it stops right after its mark: the hierarchy marked, every node still there.
+    const before = await hierarchyRepository.get(store.store.id, h);
+    if (!before) throw new Error('no hierarchy');
+    await hierarchyRepository.replace(store.store.id, before, {
+      ...before,
+      deleting: true,
+      version: before.version + 1,
+    });
+    expect((await call(getHierarchy, 'GET', `/pcm/hierarchies/${h}`)).status).toBe(404);
+    expect((await call(listNodes, 'GET', `/pcm/hierarchies/${h}/nodes`)).status).toBe(404);
+    expect((await create(h, { name: 'Late' })).status).toBe(404);
+    const listed = await call(listHierarchies, 'GET', '/pcm/hierarchies?page[limit]=100');
+    expect(ids(listed)).not.toContain(h);
+    expect((await call(deleteHierarchy, 'DELETE', `/pcm/hierarchies/${h}`)).status).toBe(204);
+    expect(await hierarchyRepository.get(store.store.id, h)).toBeUndefined();
     const left = [];
     for await (const node of nodeRepository.nodesOf(store.store.id, h)) left.push(node);
     expect(left).toEqual([]);
