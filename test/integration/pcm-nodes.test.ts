@@ -265,6 +265,40 @@ describe('nodes', () => {
     }
   });
 
+  it('three moves closing a cycle at once: at most two succeed, and the tree stays a tree', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const h = await newHierarchy();
+      const [a, b, c] = [await newNode(h, 'A'), await newNode(h, 'B'), await newNode(h, 'C')] as string[];
+      const moves = await Promise.all([
+        moveUnder(h, a as string, b as string),
+        moveUnder(h, b as string, c as string),
+        moveUnder(h, c as string, a as string),
+      ]);
+      expect(moves.filter((move) => move.status === 204).length).toBeLessThanOrEqual(2);
+      const parents = new Map<string, string>();
+      for (const id of [a, b, c] as string[]) parents.set(id, await parentOf(h, id));
+      // Walking up from any node reaches the hierarchy within three steps.
+      for (const id of [a, b, c] as string[]) {
+        let at = id;
+        for (let hop = 0; hop < 3 && at !== h; hop += 1) at = parents.get(at) as string;
+        expect(at).toBe(h);
+      }
+    }
+  });
+
+  it('ten attaches of one product at once attach it once; a node counts it once', async () => {
+    const h = await newHierarchy();
+    const n = await newNode(h, 'N');
+    const product = await newProduct();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => attach(h, n, [product])));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
+    const listed = await call(nodeProducts, 'GET', `/pcm/hierarchies/${h}/nodes/${n}/products`);
+    expect([ids(listed), listed.body.meta.results.total]).toEqual([[product], 1]);
+    expect((await detach(h, n, [product])).status).toBe(200);
+    const after = await call(nodeProducts, 'GET', `/pcm/hierarchies/${h}/nodes/${n}/products`);
+    expect(after.body.meta.results.total).toBe(0);
+  });
+
   it('attaches products (201), detaches them (200), lists them curated first, and products list their nodes', async () => {
     const h = await newHierarchy();
     const n = await newNode(h, 'Shirts');
