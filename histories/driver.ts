@@ -84,6 +84,16 @@ export interface DriveResult {
   ms: number;
 }
 
+/** A run aimed at hierarchies: nine operations in ten on nodes and their products, none on products. */
+export const HIERARCHY_WORKLOAD: DriveOptions = {
+  ops: 1500,
+  clients: 8,
+  seed: 1,
+  faults: false,
+  productShare: 0,
+  nodeShare: 0.9,
+};
+
 /** Under `--faults`: the share of answers the client never sees, and how long it waits for one. */
 const LOST_RESPONSE_RATE = 0.02;
 const CLIENT_TIMEOUT_MS = 3000;

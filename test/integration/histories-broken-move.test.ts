@@ -1,3 +1,4 @@
+import { HIERARCHY_WORKLOAD } from '../../histories/driver';
 import { runHistories } from '../../histories/session';
 
 /*
@@ -36,14 +37,7 @@ jest.mock('../../lib/store/dynamodb', () => {
 });
 
 it('a history run on hierarchies flags node moves that do not condition on their ancestors', async () => {
-  const report = await runHistories({
-    ops: 1500,
-    clients: 8,
-    seed: 1,
-    faults: false,
-    productShare: 0,
-    nodeShare: 0.9,
-  });
+  const report = await runHistories(HIERARCHY_WORKLOAD);
   expect(report.anomalies).toBeGreaterThan(0);
   expect(report.text.join('\n')).toContain('(hierarchy nodes (a tree) and their products): no linearization');
   process.stderr.write(`unchecked ancestors caught after ${report.caught_after} operations\n`);

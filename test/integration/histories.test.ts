@@ -1,3 +1,4 @@
+import { HIERARCHY_WORKLOAD } from '../../histories/driver';
 import { runHistories } from '../../histories/session';
 
 /*
@@ -57,14 +58,7 @@ describe('histories of concurrent operations are linearizable', () => {
 
   // The workload of histories-broken-move.test.ts on the real build: nine operations in ten on hierarchies.
   it('1,500 operations aimed at hierarchies (creates, moves, attaches racing): no anomaly', async () => {
-    const report = await runHistories({
-      ops: 1500,
-      clients: 8,
-      seed: 1,
-      faults: false,
-      productShare: 0,
-      nodeShare: 0.9,
-    });
+    const report = await runHistories(HIERARCHY_WORKLOAD);
     if (report.failed) process.stderr.write(`${report.text.join('\n')}\n`);
     expect(report.text).toEqual([]);
     expect([report.operations, report.anomalies]).toEqual([1500, 0]);
