@@ -38,6 +38,9 @@ import {
   type StoreOutput,
   type StoreState,
   storeModel,
+  type TreeInput,
+  type TreeOutput,
+  treeModel,
 } from './checker/models';
 import type { KeyDeletion, TokenWrite } from './checker/revocation';
 
@@ -67,6 +70,8 @@ export interface DriveOptions {
    * products run, else 0).
    */
   priceShare?: number;
+  /** The share of operations on each store's hierarchy, its nodes and their products (default NODE_SHARE). */
+  nodeShare?: number;
   /** Stores the keys and prefixes are spread over (default 3). */
   stores?: number;
   /** Progress callback every 500 operations. */
@@ -85,6 +90,16 @@ export interface DriveResult {
   ms: number;
 }
 
+/** A run aimed at hierarchies: nine operations in ten on nodes and their products, none on products. */
+export const HIERARCHY_WORKLOAD: DriveOptions = {
+  ops: 1500,
+  clients: 8,
+  seed: 1,
+  faults: false,
+  productShare: 0,
+  nodeShare: 0.9,
+};
+
 /** Under `--faults`: the share of answers the client never sees, and how long it waits for one. */
 const LOST_RESPONSE_RATE = 0.02;
 const CLIENT_TIMEOUT_MS = 3000;
@@ -97,6 +112,14 @@ const SKUS = 4;
 const PRODUCT_SHARE = 0.2;
 /** The share of the operations left after products' that are on prices, by default. */
 const PRICE_SHARE = 0.15;
+/** The share of operations on hierarchy nodes, by default. */
+const NODE_SHARE = 0.15;
+/** Nodes a store's hierarchy takes before creates stop (so moves, not creates, reach the depth bound). */
+const MAX_NODES = 7;
+/** Node names (in mixed case on creates, so siblings' names collide). */
+const NODE_NAMES = 3;
+/** Products made at seeding for attaching (never deleted, so attachments are the tree's alone). */
+const ATTACHABLE = 3;
 
 interface LiveKey {
   id: string;
@@ -119,6 +142,10 @@ interface Store {
   /** The store's price book, and the prices created in it during the run (deleted ones included). */
   pricebookId: string;
   prices: string[];
+  /** The store's hierarchy, the nodes created in it, and the products its nodes attach. */
+  hierarchyId: string;
+  nodes: string[];
+  attachable: string[];
 }
 
 type Answer = { status: number; body: string };
@@ -209,7 +236,36 @@ async function newStore(index: number, tag: string): Promise<Store> {
   const pricebookId = parse(book.body)?.data?.id as string | undefined;
   if (!adminToken || !implicitToken || put.status !== 200 || !pricebookId)
     throw new Error(`seeding history store ${index} failed (${put.status}, ${book.status})`);
+  const hierarchy = await call('pcm-create-hierarchy', {
+    method: 'POST',
+    path: '/pcm/hierarchies',
+    routeKey: 'POST /pcm/hierarchies',
+    headers: json(adminToken),
+    body: JSON.stringify({ data: { type: 'hierarchy', attributes: { name: `History ${index}` } } }),
+  });
+  const attachable: string[] = [];
+  for (let i = 0; i < ATTACHABLE; i += 1) {
+    const made = await call('pcm-create-product', {
+      method: 'POST',
+      path: '/pcm/products',
+      routeKey: 'POST /pcm/products',
+      headers: json(adminToken),
+      body: JSON.stringify({
+        data: {
+          type: 'product',
+          attributes: { name: `attach ${i}`, sku: `${tag}-attach-${index}-${i}`, commodity_type: 'physical' },
+        },
+      }),
+    });
+    attachable.push(parse(made.body)?.data?.id as string);
+  }
+  const hierarchyId = parse(hierarchy.body)?.data?.id as string | undefined;
+  if (!hierarchyId || attachable.some((id) => !id))
+    throw new Error(`seeding history store ${index}'s hierarchy failed`);
   return {
+    hierarchyId,
+    nodes: [],
+    attachable,
     id: store.id,
     mappingId: store.mapping_id,
     admin,
@@ -232,6 +288,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const productShare = options.productShare ?? PRODUCT_SHARE;
   // Runs without products run without prices too: draw for draw as before either was added.
   const priceShare = options.priceShare ?? (productShare > 0 ? PRICE_SHARE : 0);
+  const nodeShare = options.nodeShare ?? NODE_SHARE;
   // Reads must see the current release: the release cache's bounded staleness is by design, not a bug.
   const releaseCache = process.env.RELEASE_CACHE_SECONDS;
   process.env.RELEASE_CACHE_SECONDS = '0';
@@ -279,6 +336,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const releaseOps: Operation<ReleaseInput, ReleaseOutput>[] = [];
   const productOps = new Map<string, Operation<ProductInput, ProductOutput>[]>(stores.map((s) => [s.id, []]));
   const priceOps = new Map<string, Operation<ProductInput, ProductOutput>[]>(stores.map((s) => [s.id, []]));
+  const treeOps = new Map<string, Operation<TreeInput, TreeOutput>[]>(stores.map((s) => [s.id, []]));
   const writes: TokenWrite[] = [];
   const deletions: KeyDeletion[] = [];
   for (const store of stores) {
@@ -474,10 +532,159 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     );
   };
 
+  /**
+   * One operation on a store's hierarchy: a node create (names drawn from a few, in mixed case, under the
+   * top or a node), a move (PUT or DELETE of its parent, so cycles and name clashes are tried), a get, an
+   * attach or detach of the seeded products, a products list. Node deletes are left out: a subtree goes
+   * leaves first, one node at a time, which is no single atomic step.
+   */
+  const nodeStep = async (clientNo: number, store: Store): Promise<void> => {
+    const ops = treeOps.get(store.id) as Operation<TreeInput, TreeOutput>[];
+    const headers = json(store.adminToken);
+    const h = store.hierarchyId;
+    const N = '/pcm/hierarchies/{hierarchy_id}/nodes';
+    const what = random();
+    const errorOf = (answer?: Answer) => {
+      const body = parse(answer?.body ?? '');
+      return {
+        taken: answer?.status === 409 && body?.errors?.[0]?.source === 'data.attributes.name',
+        invalid: answer?.status === 422,
+      };
+    };
+    const someParent = () => (store.nodes.length === 0 || random() < 0.3 ? null : pick(store.nodes));
+    // A full hierarchy takes a move instead of a create.
+    if ((what < 0.25 && store.nodes.length < MAX_NODES) || store.nodes.length === 0) {
+      const base = `n${Math.floor(random() * NODE_NAMES)}`;
+      const name = random() < 0.3 ? base.toUpperCase() : base;
+      const parent = someParent();
+      const t = await timed(clientNo, 'node-create', () =>
+        call('pcm-create-node', {
+          method: 'POST',
+          path: `/pcm/hierarchies/${h}/nodes`,
+          routeKey: `POST ${N}`,
+          pathParameters: { hierarchy_id: h },
+          headers,
+          body: JSON.stringify({
+            data: {
+              type: 'node',
+              attributes: { name },
+              ...(parent === null
+                ? {}
+                : { relationships: { parent: { data: { type: 'node', id: parent } } } }),
+            },
+          }),
+        }),
+      );
+      const id = t.answer?.status === 201 ? (parse(t.answer.body)?.data?.id as string) : undefined;
+      if (id) store.nodes.push(id);
+      record(
+        ops,
+        t,
+        { op: 'create', name, parent },
+        t.answer && { status: t.answer.status, id, ...errorOf(t.answer) },
+      );
+      return;
+    }
+    const id = pick(store.nodes);
+    const one = { hierarchy_id: h, node_id: id };
+    const path = `/pcm/hierarchies/${h}/nodes/${id}`;
+    if (what < 0.5) {
+      const parent = someParent();
+      const t = await timed(clientNo, 'node-move', () =>
+        parent === null
+          ? call('pcm-delete-node-parent', {
+              method: 'DELETE',
+              path: `${path}/relationships/parent`,
+              routeKey: `DELETE ${N}/{node_id}/relationships/parent`,
+              pathParameters: one,
+              headers,
+            })
+          : call('pcm-write-node-parent', {
+              method: 'PUT',
+              path: `${path}/relationships/parent`,
+              routeKey: `PUT ${N}/{node_id}/relationships/parent`,
+              pathParameters: one,
+              headers,
+              body: JSON.stringify({ data: { type: 'node', id: parent } }),
+            }),
+      );
+      record(
+        ops,
+        t,
+        { op: 'move', id, parent },
+        t.answer && { status: t.answer.status, ...errorOf(t.answer) },
+      );
+      return;
+    }
+    if (what < 0.75) {
+      const products = store.attachable.filter(() => random() < 0.5);
+      if (products.length === 0) products.push(pick(store.attachable));
+      const attach = random() < 0.6;
+      const t = await timed(clientNo, attach ? 'node-attach' : 'node-detach', () =>
+        call('pcm-write-node-products', {
+          method: attach ? 'POST' : 'DELETE',
+          path: `${path}/relationships/products`,
+          routeKey: `${attach ? 'POST' : 'DELETE'} ${N}/{node_id}/relationships/products`,
+          pathParameters: one,
+          headers,
+          body: JSON.stringify({ data: products.map((product) => ({ type: 'product', id: product })) }),
+        }),
+      );
+      record(
+        ops,
+        t,
+        { op: attach ? 'attach' : 'detach', id, products },
+        t.answer && { status: t.answer.status },
+      );
+      return;
+    }
+    if (what < 0.88) {
+      const t = await timed(clientNo, 'node-get', () =>
+        call('pcm-get-node', {
+          method: 'GET',
+          path,
+          routeKey: `GET ${N}/{node_id}`,
+          pathParameters: one,
+          headers,
+        }),
+      );
+      const data = parse(t.answer?.body ?? '')?.data;
+      const parentId = data?.relationships?.parent?.data?.id as string | undefined;
+      record(
+        ops,
+        t,
+        { op: 'get', id },
+        t.answer && {
+          status: t.answer.status,
+          name: data?.attributes?.name as string | undefined,
+          parent: parentId === h ? null : parentId,
+        },
+      );
+      return;
+    }
+    const t = await timed(clientNo, 'node-products', () =>
+      call('pcm-list-node-products', {
+        method: 'GET',
+        path: `${path}/products`,
+        routeKey: `GET ${N}/{node_id}/products`,
+        pathParameters: one,
+        headers,
+      }),
+    );
+    const listed = parse(t.answer?.body ?? '')?.data as { id: string }[] | undefined;
+    record(
+      ops,
+      t,
+      { op: 'products', id },
+      t.answer && { status: t.answer.status, products: listed?.map((product) => product.id) },
+    );
+  };
+
   const step = async (clientNo: number): Promise<void> => {
     const store = pick(stores);
     if (productShare > 0 && random() < productShare) return claimStep(clientNo, productTarget(store));
     if (priceShare > 0 && random() < priceShare) return claimStep(clientNo, priceTarget(store));
+    if (nodeShare > 0 && random() < nodeShare) return nodeStep(clientNo, store);
     const roll = random();
     const live = store.keys.filter((k) => !k.deleted);
     const others = store.keys.filter((k) => k !== store.admin);
@@ -800,6 +1007,13 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       model: pricesModel,
       initial: { products: {}, ghosts: [] },
       operations: priceOps.get(store.id),
+    } as Partition);
+  for (const store of stores)
+    partitions.push({
+      object: `tree:${store.id}`,
+      model: treeModel,
+      initial: { nodes: {}, ghosts: [], attached: {} },
+      operations: treeOps.get(store.id),
     } as Partition);
   partitions.push({
     object: 'mappings',

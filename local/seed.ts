@@ -5,11 +5,11 @@ import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
 import { publishDocument } from '../lib/pcm/cli-publish';
 import { createCatalogRule } from '../lib/pcm/rules';
-import { parseNewCatalogRule } from '../lib/validation/catalog-rule';
 import { firstKeyReservation } from '../lib/rate-limit/allowance';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import { storeRepository } from '../lib/store/store-repository';
+import { parseNewCatalogRule } from '../lib/validation/catalog-rule';
 
 /** The demo store's fixed ids and credentials: local only, printed by `npm start`, never deployed. */
 export const DEMO = {

@@ -442,3 +442,202 @@ export const pricesModel: Model<ProductsState, ProductInput, ProductOutput> = {
   ...productsModel,
   name: 'prices of a book and their skus',
 };
+
+/* ------------------------------------------------------------------ a store's hierarchy: nodes and products */
+
+/** Levels of a hierarchy, the hierarchy itself the first. */
+const MAX_LEVELS = 10;
+
+export interface TreeState {
+  /** Nodes whose create answered, by id: name and parent (null: top level). */
+  nodes: Record<string, { name: string; parent: string | null }>;
+  /** Creates whose answer was lost: the parent and (lower-case) name they may have taken. */
+  ghosts: { parent: string | null; name: string }[];
+  /** The products attached to each node, in attach order. */
+  attached: Record<string, string[]>;
+}
+export type TreeInput =
+  | { op: 'create'; name: string; parent: string | null }
+  | { op: 'move'; id: string; parent: string | null }
+  | { op: 'get'; id: string }
+  | { op: 'attach'; id: string; products: string[] }
+  | { op: 'detach'; id: string; products: string[] }
+  | { op: 'products'; id: string };
+export type TreeOutput = Answer & {
+  /** A create's new node id. */
+  id?: string;
+  /** A get's name and parent (null: top level). */
+  name?: string;
+  parent?: string | null;
+  /** A 409 naming `data.attributes.name`: a sibling holds the name. */
+  taken?: boolean;
+  /** A 422: no such parent, a cycle, or too deep. */
+  invalid?: boolean;
+  /** A products list's ids, in order. */
+  products?: string[];
+};
+
+/** The node's level (a top-level node is level 2, the hierarchy level 1). */
+function levelOf(state: TreeState, id: string | null): number {
+  let level = 1;
+  for (let at = id; at !== null && level <= 20; at = state.nodes[at]?.parent ?? null) level += 1;
+  return level;
+}
+
+/** Levels of the subtree of `id`, itself included. */
+function heightOf(state: TreeState, id: string): number {
+  const children = Object.entries(state.nodes).filter(([, node]) => node.parent === id);
+  return 1 + Math.max(0, ...children.map(([child]) => heightOf(state, child)));
+}
+
+/** Whether `id` is `ancestor` or below it. */
+function isWithin(state: TreeState, id: string | null, ancestor: string): boolean {
+  for (let at = id, hops = 0; at !== null && hops <= 20; at = state.nodes[at]?.parent ?? null, hops += 1)
+    if (at === ancestor) return true;
+  return false;
+}
+
+/** Whether a sibling under `parent` holds `name` (any case): `maybe` when only a lost create may. */
+function nameHeld(
+  state: TreeState,
+  parent: string | null,
+  name: string,
+  self?: string,
+): 'free' | 'taken' | 'maybe' {
+  const wanted = name.toLowerCase();
+  const known = Object.entries(state.nodes).some(
+    ([id, node]) => id !== self && node.parent === parent && node.name.toLowerCase() === wanted,
+  );
+  if (known) return 'taken';
+  return state.ghosts.some((ghost) => ghost.parent === parent && ghost.name === wanted) ? 'maybe' : 'free';
+}
+
+const withoutGhost = (state: TreeState, parent: string | null, name: string) => {
+  const index = state.ghosts.findIndex(
+    (ghost) => ghost.parent === parent && ghost.name === name.toLowerCase(),
+  );
+  return index < 0 ? state.ghosts : state.ghosts.filter((_, i) => i !== index);
+};
+
+/**
+ * A store's hierarchy (`/pcm/hierarchies/{id}/nodes…`): a tree at every point of the order. A create or a
+ * move succeeds only when the parent exists, no sibling there holds the name (any case), it makes no cycle
+ * (a node never moves under itself or below it) and no node passes level 10; a 409 naming the name only
+ * when a sibling holds it, a 422 only when the parent is missing, the move makes a cycle, or it is too
+ * deep. A get answers the node's name and parent as they are (a node in exactly one parent). An attach or
+ * detach changes the node's products as an atomic step; a products list answers them in attach order.
+ */
+export const treeModel: Model<TreeState, TreeInput, TreeOutput> = {
+  name: 'hierarchy nodes (a tree) and their products',
+  key: (state) =>
+    `${Object.entries(state.nodes)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, node]) => `${id}=${node.parent}|${node.name}|${(state.attached[id] ?? []).join('+')}`)
+      .join(',')}|${state.ghosts.map((ghost) => `${ghost.parent}/${ghost.name}`).join(',')}`,
+  readOnly: (input, output) =>
+    input.op === 'get' || input.op === 'products' || (output !== undefined && !ok(output)),
+  step(state, input, output) {
+    // Lost creates may add nodes the history never saw: a depth refusal is then always explainable.
+    const lenient = state.ghosts.length > 0;
+    switch (input.op) {
+      case 'create': {
+        const parentOk = input.parent === null || input.parent in state.nodes;
+        const deepOk = levelOf(state, input.parent) + 1 <= MAX_LEVELS;
+        const held = nameHeld(state, input.parent, input.name);
+        const allowed = parentOk && deepOk && held !== 'taken';
+        const ghost = { parent: input.parent, name: input.name.toLowerCase() };
+        if (output === undefined)
+          return allowed ? [state, { ...state, ghosts: [...state.ghosts, ghost] }] : [state];
+        if (ok(output) && output.id !== undefined)
+          return allowed && !(output.id in state.nodes)
+            ? [
+                {
+                  ...state,
+                  nodes: { ...state.nodes, [output.id]: { name: input.name, parent: input.parent } },
+                  ghosts: withoutGhost(state, input.parent, input.name),
+                },
+              ]
+            : [];
+        if (output.taken) return held !== 'free' ? [state] : [];
+        if (output.invalid) return !parentOk || !deepOk || lenient ? [state] : [];
+        return [state];
+      }
+      case 'move': {
+        const node = state.nodes[input.id];
+        if (output !== undefined && notFound(output)) return node === undefined ? [state] : [];
+        if (node === undefined) return output === undefined || !ok(output) ? [state] : [];
+        const same = node.parent === input.parent;
+        const parentOk = input.parent === null || input.parent in state.nodes;
+        const cycle = input.parent !== null && isWithin(state, input.parent, input.id);
+        const deepOk = levelOf(state, input.parent) + heightOf(state, input.id) <= MAX_LEVELS;
+        const held = same ? 'free' : nameHeld(state, input.parent, node.name, input.id);
+        const allowed = parentOk && !cycle && deepOk && held !== 'taken';
+        const moved = { ...state, nodes: { ...state.nodes, [input.id]: { ...node, parent: input.parent } } };
+        if (output === undefined) return allowed ? [state, moved] : [state];
+        if (ok(output)) return allowed ? [moved] : [];
+        if (output.taken) return held !== 'free' ? [state] : [];
+        if (output.invalid) return !parentOk || cycle || !deepOk || lenient ? [state] : [];
+        return [state];
+      }
+      case 'get': {
+        if (output === undefined || !(ok(output) || notFound(output))) return [state];
+        const node = state.nodes[input.id];
+        if (notFound(output)) return node === undefined ? [state] : [];
+        return node !== undefined && node.name === output.name && node.parent === output.parent
+          ? [state]
+          : [];
+      }
+      case 'attach':
+      case 'detach': {
+        const exists = input.id in state.nodes;
+        const before = state.attached[input.id] ?? [];
+        const after =
+          input.op === 'attach'
+            ? [...before, ...input.products.filter((id) => !before.includes(id))]
+            : before.filter((id) => !input.products.includes(id));
+        const changed = { ...state, attached: { ...state.attached, [input.id]: after } };
+        if (output === undefined) return exists ? [state, changed] : [state];
+        if (ok(output)) return exists ? [changed] : [];
+        if (notFound(output)) return exists ? [] : [state];
+        return [state];
+      }
+      case 'products': {
+        if (output === undefined || !(ok(output) || notFound(output))) return [state];
+        if (notFound(output)) return input.id in state.nodes ? [] : [state];
+        const attached = state.attached[input.id] ?? [];
+        return input.id in state.nodes && JSON.stringify(attached) === JSON.stringify(output.products)
+          ? [state]
+          : [];
+      }
+    }
+  },
+  describe(input, output) {
+    const parent = (id: string | null | undefined) =>
+      id === null ? 'top' : id === undefined ? '?' : short(id);
+    const args =
+      input.op === 'create'
+        ? `(${input.name} under ${parent(input.parent)})`
+        : input.op === 'move'
+          ? `(${short(input.id)} under ${parent(input.parent)})`
+          : input.op === 'attach' || input.op === 'detach'
+            ? `(${short(input.id)}, ${input.products.map(short).join(' ')})`
+            : `(${short(input.id)})`;
+    const seen =
+      output?.id !== undefined
+        ? ` ${short(output.id)}`
+        : output?.name !== undefined
+          ? ` {${output.name} under ${parent(output.parent)}}`
+          : output?.products !== undefined
+            ? ` [${output.products.map(short).join(' ')}]`
+            : output?.taken
+              ? ' name taken'
+              : '';
+    return `${input.op}${args} -> ${describeAnswer(output)}${seen}`;
+  },
+  describeState: (state) =>
+    `${Object.entries(state.nodes)
+      .map(([id, node]) => `${short(id)}=${node.name}<${node.parent === null ? 'top' : short(node.parent)}`)
+      .join(
+        ' ',
+      )}${state.ghosts.length > 0 ? `; lost creates ${state.ghosts.map((g) => g.name).join(' ')}` : ''}`,
+};

@@ -4,7 +4,7 @@ import { backoff } from '../store/items';
 import { type NodeRecord, NodeWriteRefusedError, nodeRepository } from '../store/node-repository';
 import { NODE_PRODUCTS_PER_REQUEST } from '../validation/node';
 
-/** Rounds of reading the tree again after a write meanwhile, per round of ROUNDS a delete makes. */
+/** Times a delete reads the tree again after losing to a write meanwhile (a new child or product) before 409. */
 const ROUNDS = 32;
 
 /** Detaches every product of a node being deleted, a transaction of at most 25 at a time. */
@@ -32,7 +32,9 @@ export async function deleteSubtrees(
     for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) nodes.set(node.id, node);
     const children = new Map<string | null, NodeRecord[]>();
     for (const node of nodes.values()) {
-      children.set(node.parent_id, [...(children.get(node.parent_id) ?? []), node]);
+      const siblings = children.get(node.parent_id);
+      if (siblings) siblings.push(node);
+      else children.set(node.parent_id, [node]);
     }
     const order: NodeRecord[] = [];
     const visit = (node: NodeRecord) => {

@@ -283,6 +283,13 @@ const productsRefused = (reasons: string[]) => {
   return gone.length === 0 ? undefined : unprocessable(`data: no such products: ${gone.join(', ')}`, 'data');
 };
 
+/** The node as it is, 422 unless every id is a product of the store, and which of them it has attached. */
+async function attachmentsRead(storeId: string, hierarchyId: string, nodeId: string, productIds: string[]) {
+  const node = await nodeOf(storeId, hierarchyId, nodeId);
+  await productsOf(storeId, productIds);
+  return { node, attached: await nodeRepository.attachmentsOf(storeId, node, productIds) };
+}
+
 export function attachProducts(
   storeId: string,
   hierarchyId: string,
@@ -293,9 +300,7 @@ export function attachProducts(
   if (nodeId === hierarchyId)
     throw unprocessable('products cannot be attached to the hierarchy itself, only to its nodes');
   return rounds(async () => {
-    const node = await nodeOf(storeId, hierarchyId, nodeId);
-    await productsOf(storeId, productIds);
-    const attached = await nodeRepository.attachmentsOf(storeId, node, productIds);
+    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds);
     const added = productIds.filter((id) => !attached.has(id));
     if (added.length === 0) {
       await assertCallerExists(caller);
@@ -315,9 +320,7 @@ export function detachProducts(
   caller: WriteCaller,
 ): Promise<NodeRecord> {
   return rounds(async () => {
-    const node = await nodeOf(storeId, hierarchyId, nodeId);
-    await productsOf(storeId, productIds);
-    const attached = await nodeRepository.attachmentsOf(storeId, node, productIds);
+    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds);
     if (attached.size === 0) {
       await assertCallerExists(caller);
       return node;

@@ -61,6 +61,15 @@ export const boundedText = (max: number, what: string): Schema => ({
 });
 
 /** A string of 1 to `max` whole characters, not only white space, described as `what`. */
+/** A request body of only `data`. */
+export const dataEnvelope = (data: Schema): Schema => ({
+  type: 'object',
+  required: ['data'],
+  additionalProperties: false,
+  'x-message': 'must be an object with only `data`',
+  properties: { data },
+});
+
 export const nonBlankText = (max: number, what: string): Schema => ({
   type: 'string',
   minLength: 1,

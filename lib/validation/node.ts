@@ -1,6 +1,13 @@
 import { ApiError, ConflictError, NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
-import { assertValid, boundedText, compileSchema, nonBlankText, type Schema } from '../schema/index';
+import {
+  assertValid,
+  boundedText,
+  compileSchema,
+  dataEnvelope,
+  nonBlankText,
+  type Schema,
+} from '../schema/index';
 import {
   checkLocales,
   HIERARCHY_DESCRIPTION_MAX,
@@ -79,55 +86,41 @@ const META: Schema = {
   properties: { sort_order: SORT_ORDER },
 };
 
-const nodeBody = (required: string[], attributesRequired: string[]): Schema => ({
-  type: 'object',
-  required: ['data'],
-  additionalProperties: false,
-  'x-message': 'must be an object with only `data`',
-  properties: {
-    data: {
-      type: 'object',
-      required: ['type', ...required],
-      additionalProperties: false,
-      'x-message': 'must be an object of type, id, attributes, relationships and meta',
-      properties: {
-        type: { const: NODE_TYPE, description: `Always \`${NODE_TYPE}\`.` },
-        ...(required.includes('id')
-          ? { id: { type: 'string', maxLength: 64, description: 'The id of the path.' } }
-          : { relationships: PARENT }),
-        attributes: {
-          type: 'object',
-          required: attributesRequired,
-          properties: ATTRIBUTES,
-          additionalProperties: false,
-          'x-message': `must be an object of only ${Object.keys(ATTRIBUTES).join(', ')}`,
-        },
-        meta: META,
+const nodeBody = (required: string[], attributesRequired: string[]): Schema =>
+  dataEnvelope({
+    type: 'object',
+    required: ['type', ...required],
+    additionalProperties: false,
+    'x-message': 'must be an object of type, id, attributes, relationships and meta',
+    properties: {
+      type: { const: NODE_TYPE, description: `Always \`${NODE_TYPE}\`.` },
+      ...(required.includes('id')
+        ? { id: { type: 'string', maxLength: 64, description: 'The id of the path.' } }
+        : { relationships: PARENT }),
+      attributes: {
+        type: 'object',
+        required: attributesRequired,
+        properties: ATTRIBUTES,
+        additionalProperties: false,
+        'x-message': `must be an object of only ${Object.keys(ATTRIBUTES).join(', ')}`,
       },
+      meta: META,
     },
-  },
-});
+  });
 
 /** `POST /pcm/hierarchies/{hierarchy_id}/nodes`. */
 export const NEW_NODE_SCHEMA = nodeBody(['attributes'], ['name']);
 /** `PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}`: what is sent changes; `data.id` names the node. */
 export const NODE_UPDATE_SCHEMA = nodeBody(['id'], []);
 
-const listBody = (item: Schema, max: number, what: string): Schema => ({
-  type: 'object',
-  required: ['data'],
-  additionalProperties: false,
-  'x-message': 'must be an object with only `data`',
-  properties: {
-    data: {
-      type: 'array',
-      minItems: 1,
-      maxItems: max,
-      items: item,
-      'x-message': `must be an array of 1 to ${max} ${what}`,
-    },
-  },
-});
+const listBody = (item: Schema, max: number, what: string): Schema =>
+  dataEnvelope({
+    type: 'array',
+    minItems: 1,
+    maxItems: max,
+    items: item,
+    'x-message': `must be an array of 1 to ${max} ${what}`,
+  });
 
 /** `POST …/nodes/{node_id}/relationships/children`. */
 export const NODE_CHILDREN_SCHEMA = listBody(
@@ -144,13 +137,7 @@ export const NODE_CHILDREN_SCHEMA = listBody(
 /** `POST` and `DELETE …/nodes/{node_id}/relationships/products`. */
 export const NODE_PRODUCTS_SCHEMA = listBody(TYPED_ID('product'), NODE_PRODUCTS_PER_REQUEST, 'products');
 /** `PUT …/nodes/{node_id}/relationships/parent`. */
-export const NODE_PARENT_SCHEMA: Schema = {
-  type: 'object',
-  required: ['data'],
-  additionalProperties: false,
-  'x-message': 'must be an object with only `data`',
-  properties: { data: TYPED_ID(NODE_TYPE) },
-};
+export const NODE_PARENT_SCHEMA: Schema = dataEnvelope(TYPED_ID(NODE_TYPE));
 
 export interface NodeAttributes {
   name: string;

@@ -4,6 +4,7 @@ import {
   assertValid,
   boundedText,
   compileSchema,
+  dataEnvelope,
   nonBlankText,
   type Schema,
   WELL_FORMED_TEXT,
@@ -54,16 +55,8 @@ const OPTION_NAME: Schema = {
   examples: ['Large'],
 };
 
-/** A body of only `data`. */
-const envelope = (data: Schema): Schema => ({
-  type: 'object',
-  required: ['data'],
-  additionalProperties: false,
-  'x-message': 'must be an object with only `data`',
-  properties: { data },
-});
 const body = (type: string, data: Record<string, Schema>, required: string[]): Schema =>
-  envelope({
+  dataEnvelope({
     type: 'object',
     required: ['type', 'attributes', ...required],
     additionalProperties: false,
@@ -314,7 +307,7 @@ export function parseVariationId(raw: string): string {
 export const MAX_LINKED_VARIATIONS = 20;
 
 /** `POST`, `PUT`, `DELETE /pcm/products/{product_id}/relationships/variations`. */
-export const VARIATION_LINKS_SCHEMA: Schema = envelope({
+export const VARIATION_LINKS_SCHEMA: Schema = dataEnvelope({
   type: 'array',
   maxItems: MAX_LINKED_VARIATIONS,
   'x-message': `must be an array of at most ${MAX_LINKED_VARIATIONS} variations`,

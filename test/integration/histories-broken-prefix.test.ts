@@ -40,7 +40,14 @@ jest.mock('../../lib/store/mapping-repository', () => {
 it('the default history run flags a prefix claim without its condition', async () => {
   // The bug is in keys (or prefixes): the run aims its operations at them, as the default run did before
   // products took a fifth of it.
-  const report = await runHistories({ ops: 1000, clients: 8, seed: 1, faults: false, productShare: 0 });
+  const report = await runHistories({
+    ops: 1000,
+    clients: 8,
+    seed: 1,
+    faults: false,
+    productShare: 0,
+    nodeShare: 0,
+  });
   expect(report.anomalies).toBeGreaterThan(0);
   expect(report.text.join('\n')).toContain('mappings (prefix -> store map): no linearization');
   expect(report.html).toContain('<svg');

@@ -39,7 +39,14 @@ jest.mock('../../lib/store/application-key-repository', () => {
 it('the default history run flags an update that writes the whole item', async () => {
   // The bug is in keys (or prefixes): the run aims its operations at them, as the default run did before
   // products took a fifth of it.
-  const report = await runHistories({ ops: 1000, clients: 8, seed: 1, faults: false, productShare: 0 });
+  const report = await runHistories({
+    ops: 1000,
+    clients: 8,
+    seed: 1,
+    faults: false,
+    productShare: 0,
+    nodeShare: 0,
+  });
   expect(report.anomalies).toBeGreaterThan(0);
   expect(report.text.join('\n')).toMatch(
     /(key|store):\S+ \((application key \(register\)|store counters)\): no linearization/,

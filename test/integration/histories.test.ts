@@ -1,3 +1,4 @@
+import { HIERARCHY_WORKLOAD } from '../../histories/driver';
 import { runHistories } from '../../histories/session';
 
 /*
@@ -15,6 +16,12 @@ const KINDS = [
   'list',
   'mapping-get',
   'mapping-put',
+  'node-attach',
+  'node-create',
+  'node-detach',
+  'node-get',
+  'node-move',
+  'node-products',
   'price-create',
   'price-delete',
   'price-get',
@@ -51,6 +58,14 @@ describe('histories of concurrent operations are linearizable', () => {
     // Partitions per key, per store (its keys, its products, its book's prices), the prefix map and the release: far more
     // than the fixed ones.
     expect(report.partitions).toBeGreaterThan(20);
+  }, 180_000);
+
+  // The workload of histories-broken-move.test.ts on the real build: nine operations in ten on hierarchies.
+  it('1,500 operations aimed at hierarchies (creates, moves, attaches racing): no anomaly', async () => {
+    const report = await runHistories(HIERARCHY_WORKLOAD);
+    if (report.failed) process.stderr.write(`${report.text.join('\n')}\n`);
+    expect(report.text).toEqual([]);
+    expect([report.operations, report.anomalies]).toEqual([1500, 0]);
   }, 180_000);
 
   // With DynamoDB write responses lost after the write, as `npm run histories -- --faults` runs them.

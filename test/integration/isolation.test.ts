@@ -340,6 +340,9 @@ interface Tenant {
   shopperCatalogId: string;
   /** A catalog rule (`victim`, a catch-all naming `shopperCatalogId`) no successful cell touches. */
   ruleId: string;
+  /** A hierarchy and its one node. */
+  hierarchyId: string;
+  nodeId: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -468,7 +471,14 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     priceModifierId: await newPriceModifier(test.store.id, pricebookId, 'victim'),
     shopperCatalogId,
     ruleId: await newCatalogRule(test.store.id, 'victim', shopperCatalogId),
+    ...(await victimNode(test.store.id, label)),
   };
+}
+
+/** A hierarchy with one node, which no successful cell touches. */
+async function victimNode(storeId: string, label: string): Promise<{ hierarchyId: string; nodeId: string }> {
+  const hierarchyId = await newPcmHierarchy(storeId, `${label} victim hierarchy`);
+  return { hierarchyId, nodeId: await newPcmNode(storeId, hierarchyId, `${label} victim node`) };
 }
 
 /** An admin token of A's first key whose expiry has passed (stored like any issued token). */
@@ -1785,6 +1795,8 @@ describe('isolation matrix', () => {
 // ---------------------------------------------------------------------------------------------------
 
 describe("another store's ids with A's admin token", () => {
+  const bNode = () => ({ hierarchy_id: b.hierarchyId, node_id: b.nodeId });
+  const unknownNode = () => ({ hierarchy_id: randomUUID(), node_id: randomUUID() });
   const cases: [string, string, (target: 'b' | 'unknown') => CellRequest][] = [
     [
       'GET',
@@ -1854,6 +1866,48 @@ describe("another store's ids with A's admin token", () => {
         params: { mapping_id: t === 'b' ? b.mappingId : randomUUID() },
         body: { data: { type: 'merchant-realm-mappings', prefix: prefixFor('a-on-b') } },
       }),
+    ],
+    [
+      'GET',
+      '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}',
+      (t) => ({ params: t === 'b' ? bNode() : unknownNode() }),
+    ],
+    [
+      'PUT',
+      '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}',
+      (t) => {
+        const params = t === 'b' ? bNode() : unknownNode();
+        return {
+          params,
+          body: { data: { type: 'node', id: params.node_id, attributes: { name: 'renamed by A' } } },
+        };
+      },
+    ],
+    [
+      'DELETE',
+      '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}',
+      (t) => ({ params: t === 'b' ? bNode() : unknownNode() }),
+    ],
+    [
+      'PUT',
+      '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent',
+      (t) => {
+        const params = t === 'b' ? bNode() : unknownNode();
+        return { params, body: { data: { type: 'node', id: params.node_id } } };
+      },
+    ],
+    [
+      'POST',
+      '/pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/products',
+      (t) => ({
+        params: t === 'b' ? bNode() : unknownNode(),
+        body: { data: [{ type: 'product', id: a.productId }] },
+      }),
+    ],
+    [
+      'GET',
+      '/pcm/products/{product_id}/nodes',
+      (t) => ({ params: { product_id: t === 'b' ? b.productId : randomUUID() } }),
     ],
   ];
 

@@ -8,6 +8,7 @@ import { handler as deleteParent } from '../../functions/pcm-delete-node-parent/
 import { handler as deleteProduct } from '../../functions/pcm-delete-product/handler';
 import { handler as getHierarchy } from '../../functions/pcm-get-hierarchy/handler';
 import { handler as getNode } from '../../functions/pcm-get-node/handler';
+import { handler as listHierarchies } from '../../functions/pcm-list-hierarchies/handler';
 import { handler as hierarchyChildren } from '../../functions/pcm-list-hierarchy-children/handler';
 import { handler as nodeChildren } from '../../functions/pcm-list-node-children/handler';
 import { handler as nodeProducts } from '../../functions/pcm-list-node-products/handler';
@@ -16,6 +17,7 @@ import { handler as productNodes } from '../../functions/pcm-list-product-nodes/
 import { handler as updateNode } from '../../functions/pcm-update-node/handler';
 import { handler as writeParent } from '../../functions/pcm-write-node-parent/handler';
 import { handler as writeProducts } from '../../functions/pcm-write-node-products/handler';
+import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
 import {
   bearer,
@@ -263,6 +265,40 @@ describe('nodes', () => {
     }
   });
 
+  it('three moves closing a cycle at once: at most two succeed, and the tree stays a tree', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const h = await newHierarchy();
+      const [a, b, c] = [await newNode(h, 'A'), await newNode(h, 'B'), await newNode(h, 'C')] as string[];
+      const moves = await Promise.all([
+        moveUnder(h, a as string, b as string),
+        moveUnder(h, b as string, c as string),
+        moveUnder(h, c as string, a as string),
+      ]);
+      expect(moves.filter((move) => move.status === 204).length).toBeLessThanOrEqual(2);
+      const parents = new Map<string, string>();
+      for (const id of [a, b, c] as string[]) parents.set(id, await parentOf(h, id));
+      // Walking up from any node reaches the hierarchy within three steps.
+      for (const id of [a, b, c] as string[]) {
+        let at = id;
+        for (let hop = 0; hop < 3 && at !== h; hop += 1) at = parents.get(at) as string;
+        expect(at).toBe(h);
+      }
+    }
+  });
+
+  it('ten attaches of one product at once attach it once; a node counts it once', async () => {
+    const h = await newHierarchy();
+    const n = await newNode(h, 'N');
+    const product = await newProduct();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => attach(h, n, [product])));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
+    const listed = await call(nodeProducts, 'GET', `/pcm/hierarchies/${h}/nodes/${n}/products`);
+    expect([ids(listed), listed.body.meta.results.total]).toEqual([[product], 1]);
+    expect((await detach(h, n, [product])).status).toBe(200);
+    const after = await call(nodeProducts, 'GET', `/pcm/hierarchies/${h}/nodes/${n}/products`);
+    expect(after.body.meta.results.total).toBe(0);
+  });
+
   it('attaches products (201), detaches them (200), lists them curated first, and products list their nodes', async () => {
     const h = await newHierarchy();
     const n = await newNode(h, 'Shirts');
@@ -326,6 +362,33 @@ describe('nodes', () => {
     expect(attachments).toEqual([{ node_id: b, product_id: product }]);
     expect((await call(deleteHierarchy, 'DELETE', `/pcm/hierarchies/${h}`)).status).toBe(204);
     expect((await call(getHierarchy, 'GET', `/pcm/hierarchies/${h}`)).status).toBe(404);
+    const left = [];
+    for await (const node of nodeRepository.nodesOf(store.store.id, h)) left.push(node);
+    expect(left).toEqual([]);
+    expect((await call(productNodes, 'GET', `/pcm/products/${product}/nodes`)).body.data).toEqual([]);
+  });
+
+  it('a hierarchy delete cut short (marked, nodes left) reads as gone, and the next DELETE finishes it', async () => {
+    const h = await newHierarchy('Cut short');
+    const a = await newNode(h, 'A');
+    await newNode(h, 'B', a);
+    const product = await newProduct();
+    await attach(h, a, [product]);
+    // What a delete leaves when it stops right after its mark: the hierarchy marked, every node still there.
+    const before = await hierarchyRepository.get(store.store.id, h);
+    if (!before) throw new Error('no hierarchy');
+    await hierarchyRepository.replace(store.store.id, before, {
+      ...before,
+      deleting: true,
+      version: before.version + 1,
+    });
+    expect((await call(getHierarchy, 'GET', `/pcm/hierarchies/${h}`)).status).toBe(404);
+    expect((await call(listNodes, 'GET', `/pcm/hierarchies/${h}/nodes`)).status).toBe(404);
+    expect((await create(h, { name: 'Late' })).status).toBe(404);
+    const listed = await call(listHierarchies, 'GET', '/pcm/hierarchies?page[limit]=100');
+    expect(ids(listed)).not.toContain(h);
+    expect((await call(deleteHierarchy, 'DELETE', `/pcm/hierarchies/${h}`)).status).toBe(204);
+    expect(await hierarchyRepository.get(store.store.id, h)).toBeUndefined();
     const left = [];
     for await (const node of nodeRepository.nodesOf(store.store.id, h)) left.push(node);
     expect(left).toEqual([]);
