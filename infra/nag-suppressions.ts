@@ -36,6 +36,7 @@ export const NAG_ACKNOWLEDGEMENTS = [
       'execution’s Plan and Merge steps name; CDK’s S3JsonLItemReader grants it on the documents bucket’s objects.',
   },
   ...[
+    'ReleaseExport4A79F1BD',
     'ReleaseValidateDEE03B9C',
     'ReleasePlanD46DD0D7',
     'ReleaseDeriveE64F1DA3',
