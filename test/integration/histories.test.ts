@@ -22,6 +22,7 @@ const KINDS = [
   'publish',
   'rename',
   'reserve',
+  'rollback',
 ];
 
 describe('histories of concurrent operations are linearizable', () => {
