@@ -4,6 +4,7 @@ import { clearAuthCache } from '../lib/auth/authenticate';
 import { seededRandom } from '../lib/catalog/generator';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { uuidv4 } from '../lib/ids';
+import { catalogRepository } from '../lib/store/catalog-repository';
 import {
   createDocumentClient,
   getDocumentClient,
@@ -19,6 +20,7 @@ import {
   injectFaults,
 } from '../test/support/faults';
 import { publishRelease } from '../test/support/one-process-publisher';
+import { newPcmCatalog } from '../test/support/pcm-fixtures';
 import type { Operation, Partition } from './checker/history';
 import {
   type KeyInput,
@@ -284,6 +286,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   const started = performance.now();
   const random = seededRandom(options.seed);
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
+  const rollbackRandom = seededRandom(options.seed + 1000);
   const tag = `h${uuidv4().slice(0, 6)}`;
   const productShare = options.productShare ?? PRODUCT_SHARE;
   // Runs without products run without prices too: draw for draw as before either was added.
@@ -302,7 +305,12 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   for (let i = 0; i < (options.stores ?? 3); i += 1) stores.push(await newStore(i, tag));
   const catalogStore = stores[0] as Store;
   let releases = 0;
-  await publishRelease(catalogStore.id, markedRelease(releases));
+  // A catalog of the catalog API too, so that its current release can be deleted (a rollback).
+  await newPcmCatalog(catalogStore.id, 'History catalog', undefined, sampleRelease.catalog.id);
+  /** Release names by id, and the names the driver knows kept, newest first (rollbacks need two). */
+  const releaseNames = new Map<string, string>();
+  let kept: string[] = ['rel0'];
+  releaseNames.set((await publishRelease(catalogStore.id, markedRelease(releases))).release_id, 'rel0');
 
   const emulator = emulateConflicts(client);
   const injector = options.faults
@@ -915,6 +923,29 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       );
       return;
     }
+    // Now and then, once two releases are kept, delete the current one (drawn from a stream of its own, so
+    // the other operations draw the values they drew before rollbacks were added).
+    if (!publishing && kept.length >= 2 && rollbackRandom() < 0.02) {
+      // Deleting the current release rolls the catalog back to the one before it (one at a time, as
+      // publishes are: the driver reads which release is current first).
+      publishing = true;
+      const registry = await catalogRepository.getRegistry(catalogStore.id);
+      const currentId = registry?.catalogs[sampleRelease.catalog.id]?.release.id ?? '';
+      const release = releaseNames.get(currentId) ?? currentId;
+      const t = await timed(clientNo, 'rollback', () =>
+        call('pcm-delete-release', {
+          method: 'DELETE',
+          path: `/pcm/catalogs/${sampleRelease.catalog.id}/releases/${currentId}`,
+          routeKey: 'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}',
+          pathParameters: { catalog_id: sampleRelease.catalog.id, release_id: currentId },
+          headers: json(catalogStore.adminToken),
+        }),
+      );
+      publishing = false;
+      if (t.answer && t.answer.status === 204) kept = kept.filter((name) => name !== release);
+      record(releaseOps, t, { op: 'rollback', release }, t.answer && { status: t.answer.status });
+      return;
+    }
     if (!publishing && random() < 0.08) {
       publishing = true;
       releases += 1;
@@ -922,13 +953,14 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       const document = markedRelease(releases);
       const t = await timed(clientNo, 'publish', async () => {
         try {
-          await publishRelease(catalogStore.id, document);
+          releaseNames.set((await publishRelease(catalogStore.id, document)).release_id, release);
           return { status: 200, body: '' };
         } catch (error) {
           return { status: 503, body: String(error) };
         }
       });
       publishing = false;
+      if (t.answer?.status === 200) kept = [release, ...kept].slice(0, 3);
       record(releaseOps, t, { op: 'publish', release }, t.answer && { status: t.answer.status });
       return;
     }

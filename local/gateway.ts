@@ -52,11 +52,27 @@ export interface GatewayMatch<T> {
   pathParameters: Record<string, string>;
 }
 
+/**
+ * Orders routes as API Gateway matches them: the most specific first, a literal segment before a
+ * `{param}` in the same place (`/pcm/catalogs/rules` before `/pcm/catalogs/{catalog_id}`), whatever order
+ * they are given in (a template lists them by nested stack); otherwise as given.
+ */
+function bySpecificity<T>(a: GatewayRoute<T>, b: GatewayRoute<T>): number {
+  const left = a.path.split('/');
+  const right = b.path.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i += 1) {
+    const leftParam = left[i]?.startsWith('{') ?? false;
+    const rightParam = right[i]?.startsWith('{') ?? false;
+    if (leftParam !== rightParam) return leftParam ? 1 : -1;
+  }
+  return 0;
+}
+
 /** A route matcher: method and raw path to the route, like API Gateway (path parameters decoded). */
 export function compileRoutes<T>(
   routes: readonly GatewayRoute<T>[],
 ): (method: string, rawPath: string) => GatewayMatch<T> | undefined {
-  const compiled = routes.map((route) => {
+  const compiled = [...routes].sort(bySpecificity).map((route) => {
     const params: string[] = [];
     const source = route.path
       .split('/')

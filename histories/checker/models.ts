@@ -274,32 +274,51 @@ export const mappingModel: Model<MappingState, MappingInput, MappingOutput> = {
 
 /* ------------------------------------------------------------------ a store's published release */
 
+/**
+ * The catalog's kept releases, newest (current) first, comma-joined: a publish puts one in front (the
+ * catalog keeps three), deleting the current one (`rollback`) makes the one after it current; empty when
+ * unpublished.
+ */
 export type ReleaseState = string;
-export type ReleaseInput = { op: 'publish'; release: string } | { op: 'read'; parent: string };
+export type ReleaseInput =
+  | { op: 'publish'; release: string }
+  | { op: 'read'; parent: string }
+  | { op: 'rollback'; release: string };
 export type ReleaseOutput = Answer & { releases?: string[] };
 
-/**
- * The release a store's shoppers read, as a register: a publish switches it, and every read answers
- * items of exactly one release, the current one; a page mixing releases is never allowed.
- */
+/** Releases a catalog keeps: its current one and the two before it. */
+const KEPT_RELEASES = 3;
+const keptOf = (state: ReleaseState) => (state === '' ? [] : state.split(','));
+
+/** A register of the current release, with the kept ones behind it for rollbacks. */
 export const releaseModel: Model<ReleaseState, ReleaseInput, ReleaseOutput> = {
-  name: 'published release (register)',
+  name: 'published release (register, with rollback)',
   key: (state) => state,
   readOnly: (input, output) => input.op === 'read' || (output !== undefined && !ok(output)),
   step(state, input, output) {
+    const kept = keptOf(state);
     if (input.op === 'read') {
       if (output === undefined || !ok(output)) return [state];
       const releases = new Set(output.releases ?? []);
-      return releases.size === 1 && releases.has(state) ? [state] : [];
+      return releases.size === 1 && kept[0] !== undefined && releases.has(kept[0]) ? [state] : [];
     }
-    if (output === undefined) return [state, input.release];
-    return ok(output) ? [input.release] : [state];
+    if (input.op === 'rollback') {
+      // It deleted `release`, which the driver read as current: applied only while it still is.
+      if (kept[0] !== input.release) return output !== undefined && ok(output) ? [] : [state];
+      const next = kept.slice(1).join(',');
+      if (output === undefined) return [state, next];
+      return ok(output) ? [next] : [state];
+    }
+    const next = [input.release, ...kept].slice(0, KEPT_RELEASES).join(',');
+    if (output === undefined) return [state, next];
+    return ok(output) ? [next] : [state];
   },
   describe(input, output) {
     if (input.op === 'publish') return `publish(${input.release}) -> ${describeAnswer(output)}`;
+    if (input.op === 'rollback') return `delete current(${input.release}) -> ${describeAnswer(output)}`;
     return `read(${short(input.parent)}) -> ${describeAnswer(output)} ${[...new Set(output?.releases ?? [])].join('+')}`.trim();
   },
-  describeState: (state) => `release ${state}`,
+  describeState: (state) => `releases ${state === '' ? '(none: unpublished)' : state}`,
 };
 
 /* ------------------------------------------------------------------ a store's authored products */

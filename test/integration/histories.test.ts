@@ -33,6 +33,7 @@ const KINDS = [
   'publish',
   'rename',
   'reserve',
+  'rollback',
 ];
 
 describe('histories of concurrent operations are linearizable', () => {

@@ -4,6 +4,7 @@ import {
   resolveCatalog,
   ruleScore,
   type ShopperContext,
+  storeRules,
   unselectableReason,
 } from '../../lib/catalog/rules';
 
@@ -279,5 +280,27 @@ describe('unselectableReason', () => {
     expect(unselectableReason([ended], catalogs, 'b', now)).toContain('have all ended');
     const open = rule('b', { schedules: [{ valid_from: null, valid_to: '2027-01-01T00:00:00Z' }] });
     expect(unselectableReason([ended, open], catalogs, 'b', now)).toBeUndefined();
+  });
+});
+
+describe('rules for accounts and customers', () => {
+  it('never apply to the shopper routes, which have no shopper login, and never open the fallback', () => {
+    const accounts = rule({ catalog_id: 'cat-sale', account_ids: ['acc-1'] });
+    const customers = rule({ catalog_id: 'cat-sale', customer_ids: ['cust-1'] });
+    expect(ruleScore(accounts, context())).toBeUndefined();
+    expect(ruleScore(customers, context())).toBeUndefined();
+    expect(ruleScore({ ...accounts, account_ids: [] }, context())).toBe(0);
+    expect(resolveCatalog([accounts], CATALOGS, context())).toBeUndefined();
+    const open = rule({ catalog_id: 'cat-web' });
+    expect(resolveCatalog([accounts, customers, open], CATALOGS, context())).toBe('cat-web');
+  });
+});
+
+describe('storeRules', () => {
+  it("gives the release documents' rules of every catalog and the catalog rules API's together", () => {
+    const own = rule({ catalog_id: 'cat-web' });
+    const api = rule({ catalog_id: 'cat-sale' });
+    expect(storeRules({ catalogs: { 'cat-web': { rules: [own] } }, rules: [api] })).toEqual([own, api]);
+    expect(storeRules({ catalogs: { 'cat-web': { rules: [own] } } })).toEqual([own]);
   });
 });

@@ -267,6 +267,26 @@ describe('the release model', () => {
     expect(verdict(release([publish, read(5, ['r0', 'r1'])]))).toBe('violation');
     expect(verdict(release([publish, read(30, ['r0'])]))).toBe('violation');
   });
+
+  it('makes the release before the current one current when the current one is deleted', () => {
+    const rollback = (at: number, name: string, status: number | undefined) =>
+      op<ReleaseInput, ReleaseOutput>(
+        1,
+        at,
+        at + 10,
+        { op: 'rollback', release: name },
+        status === undefined ? undefined : { status },
+      );
+    expect(verdict(release([publish, rollback(30, 'r1', 204), read(50, ['r0'])]))).toBe('ok');
+    expect(verdict(release([publish, rollback(30, 'r1', 204), read(50, ['r1'])]))).toBe('violation');
+    // Refused, nothing changed; its answer lost, either.
+    expect(verdict(release([publish, rollback(30, 'r1', 409), read(50, ['r1'])]))).toBe('ok');
+    expect(verdict(release([publish, rollback(30, 'r1', undefined), read(50, ['r0'])]))).toBe('ok');
+    // The only release deleted: unpublished, no read finds a release.
+    expect(verdict(release([rollback(0, 'r0', 204), read(20, ['r0'])]))).toBe('violation');
+    // Deleting a release that was no longer current cannot succeed as a rollback.
+    expect(verdict(release([publish, rollback(30, 'r0', 204)]))).toBe('violation');
+  });
 });
 
 describe('tokens of deleted keys', () => {
