@@ -336,10 +336,7 @@ export class Publishing extends Construct {
     );
     // An authored catalog's release is written out as a document first; a document's is validated at once.
     return new Choice(this, 'Authored')
-      .when(
-        Condition.and(Condition.isPresent('$.export'), Condition.booleanEquals('$.export', true)),
-        exportAuthored,
-      )
+      .when(Condition.booleanEquals('$.export', true), exportAuthored)
       .otherwise(validated);
   }
 }

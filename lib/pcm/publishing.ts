@@ -304,7 +304,7 @@ export async function createRelease(
     release_id: release.release_id,
     document_key: release.document_key,
     ...(release.copy_from === undefined ? {} : { copy_from: release.copy_from }),
-    ...(release.authored === undefined ? {} : { export: true }),
+    export: release.authored !== undefined,
   };
   await startReleaseWorkflow(input);
   return release;

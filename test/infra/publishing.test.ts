@@ -108,15 +108,7 @@ describe('the release state machine: its definition', () => {
     expect(definition.StartAt).toBe('Authored');
     expect(states.Authored).toEqual({
       Type: 'Choice',
-      Choices: [
-        {
-          And: [
-            { Variable: '$.export', IsPresent: true },
-            { Variable: '$.export', BooleanEquals: true },
-          ],
-          Next: 'Export',
-        },
-      ],
+      Choices: [{ Variable: '$.export', BooleanEquals: true, Next: 'Export' }],
       Default: 'Validate',
     });
     expect(states.Export?.Next).toBe('Exported');

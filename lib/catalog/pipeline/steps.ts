@@ -30,6 +30,7 @@ import type {
   PlanOutput,
   RangeLine,
   ReleaseExecutionInput,
+  ReleaseIds,
   ValidateOutput,
   WriteChunk,
   WriteInput,
@@ -86,11 +87,7 @@ export class ReleaseInvalidError extends Error {
 
 const now = () => new Date().toISOString();
 
-async function record(
-  input: ReleaseExecutionInput,
-  fields: Partial<PcmRelease>,
-  add?: { written_items: number },
-) {
+async function record(input: ReleaseIds, fields: Partial<PcmRelease>, add?: { written_items: number }) {
   return pcmRepository.updateRelease(
     input.store_id,
     input.catalog_id,

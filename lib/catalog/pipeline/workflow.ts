@@ -140,8 +140,11 @@ export interface ReleaseExecutionInput extends ReleaseIds {
    * was uploaded, and a gigabyte's copy takes longer than the API's request may.
    */
   copy_from?: string;
-  /** An authored catalog's release: Export writes its hierarchies, products and prices to `document_key` first. */
-  export?: boolean;
+  /**
+   * An authored catalog's release: Export writes its hierarchies, products and prices to `document_key`
+   * first. Always present (the state machine's Choice reads it, and a missing path is an error there).
+   */
+  export: boolean;
 }
 
 /** Where Export writes an authored catalog's release out as a document (a work file: Switch deletes it). */
