@@ -184,7 +184,11 @@ it('create-catalog-and-publish: every call answers as the CLI expects, and shopp
     const read = await epcc('GET', `/pcm/catalogs/${catalog}/releases/${release}`);
     expect(read.status).toBe(200);
     status = read.body.data.meta.release_status;
-    expect(['PENDING', 'IN_PROGRESS', 'PUBLISHED']).toContain(status);
+    // A FAILED release says why in its errors: shown with the state, so a failure names its cause.
+    expect([status, read.body.data.meta.errors ?? []]).toEqual([
+      expect.stringMatching(/^(PENDING|IN_PROGRESS|PUBLISHED)$/),
+      [],
+    ]);
     polls += 1;
     if (status !== 'PUBLISHED') await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

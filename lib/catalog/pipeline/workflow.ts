@@ -80,7 +80,9 @@ export const WORKFLOW_STEPS = {
     description: 'Publishing workflow: writes one chunk of the release items with batched, retried writes',
   },
   'release-switch': {
-    tables: { products: 'readwrite' },
+    // keys: readwrite: a document's `currencies` become the store's in the switch's transaction (an
+    // authored catalog's release always carries the store's /v2/currencies).
+    tables: { products: 'readwrite', keys: 'readwrite' },
     bucket: 'readwrite',
     memoryMb: 512,
     timeoutSeconds: 300,
