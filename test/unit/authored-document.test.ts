@@ -171,7 +171,9 @@ describe('documentProduct: authored products make a valid document', () => {
           name: 'SKU-less bundle',
           status: 'live',
           commodity_type: 'physical',
-          components: { tee: { name: 'Tee', min: 1, max: 1, options: [{ id: id(10), quantity: 1 }] } },
+          components: {
+            tee: { name: 'Tee', min: 1, max: 1, options: [{ id: id(10), type: 'product', quantity: 1 }] },
+          },
         },
         created_at: '2026-01-01T00:00:00.000Z',
         updated_at: '2026-01-01T00:00:00.000Z',

@@ -1,3 +1,4 @@
+import type { ChildVariation, ProductRecord } from '../../store/product-repository';
 import type {
   Attributes,
   Node as DocumentNode,
@@ -208,42 +209,11 @@ export function documentNodes(hierarchy: AuthoredHierarchy, nodes: readonly Auth
   return out;
 }
 
-/** What an authored product record holds that the document takes (lib/store/product-repository.ts's). */
-export interface AuthoredProduct {
-  id: string;
-  attributes: {
-    name: string;
-    sku?: string;
-    slug?: string;
-    description?: string;
-    status: 'draft' | 'live';
-    commodity_type: 'physical' | 'digital';
-    upc_ean?: string;
-    mpn?: string;
-    external_ref?: string;
-    tags?: string[];
-    locales?: Record<string, { name: string; description?: string }>;
-    custom_inputs?: Record<string, unknown>;
-    components?: Record<
-      string,
-      {
-        name: string;
-        min?: number;
-        max?: number;
-        sort_order?: number;
-        options: { id: string; quantity: number; sort_order?: number; default?: boolean }[];
-      }
-    >;
-    extensions?: Record<string, Record<string, string | number | boolean | null>>;
-  };
-  created_at: string;
-  updated_at: string;
-  main_image?: string;
-  files?: { id: string; created_at: string }[];
-  parent_id?: string;
-  child_variations?: { id: string; option: { id: string } }[];
-  price_modifiers?: string[];
-}
+/** What an authored product record holds that the document takes. */
+export type AuthoredProduct = Pick<
+  ProductRecord,
+  'id' | 'attributes' | 'created_at' | 'updated_at' | 'main_image' | 'files' | 'parent_id' | 'price_modifiers'
+> & { child_variations?: (Pick<ChildVariation, 'id'> & { option: Pick<ChildVariation['option'], 'id'> })[] };
 
 /** Where a product sits and what it is priced with, as the export found them. */
 export interface ProductContext {
