@@ -98,6 +98,11 @@ it('publishes the live products attached to its hierarchies, priced from its pri
   };
   const release = await waitForRelease(catalog.data.id, created.data.id);
   expect(release.meta).toMatchObject({ release_status: 'PUBLISHED', total_products: 1 });
+  // Shoppers of the web channel get it by a catalog rule; another channel gets no catalog.
+  await sdk.Catalogs.Rules.Create({
+    type: 'catalog_rule',
+    attributes: { name: 'authored-web', catalog_id: catalog.data.id, channels: ['web'] },
+  } as never);
 
   const shop = storefront().ShopperCatalog;
   const read = (await shop.Products.Get({ productId: live, additionalHeaders: WEB } as never)) as unknown as {
@@ -118,6 +123,9 @@ it('publishes the live products attached to its hierarchies, priced from its pri
     additionalHeaders: WEB,
   } as never)) as unknown as { data: { id: string }[] };
   expect(inNode.data.map((p) => p.id)).toEqual([live]);
+  await expect(
+    shop.Products.Get({ productId: live, additionalHeaders: { 'EP-Channel': 'pos' } } as never),
+  ).rejects.toMatchObject({ errors: [{ status: '404', detail: 'no catalog for this context' }] });
 });
 
 async function finished(jobId: string, of: TestStore): Promise<string> {
