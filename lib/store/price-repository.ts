@@ -226,6 +226,9 @@ const entries = {
       if (moved) items.push(...movedClaim(to, from, CLAIM_ATTRIBUTE[kind], id));
       const codes = await transactRetrying(items, caller, conflicts);
       if (codes === undefined) return record<T>(next);
+      // The entry changed since it was read: read it again before judging the claim, which a concurrent
+      // update of this same entry may have taken already (then the sku is its own, not another's).
+      if (failed(codes[0])) return false;
       if (moved && failed(codes[1])) {
         throw kind === 'price' ? new PriceSkuTakenError() : new ModifierNameTakenError();
       }

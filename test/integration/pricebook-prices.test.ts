@@ -585,6 +585,23 @@ describe('prices under concurrent requests', () => {
     expect(new Set(skus).size).toBe(skus.length);
   });
 
+  it('ten updates of one price to one new sku at once: every one 200, the price holding it once', async () => {
+    const c = await newClient();
+    const bookId = await c.book('Race');
+    const id = (await c.create(bookId, { sku: 'Before', currencies: USD })).body.data.id;
+    // The sku the others move it to is its own once the first commits: never "taken".
+    const results = await Promise.all(
+      ['After', 'AFTER', 'after', 'aFTER', 'After', 'AFTER', 'after', 'After', 'AfTeR', 'after'].map((sku) =>
+        c.update(bookId, id, { attributes: { sku } }),
+      ),
+    );
+    expect(results.map((res) => res.status)).toEqual(Array(10).fill(200));
+    expect(
+      (await c.list(bookId, '?filter=eq(sku,after)')).body.data.map((p: { id: string }) => p.id),
+    ).toEqual([id]);
+    expect((await c.create(bookId, { sku: 'before', currencies: USD })).status).toBe(201);
+  });
+
   it('ten creates of one modifier name: exactly one 201; a create racing a book deletion leaves nothing behind', async () => {
     const c = await newClient();
     const bookId = await c.book('Race');
