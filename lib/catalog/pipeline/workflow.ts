@@ -81,7 +81,7 @@ export const WORKFLOW_STEPS = {
   },
   'release-switch': {
     // keys: readwrite: a document's `currencies` become the store's in the switch's transaction (an
-    // authored catalog's release always carries the store's /v2/currencies).
+    // authored catalog's release carries the store's /v2/currencies, when it has any).
     tables: { products: 'readwrite', keys: 'readwrite' },
     bucket: 'readwrite',
     memoryMb: 512,
