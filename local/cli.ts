@@ -37,7 +37,7 @@ export function parseCli<O extends Options>(
   let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>;
   try {
     parsed = parseArgs({
-      args: negativeValues(argv, options),
+      args: dashValues(argv, options),
       options: all,
       allowPositionals: true,
       strict: true,
@@ -56,26 +56,41 @@ export function parseCli<O extends Options>(
 }
 
 /**
- * `--name -5` as `--name=-5` for an option that takes a value: parseArgs takes a value that starts with
- * `-` for an option and refuses it as ambiguous; as the option's value, the option's own check words what
- * is wrong with it (`--children must be an integer from 0 to ...`).
+ * `--name -x` as `--name=-x` for an option that takes a value, unless `-x` is itself one of the tool's
+ * flags. parseArgs refuses a value that starts with `-` as ambiguous, yet such values are real: a
+ * negative number (the option's own check then words what is wrong with it), a name, or a client secret
+ * (base64url: one secret in 64 starts with `-`). A following
+ * `--known-flag` is still a missing value.
  */
-function negativeValues(argv: string[], options: Options): string[] {
+export function dashValues(argv: readonly string[], options: Options): string[] {
   const args: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
+    if (arg === '--') {
+      args.push(...argv.slice(i));
+      break;
+    }
     const next = argv[i + 1];
     const name = arg.startsWith('--') ? arg.slice(2) : undefined;
-    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+    if (
+      name !== undefined &&
+      options[name]?.type === 'string' &&
+      next?.startsWith('-') &&
+      !isFlag(next, options)
+    ) {
       args.push(`${arg}=${next}`);
       i += 1;
     } else args.push(arg);
-    if (arg === '--') {
-      args.push(...argv.slice(i + 1));
-      break;
-    }
   }
   return args;
+}
+
+/** Whether `arg` is one of `options` (`--name`, `--name=value`, `-x`), `--help`/`-h`, or `--`. */
+function isFlag(arg: string, options: Options): boolean {
+  if (arg === '--' || arg === '--help' || arg === '-h') return true;
+  if (arg.startsWith('--')) return Object.hasOwn(options, arg.slice(2).split('=')[0] as string);
+  // `-x` alone: a longer `-word` is a value (a secret that starts `-h…` is not a group of short flags).
+  return arg.length === 2 && Object.values(options).some((option) => option.short === arg[1]);
 }
 
 /** Prints `<tool>: <message>` (one line) and exits 2. */

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { dashValues, usageError } from './cli';
 import { unreachableMessage } from './messages';
 
 const USAGE = `Usage: npm run smoke -- --base URL --client-id ID --client-secret SECRET [--product ID --channel C] [--json]
@@ -26,32 +27,26 @@ interface Options {
   json: boolean;
 }
 
-function usageError(message: string): never {
-  process.stderr.write(`smoke: ${message}\n`);
-  process.exit(2);
-}
+const OPTIONS = {
+  base: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  product: { type: 'string' },
+  channel: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
 function parseOptions(argv: string[]): Options {
   let parsed: ReturnType<typeof parse>;
   function parse() {
-    return parseArgs({
-      args: argv,
-      options: {
-        base: { type: 'string' },
-        'client-id': { type: 'string' },
-        'client-secret': { type: 'string' },
-        product: { type: 'string' },
-        channel: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    });
+    // A secret may start with `-`: it is still the value of --client-secret.
+    return parseArgs({ args: dashValues(argv, OPTIONS), options: OPTIONS, strict: true });
   }
   try {
     parsed = parse();
   } catch (error) {
-    usageError((error as Error).message);
+    usageError('smoke', (error as Error).message);
   }
   const { values } = parsed;
   if (values.help) {
@@ -59,11 +54,11 @@ function parseOptions(argv: string[]): Options {
     process.exit(0);
   }
   if (!values.base || !values['client-id'] || !values['client-secret'])
-    usageError('--base, --client-id and --client-secret are required (see --help)');
+    usageError('smoke', '--base, --client-id and --client-secret are required');
   if (!/^https?:\/\/[^\s/]+/.test(values.base))
-    usageError(`--base must be an http(s) URL, got "${values.base}"`);
+    usageError('smoke', `--base must be an http(s) URL, got "${values.base}"`);
   if ((values.product === undefined) !== (values.channel === undefined))
-    usageError('--product and --channel go together');
+    usageError('smoke', '--product and --channel go together');
   return {
     base: values.base.replace(/\/+$/, ''),
     clientId: values['client-id'],

@@ -131,7 +131,8 @@ describe('npm run smoke', () => {
       '--client-id',
       store.clientId,
       '--client-secret',
-      'wrong-secret-123',
+      // One secret in 64 starts with `-` (base64url): it is the option's value, not an unknown option.
+      '-wrong-secret-123',
     );
     expect(run.status).toBe(1);
     expect(run.stdout).toContain(

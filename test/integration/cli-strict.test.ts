@@ -77,6 +77,18 @@ describe('every local CLI parses its arguments strictly', () => {
     ['openapi', ['--bogus'], "openapi: Unknown option '--bogus'"],
     ['openapi', ['extra'], "openapi: unexpected argument 'extra'"],
     ['admin', ['set-rate-limit', '--store', 'x', '5', '--bogus'], "admin: Unknown option '--bogus'"],
+    // A value may start with `-`, but one of the tool's own flags after an option is its missing value.
+    [
+      'admin',
+      ['create-store', '--name', '--rate-limit', '5'],
+      "admin: Option '--name <value>' argument missing",
+    ],
+    [
+      'smoke',
+      ['--base', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret', '--json'],
+      "smoke: Option '--client-secret <value>' argument missing",
+    ],
+    ['smoke', ['--base', 'http://127.0.0.1:9', '--bogus'], "smoke: Unknown option '--bogus'"],
   ])('%s %p: one line on stderr, nothing done, exit 2', (tool, args, message) => {
     const run = runCli(tool, ...(args as string[]));
     expect(run.status).toBe(2);
