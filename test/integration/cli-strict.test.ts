@@ -81,12 +81,12 @@ describe('every local CLI parses its arguments strictly', () => {
     [
       'admin',
       ['create-store', '--name', '--rate-limit', '5'],
-      "admin: Option '--name <value>' argument missing",
+      "admin: Option '--name' argument is ambiguous. Did you forget to specify the option argument for '--name'?",
     ],
     [
       'smoke',
       ['--base', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret', '--json'],
-      "smoke: Option '--client-secret <value>' argument missing",
+      "smoke: Option '--client-secret' argument is ambiguous. Did you forget to specify the option argument for '--client-secret'?",
     ],
     ['smoke', ['--base', 'http://127.0.0.1:9', '--bogus'], "smoke: Unknown option '--bogus'"],
   ])('%s %p: one line on stderr, nothing done, exit 2', (tool, args, message) => {
