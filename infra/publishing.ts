@@ -66,6 +66,13 @@ export const DOCUMENTS_LIFECYCLE = {
   /** The workflow's chunk files and manifests (lib/catalog/pipeline/steps.ts `workKeys`); Switch deletes its own. */
   workPrefix: 'work/',
   workDays: 7,
+  /**
+   * A release's objects (lib/catalog/pipeline/share.ts `releaseObjects`: its item manifest): a publish more
+   * than 90 days after the release before it is a full publish, which needs no manifest, so none is kept
+   * longer (the switch and `catalog cleanup` delete those of deleted releases sooner).
+   */
+  releasesPrefix: 'releases/',
+  releasesDays: 90,
   /** Parts of multipart uploads never completed are billed until aborted. */
   incompleteUploadDays: 1,
 } as const;
@@ -165,6 +172,11 @@ export class Publishing extends Construct {
           id: 'expire-workflow-files',
           prefix: DOCUMENTS_LIFECYCLE.workPrefix,
           expiration: Duration.days(DOCUMENTS_LIFECYCLE.workDays),
+        },
+        {
+          id: 'expire-release-objects',
+          prefix: DOCUMENTS_LIFECYCLE.releasesPrefix,
+          expiration: Duration.days(DOCUMENTS_LIFECYCLE.releasesDays),
         },
         {
           id: 'abort-incomplete-multipart-uploads',

@@ -5,6 +5,7 @@ import type { ReleaseCounts } from '../lib/catalog/derive';
 import { DocumentReadError } from '../lib/catalog/document-stream';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../lib/catalog/generator';
 import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
+import { sweepReleaseObjects } from '../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
 import { checkReleaseStream, cleanupReleases, StoreNotFoundError } from '../lib/catalog/publisher';
@@ -22,6 +23,7 @@ import {
   readDocumentCatalog,
 } from '../lib/pcm/cli-publish';
 import { releaseState } from '../lib/pcm/render';
+import { catalogRepository } from '../lib/store/catalog-repository';
 import { resetDocumentClient } from '../lib/store/client';
 import { objectStore } from '../lib/store/object-store';
 import type { PcmRelease } from '../lib/store/pcm-repository';
@@ -421,6 +423,9 @@ async function cleanup(values: Values): Promise<number> {
     storeId,
     values.now === true ? { abandonedAfterMs: 0, retainReplacedMs: 0 } : {},
   );
+  // The objects (item manifests) of the releases that are gone, whichever removed them.
+  const markers = await catalogRepository.listReleases(storeId);
+  await sweepReleaseObjects(storeId, undefined, new Set(markers.map((marker) => marker.release_id)));
   if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
   else
     process.stdout.write(

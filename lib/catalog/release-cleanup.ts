@@ -47,8 +47,7 @@ export async function cleanupReleases(
     seen.set(key, count);
     return count <= keep;
   };
-  const removed: string[] = [];
-  let items = 0;
+  const doomed: ReleaseMarker[] = [];
   for (const marker of markers) {
     if (current.has(marker.release_id)) continue;
     // A release the catalog API deleted is kept for no one: it goes once no reader can hold it.
@@ -62,6 +61,36 @@ export async function cleanupReleases(
           ? Date.parse(marker.heartbeat_at) + abandonedAfter
           : Date.parse(marker.superseded_at ?? marker.activated_at ?? marker.heartbeat_at) + retainReplaced;
     if (Number.isNaN(since) || since > now) continue;
+    doomed.push(marker);
+  }
+  // A release whose items another release shares (lib/catalog/pipeline/share.ts) stays, items and marker,
+  // while that release may be read or is being written; a later cleanup reclaims it. Abandoned and failed
+  // releases are never read, so they keep nothing.
+  const going = new Set(doomed.map((marker) => marker.release_id));
+  const shared = new Set<string>();
+  for (const marker of markers) {
+    if (going.has(marker.release_id) || marker.status === 'abandoned' || marker.status === 'failed') continue;
+    for (const layer of marker.layers ?? []) shared.add(layer);
+  }
+  for (const catalog of Object.values(registry?.catalogs ?? {}))
+    for (const layer of catalog.release.layers ?? []) shared.add(layer);
+  // A release kept for another keeps what it shares in turn.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const marker of doomed) {
+      if (!shared.has(marker.release_id)) continue;
+      for (const layer of marker.layers ?? []) {
+        if (!shared.has(layer)) {
+          shared.add(layer);
+          grew = true;
+        }
+      }
+    }
+  }
+  const removed: string[] = [];
+  let items = 0;
+  for (const marker of doomed) {
+    if (shared.has(marker.release_id)) continue;
     items += await catalogRepository.deleteRelease(marker);
     removed.push(marker.release_id);
   }

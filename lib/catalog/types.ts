@@ -251,4 +251,10 @@ export interface ReleaseLayout {
   published_at: string;
   /** FILTER_INDEX_VERSION when the release carries a filter index per parent (`lib/catalog/filter-index.ts`). */
   filter_index?: number;
+  /**
+   * The releases whose items this one shares (newest first, at most MAX_LAYERS - 1): a key missing from the
+   * release's own partitions is read from them, the first holding it giving the item
+   * (lib/catalog/pipeline/share.ts). Absent or empty: the release holds all its items.
+   */
+  layers?: string[];
 }

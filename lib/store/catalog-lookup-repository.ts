@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { ReleaseLayout } from '../catalog/types';
-import { catalogCapacity, catalogKeys, shardOf } from './catalog-repository';
-import { batchGetItems } from './items';
+import { catalogKeys, type Item, type Key, readReleaseKeys, shardOf } from './catalog-repository';
 
 /**
  * The release-wide items the storefront's product reads use, written at publish time next to the
@@ -18,9 +16,6 @@ import { batchGetItems } from './items';
  *   `eq(slug,…)`, `eq(sku,…)` and `in(id,…)` read one small item per value, whatever the release's size.
  */
 export type LookupAttribute = 'id' | 'slug' | 'sku';
-
-type Key = { pk: string; sk: string };
-type Item = Record<string, unknown> & Key;
 
 export const lookupKeys = {
   summary: (layout: Pick<ReleaseLayout, 'id'>): Key => ({
@@ -72,16 +67,6 @@ export interface CatalogReadResult {
 
 const keyOf = (key: Key) => `${key.pk}\u0000${key.sk}`;
 
-function meter(consumed: ConsumedCapacity[] | undefined): void {
-  for (const entry of consumed ?? []) catalogCapacity.read += entry.CapacityUnits ?? 0;
-}
-
-async function batchGet(keys: Key[], consistent: boolean): Promise<Map<string, Item>> {
-  const found = new Map<string, Item>();
-  for (const item of await batchGetItems('products', keys, consistent, meter)) found.set(keyOf(item), item);
-  return found;
-}
-
 export const catalogLookupRepository = {
   /** The release's summary item. */
   summaryItem(layout: ReleaseLayout, json: string): Item {
@@ -111,11 +96,11 @@ export const catalogLookupRepository = {
     const lookups = request.lookups ?? [];
     const lookupKeyList = lookups.map(({ attribute, value }) => lookupKeys.lookup(layout, attribute, value));
     const keys = [...summaryKey, ...chunkKeys, ...lookupKeyList];
-    const found = await batchGet(keys, false);
-    const missing = keys.filter(
-      (key) => !found.has(keyOf(key)) && !(request.speculativeChunks === true && key.sk.startsWith('I#')),
+    const found = await readReleaseKeys(
+      layout,
+      keys,
+      (key) => !(request.speculativeChunks === true && key.sk.startsWith('I#')),
     );
-    if (missing.length > 0) for (const [k, item] of await batchGet(missing, true)) found.set(k, item);
     const result: CatalogReadResult = { chunks: new Map(), lookups: new Map() };
     const summary = summaryKey[0] && found.get(keyOf(summaryKey[0]));
     if (summary) result.summary = summary.d as string;

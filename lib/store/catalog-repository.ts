@@ -140,6 +140,11 @@ export interface ReleaseMarker {
    * cleanup (`cleanupReleases`), which reclaims them once no reader can still hold the release.
    */
   deleted_at?: string;
+  /**
+   * The releases whose items it shares (lib/catalog/pipeline/share.ts), recorded before its first write:
+   * from then on the cleanup keeps their items as long as this release may be read.
+   */
+  layers?: string[];
 }
 
 /** The condition that the registry is still at `version` (undefined: that there is none yet). */
@@ -176,8 +181,8 @@ export interface DeleteReleaseOptions {
   concurrency?: number;
 }
 
-type Key = { pk: string; sk: string };
-type Item = Record<string, unknown> & Key;
+export type Key = { pk: string; sk: string };
+export type Item = Record<string, unknown> & Key;
 
 const keyOf = (key: Key) => `${key.pk}\u0000${key.sk}`;
 
@@ -197,6 +202,64 @@ async function readReleaseItems(keys: Key[], recheck: (key: Key) => boolean): Pr
   const found = await batchGet(keys, false);
   const missing = keys.filter((key) => !found.has(keyOf(key)) && recheck(key));
   if (missing.length > 0) for (const [k, item] of await batchGet(missing, true)) found.set(k, item);
+  return found;
+}
+
+/** The same key in another release's partitions (`REL#<release>#<shard>`). */
+function inRelease(key: Key, from: string, to: string): Key {
+  return { pk: `REL#${to}#${key.pk.slice(from.length + 5)}`, sk: key.sk };
+}
+
+/**
+ * Reads keys of a release (its own partition keys) through its layers (ReleaseLayout.layers): each key in
+ * every layer at once, one round trip as for a release that holds all its items, the first layer holding
+ * the key giving the item, and a tombstone there (`x`) meaning no item. The layers above the bottom one are
+ * read strongly consistent: a key missing there because a replica lags would show the bottom's older item,
+ * and so mix two releases on one page. The bottom is read as a whole release is (eventually consistent,
+ * then the keys found nowhere that `recheck` selects, strongly). Answers by the key as asked.
+ */
+export async function readReleaseKeys(
+  layout: Pick<ReleaseLayout, 'id' | 'layers'>,
+  keys: Key[],
+  recheck: (key: Key) => boolean,
+): Promise<Map<string, Item>> {
+  const layers = [layout.id, ...(layout.layers ?? [])];
+  if (layers.length === 1) return readReleaseItems(keys, recheck);
+  const bottom = layers[layers.length - 1] as string;
+  const upper = layers.slice(0, -1);
+  const [above, below] = await Promise.all([
+    batchGet(
+      keys.flatMap((key) => upper.map((layer) => inRelease(key, layout.id, layer))),
+      true,
+    ),
+    batchGet(
+      keys.map((key) => inRelease(key, layout.id, bottom)),
+      false,
+    ),
+  ]);
+  const found = new Map<string, Item>();
+  const missing: Key[] = [];
+  for (const key of keys) {
+    let item: Item | undefined;
+    for (const layer of upper) {
+      item = above.get(keyOf(inRelease(key, layout.id, layer)));
+      if (item) break;
+    }
+    item ??= below.get(keyOf(inRelease(key, layout.id, bottom)));
+    if (item === undefined) {
+      if (recheck(key)) missing.push(key);
+    } else if (item.x === undefined) found.set(keyOf(key), item);
+  }
+  if (missing.length > 0) {
+    const again = await batchGet(
+      missing.map((key) => inRelease(key, layout.id, bottom)),
+      true,
+    );
+    for (const key of missing) {
+      const item = again.get(keyOf(inRelease(key, layout.id, bottom)));
+      if (item && item.x === undefined) found.set(keyOf(key), item);
+    }
+  }
   return found;
 }
 
@@ -311,7 +374,8 @@ export const catalogRepository = {
     const postingKeys = postingRequests.map(({ parentId, attribute, bucket }) =>
       catalogKeys.filterPostings(layout, parentId, attribute, bucket),
     );
-    const found = await readReleaseItems(
+    const found = await readReleaseKeys(
+      layout,
       [...productKeys, ...fileKeys, ...chunkKeys, ...postingKeys],
       (key) => !speculative || !key.sk.startsWith('C#'),
     );
@@ -353,7 +417,8 @@ export const catalogRepository = {
     const nodeKeys = request.nodes.map((id) => catalogKeys.node(layout, id));
     const listKeys = request.lists.map((list) => catalogKeys.nodeList(layout, list));
     const speculative = request.speculativeLists === true;
-    const found = await readReleaseItems(
+    const found = await readReleaseKeys(
+      layout,
       [...nodeKeys, ...listKeys],
       (key) => !speculative || !key.sk.startsWith('T#'),
     );

@@ -96,6 +96,20 @@ export interface PcmRelease extends ReleaseMarker {
   /** Items the release writes (known once derived) and written so far: `percent_completed`. */
   total_items?: number;
   written_items?: number;
+  /** Items readers see in the release: those it wrote and those it shares with the releases below it. */
+  release_items?: number;
+  /** `meta.is_full_publish` (absent on releases published before it was recorded: every one was full). */
+  is_full_publish?: boolean;
+  /** What the comparison with the release before found (docs/publishing.md, "Releases that share"). */
+  sharing?: {
+    /** The delta file holds the whole catalog (`meta.is_full_delta`). */
+    full_delta: boolean;
+    /** Products created or updated, and removed, against the release before (-1: written whole). */
+    changed_products: number;
+    removed_products: number;
+    /** Why the release was written whole, when it was. */
+    whole?: string;
+  };
   percent_completed?: number;
   total_products?: number;
   total_nodes?: number;

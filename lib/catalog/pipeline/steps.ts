@@ -23,6 +23,8 @@ import { ReleaseValidationError, type ValidationIssue } from '../validate-releas
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
 import { AuthoredSourceError, authoredDocument } from './export';
+import { manifestEntry } from './item-manifest';
+import { manifestPartKey, planSharing, releaseObjects, sweepReleaseObjects } from './share';
 import type {
   AbandonInput,
   DeriveInput,
@@ -198,21 +200,32 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
 }
 
 /** The chunk files of one step's items, CHUNK_ITEMS each, named `name(n)`; `done` answers what it wrote. */
-function chunkFiles(name: (n: number) => string) {
+function chunkFiles(name: (n: number) => string, publishedAt: string) {
   const chunks: WriteChunk[] = [];
   let lines: string[] = [];
+  let entries: Buffer[] = [];
   const flush = async () => {
     if (lines.length === 0) return;
     const key = name(chunks.length);
     const count = lines.length;
     const body = `${lines.join('\n')}\n`;
+    const manifest = Buffer.concat(entries);
     lines = [];
+    entries = [];
     await objectStore.put(key, body, { contentType: 'application/x-ndjson' });
+    if (manifest.length > 0)
+      await objectStore.put(manifestPartKey(key), manifest, { contentType: 'application/octet-stream' });
     chunks.push({ key, items: count });
   };
   return {
     emit: async (item: ReleaseItem) => {
       lines.push(encodeItem(item));
+      entries.push(manifestEntry(item, publishedAt));
+      if (lines.length >= CHUNK_ITEMS) await flush();
+    },
+    /** An encoded item as it is, without a manifest entry (the changes a shared release writes). */
+    emitLine: async (line: string) => {
+      lines.push(line);
       if (lines.length >= CHUNK_ITEMS) await flush();
     },
     done: async () => {
@@ -294,7 +307,10 @@ export async function deriveStep(input: DeriveInput): Promise<{ items: number }>
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
   const picks = await readJson<RangePicks>(workKeys.picks(input, range.n));
-  const files = chunkFiles((n) => workKeys.chunk(input, `r${String(range.n).padStart(4, '0')}`, n));
+  const files = chunkFiles(
+    (n) => workKeys.chunk(input, `r${String(range.n).padStart(4, '0')}`, n),
+    plan.layout.published_at,
+  );
   const partial = await deriveRange({
     plan,
     picks,
@@ -318,7 +334,7 @@ export async function deriveStep(input: DeriveInput): Promise<{ items: number }>
 export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOutput> {
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   const chunks: WriteChunk[] = [];
-  const files = chunkFiles((n) => workKeys.chunk(input, 'merge', n));
+  const files = chunkFiles((n) => workKeys.chunk(input, 'merge', n), plan.layout.published_at);
   let derived: Awaited<ReturnType<typeof mergeRelease>>;
   try {
     derived = await mergeRelease({
@@ -340,26 +356,51 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     return invalid(input, error);
   }
   chunks.push(...(await files.done()));
+  // Compared with the catalog's current release: what differs is written, the rest is shared.
+  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  if (!release) throw new Error(`release ${input.release_id} is gone`);
+  const registry = await catalogRepository.getRegistry(input.store_id);
+  const changes = chunkFiles((n) => workKeys.chunk(input, 'changes', n), plan.layout.published_at);
+  const shared = await planSharing({
+    ids: input,
+    layout: plan.layout,
+    chunks,
+    askedFullDelta: release.full_delta === true,
+    ...(release.authored ? { authored: release.authored } : {}),
+    base: registry?.catalogs[input.catalog_id]?.release,
+    emitLine: changes.emitLine,
+    doneLines: changes.done,
+  });
+  const layout: ReleaseLayout = { ...plan.layout, layers: shared.layers };
   const manifestKey = workKeys.manifest(input);
-  await objectStore.put(manifestKey, chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''), {
+  await objectStore.put(manifestKey, shared.chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''), {
     contentType: 'application/x-ndjson',
   });
   const facts: SwitchFile = {
     facts: switchFacts(derived.head),
-    layout: plan.layout,
+    layout,
     total_products: derived.counts.total,
     total_nodes: derived.totalNodes,
   };
   await putJson(workKeys.switchFacts(input), facts);
   await record(input, {
     percent_completed: DERIVED_PERCENT,
-    total_items: derived.items,
+    total_items: shared.items,
+    release_items: derived.items,
     written_items: 0,
     total_products: derived.counts.total,
     total_nodes: derived.totalNodes,
     counts: derived.counts,
+    layers: shared.layers,
+    is_full_publish: shared.full_publish,
+    sharing: {
+      full_delta: shared.full_delta,
+      changed_products: shared.changed_products,
+      removed_products: shared.removed_products,
+      ...(shared.whole === undefined ? {} : { whole: shared.whole }),
+    },
   });
-  return { ...input, manifest_key: manifestKey, chunks: chunks.length, items: derived.items };
+  return { ...input, manifest_key: manifestKey, chunks: shared.chunks.length, items: shared.items };
 }
 
 /** The ranges a plan's ranges list holds. */
@@ -420,8 +461,15 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   });
   await endRelease(input);
   await cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
+  await sweepObjects(input).catch(() => undefined);
   await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
   return { published: true };
+}
+
+/** Deletes the objects of the catalog's releases that are gone. */
+async function sweepObjects(input: ReleaseIds): Promise<void> {
+  const markers = await catalogRepository.listReleases(input.store_id, input.catalog_id);
+  await sweepReleaseObjects(input.store_id, input.catalog_id, new Set(markers.map((m) => m.release_id)));
 }
 
 /**
@@ -444,6 +492,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
     return { state: 'PUBLISHED' };
   }
   await catalogRepository.deleteReleaseItems(release);
+  await objectStore.deletePrefix(releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id));
   const recorded = release.errors !== undefined && release.errors.length > 0;
   const cause = input.error?.Error ?? 'Error';
   await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {

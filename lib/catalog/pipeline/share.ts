@@ -1,0 +1,306 @@
+import { ObjectNotFoundError, objectStore } from '../../store/object-store';
+import { pcmRepository } from '../../store/pcm-repository';
+import type { ReleaseLayout } from '../types';
+import { readLines } from './codec';
+import { ManifestTable, readManifestEntries } from './item-manifest';
+import type { ReleaseIds, WriteChunk } from './workflow';
+
+/**
+ * Releases that share what did not change (docs/publishing.md, "Releases that share"). A release is read
+ * through its layers: its own items, then those of the releases it lists in `layers` (newest first), the
+ * first layer holding a key giving the item (a tombstone there: no item). A publish compares every item it
+ * derived with the item manifest of the release it builds on and writes only the items whose content
+ * differs, and a tombstone for each key that release had and this one has not.
+ */
+
+/** A release and the releases below it: at most this many layers are read for one key. */
+export const MAX_LAYERS = 4;
+
+/**
+ * A release compared with its compaction base (the bottom layer) that differs from it in more than this
+ * share of its items is written whole: reading it through layers would buy nothing.
+ */
+export const WHOLE_WRITE_SHARE = 0.5;
+
+/**
+ * A publish this long after the release before it is a full publish (its delta file holds the whole
+ * catalog), as the platform does after 90 days.
+ */
+export const FULL_PUBLISH_AFTER_MS = 90 * 24 * 3600 * 1000;
+
+/** Where a release's objects live: its item manifest (and its delta file), kept as long as its items. */
+export const releaseObjects = {
+  prefix: (storeId: string, catalogId: string, releaseId: string) =>
+    `releases/${storeId}/${catalogId}/${releaseId}/`,
+  manifest: (storeId: string, catalogId: string, releaseId: string) =>
+    `${releaseObjects.prefix(storeId, catalogId, releaseId)}items.manifest`,
+};
+
+/**
+ * Deletes the objects of the catalog's releases that have no marker any more (the cleanup deleted them, or
+ * a function without access to the bucket did); answers how many releases' objects went. Run after every
+ * switch and by `catalog cleanup`; the bucket's lifecycle expires what is left after 90 days.
+ */
+export async function sweepReleaseObjects(
+  storeId: string,
+  catalogId: string | undefined,
+  releases: ReadonlySet<string>,
+): Promise<number> {
+  const prefix = catalogId === undefined ? `releases/${storeId}/` : `releases/${storeId}/${catalogId}/`;
+  const orphans = new Map<string, string>();
+  for await (const object of objectStore.list(prefix)) {
+    // releases/<store>/<catalog>/<release>/<name>
+    const [, , catalog, release] = object.key.split('/') as [string, string, string, string];
+    if (!releases.has(release)) orphans.set(release, catalog);
+  }
+  for (const [release, catalog] of orphans)
+    await objectStore.deletePrefix(releaseObjects.prefix(storeId, catalog, release));
+  return orphans.size;
+}
+
+/** A chunk file's manifest part (its items' entries, in its order), beside it in the work prefix. */
+export const manifestPartKey = (chunkKey: string) => chunkKey.replace(/\.jsonl$/, '.manifest');
+
+/** What the publish writes and how readers reach the rest. */
+export interface SharePlan {
+  /** The chunk files the write map writes: the derived ones (whole write), or the changes and tombstones. */
+  chunks: WriteChunk[];
+  /** Items those chunks hold. */
+  items: number;
+  /** The releases below this one (newest first); empty when it is written whole. */
+  layers: string[];
+  /** `meta.is_full_publish`: the first release, a source added or removed, asked for, or 90 days on. */
+  full_publish: boolean;
+  /** `meta.is_full_delta`: the delta file holds the whole catalog. */
+  full_delta: boolean;
+  /** Why the release is written whole, when it is (for the release record and the logs). */
+  whole?: string;
+  /** Products the release changed or added, and removed, against the release before it. */
+  changed_products: number;
+  removed_products: number;
+}
+
+interface ShareInput {
+  ids: ReleaseIds;
+  layout: ReleaseLayout;
+  /** Every chunk file the derivation wrote, in order, each with its manifest part. */
+  chunks: WriteChunk[];
+  /** The release's `export_full_delta`. */
+  askedFullDelta: boolean;
+  /** An authored release's sources (compared with the base's: a source added or removed is a full publish). */
+  authored?: { hierarchy_ids: string[]; pricebook_ids: string[] };
+  /** The catalog's current release when the publish compares (undefined: none). */
+  base: ReleaseLayout | undefined;
+  /** Writes delta chunk files: the caller's chunk writer (lines are encoded items). */
+  emitLine: (line: string) => Promise<void>;
+  doneLines: () => Promise<WriteChunk[]>;
+  now?: Date;
+}
+
+async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of source) parts.push(Buffer.from(chunk));
+  return Buffer.concat(parts);
+}
+
+async function* once(bytes: Buffer): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+const isProductKey = (sk: string) => sk.startsWith('P#');
+
+/** The release's manifest as a table, or undefined when it has none (published before manifests existed). */
+async function loadTable(ids: ReleaseIds, releaseId: string, only?: (sk: string) => boolean) {
+  try {
+    return await ManifestTable.load(manifestOf(ids, releaseId), only);
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+const manifestOf = (ids: ReleaseIds, releaseId: string) =>
+  objectStore.read(releaseObjects.manifest(ids.store_id, ids.catalog_id, releaseId));
+
+const sameSet = (a: string[] = [], b: string[] = []) =>
+  a.length === b.length && [...a].sort().join() === [...b].sort().join();
+
+/** Lines of chunk files by chunk number (ascending line numbers). */
+type Lines = Map<number, number[]>;
+
+function mark(lines: Lines, n: number, line: number): void {
+  const list = lines.get(n);
+  if (list === undefined) lines.set(n, [line]);
+  else list.push(line);
+}
+
+/** The lines `lines` names of the chunk files, in order. */
+export async function* pickLines(chunks: WriteChunk[], lines: Lines): AsyncGenerator<string> {
+  for (const [n, wanted] of [...lines].sort((a, b) => a[0] - b[0])) {
+    const chunk = chunks[n] as WriteChunk;
+    let at = 0;
+    let next = 0;
+    for await (const line of readLines(objectStore.read(chunk.key))) {
+      if (at === wanted[next]) {
+        yield line;
+        next += 1;
+        if (next === wanted.length) break;
+      }
+      at += 1;
+    }
+  }
+}
+
+/** Every product item of the chunk files, as created or updated (a full delta file). */
+async function* everyProduct(chunks: WriteChunk[]): AsyncGenerator<ShareChange> {
+  for (const chunk of chunks) {
+    for await (const line of readLines(objectStore.read(chunk.key))) {
+      // The item's own sort key (encodeItem writes pk, then sk): the product's JSON inside is escaped.
+      if (line.includes('"sk":"P#')) yield { type: 'createupdate', line };
+    }
+  }
+}
+
+/** What the delta file lists: a product created or updated (its item's line), or removed (its id). */
+export type ShareChange = { type: 'createupdate'; line: string } | { type: 'delete'; id: string };
+
+/**
+ * Compares the derived release with the catalog's current one and decides what to write: stores the new
+ * release's item manifest (the derived items' entries, whatever is written), then either every chunk file
+ * (a whole write) or new chunk files of the changed items and the tombstones (`emitLine`).
+ */
+export async function planSharing(
+  input: ShareInput,
+): Promise<SharePlan & { changes: () => AsyncIterable<ShareChange> }> {
+  const { ids, layout, base } = input;
+  const now = (input.now ?? new Date()).getTime();
+  const baseRelease =
+    base === undefined ? undefined : await pcmRepository.getRelease(ids.store_id, ids.catalog_id, base.id);
+  const stale = base !== undefined && now - Date.parse(base.published_at) > FULL_PUBLISH_AFTER_MS;
+  const sourcesChanged =
+    input.authored !== undefined &&
+    baseRelease?.authored !== undefined &&
+    !(
+      sameSet(input.authored.hierarchy_ids, baseRelease.authored.hierarchy_ids) &&
+      sameSet(input.authored.pricebook_ids, baseRelease.authored.pricebook_ids)
+    );
+
+  // Compared with the base, or, once the base has MAX_LAYERS layers, with its bottom layer (compaction:
+  // the new layer then holds everything that differs from the bottom, and reads go two layers deep).
+  const chain = base === undefined ? [] : [base.id, ...(base.layers ?? [])];
+  const compacting = chain.length >= MAX_LAYERS;
+  const against = compacting ? chain[chain.length - 1] : chain[0];
+  let whole: string | undefined;
+  if (base === undefined || against === undefined) whole = 'the first release of the catalog';
+  else if (
+    base.shards !== layout.shards ||
+    base.chunk_size !== layout.chunk_size ||
+    base.filter_index !== layout.filter_index
+  )
+    whole = 'the release before it is laid out differently';
+  const table = whole === undefined ? await loadTable(ids, against as string) : undefined;
+  if (whole === undefined && table === undefined) whole = 'the release before it has no item manifest';
+  if (whole === undefined && table !== undefined && table.collisions > 0)
+    whole = 'two keys of the release before it share a hash';
+  // Compacting: the products of the base itself, for what the delta file lists.
+  const baseProducts =
+    whole === undefined && compacting ? await loadTable(ids, base?.id as string, isProductKey) : undefined;
+  if (compacting && whole === undefined && baseProducts === undefined)
+    whole = 'the release before it has no item manifest';
+
+  const changed: Lines = new Map();
+  const changedProducts: Lines = new Map();
+  let changedItems = 0;
+  let derivedItems = 0;
+  const comparing = whole === undefined ? table : undefined;
+  // The new manifest is the derived items' entries in chunk order; the comparison reads them on the way.
+  await objectStore.put(
+    releaseObjects.manifest(ids.store_id, ids.catalog_id, ids.release_id),
+    (async function* () {
+      for (const [n, chunk] of input.chunks.entries()) {
+        const bytes = await readAll(objectStore.read(manifestPartKey(chunk.key)));
+        yield bytes;
+        if (comparing === undefined) {
+          for await (const _ of readManifestEntries(once(bytes))) derivedItems += 1;
+          continue;
+        }
+        let line = 0;
+        for await (const entry of readManifestEntries(once(bytes))) {
+          derivedItems += 1;
+          const product = isProductKey(entry.sk);
+          if (!comparing.unchanged(entry)) {
+            mark(changed, n, line);
+            changedItems += 1;
+            if (product && baseProducts === undefined) mark(changedProducts, n, line);
+          }
+          if (product && baseProducts !== undefined && !baseProducts.unchanged(entry))
+            mark(changedProducts, n, line);
+          line += 1;
+        }
+      }
+    })(),
+    { contentType: 'application/octet-stream' },
+  );
+  if (whole === undefined && table !== undefined && changedItems > table.count * WHOLE_WRITE_SHARE)
+    whole = `it changes more than ${WHOLE_WRITE_SHARE * 100} % of the items`;
+
+  if (whole !== undefined || table === undefined || against === undefined) {
+    // Written whole: its delta file holds the whole catalog.
+    const chunks = input.chunks;
+    return {
+      chunks,
+      items: derivedItems,
+      layers: [],
+      full_publish: true,
+      full_delta: true,
+      whole: whole ?? 'no release to compare with',
+      changed_products: -1,
+      removed_products: -1,
+      changes: () => everyProduct(chunks),
+    };
+  }
+
+  for await (const line of pickLines(input.chunks, changed)) await input.emitLine(line);
+  // A tombstone for every key of the compared release this one no longer has.
+  const removed: string[] = [];
+  let index = 0;
+  for await (const entry of readManifestEntries(manifestOf(ids, against))) {
+    if (!table.kept(index)) {
+      await input.emitLine(
+        JSON.stringify({ pk: `REL#${ids.release_id}#${entry.shard}`, sk: entry.sk, x: 1 }),
+      );
+      changedItems += 1;
+      if (baseProducts === undefined && isProductKey(entry.sk)) removed.push(entry.sk.slice(2));
+    }
+    index += 1;
+  }
+  if (baseProducts !== undefined) {
+    // Products the base had and this release has not (against the base, not the bottom).
+    index = 0;
+    for await (const entry of readManifestEntries(manifestOf(ids, base?.id as string))) {
+      if (!isProductKey(entry.sk)) continue;
+      if (!baseProducts.kept(index)) removed.push(entry.sk.slice(2));
+      index += 1;
+    }
+  }
+  const full_delta = input.askedFullDelta || stale;
+  const chunks = input.chunks;
+  let createdOrUpdated = 0;
+  for (const lines of changedProducts.values()) createdOrUpdated += lines.length;
+  return {
+    chunks: await input.doneLines(),
+    items: changedItems,
+    layers: compacting ? [against] : chain,
+    full_publish: full_delta || sourcesChanged,
+    full_delta,
+    changed_products: createdOrUpdated,
+    removed_products: removed.length,
+    changes: full_delta
+      ? () => everyProduct(chunks)
+      : async function* () {
+          for await (const line of pickLines(chunks, changedProducts))
+            yield { type: 'createupdate', line } as const;
+          for (const id of removed) yield { type: 'delete', id } as const;
+        },
+  };
+}

@@ -1,0 +1,337 @@
+import { handler as getCatalogProduct } from '../../functions/get-catalog-product/handler';
+import { handler as listCatalogProducts } from '../../functions/list-catalog-products/handler';
+import { handler as createRelease } from '../../functions/pcm-create-release/handler';
+import { handler as deleteRelease } from '../../functions/pcm-delete-release/handler';
+import { handler as deleteReleases } from '../../functions/pcm-delete-releases/handler';
+import { clearCatalogCaches } from '../../lib/catalog/cache';
+import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
+import { MAX_LAYERS, releaseObjects } from '../../lib/catalog/pipeline/share';
+import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import { cleanupReleases, RELEASE_SHARDS } from '../../lib/catalog/publisher';
+import { documentKey } from '../../lib/pcm/publishing';
+import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
+import { getDocumentClient } from '../../lib/store/client';
+import { QueryCommand } from '../../lib/store/dynamodb';
+import { objectStore } from '../../lib/store/object-store';
+import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { tableName } from '../../lib/store/schema';
+import {
+  adminOfNewStore,
+  childrenRelease,
+  id,
+  LIVE_CHILDREN,
+  listChildren,
+  PARENT,
+  readRegistryEveryRequest,
+  STANDALONE,
+} from '../support/catalog-fixtures';
+import { invoke } from '../support/fixtures';
+import { newPcmCatalog } from '../support/pcm-fixtures';
+
+/**
+ * Releases that share what did not change (docs/publishing.md): a publish writes the items that differ
+ * from the release before it and tombstones for what it removed; shoppers read the new release through
+ * its layers exactly as a release written whole; layers stay at most MAX_LAYERS deep; deleting, rolling
+ * back and the cleanup never remove a release another one still reads.
+ */
+
+readRegistryEveryRequest();
+jest.setTimeout(120_000);
+
+const runs: Promise<unknown>[] = [];
+beforeAll(() => {
+  registerLocalWorkflow((input) => {
+    const run = runWorkflowLocally(input);
+    runs.push(run);
+    return run;
+  });
+});
+
+type Document = ReturnType<typeof childrenRelease>;
+
+async function newCatalog() {
+  const { storeId, headers } = await adminOfNewStore();
+  const catalogId = await newPcmCatalog(storeId, 'Main');
+  const document = (): Document => childrenRelease({ catalogId, catalogName: 'Main' });
+  const publish = async (doc: Document, body = '{}'): Promise<PcmRelease> => {
+    const text = JSON.stringify(doc);
+    const key = documentKey(storeId, catalogId);
+    await objectStore.put(key, text, { contentType: 'application/json' });
+    await pcmRepository.setDocument(storeId, catalogId, {
+      key,
+      bytes: Buffer.byteLength(text),
+      updated_at: new Date().toISOString(),
+    });
+    runs.length = 0;
+    const created = await invoke(createRelease, {
+      method: 'POST',
+      path: `/pcm/catalogs/${catalogId}/releases`,
+      pathParameters: { catalog_id: catalogId },
+      headers: { ...headers, 'content-type': 'application/json' },
+      body,
+    });
+    expect(created.status).toBe(201);
+    await Promise.all(runs);
+    clearCatalogCaches();
+    const release = await pcmRepository.getRelease(storeId, catalogId, created.body.data.id);
+    expect(release?.state).toBe('PUBLISHED');
+    return release as PcmRelease;
+  };
+  const shopper = { ...headers, 'ep-channel': 'web' };
+  const product = (productId: string) =>
+    invoke(getCatalogProduct, {
+      method: 'GET',
+      path: `/catalog/products/${productId}`,
+      pathParameters: { product_id: productId },
+      headers: shopper,
+    });
+  const products = async (query = '') => {
+    const result = await invoke(listCatalogProducts, {
+      method: 'GET',
+      path: `/catalog/products${query}`,
+      headers: shopper,
+    });
+    expect(result.status).toBe(200);
+    return result.body;
+  };
+  const children = async (query = '') => {
+    const result = await listChildren(undefined, PARENT, query, {
+      ...shopper,
+      authorization: headers.authorization as string,
+    });
+    expect(result.status).toBe(200);
+    return result.body;
+  };
+  const all = { path: `/pcm/catalogs/${catalogId}/releases`, pathParameters: { catalog_id: catalogId } };
+  return {
+    storeId,
+    catalogId,
+    headers,
+    document,
+    publish,
+    product,
+    products,
+    children,
+    remove: (releaseId: string) =>
+      invoke(deleteRelease, {
+        method: 'DELETE',
+        path: `${all.path}/${releaseId}`,
+        pathParameters: { ...all.pathParameters, release_id: releaseId },
+        headers,
+      }),
+    removeAll: () => invoke(deleteReleases, { method: 'DELETE', ...all, headers }),
+  };
+}
+
+/** Items stored under a release's own partitions. */
+async function ownItems(releaseId: string): Promise<number> {
+  let count = 0;
+  for (let shard = 0; shard < RELEASE_SHARDS; shard += 1) {
+    const page = await getDocumentClient().send(
+      new QueryCommand({
+        TableName: tableName('products'),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(releaseId, shard) },
+        Select: 'COUNT',
+        ConsistentRead: true,
+      }),
+    );
+    count += page.Count ?? 0;
+  }
+  return count;
+}
+
+const childAt = (doc: Document, productId: string) =>
+  doc.products.find((p) => p.id === productId) as { id: string; attributes: Record<string, unknown> };
+
+/** What a shopper sees of the catalog: every product page and the parent's children, by id. */
+async function snapshot(catalog: Awaited<ReturnType<typeof newCatalog>>) {
+  const list = await catalog.products('?page[limit]=100');
+  const kids = await catalog.children('page[limit]=100');
+  return {
+    products: list.data.map((p: { id: string; attributes: { name: string }; meta: unknown }) => [
+      p.id,
+      p.attributes.name,
+      JSON.stringify(p.meta),
+    ]),
+    total: list.meta.results.total,
+    children: kids.data.map((p: { id: string }) => p.id),
+  };
+}
+
+describe('a publish writes what changed, and shoppers read it as a whole release', () => {
+  it('writes nothing for the same document again, and one product for one changed price', async () => {
+    const catalog = await newCatalog();
+    const first = await catalog.publish(catalog.document());
+    expect(first.is_full_publish).toBe(true);
+    expect(first.layers).toEqual([]);
+    expect(first.total_items).toBe(first.release_items);
+    expect(await ownItems(first.release_id)).toBe(first.total_items);
+    const whole = await snapshot(catalog);
+
+    const same = await catalog.publish(catalog.document());
+    expect(same.total_items).toBe(0);
+    expect(same.release_items).toBe(first.release_items);
+    expect(same.layers).toEqual([first.release_id]);
+    expect(same.is_full_publish).toBe(false);
+    expect(await snapshot(catalog)).toEqual(whole);
+
+    const changed = catalog.document();
+    const target = LIVE_CHILDREN[4] as string;
+    childAt(changed, target).attributes.price = { USD: { amount: 12345, includes_tax: false } };
+    const priced = await catalog.publish(changed);
+    expect(priced.total_items).toBeGreaterThan(0);
+    expect(priced.total_items).toBeLessThanOrEqual(3);
+    expect(priced.sharing).toMatchObject({ changed_products: 1, removed_products: 0, full_delta: false });
+    expect(priced.layers).toEqual([same.release_id, first.release_id]);
+    const read = await catalog.product(target);
+    expect(read.status).toBe(200);
+    expect(read.body.data.attributes.price.USD.amount).toBe(12345);
+    const other = await catalog.product(LIVE_CHILDREN[5] as string);
+    expect(other.status).toBe(200);
+    expect((await snapshot(catalog)).total).toBe(whole.total);
+  });
+
+  it('hides a removed product behind a tombstone and shows an added one, in every read', async () => {
+    const catalog = await newCatalog();
+    await catalog.publish(catalog.document());
+    const doc = catalog.document();
+    // A live product near the end: positions after it shift (docs/publishing.md), so few items change.
+    const removed = id(301);
+    doc.products = doc.products.filter((p) => p.id !== removed);
+    doc.products.push({
+      id: id(777),
+      attributes: { name: 'Added', sku: 'ADDED', status: 'live', commodity_type: 'physical' },
+    } as (typeof doc.products)[number]);
+    const next = await catalog.publish(doc);
+    // Changed: the added product, and the draft parent of the removed child (its live-child count).
+    expect(next.sharing).toMatchObject({ changed_products: 2, removed_products: 1 });
+    expect(next.total_items).toBeLessThan((next.release_items as number) / 2);
+    expect((await catalog.product(removed)).status).toBe(404);
+    expect((await catalog.product(id(777))).status).toBe(200);
+    const bySku = await catalog.products(
+      `?filter=${encodeURIComponent(`eq(sku,${childAt(catalog.document(), removed).attributes.sku})`)}`,
+    );
+    expect(bySku.data).toEqual([]);
+    const added = await catalog.products('?filter=eq(sku,ADDED)');
+    expect(added.data.map((p: { id: string }) => p.id)).toEqual([id(777)]);
+    // The release reads as the same document published whole into a fresh catalog does.
+    const fresh = await newCatalog();
+    const freshDoc = fresh.document();
+    freshDoc.products = doc.products;
+    await fresh.publish(freshDoc);
+    const a = await snapshot(catalog);
+    const b = await snapshot(fresh);
+    expect(a.children).toEqual(b.children);
+    expect(a.total).toBe(b.total);
+    expect(a.products.map((p: string[]) => p.slice(0, 2))).toEqual(
+      b.products.map((p: string[]) => p.slice(0, 2)),
+    );
+  });
+
+  it('keeps at most MAX_LAYERS layers: the next publish compacts onto the bottom', async () => {
+    const catalog = await newCatalog();
+    const bottom = await catalog.publish(catalog.document());
+    const depths: number[] = [];
+    let last = bottom;
+    for (let n = 1; n <= MAX_LAYERS + 1; n += 1) {
+      const doc = catalog.document();
+      childAt(doc, LIVE_CHILDREN[n] as string).attributes.name = `Renamed ${n}`;
+      last = await catalog.publish(doc);
+      depths.push((last.layers ?? []).length);
+      // Every rename so far shows (the earlier ones through the layers or the compacted one).
+      for (let m = 1; m <= n; m += 1) {
+        const read = await catalog.product(LIVE_CHILDREN[m] as string);
+        expect(read.body.data.attributes.name).toBe(m === n ? `Renamed ${n}` : `Child ${m + 1}`);
+      }
+    }
+    expect(Math.max(...depths)).toBeLessThanOrEqual(MAX_LAYERS - 1);
+    expect(depths).toEqual([1, 2, 3, 1, 2]);
+    expect(last.layers?.at(-1)).toBe(bottom.release_id);
+  });
+});
+
+describe('deleting, rolling back and the cleanup keep what a kept release reads', () => {
+  it('keeps a shared release past the kept three, rolls back through layers, and reclaims all at the end', async () => {
+    const catalog = await newCatalog();
+    const r: PcmRelease[] = [];
+    for (let n = 0; n < 7; n += 1) {
+      const doc = catalog.document();
+      childAt(doc, STANDALONE).attributes.name = `Standalone ${n}`;
+      r.push(await catalog.publish(doc));
+    }
+    const ids = r.map((release) => release.release_id);
+    expect(r.map((release) => release.layers)).toEqual([
+      [],
+      [ids[0]],
+      [ids[1], ids[0]],
+      [ids[2], ids[1], ids[0]],
+      [ids[0]],
+      [ids[4], ids[0]],
+      [ids[5], ids[4], ids[0]],
+    ]);
+    // Kept: r6 (current), r5, r4. r1-r3 are read by none of them and go; r0 is, and stays.
+    const swept = await cleanupReleases(catalog.storeId, {
+      catalogId: catalog.catalogId,
+      retainReplacedMs: 0,
+    });
+    expect(new Set(swept.releases)).toEqual(new Set([ids[1], ids[2], ids[3]]));
+    expect(await ownItems(ids[1] as string)).toBe(0);
+    expect(await ownItems(ids[0] as string)).toBeGreaterThan(0);
+    expect((await catalog.product(STANDALONE)).body.data.attributes.name).toBe('Standalone 6');
+
+    // Deleting the current release rolls back to r5, read through its own layers (r4, r0).
+    expect((await catalog.remove(ids[6] as string)).status).toBe(204);
+    clearCatalogCaches();
+    expect((await catalog.product(STANDALONE)).body.data.attributes.name).toBe('Standalone 5');
+    expect((await catalog.product(LIVE_CHILDREN[0] as string)).status).toBe(200);
+    await cleanupReleases(catalog.storeId, { catalogId: catalog.catalogId, retainReplacedMs: 0 });
+    expect(await ownItems(ids[0] as string)).toBeGreaterThan(0);
+
+    // Unpublished: nothing reads any of them, so the cleanup reclaims every item.
+    expect((await catalog.removeAll()).status).toBe(204);
+    await cleanupReleases(catalog.storeId, { catalogId: catalog.catalogId, retainReplacedMs: 0 });
+    for (const release of ids) expect(await ownItems(release)).toBe(0);
+    const markers = await catalogRepository.listReleases(catalog.storeId, catalog.catalogId);
+    expect(markers.filter((m) => m.status === 'complete')).toEqual([]);
+  });
+
+  it('leaves no object of a deleted release once the next publish has swept', async () => {
+    const catalog = await newCatalog();
+    const first = await catalog.publish(catalog.document());
+    expect(
+      await objectStore.head(releaseObjects.manifest(catalog.storeId, catalog.catalogId, first.release_id)),
+    ).toBeDefined();
+    await catalog.publish(
+      catalog.document(),
+      JSON.stringify({ data: { type: 'catalog-release', export_full_delta: true } }),
+    );
+    await catalog.publish(catalog.document());
+    await catalog.publish(catalog.document());
+    await catalog.publish(catalog.document());
+    const markers = new Set(
+      (await catalogRepository.listReleases(catalog.storeId, catalog.catalogId)).map((m) => m.release_id),
+    );
+    const objects: string[] = [];
+    for await (const object of objectStore.list(`releases/${catalog.storeId}/${catalog.catalogId}/`))
+      objects.push(object.key);
+    for (const key of objects) expect(markers.has(key.split('/')[3] as string)).toBe(true);
+    expect(objects.length).toBeGreaterThan(0);
+  });
+});
+
+describe('meta.is_full_publish', () => {
+  it('is true for the first release and when export_full_delta asks, false for a delta', async () => {
+    const catalog = await newCatalog();
+    expect((await catalog.publish(catalog.document())).is_full_publish).toBe(true);
+    expect((await catalog.publish(catalog.document())).is_full_publish).toBe(false);
+    const asked = await catalog.publish(
+      catalog.document(),
+      JSON.stringify({ data: { type: 'catalog-release', export_full_delta: true } }),
+    );
+    expect(asked.is_full_publish).toBe(true);
+    expect(asked.sharing?.full_delta).toBe(true);
+    // Asking for a full delta file does not rewrite what did not change.
+    expect(asked.total_items).toBe(0);
+  });
+});
