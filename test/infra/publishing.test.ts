@@ -460,10 +460,11 @@ describe('the documents bucket', () => {
     ]);
   });
 
-  it('expires uploads after a day and workflow files after 7, and aborts unfinished multipart uploads after a day', () => {
+  it('expires uploads after a day, workflow files after 7, release objects after 90, and aborts unfinished multipart uploads after a day', () => {
     expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([
       { Id: 'expire-uploads', Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' },
       { Id: 'expire-workflow-files', Prefix: 'work/', ExpirationInDays: 7, Status: 'Enabled' },
+      { Id: 'expire-release-objects', Prefix: 'releases/', ExpirationInDays: 90, Status: 'Enabled' },
       {
         Id: 'abort-incomplete-multipart-uploads',
         AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
