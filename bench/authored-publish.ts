@@ -34,7 +34,7 @@ export interface AuthoredFigures {
   peak_rss_mb: { api: number };
 }
 
-const API_HEAP_MB = 320;
+export const API_HEAP_MB = 320;
 /** Rows of one import file: about 105 bytes each, so a file stays under the 4 MiB a form takes. */
 const IMPORT_ROWS = 30_000;
 /** Products a node-attach request takes. */
@@ -43,7 +43,7 @@ const ATTACH_BATCH = 25;
 const SETUP_CONCURRENCY = 8;
 
 /** The peak resident set of a process (Linux), in MB. */
-function peakRssMb(pid: number | undefined): number {
+export function peakRssMb(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]) / 1024);
@@ -62,7 +62,24 @@ async function each<T>(items: T[], limit: number, work: (item: T) => Promise<voi
   );
 }
 
-export async function measureAuthoredPublish(options: { products: number }): Promise<AuthoredFigures> {
+/** A local API with an authored catalog of N products, as `measureAuthoredPublish` builds it. */
+export interface AuthoredBench {
+  api: ChildProcess;
+  storeId: string;
+  catalog: string;
+  book: string;
+  /** Prices by sku (the bench's own ids), and the products' ids in creation order. */
+  prices: { id: string; sku: string }[];
+  products: number;
+  /** The products' ids, as the store lists them. */
+  productIds: string[];
+  call: (method: string, path: string, body?: unknown) => Promise<{ data: Record<string, any> }>;
+  base: string;
+  token: string;
+  setup: { import_s: number; attach_s: number; prices_s: number };
+}
+
+export async function setupAuthoredCatalog(options: { products: number }): Promise<AuthoredBench> {
   const store = await storeRepository.create({ name: 'bench authored', rate_limit: 100_000 });
   const { key, clientSecret } = await applicationKeyRepository.create(store.id, {
     name: 'bench',
@@ -175,10 +192,13 @@ export async function measureAuthoredPublish(options: { products: number }): Pro
     ).data.id as string;
     const pricesStarted = performance.now();
     progress(`pricing ${products.length} skus`);
+    const prices: { id: string; sku: string }[] = [];
     await each(products, SETUP_CONCURRENCY * 2, async (product) => {
       const at = new Date().toISOString();
+      const priceId = uuidv7();
+      prices.push({ id: priceId, sku: product.attributes.sku as string });
       await priceRepository.createPrice(store.id, book, {
-        id: uuidv7(),
+        id: priceId,
         sku: product.attributes.sku as string,
         currencies: { USD: { amount: 1000 + (product.attributes.name.length % 100), includes_tax: false } },
         created_at: at,
@@ -195,45 +215,95 @@ export async function measureAuthoredPublish(options: { products: number }): Pro
         },
       })
     ).data.id as string;
-    progress(`publishing the authored catalog of ${products.length} products`);
-    const started = performance.now();
-    const release = (await call('POST', `/pcm/catalogs/${catalog}/releases`)).data.id as string;
-    const seen: Record<string, number> = {};
-    let meta: Record<string, any> = {};
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      meta = (await call('GET', `/pcm/catalogs/${catalog}/releases/${release}`)).data.meta;
-      const at = (performance.now() - started) / 1000;
-      const percent = meta.percent_completed as number;
-      if (percent >= 5) seen.exported ??= at;
-      if (percent >= 10) seen.validated ??= at;
-      if (percent >= 12) seen.planned ??= at;
-      if (percent >= 20) seen.derived ??= at;
-      if (meta.release_status === 'PUBLISHED' || meta.release_status === 'FAILED') {
-        seen.published = at;
-        break;
-      }
-    }
-    if (meta.release_status !== 'PUBLISHED') {
-      throw new Error(`the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`);
-    }
-    const published = seen.published as number;
     return {
+      api,
+      storeId: store.id,
+      catalog,
+      book,
+      prices,
       products: products.length,
-      import_s: round(importSeconds, 1),
-      attach_s: round(attachSeconds, 1),
-      prices_s: round(pricesSeconds, 1),
-      exported_s: round(seen.exported ?? published, 1),
-      validated_s: round(seen.validated ?? published, 1),
-      planned_s: round(seen.planned ?? published, 1),
-      derived_s: round(seen.derived ?? published, 1),
-      published_s: round(published, 1),
-      items: meta.total_products as number,
+      productIds: products.map((product) => product.id),
+      call,
+      base,
+      token,
+      setup: {
+        import_s: round(importSeconds, 1),
+        attach_s: round(attachSeconds, 1),
+        prices_s: round(pricesSeconds, 1),
+      },
+    };
+  } catch (error) {
+    await stopProcess(api);
+    throw error;
+  }
+}
+
+/** Phases of one release, seconds from its creation, as its `percent_completed` showed them. */
+export interface ReleaseTimes {
+  release: string;
+  exported_s: number;
+  validated_s: number;
+  planned_s: number;
+  derived_s: number;
+  published_s: number;
+  meta: Record<string, any>;
+}
+
+/** Creates a release of the catalog and polls it every 250 ms until it ends; throws unless PUBLISHED. */
+export async function publishAndWait(bench: AuthoredBench, body?: unknown): Promise<ReleaseTimes> {
+  const started = performance.now();
+  const release = (await bench.call('POST', `/pcm/catalogs/${bench.catalog}/releases`, body)).data
+    .id as string;
+  const seen: Record<string, number> = {};
+  let meta: Record<string, any> = {};
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    meta = (await bench.call('GET', `/pcm/catalogs/${bench.catalog}/releases/${release}`)).data.meta;
+    const at = (performance.now() - started) / 1000;
+    const percent = meta.percent_completed as number;
+    if (percent >= 5) seen.exported ??= at;
+    if (percent >= 10) seen.validated ??= at;
+    if (percent >= 12) seen.planned ??= at;
+    if (percent >= 20) seen.derived ??= at;
+    if (meta.release_status === 'PUBLISHED' || meta.release_status === 'FAILED') {
+      seen.published = at;
+      break;
+    }
+  }
+  if (meta.release_status !== 'PUBLISHED') {
+    throw new Error(`the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`);
+  }
+  const published = seen.published as number;
+  return {
+    release,
+    exported_s: round(seen.exported ?? published, 1),
+    validated_s: round(seen.validated ?? published, 1),
+    planned_s: round(seen.planned ?? published, 1),
+    derived_s: round(seen.derived ?? published, 1),
+    published_s: round(published, 1),
+    meta,
+  };
+}
+
+export async function measureAuthoredPublish(options: { products: number }): Promise<AuthoredFigures> {
+  const bench = await setupAuthoredCatalog(options);
+  try {
+    progress(`publishing the authored catalog of ${bench.products} products`);
+    const times = await publishAndWait(bench);
+    return {
+      products: bench.products,
+      ...bench.setup,
+      exported_s: times.exported_s,
+      validated_s: times.validated_s,
+      planned_s: times.planned_s,
+      derived_s: times.derived_s,
+      published_s: times.published_s,
+      items: times.meta.total_products as number,
       api_heap_mb: API_HEAP_MB,
-      peak_rss_mb: { api: peakRssMb(api.pid) },
+      peak_rss_mb: { api: peakRssMb(bench.api.pid) },
     };
   } finally {
-    await stopProcess(api);
+    await stopProcess(bench.api);
   }
 }
 

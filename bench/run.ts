@@ -26,6 +26,7 @@ import {
   setUpCatalogProductsBench,
 } from './catalog-products';
 import { type ColdStart, measureColdStart } from './cold-start';
+import { describeDelta, measureDeltaPublish } from './delta-publish';
 import {
   describeHttpFirstRequests,
   type HttpFirstRequestsFigures,
@@ -43,7 +44,7 @@ import { TARGETS, updateReadmeTable } from './results-table';
 import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
-const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products|publish|authored [--products N] [--writers 1,2,4]]
+const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products|publish|authored|delta [--products N] [--writers 1,2,4]]
 Runs the benchmark suite against its own in-memory DynamoDB Local (about 8 minutes on 2 cores), writes
 bench/results.json and regenerates README.md's performance table from it. --json also prints one JSON
 object on stdout (run it as \`npm run -s bench -- --json\`). --stage rate_limit runs only the rate-limit
@@ -54,6 +55,9 @@ the API on the local harness with each of --writers (default 1,2,4) write steps 
 items written a second, and every process's peak RSS (target: the API's at most 512 MB). --stage authored
 builds an authored catalog of --products N products (default 100000: CSV imports, nodes, attachments, a price
 per sku) and publishes it: the Export step's time, then each phase's, and the API's peak RSS (at most 512 MB).
+--stage delta builds the same catalog, publishes it whole, then five times after one price changed: items
+written (target at most 1,000) and wall time of each, the API's peak RSS, and product reads on the whole and
+on the layered release (cold and warm p50; target: layered warm at most 1.05 of whole).
 Exit status 1 when a target is missed.`;
 const CLI = parseCli('bench', USAGE, {
   json: { type: 'boolean' },
@@ -69,9 +73,13 @@ if (
   STAGE !== 'rate_limit' &&
   STAGE !== 'catalog_products' &&
   STAGE !== 'publish' &&
-  STAGE !== 'authored'
+  STAGE !== 'authored' &&
+  STAGE !== 'delta'
 )
-  usageError('bench', `--stage must be rate_limit, catalog_products, publish or authored, got '${STAGE}'`);
+  usageError(
+    'bench',
+    `--stage must be rate_limit, catalog_products, publish, authored or delta, got '${STAGE}'`,
+  );
 const WRITERS = (CLI.writers ?? '1,2,4').split(',').map(Number);
 if (WRITERS.some((writers) => !Number.isInteger(writers) || writers < 1 || writers > 64))
   usageError('bench', `--writers must be integers from 1 to 64 separated by commas, got '${CLI.writers}'`);
@@ -413,6 +421,28 @@ async function main(): Promise<void> {
         );
       });
       if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ authored })}\n`);
+      process.exitCode = missed > 0 ? 1 : 0;
+      return;
+    }
+    if (STAGE === 'delta') {
+      const delta = await measureDeltaPublish({ products: LARGE_PRODUCTS });
+      const worst = Math.max(...delta.deltas.map((d) => d.items_written));
+      const ratio = delta.reads_ms.layered.warm_p50 / delta.reads_ms.whole.warm_p50;
+      const missed = reportStage((check, note) => {
+        note(describeDelta(delta));
+        check('delta publish: items a one-price publish writes', `${worst} (target ≤ 1,000)`, worst <= 1000);
+        check(
+          'delta publish: warm product read, layered / whole',
+          `${ratio.toFixed(2)} (target ≤ 1.05)`,
+          ratio <= 1.05,
+        );
+        check(
+          'delta publish: API process peak RSS',
+          `${delta.peak_rss_mb.api} MB (target ≤ 512 MB)`,
+          delta.peak_rss_mb.api <= 512,
+        );
+      });
+      if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ delta })}\n`);
       process.exitCode = missed > 0 ? 1 : 0;
       return;
     }

@@ -1,0 +1,155 @@
+import { pcmRepository } from '../lib/store/pcm-repository';
+import {
+  API_HEAP_MB,
+  type AuthoredBench,
+  peakRssMb,
+  publishAndWait,
+  setupAuthoredCatalog,
+} from './authored-publish';
+import { stopProcess } from './local-server';
+import { intOption, progress, round, runAsScript } from './support';
+
+/**
+ * The `delta` stage: what a one-price change costs to publish. An authored catalog of N products (as the
+ * `authored` stage builds it) is published whole, then DELTA_PUBLISHES times more, each after one price
+ * changed over the API. Figures: items written and wall time of each publish, the release's layers, the
+ * API process's peak RSS, and shopper product reads (first read of each product: the cache cold for it;
+ * and again: warm) on the whole release against the last layered one. The paper model prices the write
+ * units in AWS against a full rewrite.
+ */
+
+/** Publishes after the whole one: enough to compact once (MAX_LAYERS is 4). */
+const DELTA_PUBLISHES = 5;
+/** Products read on each release for the read figures. */
+const READS = 300;
+/** Write units an item costs in AWS on average (docs/publishing.md: 6.14 WCU a product of 4.02 items). */
+const WCU_PER_ITEM = 6.14 / 4.02;
+/** On-demand write request units, US East: $1.25 a million. */
+const DOLLARS_PER_MILLION_WCU = 1.25;
+
+export interface DeltaPublish {
+  published_s: number;
+  items_written: number;
+  release_items: number;
+  layers: number;
+  changed_products: number;
+}
+
+export interface DeltaFigures {
+  products: number;
+  whole: DeltaPublish;
+  deltas: DeltaPublish[];
+  reads_ms: {
+    whole: { cold_p50: number; warm_p50: number };
+    layered: { cold_p50: number; warm_p50: number; layers: number };
+  };
+  peak_rss_mb: { api: number };
+  api_heap_mb: number;
+  paper: { full_rewrite_wcu_1m: number; full_rewrite_usd_1m: number; delta_wcu: number; delta_usd: number };
+}
+
+/** A shopper's request: the bench's token and the channel the catalog serves (it has no rules). */
+const SHOPPER = (bench: AuthoredBench) => ({ Authorization: `Bearer ${bench.token}`, 'SVC-Channel': 'web' });
+
+const p50 = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return round(sorted[Math.floor(sorted.length / 2)] ?? Number.NaN, 2);
+};
+
+async function recorded(bench: AuthoredBench, release: string, seconds: number): Promise<DeltaPublish> {
+  const record = await pcmRepository.getRelease(bench.storeId, bench.catalog, release);
+  if (!record) throw new Error(`release ${release} has no record`);
+  return {
+    published_s: seconds,
+    items_written: record.total_items ?? Number.NaN,
+    release_items: record.release_items ?? Number.NaN,
+    layers: (record.layers ?? []).length,
+    changed_products: record.sharing?.changed_products ?? Number.NaN,
+  };
+}
+
+/** Reads READS products twice over HTTP (a shopper's token): the first read of each misses the cache. */
+async function readProducts(bench: AuthoredBench, ids: string[]) {
+  const once = async () => {
+    const times: number[] = [];
+    for (const id of ids) {
+      const started = performance.now();
+      const response = await fetch(`${bench.base}/catalog/products/${id}`, {
+        headers: SHOPPER(bench),
+      });
+      await response.text();
+      if (response.status !== 200) throw new Error(`GET /catalog/products/${id}: ${response.status}`);
+      times.push(performance.now() - started);
+    }
+    return times;
+  };
+  const cold = await once();
+  const warm = await once();
+  return { cold_p50: p50(cold), warm_p50: p50(warm) };
+}
+
+export async function measureDeltaPublish(options: { products: number }): Promise<DeltaFigures> {
+  const bench = await setupAuthoredCatalog(options);
+  try {
+    progress(`publishing the authored catalog of ${bench.products} products whole`);
+    const first = await publishAndWait(bench);
+    const whole = await recorded(bench, first.release, first.published_s);
+    const all = bench.productIds;
+    const wholeReads = await readProducts(bench, all.slice(0, READS));
+    const deltas: DeltaPublish[] = [];
+    for (let n = 0; n < DELTA_PUBLISHES; n += 1) {
+      const price = bench.prices[n] as { id: string };
+      await bench.call('PUT', `/pcm/pricebooks/${bench.book}/prices/${price.id}`, {
+        data: {
+          type: 'product-price',
+          id: price.id,
+          attributes: { currencies: { USD: { amount: 500_000 + n, includes_tax: false } } },
+        },
+      });
+      progress(`publishing after one price changed (${n + 1} of ${DELTA_PUBLISHES})`);
+      const times = await publishAndWait(bench);
+      deltas.push(await recorded(bench, times.release, times.published_s));
+    }
+    // Other products than the first reads: the caches are by release, so theirs are cold as those were.
+    const layeredReads = await readProducts(bench, all.slice(READS, READS * 2));
+    const last = deltas.at(-1) as DeltaPublish;
+    const written = deltas.reduce((sum, d) => sum + d.items_written, 0) / deltas.length;
+    const fullWcu = 1_000_000 * 6.14;
+    return {
+      products: bench.products,
+      whole,
+      deltas,
+      reads_ms: { whole: wholeReads, layered: { ...layeredReads, layers: last.layers } },
+      peak_rss_mb: { api: peakRssMb(bench.api.pid) },
+      api_heap_mb: API_HEAP_MB,
+      paper: {
+        full_rewrite_wcu_1m: fullWcu,
+        full_rewrite_usd_1m: round((fullWcu / 1e6) * DOLLARS_PER_MILLION_WCU, 2),
+        delta_wcu: round(written * WCU_PER_ITEM, 1),
+        delta_usd: round(((written * WCU_PER_ITEM) / 1e6) * DOLLARS_PER_MILLION_WCU, 6),
+      },
+    };
+  } finally {
+    await stopProcess(bench.api);
+  }
+}
+
+export function describeDelta(f: DeltaFigures): string {
+  const lines = [
+    `delta publish: ${f.products.toLocaleString('en-US')} products; whole: ${f.whole.items_written} items written in ${f.whole.published_s} s`,
+    ...f.deltas.map(
+      (d, i) =>
+        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s`,
+    ),
+    `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
+    `  API process peak RSS ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB)`,
+    `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+runAsScript(
+  import.meta.url,
+  (args) => measureDeltaPublish({ products: intOption(args, '--products', 100_000) }),
+  describeDelta,
+);
