@@ -2,8 +2,11 @@ import sampleRelease from '../catalog/sample-release.json';
 import { CATALOG } from '../fuzz/world';
 import { clearAuthCache } from '../lib/auth/authenticate';
 import { seededRandom } from '../lib/catalog/generator';
+import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
+import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { getConfig, resetConfig } from '../lib/config/index';
 import { uuidv4 } from '../lib/ids';
+import { documentKey } from '../lib/pcm/publishing';
 import { catalogRepository } from '../lib/store/catalog-repository';
 import {
   createDocumentClient,
@@ -11,6 +14,8 @@ import {
   resetDocumentClient,
   setDocumentClient,
 } from '../lib/store/client';
+import { objectStore } from '../lib/store/object-store';
+import { pcmRepository } from '../lib/store/pcm-repository';
 import { createHttpEvent, createLambdaContext, type HttpEventInput } from '../local/http-event';
 import { loadHandler } from '../local/router';
 import {
@@ -19,7 +24,6 @@ import {
   type FaultCounts,
   injectFaults,
 } from '../test/support/faults';
-import { publishRelease } from '../test/support/one-process-publisher';
 import { newPcmCatalog } from '../test/support/pcm-fixtures';
 import type { Operation, Partition } from './checker/history';
 import {
@@ -171,11 +175,43 @@ const parse = (text: string): any => {
   }
 };
 
-/** The sample release with every product name marked `#relN#`, so a read shows which release it came from. */
+/**
+ * The chance that a release operation deletes the current release (a rollback), when two are kept and no
+ * publish runs: publishes run the whole workflow and take a while, so rollbacks get fewer chances.
+ */
+const ROLLBACK_CHANCE = 0.12;
+
+/**
+ * Release n changes about a quarter of the sample's products (release 0 all of them): product i's name is
+ * marked `#relK#`, K the last release up to n that changed it. A publish then writes only those products
+ * (releases share the rest), and a read's page matches the releases whose marks it shows in full.
+ */
+const changedIn = (i: number, n: number) => n === 0 || (i * 7 + n * 13) % 4 === 0;
+function markOf(i: number, n: number): number {
+  for (let k = n; k > 0; k -= 1) if (changedIn(i, k)) return k;
+  return 0;
+}
+const SAMPLE_INDEX = new Map(sampleRelease.products.map((product, i) => [product.id, i]));
+
 function markedRelease(n: number): Record<string, unknown> {
   const copy = structuredClone(sampleRelease) as { products: { attributes: { name: string } }[] };
-  for (const product of copy.products) product.attributes.name = `${product.attributes.name} #rel${n}#`;
+  copy.products.forEach((product, i) => {
+    product.attributes.name = `${product.attributes.name} #rel${markOf(i, n)}#`;
+  });
   return copy as unknown as Record<string, unknown>;
+}
+
+/** The releases (of those published so far, by number) whose content a child page matches in full. */
+function matchingReleases(body: string, published: number[]): string[] | undefined {
+  const page = parse(body) as { data?: { id: string; attributes: { name: string } }[] } | undefined;
+  if (!Array.isArray(page?.data)) return undefined;
+  const seen = page.data.map((child) => ({
+    index: SAMPLE_INDEX.get(child.id),
+    mark: Number(/#rel(\d+)#/.exec(child.attributes.name)?.[1] ?? Number.NaN),
+  }));
+  return published
+    .filter((n) => seen.every(({ index, mark }) => index !== undefined && markOf(index, n) === mark))
+    .map((n) => `rel${n}`);
 }
 
 async function grant(key: LiveKey): Promise<Answer> {
@@ -309,8 +345,49 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   await newPcmCatalog(catalogStore.id, 'History catalog', undefined, sampleRelease.catalog.id);
   /** Release names by id, and the names the driver knows kept, newest first (rollbacks need two). */
   const releaseNames = new Map<string, string>();
+  /** Every release number a publish was started for (a read may show any of them). */
+  const published: number[] = [0];
+  // Publishes go through the workflow, which compares each release with the one before and shares the
+  // rest: the runs it starts are awaited here.
+  // One publish at a time: a run started belongs to the publish in progress, even when the answer to its
+  // POST is lost.
+  let publishingNumber = 0;
+  let run: Promise<unknown> | undefined;
+  registerLocalWorkflow((input) => {
+    releaseNames.set(input.release_id, `rel${publishingNumber}`);
+    run = runWorkflowLocally(input);
+    return run;
+  });
+  const publishShared = async (n: number): Promise<Answer> => {
+    publishingNumber = n;
+    run = undefined;
+    const text = JSON.stringify(markedRelease(n));
+    const key = documentKey(catalogStore.id, sampleRelease.catalog.id);
+    await objectStore.put(key, text, { contentType: 'application/json' });
+    await pcmRepository.setDocument(catalogStore.id, sampleRelease.catalog.id, {
+      key,
+      bytes: Buffer.byteLength(text),
+      updated_at: new Date().toISOString(),
+    });
+    const created = await call('pcm-create-release', {
+      method: 'POST',
+      path: `/pcm/catalogs/${sampleRelease.catalog.id}/releases`,
+      routeKey: 'POST /pcm/catalogs/{catalog_id}/releases',
+      pathParameters: { catalog_id: sampleRelease.catalog.id },
+      headers: json(catalogStore.adminToken),
+      body: '{}',
+    });
+    await run;
+    if (created.status !== 201) return created;
+    const id = parse(created.body)?.data?.id as string;
+    const release = await pcmRepository.getRelease(catalogStore.id, sampleRelease.catalog.id, id);
+    return release?.state === 'PUBLISHED'
+      ? { status: 200, body: '' }
+      : { status: 503, body: release?.state ?? 'no release' };
+  };
   let kept: string[] = ['rel0'];
-  releaseNames.set((await publishRelease(catalogStore.id, markedRelease(releases))).release_id, 'rel0');
+  const first = await publishShared(0);
+  if (first.status !== 200) throw new Error(`the first release did not publish: ${first.body}`);
 
   const emulator = emulateConflicts(client);
   const injector = options.faults
@@ -925,7 +1002,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     }
     // Now and then, once two releases are kept, delete the current one (drawn from a stream of its own, so
     // the other operations draw the values they drew before rollbacks were added).
-    if (!publishing && kept.length >= 2 && rollbackRandom() < 0.02) {
+    if (!publishing && kept.length >= 2 && rollbackRandom() < ROLLBACK_CHANCE) {
       // Deleting the current release rolls the catalog back to the one before it (one at a time, as
       // publishes are: the driver reads which release is current first).
       publishing = true;
@@ -950,11 +1027,11 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       publishing = true;
       releases += 1;
       const release = `rel${releases}`;
-      const document = markedRelease(releases);
+      const number = releases;
+      published.push(number);
       const t = await timed(clientNo, 'publish', async () => {
         try {
-          releaseNames.set((await publishRelease(catalogStore.id, document)).release_id, release);
-          return { status: 200, body: '' };
+          return await publishShared(number);
         } catch (error) {
           return { status: 503, body: String(error) };
         }
@@ -975,11 +1052,17 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       }),
     );
     const releasesSeen = [...(t.answer?.body ?? '').matchAll(/#(rel\d+)#/g)].map((m) => m[1] as string);
+    const candidates =
+      t.answer && t.answer.status === 200 ? matchingReleases(t.answer.body, published) : undefined;
     record(
       releaseOps,
       t,
       { op: 'read', parent },
-      t.answer && { status: t.answer.status, releases: releasesSeen },
+      t.answer && {
+        status: t.answer.status,
+        releases: releasesSeen,
+        ...(candidates === undefined ? {} : { candidates }),
+      },
     );
   };
 

@@ -4,7 +4,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runAsScript } from '../bench/support';
+import { getConfig, resetConfig } from '../lib/config/index';
+import { resetObjectStoreClient } from '../lib/store/object-store';
 import { parseCli } from '../local/cli';
+import { type ObjectStoreLocal, startObjectStoreLocal } from '../local/object-store-local';
 import { describeHistories, type HistoriesReport, runHistories } from './session';
 
 /**
@@ -27,6 +30,14 @@ process.env.TOKEN_TTL_SECONDS ??= '86400';
 
 async function main(args: string[]): Promise<HistoriesReport> {
   // stdout carries only the result: anything the functions print (metrics) goes to stderr meanwhile.
+  // Publishes run the workflow, which keeps its files and the releases' manifests in the object store.
+  let objects: ObjectStoreLocal | undefined;
+  if (!process.env.S3_ENDPOINT) {
+    objects = await startObjectStoreLocal({ buckets: [getConfig().documentsBucket] });
+    process.env.S3_ENDPOINT = objects.endpoint;
+    resetConfig();
+    resetObjectStoreClient();
+  }
   const stdoutWrite = process.stdout.write;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   const report = await runHistories({
@@ -36,8 +47,9 @@ async function main(args: string[]): Promise<HistoriesReport> {
     faults: args.includes('--faults'),
     lostWriteResponses: !args.includes('--no-lost-writes'),
     onProgress: (done) => process.stderr.write(`[histories] ${done} operations\n`),
-  }).finally(() => {
+  }).finally(async () => {
     process.stdout.write = stdoutWrite;
+    await objects?.stop();
   });
   if (report.failed) {
     const dir = join('.data', 'histories');

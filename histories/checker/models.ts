@@ -284,7 +284,16 @@ export type ReleaseInput =
   | { op: 'publish'; release: string }
   | { op: 'read'; parent: string }
   | { op: 'rollback'; release: string };
-export type ReleaseOutput = Answer & { releases?: string[] };
+export type ReleaseOutput = Answer & {
+  /** The releases whose marks a read's page shows (more than one: a page mixing releases). */
+  releases?: string[];
+  /**
+   * When releases share what did not change (a page then shows the marks of several publishes): the
+   * releases whose content the page matches in full. None: the page matches no release (a mix, or an
+   * item lost).
+   */
+  candidates?: string[];
+};
 
 /** Releases a catalog keeps: its current one and the two before it. */
 const KEPT_RELEASES = 3;
@@ -299,6 +308,8 @@ export const releaseModel: Model<ReleaseState, ReleaseInput, ReleaseOutput> = {
     const kept = keptOf(state);
     if (input.op === 'read') {
       if (output === undefined || !ok(output)) return [state];
+      if (output.candidates !== undefined)
+        return kept[0] !== undefined && output.candidates.includes(kept[0]) ? [state] : [];
       const releases = new Set(output.releases ?? []);
       return releases.size === 1 && kept[0] !== undefined && releases.has(kept[0]) ? [state] : [];
     }
@@ -316,6 +327,8 @@ export const releaseModel: Model<ReleaseState, ReleaseInput, ReleaseOutput> = {
   describe(input, output) {
     if (input.op === 'publish') return `publish(${input.release}) -> ${describeAnswer(output)}`;
     if (input.op === 'rollback') return `delete current(${input.release}) -> ${describeAnswer(output)}`;
+    if (output?.candidates !== undefined)
+      return `read(${short(input.parent)}) -> ${describeAnswer(output)} matches ${output.candidates.join('|') || 'no release'}`;
     return `read(${short(input.parent)}) -> ${describeAnswer(output)} ${[...new Set(output?.releases ?? [])].join('+')}`.trim();
   },
   describeState: (state) => `releases ${state === '' ? '(none: unpublished)' : state}`,
