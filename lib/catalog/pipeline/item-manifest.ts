@@ -28,53 +28,55 @@ const FIXED_BYTES = 20;
 
 /**
  * Two 32-bit FNV-1a lanes with different offsets and primes over UTF-16 code units: 64 bits, so a million
- * products' four million keys collide with a probability near 4e-7 (and a collision only makes an item
- * written again, see {@link ManifestTable}).
+ * products' four million keys collide with a probability near 4e-7 (the publish is then written whole).
+ * Fed string by string (`Hash64.add`), so an item's content is hashed without joining it into one string.
  */
-function hash64(text: string, into: Uint32Array, at: number): void {
-  let a = 0x811c9dc5;
-  let b = 0x1b873593;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    a = Math.imul(a ^ code, 0x01000193);
-    b = Math.imul(b ^ code, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  into[at] = a >>> 0;
-  into[at + 1] = b >>> 0;
-}
+class Hash64 {
+  a = 0x811c9dc5;
+  b = 0x1b873593;
 
-function hashBytes(bytes: Uint8Array, into: Uint32Array, at: number): void {
-  let a = 0x811c9dc5;
-  let b = 0x1b873593;
-  for (let i = 0; i < bytes.length; i += 1) {
-    const code = bytes[i] as number;
-    a = Math.imul(a ^ code, 0x01000193);
-    b = Math.imul(b ^ code, 0x5bd1e995);
-    b ^= b >>> 15;
+  add(text: string): this {
+    let a = this.a;
+    let b = this.b;
+    for (let i = 0; i < text.length; i += 1) {
+      const code = text.charCodeAt(i);
+      a = Math.imul(a ^ code, 0x01000193);
+      b = Math.imul(b ^ code, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    this.a = a;
+    this.b = b;
+    return this;
   }
-  into[at] = a >>> 0;
-  into[at + 1] = b >>> 0;
+
+  into(words: Uint32Array, at: number): void {
+    words[at] = this.a >>> 0;
+    words[at + 1] = this.b >>> 0;
+  }
 }
 
 /**
- * The text an item's content is compared by: every attribute but the key, in name order; deflated ones
- * (`z`: the indexes and id lists, all deflated JSON) inflated; and the publish time taken out, which the
- * derivation puts in every item that has no time of its own (`published_at`, and `created_at`/`updated_at`
- * of a document that leaves them out). An item that differs only by it is the same item: the shared one
- * keeps the time of the publish that last changed it.
+ * What an item's content is compared by, fed to `hash`: every attribute but the key, in name order; deflated
+ * ones (`z`: the indexes and id lists, all deflated JSON) inflated; and the publish time taken out, which
+ * the derivation puts in every item that has no time of its own (`published_at`, and `created_at` /
+ * `updated_at` of a document that leaves them out). An item that differs only by it is the same item: the
+ * shared one keeps the time of the publish that last changed it.
  */
-export function comparableContent(item: Record<string, unknown>, publishedAt: string): string {
-  const parts: string[] = [];
+function hashContent(item: Record<string, unknown>, publishedAt: string, hash: Hash64): void {
   for (const name of Object.keys(item).sort()) {
     if (name === 'pk' || name === 'sk') continue;
     const value = item[name];
-    let text: string;
-    if (value instanceof Uint8Array) text = inflateOrRaw(value);
-    else text = typeof value === 'string' ? value : JSON.stringify(value);
-    parts.push(`${name}\u0000${text.includes(publishedAt) ? text.split(publishedAt).join('') : text}`);
+    const text =
+      value instanceof Uint8Array
+        ? inflateOrRaw(value)
+        : typeof value === 'string'
+          ? value
+          : JSON.stringify(value);
+    hash.add(name).add('\u0000');
+    if (!text.includes(publishedAt)) hash.add(text);
+    else for (const part of text.split(publishedAt)) hash.add(part);
+    hash.add('\u0001');
   }
-  return parts.join('\u0001');
 }
 
 function inflateOrRaw(bytes: Uint8Array): string {
@@ -96,9 +98,10 @@ export function manifestEntry(item: Record<string, unknown>, publishedAt: string
   const skBytes = Buffer.from(sk, 'utf8');
   const out = Buffer.allocUnsafe(FIXED_BYTES + skBytes.length);
   const words = new Uint32Array(4);
-  hash64(sk, words, 0);
-  const content = comparableContent(item, publishedAt);
-  hashBytes(Buffer.from(content, 'utf8'), words, 2);
+  new Hash64().add(sk).into(words, 0);
+  const content = new Hash64();
+  hashContent(item, publishedAt, content);
+  content.into(words, 2);
   out.writeUInt32LE(words[0] as number, 0);
   out.writeUInt32LE(words[1] as number, 4);
   out.writeUInt32LE(words[2] as number, 8);
