@@ -1,5 +1,10 @@
 import { deflateRawSync } from 'node:zlib';
-import { ManifestTable, manifestEntry, readManifestEntries } from '../../lib/catalog/pipeline/item-manifest';
+import {
+  type ManifestEntry,
+  ManifestTable,
+  manifestEntry,
+  readManifestEntries,
+} from '../../lib/catalog/pipeline/item-manifest';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-02-02T10:20:30.456Z';
