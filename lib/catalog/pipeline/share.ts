@@ -91,6 +91,12 @@ interface ShareInput {
   authored?: { hierarchy_ids: string[]; pricebook_ids: string[] };
   /** The catalog's current release when the publish compares (undefined: none). */
   base: ReleaseLayout | undefined;
+  /**
+   * Records, before anything is compared, the releases this one may share (a superset of its final
+   * layers): from then on the cleanup keeps them, even when the catalog API deletes the current release
+   * meanwhile.
+   */
+  protect: (layers: string[]) => Promise<void>;
   /** Writes delta chunk files: the caller's chunk writer (lines are encoded items). */
   emitLine: (line: string) => Promise<void>;
   doneLines: () => Promise<WriteChunk[]>;
@@ -190,6 +196,7 @@ export async function planSharing(
   const chain = base === undefined ? [] : [base.id, ...(base.layers ?? [])];
   const compacting = chain.length >= MAX_LAYERS;
   const against = compacting ? chain[chain.length - 1] : chain[0];
+  await input.protect(chain);
   let whole: string | undefined;
   if (base === undefined || against === undefined) whole = 'the first release of the catalog';
   else if (

@@ -368,6 +368,7 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     askedFullDelta: release.full_delta === true,
     ...(release.authored ? { authored: release.authored } : {}),
     base: registry?.catalogs[input.catalog_id]?.release,
+    protect: (layers) => record(input, { layers }).then(() => undefined),
     emitLine: changes.emitLine,
     doneLines: changes.done,
   });
