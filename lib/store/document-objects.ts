@@ -19,6 +19,13 @@ export const documentsPrefix = (storeId: string, catalogId: string) => `document
 /** Where a catalog's pre-signed uploads go; the bucket expires them after a day. */
 export const uploadsPrefix = (storeId: string, catalogId: string) => `uploads/${storeId}/${catalogId}/`;
 
+/**
+ * Where a catalog's releases' delta files are kept (lib/catalog/pipeline/delta-file.ts): apart from the
+ * documents, so that the bucket expires them after 30 days and the functions that link them may read them
+ * and nothing else.
+ */
+export const deltasPrefix = (storeId: string, catalogId: string) => `deltas/${storeId}/${catalogId}/`;
+
 /** The objects of a document: its key, and the upload it is still to be copied from, if any. */
 export interface DocumentObjects {
   key: string;
@@ -64,8 +71,14 @@ export async function reclaimDocument(
   }
 }
 
-/** Deletes every document and upload of a catalog whose record was deleted; answers how many objects went. */
+/**
+ * Deletes every document, upload and delta file of a catalog whose record was deleted; answers how many
+ * objects went.
+ */
 export async function deleteCatalogObjects(storeId: string, catalogId: string): Promise<number> {
-  const documents = await objectStore.deletePrefix(documentsPrefix(storeId, catalogId));
-  return documents + (await objectStore.deletePrefix(uploadsPrefix(storeId, catalogId)));
+  let deleted = 0;
+  for (const prefix of [documentsPrefix, uploadsPrefix, deltasPrefix]) {
+    deleted += await objectStore.deletePrefix(prefix(storeId, catalogId));
+  }
+  return deleted;
 }
