@@ -1,4 +1,5 @@
 import { errorFields, log } from '../http/log';
+import { deltasPrefix } from './delta-objects';
 import { objectStore } from './object-store';
 import { pcmRepository } from './pcm-repository';
 
@@ -18,13 +19,6 @@ export const documentsPrefix = (storeId: string, catalogId: string) => `document
 
 /** Where a catalog's pre-signed uploads go; the bucket expires them after a day. */
 export const uploadsPrefix = (storeId: string, catalogId: string) => `uploads/${storeId}/${catalogId}/`;
-
-/**
- * Where a catalog's releases' delta files are kept (lib/catalog/pipeline/delta-file.ts): apart from the
- * documents, so that the bucket expires them after 30 days and the functions that link them may read them
- * and nothing else.
- */
-export const deltasPrefix = (storeId: string, catalogId: string) => `deltas/${storeId}/${catalogId}/`;
 
 /** The objects of a document: its key, and the upload it is still to be copied from, if any. */
 export interface DocumentObjects {

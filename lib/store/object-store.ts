@@ -5,7 +5,6 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
-  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   type GetObjectCommandOutput,
@@ -21,7 +20,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type Config, getConfig } from '../config/index';
 import { credentialsFor } from './client';
-import { checkPresignSeconds, LOCAL_S3_CREDENTIALS, presignGet } from './presigned-get';
+import { checkPresignSeconds, deleteObject, LOCAL_S3_CREDENTIALS, presignGet } from './object-urls';
 
 /*
  * The documents bucket (docs/publishing.md): catalog release documents of up to a gigabyte and the
@@ -71,7 +70,7 @@ export interface ObjectStore {
   ): Promise<{ url: string; expires_at: string }>;
   /**
    * A pre-signed URL that lets anyone holding it GET this key until `expires_at`, signed with the service's
-   * credentials (lib/store/presigned-get.ts, which functions that only hand out links import alone).
+   * credentials (lib/store/object-urls.ts, which functions that only hand out links import alone).
    */
   presignGet(
     key: string,
@@ -79,7 +78,10 @@ export interface ObjectStore {
   ): Promise<{ url: string; expires_at: string }>;
   /** The objects under `prefix`, in key order. */
   list(prefix: string): AsyncIterable<{ key: string; bytes: number }>;
-  /** Deletes the object at `key`; a missing key is not an error (S3's DeleteObject is idempotent). */
+  /**
+   * Deletes the object at `key`; a missing key is not an error (S3's DeleteObject is idempotent). Signed with
+   * the service's credentials (lib/store/object-urls.ts, which functions that delete one object import alone).
+   */
   delete(key: string): Promise<void>;
   /** Deletes every object under `prefix` (not empty), 1,000 a request; returns how many there were. */
   deletePrefix(prefix: string): Promise<number>;
@@ -488,8 +490,8 @@ export function createObjectStore(
       } while (token);
     },
 
-    async delete(key) {
-      await source.client().send(new DeleteObjectCommand({ Bucket: source.bucket(), Key: key }));
+    delete(key) {
+      return deleteObject(source.bucket(), key);
     },
 
     async deletePrefix(prefix) {

@@ -1,6 +1,6 @@
 import { pipeline, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { deltasPrefix } from '../../store/document-objects';
+import { deltaFileKey } from '../../store/delta-objects';
 import { objectStore } from '../../store/object-store';
 import { storeRepository } from '../../store/store-repository';
 import { productLocale, renderProduct } from '../render';
@@ -27,9 +27,7 @@ export interface DeltaFileInput {
   changes: AsyncIterable<DeltaChange>;
 }
 
-/** Where a release's delta file is kept. */
-export const deltaFileKey = (storeId: string, catalogId: string, releaseId: string): string =>
-  `${deltasPrefix(storeId, catalogId)}${releaseId}.jsonl.gz`;
+export { deleteDeltaFile, deltaFileKey } from '../../store/delta-objects';
 
 /** The delta file's media type: the bytes are the gzip file itself (no `Content-Encoding` a client would undo). */
 export const DELTA_CONTENT_TYPE = 'application/gzip';
@@ -101,9 +99,4 @@ export async function writeDeltaFile(input: DeltaFileInput): Promise<{ key: stri
   });
   await objectStore.put(key, bytes, { contentType: DELTA_CONTENT_TYPE });
   return { key, lines };
-}
-
-/** Deletes a release's delta file; idempotent (a release without one, or one deleted before, is fine). */
-export async function deleteDeltaFile(storeId: string, catalogId: string, releaseId: string): Promise<void> {
-  await objectStore.delete(deltaFileKey(storeId, catalogId, releaseId));
 }

@@ -1,7 +1,7 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { loadConfig } from '../../lib/config/index';
-import { LOCAL_S3_CREDENTIALS, presignGet } from '../../lib/store/presigned-get';
+import { LOCAL_S3_CREDENTIALS, presignGet } from '../../lib/store/object-urls';
 
 const SIGNED_AT = new Date('2026-01-02T03:04:05Z');
 const KEY = 'deltas/a b/c+d~é!(x).jsonl.gz';
