@@ -81,6 +81,16 @@ export interface PcmRelease extends ReleaseMarker {
   name: string;
   /** The create body's `export_full_delta` (absent on releases created before it was recorded: false). */
   full_delta?: boolean;
+  /**
+   * Whether the publish rewrote the whole catalog rather than what changed since the release before
+   * (`meta.is_full_publish`; absent on releases published before it was recorded: true, as they all were).
+   */
+  is_full_publish?: boolean;
+  /**
+   * The release's delta file (lib/catalog/pipeline/delta-file.ts), once written: its key in the documents
+   * bucket, whether it holds the whole catalog (`meta.is_full_delta`) and its number of lines.
+   */
+  delta?: { key: string; full: boolean; lines: number };
   document_key: string;
   /** The upload the workflow copies to `document_key` first, when the catalog's document is still one. */
   copy_from?: string;
