@@ -8,10 +8,13 @@ import { deleteObject } from './object-urls';
  */
 
 /**
- * A catalog's delta files: apart from its documents, so that the bucket expires them (infra/publishing.ts)
- * and the functions that link them may read them and nothing else.
+ * Every delta file is under this prefix, apart from the documents, so that the bucket expires them
+ * (infra/publishing.ts) and the functions that link them may read them and nothing else.
  */
-export const deltasPrefix = (storeId: string, catalogId: string) => `deltas/${storeId}/${catalogId}/`;
+export const DELTAS_ROOT = 'deltas/';
+
+/** A catalog's delta files. */
+export const deltasPrefix = (storeId: string, catalogId: string) => `${DELTAS_ROOT}${storeId}/${catalogId}/`;
 
 /** Where a release's delta file is kept. */
 export const deltaFileKey = (storeId: string, catalogId: string, releaseId: string): string =>
