@@ -11,6 +11,7 @@ import {
   READ_RESUMES,
   resetObjectStoreClient,
 } from '../../lib/store/object-store';
+import { withAlteredSignature } from '../support/signed-urls';
 
 /**
  * The documents bucket against the run's local object store (s3rver, started by the global setup): what
@@ -267,13 +268,7 @@ describe('objectStore', () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
     // Another key with the same signature, or a changed signature, is refused.
     expect((await fetch(url.replace('/file.bin?', '/other.bin?'))).status).toBe(403);
-    const forged = new URL(url);
-    const signature = forged.searchParams.get('X-Amz-Signature') as string;
-    forged.searchParams.set(
-      'X-Amz-Signature',
-      `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`,
-    );
-    const refused = await fetch(forged);
+    const refused = await fetch(withAlteredSignature(url));
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
   });
@@ -444,12 +439,7 @@ describe('the local object store refuses requests S3 would refuse', () => {
       expiresInSeconds: 60,
       contentType: 'application/json',
     });
-    const forged = new URL(url);
-    const signature = forged.searchParams.get('X-Amz-Signature') as string;
-    forged.searchParams.set(
-      'X-Amz-Signature',
-      `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`,
-    );
+    const forged = withAlteredSignature(url);
     const put = (target: string) =>
       fetch(target, {
         method: 'PUT',
