@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import { handler as getCatalog } from '../../functions/get-catalog/handler';
 import { handler as getProduct } from '../../functions/get-catalog-product/handler';
 import { handler as deleteCatalog } from '../../functions/pcm-delete-catalog/handler';
@@ -6,15 +5,8 @@ import { handler as deleteReleases } from '../../functions/pcm-delete-releases/h
 import { handler as getRelease } from '../../functions/pcm-get-release/handler';
 import { handler as listReleases } from '../../functions/pcm-list-releases/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
-import { load } from '../../lib/catalog/list-children';
-import {
-  type DeltaChange,
-  deleteDeltaFile,
-  deltaFileKey,
-  writeDeltaFile,
-} from '../../lib/catalog/pipeline/delta-file';
+import { deleteDeltaFile, deltaFileKey, writeDeltaFile } from '../../lib/catalog/pipeline/delta-file';
 import { DELTA_LINK_SECONDS, DELTA_RETENTION_DAYS } from '../../lib/pcm/delta-link';
-import { catalogRepository } from '../../lib/store/catalog-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import {
@@ -27,6 +19,7 @@ import {
   readRegistryEveryRequest,
   STANDALONE,
 } from '../support/catalog-fixtures';
+import { downloadDelta, releaseChanges, streamOf } from '../support/delta-fixtures';
 import { invoke } from '../support/fixtures';
 import { publishRelease } from '../support/one-process-publisher';
 import { newPcmCatalog, releaseRequests } from '../support/pcm-fixtures';
@@ -44,6 +37,7 @@ readRegistryEveryRequest();
 
 const WEB = { 'ep-channel': 'web' };
 const GONE = id(777);
+const IDS = [PARENT, DRAFT_PARENT, STANDALONE, ...LIVE_CHILDREN];
 
 async function publishedCatalog() {
   const { storeId, headers } = await adminOfNewStore();
@@ -89,41 +83,6 @@ async function publishedCatalog() {
   };
 }
 
-/** The current release's products by id, as the release stores them, and a delete of a product it lacks. */
-async function changesOf(storeId: string, catalogId: string): Promise<DeltaChange[]> {
-  const layout = (await catalogRepository.getRegistry(storeId))?.catalogs[catalogId]?.release;
-  if (!layout) throw new Error('the catalog is not published');
-  const ids = [PARENT, DRAFT_PARENT, STANDALONE, ...LIVE_CHILDREN];
-  const { products } = await load(layout, ids, '', []);
-  const changes: DeltaChange[] = [];
-  for (const productId of ids) {
-    const stored = products.get(productId);
-    if (stored) changes.push({ type: 'createupdate', stored });
-  }
-  changes.push({ type: 'delete', id: GONE });
-  return changes;
-}
-
-async function* streamOf<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
-}
-
-type Json = Record<string, any>;
-
-async function download(url: string): Promise<{ status: number; lines: Json[] }> {
-  const response = await fetch(url);
-  if (response.status !== 200) return { status: response.status, lines: [] };
-  const text = gunzipSync(Buffer.from(await response.arrayBuffer())).toString('utf8');
-  expect(text.endsWith('\n')).toBe(true);
-  return {
-    status: 200,
-    lines: text
-      .slice(0, -1)
-      .split('\n')
-      .map((line) => JSON.parse(line)),
-  };
-}
-
 describe('delta files', () => {
   it('are linked by the published release for an hour, downloaded without credentials, each product as the shopper catalog renders it', async () => {
     const c = await publishedCatalog();
@@ -131,7 +90,7 @@ describe('delta files', () => {
     expect(before.relationships).toBeUndefined();
     expect(before.meta).toMatchObject({ is_full_publish: true, is_full_delta: false });
 
-    const changes = await changesOf(c.storeId, c.catalogId);
+    const changes = await releaseChanges(c.storeId, c.catalogId, IDS, [GONE]);
     const drafts = changes.filter((change) => change.type === 'createupdate' && !change.stored.live);
     expect(drafts.length).toBeGreaterThan(0);
     const written = await writeDeltaFile({
@@ -164,7 +123,7 @@ describe('delta files', () => {
     );
     expect(Math.abs(signedAt - started)).toBeLessThan(5_000);
 
-    const { status, lines } = await download(url);
+    const { status, lines } = await downloadDelta(url);
     expect(status).toBe(200);
     expect(lines).toHaveLength(written.lines);
     expect(lines.at(-1)).toEqual({ delta_type: 'delete', id: GONE, type: 'product' });
@@ -185,9 +144,14 @@ describe('delta files', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const again = (await c.get('latestPublished')).body.data.relationships.delta.links.related;
     expect(again).not.toBe(url);
-    expect((await download(again)).lines).toEqual(lines);
-    const listed = (await c.list()).body.data as Json[];
-    expect(listed.map((each) => [each.id, each.relationships?.delta !== undefined])).toEqual([
+    expect((await downloadDelta(again)).lines).toEqual(lines);
+    const listed = (await c.list()).body.data;
+    expect(
+      listed.map((each: { id: string; relationships?: { delta?: unknown } }) => [
+        each.id,
+        each.relationships?.delta !== undefined,
+      ]),
+    ).toEqual([
       [c.releaseId, true],
       [c.first, false],
     ]);
@@ -196,7 +160,7 @@ describe('delta files', () => {
     const shopper = await c.shopperRelease();
     expect(shopper.id).toBe(c.releaseId);
     expect(shopper.meta).toMatchObject({ is_full_publish: false, is_full_delta: false });
-    expect((await download(shopper.relationships.delta.links.related)).lines).toEqual(lines);
+    expect((await downloadDelta(shopper.relationships.delta.links.related)).lines).toEqual(lines);
     expect(shopper.relationships.products).toEqual({ links: { related: '/catalog/products' } });
   });
 
@@ -207,7 +171,7 @@ describe('delta files', () => {
       catalogId: c.catalogId,
       releaseId: c.releaseId,
       full: true,
-      changes: streamOf(await changesOf(c.storeId, c.catalogId)),
+      changes: streamOf(await releaseChanges(c.storeId, c.catalogId, IDS, [GONE])),
     });
     // A full file is the whole catalog: no delete lines.
     await pcmRepository.updateRelease(c.storeId, c.catalogId, c.releaseId, {
@@ -216,7 +180,7 @@ describe('delta files', () => {
     const release = (await c.get(c.releaseId)).body.data;
     expect(release.meta).toMatchObject({ is_full_publish: true, is_full_delta: true });
     const url: string = release.relationships.delta.links.related;
-    const { lines } = await download(url);
+    const { lines } = await downloadDelta(url);
     expect(lines.map((line) => line.delta_type)).not.toContain('delete');
     expect(lines).toHaveLength(written.lines);
 
