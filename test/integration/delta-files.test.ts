@@ -5,7 +5,12 @@ import { handler as deleteReleases } from '../../functions/pcm-delete-releases/h
 import { handler as getRelease } from '../../functions/pcm-get-release/handler';
 import { handler as listReleases } from '../../functions/pcm-list-releases/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
-import { deleteDeltaFile, deltaFileKey, writeDeltaFile } from '../../lib/catalog/pipeline/delta-file';
+import {
+  type DeltaChange,
+  deleteDeltaFile,
+  deltaFileKey,
+  writeDeltaFile,
+} from '../../lib/catalog/pipeline/delta-file';
 import { DELTA_LINK_SECONDS, DELTA_RETENTION_DAYS } from '../../lib/pcm/delta-link';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
@@ -231,5 +236,21 @@ describe('delta files', () => {
     });
     expect(removed.status).toBe(204);
     expect(await objectStore.head(leftOver)).toBeUndefined();
+  });
+
+  it('store nothing when their changes fail midway, and need the store to exist', async () => {
+    const c = await publishedCatalog();
+    const changes = await releaseChanges(c.storeId, c.catalogId, IDS);
+    async function* failing(): AsyncGenerator<DeltaChange> {
+      yield* changes;
+      throw new Error('the comparison broke');
+    }
+    const input = { storeId: c.storeId, catalogId: c.catalogId, releaseId: c.releaseId, full: false };
+    await expect(writeDeltaFile({ ...input, changes: failing() })).rejects.toThrow('the comparison broke');
+    expect(await objectStore.head(deltaFileKey(c.storeId, c.catalogId, c.releaseId))).toBeUndefined();
+    const unknownStore = id(888);
+    await expect(
+      writeDeltaFile({ ...input, storeId: unknownStore, changes: streamOf(changes) }),
+    ).rejects.toThrow(`store ${unknownStore} does not exist`);
   });
 });
