@@ -25,8 +25,12 @@ export interface FunctionDefinition {
    * data tables.
    */
   tables: Partial<Record<TableRole, TableAccess>>;
-  /** What it does with the documents bucket (release documents and their uploads), if anything. */
-  bucket?: 'read' | 'readwrite';
+  /**
+   * What it does with the documents bucket (release documents and their uploads), if anything: `link-deltas`
+   * signs links to releases' delta files (and reads nothing), `delete-deltas` deletes them with their
+   * releases (and touches nothing else); BUCKET_ACTIONS in infra/publishing.ts.
+   */
+  bucket?: 'read' | 'readwrite' | 'link-deltas' | 'delete-deltas';
   /** `start`: it starts the publishing workflow (functions/workflow.ts). */
   workflow?: 'start';
   /** `enqueue`: it starts jobs (`enqueueJob` in lib/jobs/service.ts): it may send to the jobs queue. */
@@ -106,6 +110,7 @@ export const FUNCTIONS = {
   'get-catalog': {
     auth: 'any',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    bucket: 'link-deltas',
     description: 'GET /catalog: the catalog release the shopper context selects',
   },
   'get-catalog-product': {
@@ -338,22 +343,28 @@ export const FUNCTIONS = {
   'pcm-list-releases': {
     auth: 'admin',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    bucket: 'link-deltas',
     description: "GET /pcm/catalogs/{catalog_id}/releases: the catalog's releases, newest first",
   },
   'pcm-get-release': {
     auth: 'admin',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    bucket: 'link-deltas',
     description: 'GET /pcm/catalogs/{catalog_id}/releases/{release_id}: one release (or latestPublished)',
   },
   'pcm-delete-release': {
     auth: 'admin',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    // The releases it reclaims go with their delta files.
+    bucket: 'delete-deltas',
     description:
       'DELETE /pcm/catalogs/{catalog_id}/releases/{release_id}: deletes a release (the current: rolls back)',
   },
   'pcm-delete-releases': {
     auth: 'admin',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    // The releases it reclaims go with their delta files.
+    bucket: 'delete-deltas',
     description:
       'DELETE /pcm/catalogs/{catalog_id}/releases: deletes every release, unpublishing the catalog',
   },

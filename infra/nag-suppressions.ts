@@ -1,4 +1,5 @@
 import { type Acknowledgment, Names, type Stack, Token, Validations } from 'aws-cdk-lib';
+import { DELTAS_ROOT } from '../lib/store/delta-objects';
 
 /**
  * The cdk-nag (AwsSolutions) findings this stack accepts, each with the reason it is acceptable, whatever
@@ -92,6 +93,13 @@ export function nagAcknowledgements(stack: Stack): Acknowledgment[] {
         'The API functions of the publishing part read and write documents and uploads under keys made per ' +
         'store, catalog and release: object-level actions listed one by one (BUCKET_ACTIONS in ' +
         'infra/publishing.ts), on the one documents bucket only, whose ARN their nested stack takes as a parameter.',
+    },
+    {
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketParameter}>/${DELTAS_ROOT}*]`,
+      reason:
+        'The functions that show releases sign links to their delta files (s3:GetObject), and those that delete ' +
+        'releases delete them (s3:DeleteObject), under keys made per store, catalog and release: one action ' +
+        'each, on the delta files of the one documents bucket only.',
     },
     ...['ReleaseDerive', 'ReleaseWrite'].map((label) => ({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::${executions}/${label}:*]`,

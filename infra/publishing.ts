@@ -22,6 +22,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import type { FunctionDefinition } from '../functions/routes';
 import {
   AWS_DERIVE_CONCURRENCY,
   AWS_WRITE_CONCURRENCY,
@@ -30,6 +31,8 @@ import {
   type WorkflowStepName,
 } from '../functions/workflow';
 import { CORS_MAX_AGE_SECONDS } from '../lib/http/cors';
+import { DELTA_RETENTION_DAYS } from '../lib/pcm/delta-link';
+import { DELTAS_ROOT } from '../lib/store/delta-objects';
 import type { TableRole } from '../lib/store/schema';
 import { pascal } from './monitoring';
 import { ServiceFunction } from './service-function';
@@ -40,23 +43,30 @@ export const PUBLISHING_ENV = {
   stateMachine: 'RELEASE_STATE_MACHINE_ARN',
 } as const;
 
-export type BucketAccess = 'read' | 'readwrite';
+export type BucketAccess = NonNullable<FunctionDefinition['bucket']>;
 
 /**
- * The S3 actions each bucket access allows: exactly the calls lib/store/object-store.ts makes, not the
- * wildcards of `grantRead`/`grantReadWrite` (s3:GetObject*, s3:List*, s3:PutObject*, s3:DeleteObject*...).
- * HeadObject and ranged GETs need s3:GetObject; a missing key answers 404 rather than 403 only with
- * s3:ListBucket, which listing a prefix needs too; multipart uploads need s3:PutObject and, to give one up,
- * s3:AbortMultipartUpload; a pre-signed PUT URL carries its signer's s3:PutObject.
+ * The S3 actions each bucket access allows, on the objects under `prefix` (every object when absent): exactly
+ * the calls lib/store/object-store.ts makes, not the wildcards of `grantRead`/`grantReadWrite`
+ * (s3:GetObject*, s3:List*, s3:PutObject*, s3:DeleteObject*...). HeadObject and ranged GETs need
+ * s3:GetObject; a missing key answers 404 rather than 403 only with s3:ListBucket, which listing a prefix
+ * needs too; multipart uploads need s3:PutObject and, to give one up, s3:AbortMultipartUpload; a pre-signed
+ * PUT URL carries its signer's s3:PutObject, a pre-signed GET URL its s3:GetObject. The functions that link
+ * release delta files sign GET URLs of them and read nothing else (`link-deltas`); those that delete releases
+ * delete their delta files and touch nothing else (`delete-deltas`).
  */
-export const BUCKET_ACTIONS: Record<BucketAccess, { objects: readonly string[]; bucket: readonly string[] }> =
-  {
-    read: { objects: ['s3:GetObject'], bucket: ['s3:ListBucket'] },
-    readwrite: {
-      objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-      bucket: ['s3:ListBucket'],
-    },
-  };
+export const BUCKET_ACTIONS: Record<
+  BucketAccess,
+  { objects: readonly string[]; bucket: readonly string[]; prefix?: string }
+> = {
+  read: { objects: ['s3:GetObject'], bucket: ['s3:ListBucket'] },
+  readwrite: {
+    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+    bucket: ['s3:ListBucket'],
+  },
+  'link-deltas': { objects: ['s3:GetObject'], bucket: [], prefix: DELTAS_ROOT },
+  'delete-deltas': { objects: ['s3:DeleteObject'], bucket: [], prefix: DELTAS_ROOT },
+};
 
 /** Key prefixes of the documents bucket that expire (the release documents under `documents/` are kept). */
 export const DOCUMENTS_LIFECYCLE = {
@@ -73,6 +83,14 @@ export const DOCUMENTS_LIFECYCLE = {
    */
   releasesPrefix: 'releases/',
   releasesDays: 90,
+  /**
+   * Releases' delta files: a release links its own for DELTA_RETENTION_DAYS after it was published, as the
+   * platform keeps them; a day more here, so that no link is handed out to a file already expired (S3
+   * expires objects at the first midnight UTC past their age, and a file is written before its release is
+   * published).
+   */
+  deltasPrefix: DELTAS_ROOT,
+  deltasDays: DELTA_RETENTION_DAYS + 1,
   /** Parts of multipart uploads never completed are billed until aborted. */
   incompleteUploadDays: 1,
 } as const;
@@ -179,6 +197,11 @@ export class Publishing extends Construct {
           expiration: Duration.days(DOCUMENTS_LIFECYCLE.releasesDays),
         },
         {
+          id: 'expire-delta-files',
+          prefix: DOCUMENTS_LIFECYCLE.deltasPrefix,
+          expiration: Duration.days(DOCUMENTS_LIFECYCLE.deltasDays),
+        },
+        {
           id: 'abort-incomplete-multipart-uploads',
           abortIncompleteMultipartUploadAfter: Duration.days(DOCUMENTS_LIFECYCLE.incompleteUploadDays),
         },
@@ -250,9 +273,11 @@ export class Publishing extends Construct {
     Grant.addToPrincipal({
       grantee,
       actions: [...actions.objects],
-      resourceArns: [this.bucket.arnForObjects('*')],
+      resourceArns: [this.bucket.arnForObjects(`${actions.prefix ?? ''}*`)],
     });
-    Grant.addToPrincipal({ grantee, actions: [...actions.bucket], resourceArns: [this.bucket.bucketArn] });
+    if (actions.bucket.length > 0) {
+      Grant.addToPrincipal({ grantee, actions: [...actions.bucket], resourceArns: [this.bucket.bucketArn] });
+    }
   }
 
   private definition(writeConcurrency: number, deriveConcurrency: number) {

@@ -11,7 +11,7 @@ import { portFree, portInUseMessage } from './ports';
  * The local object store: @20minutes/s3rver (the maintained fork of s3rver; docs/publishing.md says why
  * this one), an S3-compatible server written in JavaScript, run in this process as DynamoDB Local runs
  * beside it. It keeps objects as files, verifies SigV4 signatures (header and pre-signed) made with its
- * one key pair (LOCAL_S3_CREDENTIALS in lib/store/object-store.ts), refuses expired pre-signed URLs and
+ * one key pair (LOCAL_S3_CREDENTIALS in lib/store/object-urls.ts), refuses expired pre-signed URLs and
  * serves ranged GETs and multipart uploads, which is what the documents bucket needs. A front of ours
  * refuses the requests it would serve unsigned (`refuseUnsigned`).
  */

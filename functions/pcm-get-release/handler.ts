@@ -2,6 +2,7 @@ import { NotFoundError } from '../../lib/http/errors';
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { isUuid } from '../../lib/ids';
+import { deltaLink } from '../../lib/pcm/delta-link';
 import { renderRelease } from '../../lib/pcm/render';
 import { getRelease, LATEST_PUBLISHED, releaseTexts } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
@@ -14,5 +15,6 @@ export const handler = createHandler('pcm-get-release', {}, async (event) => {
   if (raw !== LATEST_PUBLISHED && !isUuid(raw)) throw new NotFoundError('release not found');
   const releaseId = raw === LATEST_PUBLISHED ? raw : raw.toLowerCase();
   const { release, current } = await getRelease(event.auth.storeId, catalogId, releaseId);
-  return ok({ data: renderRelease(release, requestOrigin(event), current, await releaseTexts(release)) });
+  const [texts, link] = await Promise.all([releaseTexts(release), deltaLink(release)]);
+  return ok({ data: renderRelease(release, requestOrigin(event), current, texts, link) });
 });

@@ -1,6 +1,7 @@
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
+import { deltaLink } from '../../lib/pcm/delta-link';
 import { catalogUrl, renderPage, renderRelease } from '../../lib/pcm/render';
 import { listReleases, releaseTexts } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
@@ -12,10 +13,14 @@ export const handler = createHandler('pcm-list-releases', {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const origin = requestOrigin(event);
   const { releases, current } = await listReleases(event.auth.storeId, catalogId);
-  const texts = await Promise.all(releases.map(releaseTexts));
+  const [texts, links] = await Promise.all([
+    Promise.all(releases.map(releaseTexts)),
+    Promise.all(releases.map((release) => deltaLink(release))),
+  ]);
   return ok(
-    renderPage(releases, page, `${catalogUrl(origin, catalogId)}/releases`, (release) =>
-      renderRelease(release, origin, release.release_id === current, texts[releases.indexOf(release)]),
-    ),
+    renderPage(releases, page, `${catalogUrl(origin, catalogId)}/releases`, (release) => {
+      const at = releases.indexOf(release);
+      return renderRelease(release, origin, release.release_id === current, texts[at], links[at]);
+    }),
   );
 });

@@ -8,6 +8,9 @@ import {
 import { NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
+import { deltaLink } from '../pcm/delta-link';
+import { deltaFields } from '../pcm/render';
+import { type PcmRelease, pcmRepository } from '../store/pcm-repository';
 import { currentRegistry, resultCache } from './cache';
 import { chunkCount, chunksForPage } from './child-index';
 import {
@@ -39,21 +42,45 @@ export interface ShopperRequest extends RenderRequest {
   now?: Date;
 }
 
-async function selectRelease(request: ShopperRequest): Promise<ReleaseLayout> {
+/** The release the request's context selects, and its catalog's id. */
+async function selectCatalog(request: ShopperRequest): Promise<{ layout: ReleaseLayout; catalogId: string }> {
   const now = request.now ?? new Date();
   const registry = await currentRegistry(request.storeId, now.getTime());
-  return releaseFor(registry, { channel: request.channel, tag: request.tag, now });
+  const layout = releaseFor(registry, { channel: request.channel, tag: request.tag, now });
+  const catalog = Object.values(registry?.catalogs ?? {}).find((each) => each.release.id === layout.id);
+  if (!catalog) throw new Error(`release ${layout.id} is not in the registry it was selected from`);
+  return { layout, catalogId: catalog.id };
 }
 
-/** `GET /catalog`: the selected release in the platform's `catalog-release` shape, as JSON text. */
+async function selectRelease(request: ShopperRequest): Promise<ReleaseLayout> {
+  return (await selectCatalog(request)).layout;
+}
+
+/**
+ * `GET /catalog`: the selected release in the platform's `catalog-release` shape, as JSON text. Its record
+ * (for the delta file and the kind of publish) is read beside its summary, in the same round trip's time.
+ */
 export async function getCatalogRelease(request: ShopperRequest): Promise<string> {
-  const layout = await selectRelease(request);
-  const { summary } = await loadIndexes(layout, { summary: true });
-  return JSON.stringify({ data: releaseResource(layout, summary as ReleaseSummary) });
+  const { layout, catalogId } = await selectCatalog(request);
+  const [{ summary }, record] = await Promise.all([
+    loadIndexes(layout, { summary: true }),
+    pcmRepository.getRelease(request.storeId, catalogId, layout.id),
+  ]);
+  const link = record === undefined ? undefined : await deltaLink(record, request.now);
+  return JSON.stringify({ data: releaseResource(layout, summary as ReleaseSummary, record ?? {}, link) });
 }
 
-/** The `catalog-release` resource of a release. */
-export function releaseResource(layout: ReleaseLayout, summary: ReleaseSummary): Record<string, unknown> {
+/**
+ * The `catalog-release` resource of a release: `record` is its release record (`is_full_publish`, the
+ * delta file), `deltaLink` its delta file's pre-signed URL when it has one.
+ */
+export function releaseResource(
+  layout: ReleaseLayout,
+  summary: ReleaseSummary,
+  record: Pick<PcmRelease, 'delta' | 'full_delta' | 'is_full_publish'>,
+  deltaLink?: string,
+): Record<string, unknown> {
+  const { relationships, is_full_publish, is_full_delta } = deltaFields(record, deltaLink);
   return {
     id: layout.id,
     type: 'catalog-release',
@@ -68,14 +95,15 @@ export function releaseResource(layout: ReleaseLayout, summary: ReleaseSummary):
     relationships: {
       hierarchies: { links: { related: '/catalog/hierarchies' } },
       products: { links: { related: '/catalog/products' } },
+      ...relationships,
     },
     meta: {
       created_at: summary.published_at,
       started_at: summary.published_at,
       updated_at: summary.published_at,
       release_status: 'PUBLISHED',
-      is_full_publish: true,
-      is_full_delta: false,
+      is_full_publish,
+      is_full_delta,
       owner: 'store',
       percent_completed: 100,
       total_products: summary.live_products,

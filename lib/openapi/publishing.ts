@@ -8,7 +8,7 @@ import {
   NEW_RELEASE_SCHEMA,
 } from '../validation/pcm-catalog';
 import type { HeaderSpec, OperationSpec, Parameter } from './operation';
-import { ERROR_BODY_SCHEMA } from './schemas';
+import { DELTA_RELATIONSHIP, ERROR_BODY_SCHEMA, IS_FULL_DELTA, IS_FULL_PUBLISH } from './schemas';
 
 /** The platform's catalog and release API (`/pcm/catalogs`, docs/catalog-api.md). */
 
@@ -79,6 +79,12 @@ export const PCM_RELEASE_SCHEMA: Schema = {
         hierarchies: { type: 'array' },
       },
     },
+    relationships: {
+      type: 'object',
+      description:
+        'Present once the release is PUBLISHED and has a delta file (docs/catalog-api.md, "Delta files").',
+      properties: { delta: DELTA_RELATIONSHIP },
+    },
     links: { type: 'object', required: ['self'], properties: { self: { type: 'string' } } },
     meta: {
       type: 'object',
@@ -100,12 +106,8 @@ export const PCM_RELEASE_SCHEMA: Schema = {
         started_at: DATE,
         updated_at: DATE,
         release_status: { enum: ['PENDING', 'IN_PROGRESS', 'PUBLISHED', 'FAILED'] },
-        is_full_publish: { const: true },
-        is_full_delta: {
-          type: 'boolean',
-          description:
-            "The create body's `export_full_delta` (default false); every release is a full publish.",
-        },
+        is_full_publish: IS_FULL_PUBLISH,
+        is_full_delta: IS_FULL_DELTA,
         total_products: { type: ['integer', 'null'] },
         total_nodes: { type: ['integer', 'null'] },
         percent_completed: { type: 'integer', minimum: 0, maximum: 100 },

@@ -282,6 +282,37 @@ export const PRODUCT_DOCUMENT_SCHEMA: Schema = {
   properties: { data: PRODUCT_SCHEMA, included: INCLUDED_SCHEMA },
 };
 
+/** `relationships.delta` of a release: its delta file's link. */
+export const DELTA_RELATIONSHIP: Schema = {
+  type: 'object',
+  required: ['links'],
+  properties: {
+    links: {
+      type: 'object',
+      required: ['related'],
+      properties: {
+        related: {
+          type: 'string',
+          description:
+            "A pre-signed URL of the release's delta file (gzipped JSON lines), valid for one hour from the read that answered it; read the release again for a fresh one. Shown for 30 days after the release was published.",
+        },
+      },
+    },
+  },
+};
+
+export const IS_FULL_PUBLISH: Schema = {
+  type: 'boolean',
+  description:
+    'Whether the publish wrote the whole catalog rather than what changed since the release before; true for releases published before this was recorded.',
+};
+
+export const IS_FULL_DELTA: Schema = {
+  type: 'boolean',
+  description:
+    "Whether the release's delta file holds the whole catalog (purge and reload) rather than the changes since the release before (apply them); before the delta file is written, the create body's `export_full_delta` (default false).",
+};
+
 /** The platform's `catalog-release` resource (`GET /catalog`). */
 export const CATALOG_RELEASE_SCHEMA: Schema = {
   type: 'object',
@@ -309,7 +340,10 @@ export const CATALOG_RELEASE_SCHEMA: Schema = {
         },
       },
     },
-    relationships: { type: 'object' },
+    relationships: {
+      type: 'object',
+      properties: { delta: DELTA_RELATIONSHIP },
+    },
     meta: {
       type: 'object',
       required: ['release_status', 'total_products', 'total_nodes'],
@@ -318,8 +352,8 @@ export const CATALOG_RELEASE_SCHEMA: Schema = {
         started_at: { type: 'string' },
         updated_at: { type: 'string' },
         release_status: { const: 'PUBLISHED' },
-        is_full_publish: { type: 'boolean' },
-        is_full_delta: { type: 'boolean' },
+        is_full_publish: IS_FULL_PUBLISH,
+        is_full_delta: IS_FULL_DELTA,
         owner: { const: 'store' },
         percent_completed: { const: 100 },
         total_products: { type: 'integer', description: 'Live products.' },

@@ -48,6 +48,22 @@ export function releaseState(release: PcmRelease): ReleaseState {
   return 'FAILED';
 }
 
+/** `relationships.delta` and the meta fields that describe the publish and its delta file. */
+export function deltaFields(
+  release: Pick<PcmRelease, 'delta' | 'full_delta' | 'is_full_publish'>,
+  link: string | undefined,
+): {
+  relationships?: { delta: { links: { related: string } } };
+  is_full_publish: boolean;
+  is_full_delta: boolean;
+} {
+  return {
+    ...(link === undefined ? {} : { relationships: { delta: { links: { related: link } } } }),
+    is_full_publish: release.is_full_publish ?? true,
+    is_full_delta: release.delta?.full ?? release.full_delta === true,
+  };
+}
+
 /** A release's texts, as the shopper's `GET /catalog` shows them (`releaseTexts`). */
 export interface ReleaseTexts {
   name: string;
@@ -55,20 +71,26 @@ export interface ReleaseTexts {
   hierarchies: { id: string; name: string }[];
 }
 
+/**
+ * The release resource. `deltaLink` is its delta file's pre-signed URL (`deltaLink` of lib/pcm/delta-link.ts),
+ * rendered as `relationships.delta` when there is one.
+ */
 export function renderRelease(
   release: PcmRelease,
   origin: string,
   current: boolean,
   texts: ReleaseTexts = { name: release.name ?? '', description: '', hierarchies: [] },
+  deltaLink?: string,
 ): Record<string, unknown> {
   const state = releaseState(release);
+  const { relationships, is_full_publish, is_full_delta } = deltaFields(release, deltaLink);
   const meta: Record<string, unknown> = {
     created_at: release.created_at ?? release.started_at,
     started_at: release.started_at,
     updated_at: release.updated_at ?? release.heartbeat_at,
     release_status: state,
-    is_full_publish: true,
-    is_full_delta: release.full_delta === true,
+    is_full_publish,
+    is_full_delta,
     total_products: release.total_products ?? null,
     total_nodes: release.total_nodes ?? null,
     percent_completed: state === 'PUBLISHED' ? 100 : (release.percent_completed ?? 0),
@@ -100,6 +122,7 @@ export function renderRelease(
       description: texts.description,
       hierarchies: texts.hierarchies,
     },
+    ...(relationships === undefined ? {} : { relationships }),
     links: { self: releaseUrl(origin, release.catalog_id, release.release_id) },
     meta,
   };

@@ -1,4 +1,5 @@
 import { errorFields, log } from '../http/log';
+import { deltasPrefix } from './delta-objects';
 import { objectStore } from './object-store';
 import { pcmRepository } from './pcm-repository';
 
@@ -64,8 +65,14 @@ export async function reclaimDocument(
   }
 }
 
-/** Deletes every document and upload of a catalog whose record was deleted; answers how many objects went. */
+/**
+ * Deletes every document, upload and delta file of a catalog whose record was deleted; answers how many
+ * objects went.
+ */
 export async function deleteCatalogObjects(storeId: string, catalogId: string): Promise<number> {
-  const documents = await objectStore.deletePrefix(documentsPrefix(storeId, catalogId));
-  return documents + (await objectStore.deletePrefix(uploadsPrefix(storeId, catalogId)));
+  let deleted = 0;
+  for (const prefix of [documentsPrefix, uploadsPrefix, deltasPrefix]) {
+    deleted += await objectStore.deletePrefix(prefix(storeId, catalogId));
+  }
+  return deleted;
 }

@@ -20,6 +20,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type Config, getConfig } from '../config/index';
 import { credentialsFor } from './client';
+import { checkPresignSeconds, deleteObject, LOCAL_S3_CREDENTIALS, presignGet } from './object-urls';
 
 /*
  * The documents bucket (docs/publishing.md): catalog release documents of up to a gigabyte and the
@@ -67,8 +68,21 @@ export interface ObjectStore {
     key: string,
     options: { expiresInSeconds: number; contentType?: string },
   ): Promise<{ url: string; expires_at: string }>;
+  /**
+   * A pre-signed URL that lets anyone holding it GET this key until `expires_at`, signed with the service's
+   * credentials (lib/store/object-urls.ts, which functions that only hand out links import alone).
+   */
+  presignGet(
+    key: string,
+    options: { expiresInSeconds: number },
+  ): Promise<{ url: string; expires_at: string }>;
   /** The objects under `prefix`, in key order. */
   list(prefix: string): AsyncIterable<{ key: string; bytes: number }>;
+  /**
+   * Deletes the object at `key`; a missing key is not an error (S3's DeleteObject is idempotent). Signed with
+   * the service's credentials (lib/store/object-urls.ts, which functions that delete one object import alone).
+   */
+  delete(key: string): Promise<void>;
   /** Deletes every object under `prefix` (not empty), 1,000 a request; returns how many there were. */
   deletePrefix(prefix: string): Promise<number>;
   /** Creates the bucket when missing (the local harness; the stack owns the bucket in AWS). */
@@ -97,14 +111,6 @@ const COPY_PARTS_IN_FLIGHT = 10;
 const MAX_PARTS = 10_000;
 /** A read that fails mid-body resumes with a ranged GET from the next byte this many times at most. */
 export const READ_RESUMES = 3;
-/** S3 refuses pre-signed URLs valid for longer than 7 days. */
-const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
-
-/**
- * s3rver's (local/object-store-local.ts) only key pair: it refuses any other access key id, so a local
- * endpoint is always signed with it, whatever AWS_ACCESS_KEY_ID says (the harness sets `local` there).
- */
-export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 /** Builds an S3 client for the given configuration: path-style requests and s3rver's keys on a local endpoint. */
 export function createS3Client(config: Config, overrides: Partial<S3ClientConfig> = {}): S3Client {
@@ -452,15 +458,7 @@ export function createObjectStore(
     },
 
     async presignPut(key, { expiresInSeconds, contentType }) {
-      if (
-        !Number.isInteger(expiresInSeconds) ||
-        expiresInSeconds < 1 ||
-        expiresInSeconds > MAX_PRESIGN_SECONDS
-      ) {
-        throw new RangeError(
-          `expiresInSeconds must be an integer from 1 to ${MAX_PRESIGN_SECONDS}, got ${expiresInSeconds}`,
-        );
-      }
+      checkPresignSeconds(expiresInSeconds);
       // SigV4 dates have whole seconds: sign at a whole second so that expires_at is exactly the URL's.
       // (Signed with temporary credentials, as in Lambda, the URL also stops working when they expire.)
       const signingDate = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -471,6 +469,10 @@ export function createObjectStore(
         { expiresIn: expiresInSeconds, signingDate, signableHeaders: new Set(['content-type']) },
       );
       return { url, expires_at: new Date(signingDate.getTime() + expiresInSeconds * 1000).toISOString() };
+    },
+
+    presignGet(key, options) {
+      return presignGet(source.bucket(), key, options);
     },
 
     async *list(prefix) {
@@ -486,6 +488,10 @@ export function createObjectStore(
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
+    },
+
+    delete(key) {
+      return deleteObject(source.bucket(), key);
     },
 
     async deletePrefix(prefix) {

@@ -81,6 +81,17 @@ export interface PcmRelease extends ReleaseMarker {
   name: string;
   /** The create body's `export_full_delta` (absent on releases created before it was recorded: false). */
   full_delta?: boolean;
+  /**
+   * `meta.is_full_publish`: the first release, one written whole, a hierarchy or price book added or
+   * removed, `export_full_delta` asked, or 90 days since the release before (lib/catalog/pipeline/share.ts);
+   * absent on releases published before it was recorded: true, as they all were.
+   */
+  is_full_publish?: boolean;
+  /**
+   * The release's delta file (lib/catalog/pipeline/delta-file.ts), once written: its key in the documents
+   * bucket, whether it holds the whole catalog (`meta.is_full_delta`) and its number of lines.
+   */
+  delta?: { key: string; full: boolean; lines: number };
   document_key: string;
   /** The upload the workflow copies to `document_key` first, when the catalog's document is still one. */
   copy_from?: string;
@@ -98,8 +109,6 @@ export interface PcmRelease extends ReleaseMarker {
   written_items?: number;
   /** Items readers see in the release: those it wrote and those it shares with the releases below it. */
   release_items?: number;
-  /** `meta.is_full_publish` (absent on releases published before it was recorded: every one was full). */
-  is_full_publish?: boolean;
   /** What the comparison with the release before found (docs/publishing.md, "Releases that share"). */
   sharing?: {
     /** The delta file holds the whole catalog (`meta.is_full_delta`). */

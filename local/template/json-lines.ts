@@ -4,7 +4,7 @@ import type { RuntimeEnvironment } from './runtime';
 /**
  * Reads a JSON Lines object, one item a line, as a Map state's ItemReader does, from the object store the
  * functions are given: the runtime environment's S3_ENDPOINT (s3rver, which takes only its own key pair,
- * `LOCAL_S3_CREDENTIALS` of lib/store/object-store.ts, not importable here) or, without one, S3 with the
+ * `LOCAL_S3_CREDENTIALS` of lib/store/object-urls.ts, not importable here) or, without one, S3 with the
  * environment's credentials (else the SDK's own chain).
  */
 export function jsonLinesReader(env: RuntimeEnvironment) {

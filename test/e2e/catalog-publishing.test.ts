@@ -1,5 +1,6 @@
 import { hashSecret } from '../../lib/auth/secrets';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../../lib/catalog/generator';
+import { writeDeltaFile } from '../../lib/catalog/pipeline/delta-file';
 import { abandonStep } from '../../lib/catalog/pipeline/steps';
 import { cleanupReleases, RELEASE_SHARDS, RETAIN_REPLACED_MS } from '../../lib/catalog/publisher';
 import type { ReleaseLayout } from '../../lib/catalog/types';
@@ -10,6 +11,7 @@ import { catalogRepository, chunkId } from '../../lib/store/catalog-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { childrenRelease, LIVE_CHILDREN, PARENT } from '../support/catalog-fixtures';
+import { downloadDelta, releaseChanges, streamOf } from '../support/delta-fixtures';
 import { createTestStore, SHARED_STORE_RATE_LIMIT, type TestStore, tokenFor } from '../support/fixtures';
 import { type LocalApi, sdkClient, startLocalApi } from '../support/local-api';
 
@@ -38,8 +40,11 @@ type Release = {
   id: string;
   type: string;
   attributes: { catalog_id: string; published_at: string | null; name: string };
+  relationships?: { delta?: { links: { related: string } } };
   meta: {
     release_status: string;
+    is_full_publish: boolean;
+    is_full_delta: boolean;
     percent_completed: number;
     total_products: number | null;
     total_nodes: number | null;
@@ -742,5 +747,54 @@ describe('the workflow’s failure branch', () => {
     // Abandon freed the catalog: the next publish is not refused as busy.
     expect((await putDocument(catalogId, childrenRelease())).status).toBe(200);
     expect((await publish(catalogId)).meta.release_status).toBe('PUBLISHED');
+  });
+});
+
+describe('delta files', () => {
+  it('are linked by ShopperCatalog.Get and by Catalogs.Releases.Get and All, and download with plain fetch', async () => {
+    const shopperRelease = async () =>
+      (
+        (await storefront().ShopperCatalog.Get({
+          additionalHeaders: { 'SVC-Channel': 'web' } as Record<string, string>,
+        } as never)) as unknown as { data: Release & { attributes: { catalog_id: string } } }
+      ).data;
+    // The release shoppers are served (the store's oldest catalog's: it has no rules).
+    const served = await shopperRelease();
+    const catalogId = served.attributes.catalog_id;
+    expect(served.relationships?.delta).toBeUndefined();
+
+    const ids = [PARENT, ...LIVE_CHILDREN];
+    const gone = '0190f2a0-0000-7000-8000-0000000000dd';
+    const written = await writeDeltaFile({
+      storeId: store.store.id,
+      catalogId,
+      releaseId: served.id,
+      full: false,
+      changes: streamOf(await releaseChanges(store.store.id, catalogId, ids, [gone])),
+    });
+    await pcmRepository.updateRelease(store.store.id, catalogId, served.id, {
+      delta: { key: written.key, full: false, lines: written.lines },
+      is_full_publish: false,
+    });
+
+    const got = (await admin().Catalogs.Releases.Get({ catalogId, releaseId: served.id })) as unknown as {
+      data: Release;
+    };
+    expect(got.data.meta).toMatchObject({ is_full_publish: false, is_full_delta: false });
+    const { status, lines } = await downloadDelta(got.data.relationships?.delta?.links.related as string);
+    expect(status).toBe(200);
+    expect(lines).toHaveLength(written.lines);
+    expect(lines.map((line) => [line.delta_type, line.id])).toEqual([
+      ...ids.map((id) => ['createupdate', id]),
+      ['delete', gone],
+    ]);
+
+    const all = (await admin().Catalogs.Releases.All({ catalogId })) as unknown as { data: Release[] };
+    const listed = all.data.find((each) => each.id === served.id);
+    expect((await downloadDelta(listed?.relationships?.delta?.links.related as string)).lines).toEqual(lines);
+
+    const again = await shopperRelease();
+    expect(again.meta).toMatchObject({ is_full_publish: false, is_full_delta: false });
+    expect((await downloadDelta(again.relationships?.delta?.links.related as string)).lines).toEqual(lines);
   });
 });

@@ -460,11 +460,12 @@ describe('the documents bucket', () => {
     ]);
   });
 
-  it('expires uploads after a day, workflow files after 7, release objects after 90, and aborts unfinished multipart uploads after a day', () => {
+  it('expires uploads after a day, workflow files after 7, release objects after 90, delta files after 31, and aborts unfinished multipart uploads after a day', () => {
     expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([
       { Id: 'expire-uploads', Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' },
       { Id: 'expire-workflow-files', Prefix: 'work/', ExpirationInDays: 7, Status: 'Enabled' },
       { Id: 'expire-release-objects', Prefix: 'releases/', ExpirationInDays: 90, Status: 'Enabled' },
+      { Id: 'expire-delta-files', Prefix: 'deltas/', ExpirationInDays: 31, Status: 'Enabled' },
       {
         Id: 'abort-incomplete-multipart-uploads',
         AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
@@ -535,6 +536,25 @@ describe('API functions that start releases or use the bucket', () => {
         name,
         access ? [...BUCKET_ACTIONS[access].objects, ...BUCKET_ACTIONS[access].bucket].sort() : [],
       ]);
+    }
+  });
+
+  it('let the functions that show releases only sign delta file links, and those that delete releases only delete delta files', () => {
+    const deltas = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/deltas/*']] };
+    const expected = {
+      'get-catalog': 's3:GetObject',
+      'pcm-get-release': 's3:GetObject',
+      'pcm-list-releases': 's3:GetObject',
+      'pcm-delete-release': 's3:DeleteObject',
+      'pcm-delete-releases': 's3:DeleteObject',
+    };
+    for (const [name, action] of Object.entries(expected)) {
+      const fn = stack.functions[name];
+      if (!fn) throw new Error(`no function ${name}`);
+      const s3 = statementsOf(logicalIdOf(fn.role?.node.defaultChild as never)).filter((statement) =>
+        ([statement.Action].flat() as string[]).some((a) => a.startsWith('s3:')),
+      );
+      expect([name, s3]).toEqual([name, [{ Action: action, Effect: 'Allow', Resource: deltas }]]);
     }
   });
 

@@ -11,6 +11,7 @@ import {
   READ_RESUMES,
   resetObjectStoreClient,
 } from '../../lib/store/object-store';
+import { withAlteredSignature } from '../support/signed-urls';
 
 /**
  * The documents bucket against the run's local object store (s3rver, started by the global setup): what
@@ -253,6 +254,46 @@ describe('objectStore', () => {
     );
   });
 
+  it('hands out a pre-signed GET URL that plain fetch downloads with, for its key only', async () => {
+    const key = `${prefix}linked/file.bin`;
+    const bytes = Buffer.from(TEXT, 'utf8');
+    await objectStore.put(key, bytes, { contentType: 'application/gzip' });
+    const before = Date.now();
+    const { url, expires_at } = await objectStore.presignGet(key, { expiresInSeconds: 3600 });
+    expect(Date.parse(expires_at)).toBeGreaterThan(before + 3_598_000);
+    expect(new URL(url).searchParams.get('X-Amz-Expires')).toBe('3600');
+    const download = await fetch(url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/gzip');
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    // Another key with the same signature, or a changed signature, is refused.
+    expect((await fetch(url.replace('/file.bin?', '/other.bin?'))).status).toBe(403);
+    const refused = await fetch(withAlteredSignature(url));
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
+  });
+
+  it('refuses a download from a pre-signed GET URL once it has expired', async () => {
+    const key = `${prefix}linked/late.bin`;
+    await objectStore.put(key, 'late');
+    const { url, expires_at } = await objectStore.presignGet(key, { expiresInSeconds: 1 });
+    while (Date.now() <= Date.parse(expires_at) + 10) await new Promise((r) => setTimeout(r, 50));
+    const late = await fetch(url);
+    expect(late.status).toBe(403);
+    expect(await late.text()).toContain('expired');
+  });
+
+  it('deletes one object, and takes a missing one as deleted', async () => {
+    const key = `${prefix}deleted/one.json`;
+    const kept = `${prefix}deleted/one.json.kept`;
+    await objectStore.put(key, '{}');
+    await objectStore.put(kept, '{}');
+    await objectStore.delete(key);
+    expect(await objectStore.head(key)).toBeUndefined();
+    expect(await objectStore.head(kept)).toBeDefined();
+    await expect(objectStore.delete(key)).resolves.toBeUndefined();
+  });
+
   it('copies an object server-side in one CopyObject, bytes kept, and refuses a missing source', async () => {
     const from = `${prefix}copy/from.json`;
     await objectStore.put(from, TEXT, { contentType: 'application/json' });
@@ -398,12 +439,7 @@ describe('the local object store refuses requests S3 would refuse', () => {
       expiresInSeconds: 60,
       contentType: 'application/json',
     });
-    const forged = new URL(url);
-    const signature = forged.searchParams.get('X-Amz-Signature') as string;
-    forged.searchParams.set(
-      'X-Amz-Signature',
-      `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`,
-    );
+    const forged = withAlteredSignature(url);
     const put = (target: string) =>
       fetch(target, {
         method: 'PUT',

@@ -13,7 +13,7 @@ import { adminOfNewStore, childrenRelease, readRegistryEveryRequest } from '../s
 import { expectErrorBody } from '../support/error-body';
 import { invoke } from '../support/fixtures';
 import { publishRelease } from '../support/one-process-publisher';
-import { newPcmCatalog } from '../support/pcm-fixtures';
+import { newPcmCatalog, releaseRequests } from '../support/pcm-fixtures';
 
 /**
  * Releases as the platform treats them (docs/catalog-api.md): deleting the current release rolls the catalog
@@ -29,16 +29,7 @@ const PUBLISH_TIMEOUT_MS = 60_000;
 async function newClient() {
   const { storeId, headers } = await adminOfNewStore();
   const catalogId = await newPcmCatalog(storeId, 'Main', childrenRelease({ catalogName: 'Main' }));
-  const releasePath = (id: string) => ({
-    path: `/pcm/catalogs/${catalogId}/releases/${id}`,
-    pathParameters: { catalog_id: catalogId, release_id: id },
-    headers,
-  });
-  const all = {
-    path: `/pcm/catalogs/${catalogId}/releases`,
-    pathParameters: { catalog_id: catalogId },
-    headers,
-  };
+  const { all, one: releasePath } = releaseRequests(catalogId, headers);
   return {
     storeId,
     catalogId,

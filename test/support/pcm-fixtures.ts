@@ -293,3 +293,15 @@ export async function newPcmNode(
 export async function newCatalogRule(storeId: string, name: string, catalogId: string): Promise<string> {
   return (await createCatalogRule(storeId, { name, catalog_id: catalogId }, undefined)).id;
 }
+
+/** The events of a catalog's release routes: the collection (`all`) and one release (`one(id)`). */
+export function releaseRequests(catalogId: string, headers: Record<string, string>) {
+  return {
+    all: { path: `/pcm/catalogs/${catalogId}/releases`, pathParameters: { catalog_id: catalogId }, headers },
+    one: (releaseId: string) => ({
+      path: `/pcm/catalogs/${catalogId}/releases/${releaseId}`,
+      pathParameters: { catalog_id: catalogId, release_id: releaseId },
+      headers,
+    }),
+  };
+}
