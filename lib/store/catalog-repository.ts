@@ -3,6 +3,7 @@ import type { CatalogRule } from '../catalog/rules';
 import type { FileResource, ReleaseLayout, StoredProduct } from '../catalog/types';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
+import { deleteDeltaFile } from './delta-objects';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -759,6 +760,8 @@ export const catalogRepository = {
   /** Deletes every item of a release, then its marker; returns the number of items deleted. */
   async deleteRelease(marker: ReleaseMarker, options: DeleteReleaseOptions = {}): Promise<number> {
     const deleted = await catalogRepository.deleteReleaseItems(marker, options);
+    // Its delta file, before the marker that names it goes (a signed DELETE: no S3 client here).
+    await deleteDeltaFile(marker.store_id, marker.catalog_id, marker.release_id);
     await getDocumentClient().send(
       new DeleteCommand({
         TableName: tableName('products'),

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { handler as getCatalogProduct } from '../../functions/get-catalog-product/handler';
 import { handler as listCatalogProducts } from '../../functions/list-catalog-products/handler';
 import { handler as createRelease } from '../../functions/pcm-create-release/handler';
@@ -123,6 +124,20 @@ async function newCatalog() {
   };
 }
 
+/** The lines of a release's delta file: `createupdate <id>` or `delete <id>`, sorted. */
+async function deltaLines(release: PcmRelease): Promise<string[]> {
+  expect(release.delta).toBeDefined();
+  const parts: Buffer[] = [];
+  for await (const chunk of objectStore.read(release.delta?.key as string)) parts.push(Buffer.from(chunk));
+  return gunzipSync(Buffer.concat(parts))
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { delta_type: string; id: string })
+    .map((line) => `${line.delta_type} ${line.id}`)
+    .sort();
+}
+
 /** Items stored under a release's own partitions. */
 async function ownItems(releaseId: string): Promise<number> {
   let count = 0;
@@ -168,9 +183,13 @@ describe('a publish writes what changed, and shoppers read it as a whole release
     expect(first.total_items).toBe(first.release_items);
     expect(await ownItems(first.release_id)).toBe(first.total_items);
     const whole = await snapshot(catalog);
+    // The first release's delta file holds the whole catalog: every live product.
+    expect(first.delta?.full).toBe(true);
+    expect((await deltaLines(first)).length).toBe(whole.total);
 
     const same = await catalog.publish(catalog.document());
     expect(same.total_items).toBe(0);
+    expect(same.delta).toMatchObject({ full: false, lines: 0 });
     expect(same.release_items).toBe(first.release_items);
     expect(same.layers).toEqual([first.release_id]);
     expect(same.is_full_publish).toBe(false);
@@ -184,6 +203,7 @@ describe('a publish writes what changed, and shoppers read it as a whole release
     expect(priced.total_items).toBeLessThanOrEqual(3);
     expect(priced.sharing).toMatchObject({ changed_products: 1, removed_products: 0, full_delta: false });
     expect(priced.layers).toEqual([same.release_id, first.release_id]);
+    expect(await deltaLines(priced)).toEqual([`createupdate ${target}`]);
     const read = await catalog.product(target);
     expect(read.status).toBe(200);
     expect(read.body.data.attributes.price.USD.amount).toBe(12345);
@@ -207,6 +227,8 @@ describe('a publish writes what changed, and shoppers read it as a whole release
     // Changed: the added product, and the draft parent of the removed child (its live-child count).
     expect(next.sharing).toMatchObject({ changed_products: 2, removed_products: 1 });
     expect(next.total_items).toBeLessThan((next.release_items as number) / 2);
+    // The draft parent changed too, but shoppers never see it: no line.
+    expect(await deltaLines(next)).toEqual([`createupdate ${id(777)}`, `delete ${removed}`].sort());
     expect((await catalog.product(removed)).status).toBe(404);
     expect((await catalog.product(id(777))).status).toBe(200);
     const bySku = await catalog.products(
@@ -239,6 +261,10 @@ describe('a publish writes what changed, and shoppers read it as a whole release
       childAt(doc, LIVE_CHILDREN[n] as string).attributes.name = `Renamed ${n}`;
       last = await catalog.publish(doc);
       depths.push((last.layers ?? []).length);
+      // Against the release before, whether it compacted or not: this child renamed, the last one back.
+      expect(await deltaLines(last)).toEqual(
+        [LIVE_CHILDREN[n], ...(n > 1 ? [LIVE_CHILDREN[n - 1]] : [])].map((c) => `createupdate ${c}`).sort(),
+      );
       // Every rename so far shows (the earlier ones through the layers or the compacted one).
       for (let m = 1; m <= n; m += 1) {
         const read = await catalog.product(LIVE_CHILDREN[m] as string);

@@ -18,13 +18,14 @@ import { DocumentReadError } from '../document-stream';
 import { FILTER_INDEX_VERSION } from '../filter-index';
 import { activate, cleanupReleases, type SwitchFacts, selectionWarnings, switchFacts } from '../publisher';
 import { RegistryTooLargeError } from '../registry-size';
-import type { ReleaseLayout } from '../types';
+import type { ReleaseLayout, StoredProduct } from '../types';
 import { ReleaseValidationError, type ValidationIssue } from '../validate-release';
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
+import { type DeltaChange, deleteDeltaFile, writeDeltaFile } from './delta-file';
 import { AuthoredSourceError, authoredDocument } from './export';
 import { manifestEntry } from './item-manifest';
-import { manifestPartKey, planSharing, releaseObjects, sweepReleaseObjects } from './share';
+import { manifestPartKey, planSharing, releaseObjects, type ShareChange, sweepReleaseObjects } from './share';
 import type {
   AbandonInput,
   DeriveInput,
@@ -373,6 +374,14 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     doneLines: changes.done,
   });
   const layout: ReleaseLayout = { ...plan.layout, layers: shared.layers };
+  // The delta file: what changed against the release before (the whole catalog when full).
+  const delta = await writeDeltaFile({
+    storeId: input.store_id,
+    catalogId: input.catalog_id,
+    releaseId: input.release_id,
+    full: shared.full_delta,
+    changes: deltaChanges(shared.changes()),
+  });
   const manifestKey = workKeys.manifest(input);
   await objectStore.put(manifestKey, shared.chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''), {
     contentType: 'application/x-ndjson',
@@ -394,6 +403,7 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     counts: derived.counts,
     layers: shared.layers,
     is_full_publish: shared.full_publish,
+    delta: { key: delta.key, full: shared.full_delta, lines: delta.lines },
     sharing: {
       full_delta: shared.full_delta,
       changed_products: shared.changed_products,
@@ -402,6 +412,17 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     },
   });
   return { ...input, manifest_key: manifestKey, chunks: shared.chunks.length, items: shared.items };
+}
+
+/** The comparison's changes as the delta file takes them: products from their items' lines. */
+async function* deltaChanges(changes: AsyncIterable<ShareChange>): AsyncGenerator<DeltaChange> {
+  for await (const change of changes) {
+    if (change.type === 'delete') yield change;
+    else {
+      const item = decodeItem(change.line) as { d: string };
+      yield { type: 'createupdate', stored: JSON.parse(item.d) as StoredProduct };
+    }
+  }
 }
 
 /** The ranges a plan's ranges list holds. */
@@ -494,6 +515,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   }
   await catalogRepository.deleteReleaseItems(release);
   await objectStore.deletePrefix(releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id));
+  await deleteDeltaFile(input.store_id, input.catalog_id, input.release_id);
   const recorded = release.errors !== undefined && release.errors.length > 0;
   const cause = input.error?.Error ?? 'Error';
   await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
