@@ -42,11 +42,64 @@ export interface PublishFigures {
   api_heap_mb: number;
   upload_s: number;
   runs: PublishRun[];
+  /** The same document uploaded again with one price changed, published after the last run's. */
+  reupload?: {
+    validated_s: number;
+    derived_s: number;
+    published_s: number;
+    items_written: number;
+    changed_products: number;
+    peak_rss_mb: { api: number };
+  };
   /** The bench process itself (it generates the document to a file and uploads it as a stream). */
   bench_peak_rss_mb: number;
 }
 
 const API_HEAP_MB = 320;
+
+/**
+ * Copies a generated document with its last `"amount":` number changed: the price of its last product, the
+ * standalone one (a parent's would change every child that inherits it). Two streamed passes: where the
+ * last one is, then the copy.
+ */
+async function oneAmountChanged(from: string, to: string): Promise<void> {
+  const pattern = /"amount":(\d+)/g;
+  let last = -1;
+  let offset = 0;
+  let tail = '';
+  for await (const chunk of createReadStream(from, { encoding: 'utf8' })) {
+    const text = tail + (chunk as string);
+    const base = offset - tail.length;
+    for (const match of text.matchAll(pattern)) last = Math.max(last, base + match.index);
+    offset += (chunk as string).length;
+    tail = text.slice(-32);
+  }
+  if (last === -1) throw new Error('the generated document has no price to change');
+  const out = createWriteStream(to);
+  let written = 0;
+  let pending = '';
+  let done = false;
+  const change = () => {
+    const local = last - written;
+    const match = /^"amount":(\d+)/.exec(pending.slice(local, local + 40));
+    if (!match) throw new Error('the second pass did not find the price the first found');
+    pending = `${pending.slice(0, local)}"amount":${Number(match[1]) + 1}${pending.slice(local + match[0].length)}`;
+    done = true;
+  };
+  for await (const chunk of createReadStream(from, { encoding: 'utf8' })) {
+    pending += chunk as string;
+    if (!done && last - written + 40 <= pending.length) change();
+    // Everything before the price (all of it, once changed) goes out.
+    const upto = done ? pending.length : Math.min(pending.length, Math.max(0, last - written));
+    if (!out.write(pending.slice(0, upto)))
+      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    written += upto;
+    pending = pending.slice(upto);
+  }
+  if (!done) change();
+  out.end(pending);
+  await finished(out);
+}
 
 /** The peak resident set of a process (Linux), in MB. */
 function peakRssMb(pid: number | undefined): number {
@@ -142,6 +195,7 @@ export async function measurePublish(options: {
       reserved_rate_limit: 0,
     });
     const runs: PublishRun[] = [];
+    let reupload: PublishFigures['reupload'];
     let uploadSeconds = Number.NaN;
     let items = 0;
     for (const writers of options.writers) {
@@ -195,40 +249,48 @@ export async function measurePublish(options: {
         uploadSeconds = (performance.now() - uploadStarted) / 1000;
 
         progress(`publishing with ${writers} writer${writers === 1 ? '' : 's'}`);
-        const started = performance.now();
-        const created = await json(
-          await fetch(`${base}/pcm/catalogs/${catalogId}/releases`, { method: 'POST', headers }),
-        );
-        const releaseId = created.data.id as string;
-        const seen: Record<string, number> = {};
-        let meta: Record<string, unknown> = {};
-        for (;;) {
-          await Promise.race([new Promise((resolve) => setTimeout(resolve, 250)), apiExit]);
-          const answer = await fetch(`${base}/pcm/catalogs/${catalogId}/releases/${releaseId}`, {
-            headers,
-          }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
-            // undici says only "fetch failed": its cause says why (refused, reset, a timeout).
-            throw new Error(
-              `polling the release failed (${error.cause?.code ?? error.cause?.message ?? error.message}) after ${round((performance.now() - started) / 1000, 1)} s; API stderr: ${apiStderr}`,
-            );
-          });
-          const release = await json(answer);
-          meta = release.data.meta as Record<string, unknown>;
-          const at = (performance.now() - started) / 1000;
-          const percent = meta.percent_completed as number;
-          if (percent >= 10) seen.validated ??= at;
-          if (percent >= 12) seen.planned ??= at;
-          if (percent >= 20) seen.derived ??= at;
-          if (meta.release_status === 'PUBLISHED' || meta.release_status === 'FAILED') {
-            seen.published = at;
-            break;
+        /** Creates a release and polls it every 250 ms: when each phase was first seen, and the record. */
+        const publishOnce = async () => {
+          const started = performance.now();
+          const created = await json(
+            await fetch(`${base}/pcm/catalogs/${catalogId}/releases`, { method: 'POST', headers }),
+          );
+          const releaseId = created.data.id as string;
+          const seen: Record<string, number> = {};
+          let meta: Record<string, unknown> = {};
+          for (;;) {
+            await Promise.race([new Promise((resolve) => setTimeout(resolve, 250)), apiExit]);
+            const answer = await fetch(`${base}/pcm/catalogs/${catalogId}/releases/${releaseId}`, {
+              headers,
+            }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+              // undici says only "fetch failed": its cause says why (refused, reset, a timeout).
+              throw new Error(
+                `polling the release failed (${error.cause?.code ?? error.cause?.message ?? error.message}) after ${round((performance.now() - started) / 1000, 1)} s; API stderr: ${apiStderr}`,
+              );
+            });
+            const release = await json(answer);
+            meta = release.data.meta as Record<string, unknown>;
+            const at = (performance.now() - started) / 1000;
+            const percent = meta.percent_completed as number;
+            if (percent >= 10) seen.validated ??= at;
+            if (percent >= 12) seen.planned ??= at;
+            if (percent >= 20) seen.derived ??= at;
+            if (meta.release_status === 'PUBLISHED' || meta.release_status === 'FAILED') {
+              seen.published = at;
+              break;
+            }
           }
-        }
-        if (meta.release_status !== 'PUBLISHED') {
-          throw new Error(`the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`);
-        }
-        // The API shows products, not items: the release record the workflow keeps has both.
-        const totalItems = (await pcmRepository.getRelease(store.id, catalogId, releaseId))?.total_items ?? 0;
+          if (meta.release_status !== 'PUBLISHED') {
+            throw new Error(
+              `the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`,
+            );
+          }
+          // The API shows products, not items: the release record the workflow keeps has both.
+          const record = await pcmRepository.getRelease(store.id, catalogId, releaseId);
+          return { seen: seen as Record<string, number> & { published: number }, record };
+        };
+        const { seen, record } = await publishOnce();
+        const totalItems = record?.total_items ?? 0;
         items = totalItems;
         const validated = seen.validated ?? seen.published;
         const planned = seen.planned ?? seen.published;
@@ -242,6 +304,26 @@ export async function measurePublish(options: {
           items_per_s: Math.round(totalItems / Math.max(0.001, seen.published - derived)),
           peak_rss_mb: { api: peakRssMb(api.pid), dynamodb_local: peakRssMb(javaPid(options.databasePid)) },
         });
+        if (writers === options.writers.at(-1)) {
+          // The document uploaded again with one price changed: the release compares it with the one
+          // before and writes what changed; the time is the stream's read, derivation and comparison.
+          const changed = join(dir, 'changed.json');
+          await oneAmountChanged(file, changed);
+          const again = await json(
+            await fetch(`${base}/pcm/catalogs/${catalogId}/document-uploads`, { method: 'POST', headers }),
+          );
+          await putFile(again.data.upload_url as string, changed, statSync(changed).size);
+          progress('publishing the document again with one price changed');
+          const second = await publishOnce();
+          reupload = {
+            validated_s: round(second.seen.validated ?? second.seen.published, 1),
+            derived_s: round(second.seen.derived ?? second.seen.published, 1),
+            published_s: round(second.seen.published, 1),
+            items_written: second.record?.total_items ?? Number.NaN,
+            changed_products: second.record?.sharing?.changed_products ?? Number.NaN,
+            peak_rss_mb: { api: peakRssMb(api.pid) },
+          };
+        }
         progress(`published in ${round(seen.published, 1)} s: ${JSON.stringify(runs.at(-1))}`);
       } finally {
         await stopProcess(api);
@@ -255,6 +337,7 @@ export async function measurePublish(options: {
       api_heap_mb: API_HEAP_MB,
       upload_s: round(uploadSeconds, 1),
       runs,
+      ...(reupload === undefined ? {} : { reupload }),
       bench_peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
     };
   } finally {
@@ -271,6 +354,11 @@ export function describePublish(figures: PublishFigures): string {
       `  ${run.writers} writer${run.writers === 1 ? ' ' : 's'}: validated ${run.validated_s} s, planned ${run.planned_s} s, derived ${run.derived_s} s, published ${run.published_s} s; ${run.items_per_s} items/s written; peak RSS API ${run.peak_rss_mb.api} MB, DynamoDB Local ${run.peak_rss_mb.dynamodb_local} MB`,
     );
   }
+  const again = figures.reupload;
+  if (again !== undefined)
+    lines.push(
+      `  uploaded again with one price changed: validated ${again.validated_s} s, derived and compared ${again.derived_s} s, published ${again.published_s} s; ${again.items_written} items written (${again.changed_products} products changed); peak RSS API ${again.peak_rss_mb.api} MB`,
+    );
   lines.push(`  bench process (generates and uploads): peak RSS ${figures.bench_peak_rss_mb} MB`);
   return `${lines.join('\n')}\n`;
 }
