@@ -761,8 +761,13 @@ describe('delta files', () => {
     // The release shoppers are served (the store's oldest catalog's: it has no rules).
     const served = await shopperRelease();
     const catalogId = served.attributes.catalog_id;
-    expect(served.relationships?.delta).toBeUndefined();
+    // The workflow wrote one when it published: every line a product created or updated.
+    const own = await downloadDelta(served.relationships?.delta?.links.related as string);
+    expect(own.status).toBe(200);
+    expect(own.lines.length).toBeGreaterThan(0);
+    expect(new Set(own.lines.map((line) => line.delta_type))).toEqual(new Set(['createupdate']));
 
+    // Written again from changes of our own, the release links the new one.
     const ids = [PARENT, ...LIVE_CHILDREN];
     const gone = '0190f2a0-0000-7000-8000-0000000000dd';
     const written = await writeDeltaFile({

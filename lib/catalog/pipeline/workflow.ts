@@ -65,7 +65,8 @@ export const WORKFLOW_STEPS = {
     description: "Publishing workflow: derives one range of the release's products into chunk files",
   },
   'release-merge': {
-    tables: { products: 'readwrite' },
+    // keys: read: the store's default locale, which the delta file's products are rendered in.
+    tables: { products: 'readwrite', keys: 'read' },
     bucket: 'readwrite',
     memoryMb: 1024,
     timeoutSeconds: 900,
