@@ -446,12 +446,12 @@ export const FUNCTIONS = {
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /v2/integrations/{integration_id}: deletes an integration',
   },
-  'list-integration-logs': {
+  'list-all-integration-logs': {
     auth: 'admin',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description: "GET /v2/integrations/logs: the delivery attempts of the store's integrations, newest first",
   },
-  'get-integration-logs': {
+  'list-integration-logs': {
     auth: 'admin',
     tables: { keys: 'read', products: 'read', limits: 'readwrite' },
     description:
@@ -895,11 +895,11 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'DELETE', path: '/v2/currencies/{currency_id}', function: 'delete-currency' },
   { method: 'POST', path: '/v2/integrations', function: 'create-integration' },
   { method: 'GET', path: '/v2/integrations', function: 'list-integrations' },
-  { method: 'GET', path: '/v2/integrations/logs', function: 'list-integration-logs' },
+  { method: 'GET', path: '/v2/integrations/logs', function: 'list-all-integration-logs' },
   { method: 'GET', path: '/v2/integrations/{integration_id}', function: 'get-integration' },
   { method: 'PUT', path: '/v2/integrations/{integration_id}', function: 'update-integration' },
   { method: 'DELETE', path: '/v2/integrations/{integration_id}', function: 'delete-integration' },
-  { method: 'GET', path: '/v2/integrations/{integration_id}/logs', function: 'get-integration-logs' },
+  { method: 'GET', path: '/v2/integrations/{integration_id}/logs', function: 'list-integration-logs' },
   { method: 'GET', path: '/v2/integrations/{integration_id}/jobs', function: 'list-integration-jobs' },
   {
     method: 'GET',

@@ -8,7 +8,7 @@ import { parseIntegrationId } from '../../lib/validation/integration';
 import { createHandler } from '../create-handler';
 
 /** GET /v2/integrations/{integration_id}/logs: the integration's delivery attempts, newest first. */
-export const handler = createHandler('get-integration-logs', {}, async (event) => {
+export const handler = createHandler('list-integration-logs', {}, async (event) => {
   const integrationId = parseIntegrationId(pathParameter(event, 'integration_id'));
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const logs = await integrationLogs(event.auth.storeId, integrationId);

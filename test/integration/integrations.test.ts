@@ -3,10 +3,10 @@ import { handler as createIntegrationRoute } from '../../functions/create-integr
 import { handler as deleteIntegrationRoute } from '../../functions/delete-integration/handler';
 import { handler as getIntegrationRoute } from '../../functions/get-integration/handler';
 import { handler as getJobLogsRoute } from '../../functions/get-integration-job-logs/handler';
-import { handler as getLogsRoute } from '../../functions/get-integration-logs/handler';
 import { handler as deliverHandler } from '../../functions/integration-deliver/handler';
+import { handler as listStoreLogsRoute } from '../../functions/list-all-integration-logs/handler';
 import { handler as listJobsRoute } from '../../functions/list-integration-jobs/handler';
-import { handler as listStoreLogsRoute } from '../../functions/list-integration-logs/handler';
+import { handler as getLogsRoute } from '../../functions/list-integration-logs/handler';
 import { handler as listIntegrationsRoute } from '../../functions/list-integrations/handler';
 import { handler as createRuleRoute } from '../../functions/pcm-create-catalog-rule/handler';
 import { handler as createReleaseRoute } from '../../functions/pcm-create-release/handler';

@@ -6,6 +6,7 @@ import { createCatalogRule } from '../../lib/pcm/rules';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { integrationRepository } from '../../lib/store/integration-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
@@ -292,4 +293,27 @@ export async function newPcmNode(
 /** A catalog rule with no criteria (every shopper matches it), made through the service: its id. */
 export async function newCatalogRule(storeId: string, name: string, catalogId: string): Promise<string> {
   return (await createCatalogRule(storeId, { name, catalog_id: catalogId }, undefined)).id;
+}
+
+/** A webhook integration of the store, through the repository (its URL unchecked: nothing is delivered to it). */
+export async function newIntegration(
+  storeId: string,
+  name: string,
+  url = 'https://93.184.216.34/hooks',
+): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await integrationRepository.create(storeId, {
+    id,
+    name,
+    description: '',
+    enabled: true,
+    integration_type: 'webhook',
+    observes: ['catalog-rule.created'],
+    configuration: { url, secret_key: `secret-of-${id}` },
+    origin: 'https://api.example.test',
+    created_at: at,
+    updated_at: at,
+  });
+  return id;
 }
