@@ -1,24 +1,16 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import {
-  type Alarm,
-  type Dashboard,
-  GraphWidget,
-  type IMetric,
-  Metric,
-  TextWidget,
-} from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Duration } from 'aws-cdk-lib';
+import { type Alarm, type Dashboard, GraphWidget, Metric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_WORKER, MAX_ATTEMPTS } from '../functions/integrations';
 import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE } from '../lib/metrics/names';
 import type { TableRole } from '../lib/store/schema';
-import { notifyingAlarm } from './monitoring';
+import { alarmsOnTopic, deadLetteredQueue } from './queues';
 import { ServiceFunction } from './service-function';
 
 /** The environment variable the functions that emit events read the deliveries queue's URL from (lib/config). */
@@ -30,9 +22,6 @@ export const INTEGRATIONS_QUEUE_ENV = 'INTEGRATIONS_QUEUE_URL';
  * visibility to the retry's delay instead (lib/integrations/worker.ts).
  */
 export const DELIVERIES_VISIBILITY_TIMEOUT = Duration.seconds(DELIVERY_WORKER.timeoutSeconds + 30);
-
-/** Dead letters are kept the longest SQS keeps messages, to be looked at and sent again. */
-const DEAD_LETTER_RETENTION = Duration.days(14);
 
 export interface IntegrationsProps {
   tables: Record<TableRole, ITable>;
@@ -55,19 +44,11 @@ export class Integrations extends Construct {
 
   constructor(scope: Construct, id: string, props: IntegrationsProps) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'DeliveriesDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: DEAD_LETTER_RETENTION,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.queue = new Queue(this, 'DeliveriesQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = deadLetteredQueue(this, 'Deliveries', {
+      fifo: false,
       visibilityTimeout: DELIVERIES_VISIBILITY_TIMEOUT,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_ATTEMPTS },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+      maxReceiveCount: MAX_ATTEMPTS,
+    }));
     this.worker = new ServiceFunction(this, 'IntegrationDeliver', {
       name: DELIVERY_WORKER.name,
       description: DELIVERY_WORKER.description,
@@ -82,10 +63,7 @@ export class Integrations extends Construct {
     );
     this.worker.addEnvironment(INTEGRATIONS_QUEUE_ENV, this.queue.queueUrl);
 
-    const action = new SnsAction(props.alarmTopic);
-    const alarm = (alarmId: string, metric: IMetric, description: string) => {
-      this.alarms.push(notifyingAlarm(this, alarmId, { metric, threshold: 1, description, action }));
-    };
+    const alarm = alarmsOnTopic(this, props.alarmTopic, this.alarms);
     const period = Duration.minutes(5);
     alarm(
       'DeliveriesDeadLetters',
