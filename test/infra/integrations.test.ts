@@ -1,8 +1,6 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { DELIVERY_WORKER, MAX_ATTEMPTS } from '../../functions/integrations';
 import { FUNCTIONS } from '../../functions/routes';
@@ -13,30 +11,23 @@ import {
   INTEGRATIONS_QUEUE_ENV,
   Integrations,
 } from '../../infra/integrations';
-import { TABLE_ROLES, type TableRole } from '../../lib/store/schema';
 import { readTemplateQueues } from '../../local/template/jobs';
 import type { TemplateApi, TemplateFunction } from '../../local/template/template';
+import {
+  actionsOf,
+  queueRoomStack,
+  statementsOf as roleStatements,
+  SQS_CONSUMER_ACTIONS,
+} from '../support/queue-room';
 import { flatTemplate, logicalIdOf } from '../support/stack-template';
 
 type Json = Record<string, any>;
 
 /** The webhook deliveries room alone (infra/integrations.ts), bundling skipped: queue, dead letters, function, grants. */
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-const stack = new Stack(app, 'IntegrationsTest');
-const tables = Object.fromEntries(
-  TABLE_ROLES.map((role) => [
-    role,
-    new Table(stack, `${role}Table`, { partitionKey: { name: 'pk', type: AttributeType.STRING } }),
-  ]),
-) as Record<TableRole, Table>;
+const { stack, tables, sender } = queueRoomStack('IntegrationsTest');
 const integrations = new Integrations(stack, 'Integrations', {
   tables,
   alarmTopic: new Topic(stack, 'Alarms'),
-});
-const sender = new LambdaFunction(stack, 'Sender', {
-  runtime: Runtime.NODEJS_22_X,
-  handler: 'index.handler',
-  code: Code.fromInline('export const handler = async () => undefined;'),
 });
 integrations.grantEmit(sender);
 const dashboard = new Dashboard(stack, 'Dashboard');
@@ -49,13 +40,7 @@ const queueId = idOf(integrations.queue);
 const deadLetterId = idOf(integrations.deadLetterQueue);
 const workerId = idOf(integrations.worker);
 
-function statementsOf(functionId: string): Json[] {
-  const role = resources[functionId]?.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: Json) => ref.Ref === role))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
-}
-const actionsOf = (statement: Json) => [statement.Action].flat() as string[];
+const statementsOf = (functionId: string) => roleStatements(resources, functionId);
 
 describe('the deliveries queue', () => {
   it('is a standard, encrypted queue whose messages go to the dead letters after MAX_ATTEMPTS receives', () => {
@@ -100,15 +85,7 @@ describe('the delivery function', () => {
   it('may consume the queue (visibility included), write the products table, and nothing else', () => {
     const sqs = statementsOf(workerId).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     expect(sqs.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
-    expect(actionsOf(sqs[0] ?? {}).sort()).toEqual(
-      [
-        'sqs:ChangeMessageVisibility',
-        'sqs:DeleteMessage',
-        'sqs:GetQueueAttributes',
-        'sqs:GetQueueUrl',
-        'sqs:ReceiveMessage',
-      ].sort(),
-    );
+    expect(actionsOf(sqs[0] ?? {}).sort()).toEqual(SQS_CONSUMER_ACTIONS);
     const dynamo = statementsOf(workerId).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
     const touched = JSON.stringify(dynamo.map((s) => s.Resource));
     expect(touched).toContain(idOf(tables.products));
