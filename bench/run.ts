@@ -15,7 +15,7 @@ import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib
 import { mappingsTable, tableName } from '../lib/store/schema';
 import { tokenRepository } from '../lib/store/token-repository';
 import { parseCli, usageError } from '../local/cli';
-import { currencyFields, newCurrency, newIntegration } from '../test/support/pcm-fixtures';
+import { currencyFields, newCurrency, newIntegration, newIntegrationLog } from '../test/support/pcm-fixtures';
 import { describeAuthored, measureAuthoredPublish } from './authored-publish';
 import { type AuthoringBench, setUpAuthoringBench } from './authoring';
 import { bundleFunctions } from './bundle';
@@ -126,20 +126,7 @@ async function setUp(): Promise<Fixtures> {
   const authoring = await setUpAuthoringBench(scenario, COLD_RUNS);
   const currencyId = await newCurrency(scenario.store.id, 'USD');
   const integrationId = await newIntegration(scenario.store.id, 'bench');
-  const integrationJobId = uuidv7();
-  await integrationRepository.putLog(scenario.store.id, {
-    id: uuidv7(),
-    integration_id: integrationId,
-    job_id: integrationJobId,
-    trigger: 'catalog-rule.created',
-    succeeded: true,
-    attempt: 1,
-    body: 'ok',
-    status_code: 200,
-    error_detail: '',
-    processing_time: 10,
-    created_at: new Date().toISOString(),
-  });
+  const integrationJobId = await newIntegrationLog(scenario.store.id, integrationId);
   return {
     scenario,
     keyIds,

@@ -38,6 +38,7 @@ import {
   newCurrency,
   newFile,
   newIntegration,
+  newIntegrationLog,
   newPcmCatalog,
   newPcmHierarchy,
   newPcmNode,
@@ -391,20 +392,7 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   // emit are queued nowhere: nothing is delivered.
   registerLocalDeliveryQueue({ send: () => undefined, delay: () => undefined });
   const integrationId = await newIntegration(a.store.id, 'Fuzz kept');
-  const integrationJobId = uuidv7();
-  await integrationRepository.putLog(a.store.id, {
-    id: uuidv7(),
-    integration_id: integrationId,
-    job_id: integrationJobId,
-    trigger: 'catalog-rule.created',
-    succeeded: false,
-    attempt: 1,
-    body: 'down',
-    status_code: 500,
-    error_detail: 'Received a status code outside of 2xx range (500) - treating webhook as a fail',
-    processing_time: 5,
-    created_at: new Date().toISOString(),
-  });
+  const integrationJobId = await newIntegrationLog(a.store.id, integrationId);
   const deletedIntegrationId = await newIntegration(a.store.id, 'Fuzz deleted');
   await integrationRepository.delete(a.store.id, deletedIntegrationId);
   const otherIntegrationId = await newIntegration(b.store.id, 'Fuzz other');

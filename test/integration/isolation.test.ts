@@ -41,6 +41,7 @@ import {
   newCurrency,
   newFile,
   newIntegration,
+  newIntegrationLog,
   newPcmCatalog,
   newPcmHierarchy,
   newPcmNode,
@@ -501,20 +502,7 @@ async function victimIntegration(
   storeId: string,
 ): Promise<{ integrationId: string; integrationJobId: string }> {
   const integrationId = await newIntegration(storeId, 'victim');
-  const integrationJobId = uuidv7();
-  await integrationRepository.putLog(storeId, {
-    id: uuidv7(),
-    integration_id: integrationId,
-    job_id: integrationJobId,
-    trigger: 'catalog-rule.created',
-    succeeded: true,
-    attempt: 1,
-    body: 'ok',
-    status_code: 200,
-    error_detail: '',
-    processing_time: 12,
-    created_at: new Date().toISOString(),
-  });
+  const integrationJobId = await newIntegrationLog(storeId, integrationId);
   return { integrationId, integrationJobId };
 }
 

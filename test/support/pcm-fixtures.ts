@@ -317,3 +317,22 @@ export async function newIntegration(
   });
   return id;
 }
+
+/** One logged delivery attempt (succeeded, 200 `ok`) of an integration: its job's id. */
+export async function newIntegrationLog(storeId: string, integrationId: string): Promise<string> {
+  const jobId = uuidv7();
+  await integrationRepository.putLog(storeId, {
+    id: uuidv7(),
+    integration_id: integrationId,
+    job_id: jobId,
+    trigger: 'catalog-rule.created',
+    succeeded: true,
+    attempt: 1,
+    body: 'ok',
+    status_code: 200,
+    error_detail: '',
+    processing_time: 12,
+    created_at: new Date().toISOString(),
+  });
+  return jobId;
+}
