@@ -554,7 +554,8 @@ describe('delivery', () => {
       startWebhookListener(),
     ]);
     try {
-      await created(a.create(hook(sentinel.url)));
+      // By host name: the attempt connects to the address its check resolved (the harness allows loopback).
+      await created(a.create(hook(`http://localhost:${sentinel.port}/hooks`)));
       await created(a.create(hook(disabled.url, { enabled: false })));
       await created(a.create(hook(other.url, { observes: ['catalog-rule.deleted'] })));
       await created(b.create(hook(foreign.url)));
