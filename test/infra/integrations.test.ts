@@ -1,5 +1,5 @@
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { DELIVERY_WORKER, MAX_ATTEMPTS } from '../../functions/integrations';
@@ -15,6 +15,7 @@ import { readTemplateQueues } from '../../local/template/jobs';
 import type { TemplateApi, TemplateFunction } from '../../local/template/template';
 import {
   actionsOf,
+  expectTlsOnly,
   queueRoomStack,
   statementsOf as roleStatements,
   SQS_CONSUMER_ACTIONS,
@@ -58,14 +59,7 @@ describe('the deliveries queue', () => {
   });
 
   it('refuses anything but TLS', () => {
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: queueId }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
-      },
-    });
+    expectTlsOnly(template, queueId);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { JOB_WORKER, MAX_RECEIVES } from '../../functions/jobs';
 import { JOBS_QUEUE_ENV, JOBS_VISIBILITY_TIMEOUT, Jobs } from '../../infra/jobs';
@@ -6,6 +6,7 @@ import { readTemplateQueues } from '../../local/template/jobs';
 import type { TemplateApi, TemplateFunction } from '../../local/template/template';
 import {
   actionsOf,
+  expectTlsOnly,
   queueRoomStack,
   statementsOf as roleStatements,
   SQS_CONSUMER_ACTIONS,
@@ -56,14 +57,7 @@ describe('the jobs queue', () => {
   });
 
   it('refuses anything but TLS', () => {
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: queueId }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
-      },
-    });
+    expectTlsOnly(template, queueId);
   });
 });
 

@@ -1,4 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { TABLE_ROLES, type TableRole } from '../../lib/store/schema';
@@ -48,3 +49,15 @@ export const SQS_CONSUMER_ACTIONS = [
   'sqs:GetQueueUrl',
   'sqs:ReceiveMessage',
 ].sort();
+
+/** Asserts the queue's policy denies every request not made over TLS. */
+export function expectTlsOnly(template: Template, queueId: string): void {
+  template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+    Queues: [{ Ref: queueId }],
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]),
+    },
+  });
+}
