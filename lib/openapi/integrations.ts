@@ -6,12 +6,11 @@ import {
   OBSERVABLE_EVENTS,
 } from '../validation/integration';
 import { listDocumentSchema, type OperationSpec, pageParameters, pathIdParameter } from './operation';
-import { ERROR_BODY_SCHEMA } from './schemas';
+import { dataDocument, ERROR_BODY_SCHEMA, SELF_LINKS_SCHEMA, timestampsSchema } from './schemas';
 
 /** The platform's webhook integrations (`/v2/integrations`, legacy flat format; docs/webhooks.md). */
 
 const TAG = 'Integrations' as const;
-const DATE: Schema = { type: 'string', format: 'date-time' };
 const REF = (type: string): Schema => ({
   type: 'object',
   required: ['data'],
@@ -58,24 +57,12 @@ export const INTEGRATION_SCHEMA: Schema = {
         secret_key: { type: 'string', description: "Echoed to the store's admins, as the platform does." },
       },
     },
-    links: {
-      type: 'object',
-      required: ['self'],
-      additionalProperties: false,
-      properties: { self: { type: 'string' } },
-    },
+    links: SELF_LINKS_SCHEMA,
     meta: {
       type: 'object',
       required: ['timestamps'],
       additionalProperties: false,
-      properties: {
-        timestamps: {
-          type: 'object',
-          required: ['created_at', 'updated_at'],
-          additionalProperties: false,
-          properties: { created_at: DATE, updated_at: DATE },
-        },
-      },
+      properties: { timestamps: timestampsSchema('created_at', 'updated_at') },
     },
   },
 };
@@ -86,12 +73,7 @@ const TIMESTAMPS: Schema = {
   additionalProperties: false,
   properties: {
     trigger: { type: 'string', enum: OBSERVABLE_EVENTS },
-    timestamps: {
-      type: 'object',
-      required: ['created_at'],
-      additionalProperties: false,
-      properties: { created_at: DATE },
-    },
+    timestamps: timestampsSchema('created_at'),
   },
 };
 
@@ -143,7 +125,7 @@ export const INTEGRATION_JOB_SCHEMA: Schema = {
   },
 };
 
-const document: Schema = { type: 'object', required: ['data'], properties: { data: INTEGRATION_SCHEMA } };
+const document = dataDocument(INTEGRATION_SCHEMA);
 const ID = pathIdParameter('integration_id', 'integration');
 const PAGE = pageParameters(25);
 const CONFLICT: [string, Schema] = [
