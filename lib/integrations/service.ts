@@ -10,7 +10,7 @@ import {
   IntegrationWriteConflictError,
   integrationRepository,
   MAX_INTEGRATIONS_PER_STORE,
-  MAX_LOGS_READ,
+  MAX_LOGS_KEPT,
 } from '../store/integration-repository';
 import type { IntegrationFields } from '../validation/integration';
 import type { IntegrationJob } from './render';
@@ -111,13 +111,13 @@ export async function integrationLogs(
   return integrationRepository.listLogs(storeId, integrationId);
 }
 
-/** The logs of every integration of the store, newest first, at most MAX_LOGS_READ. */
+/** The logs of every integration of the store, newest first, at most MAX_LOGS_KEPT. */
 export async function storeLogs(storeId: string): Promise<IntegrationLogRecord[]> {
   const integrations = await integrationRepository.list(storeId);
   const logs = (
     await Promise.all(integrations.map((each) => integrationRepository.listLogs(storeId, each.id)))
   ).flat();
-  return logs.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, MAX_LOGS_READ);
+  return logs.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, MAX_LOGS_KEPT);
 }
 
 /** An integration's delivery jobs (one per event sent to it), newest first, from its logs. */

@@ -1,7 +1,7 @@
 import type { IntegrationEvent, IntegrationFields } from '../validation/integration';
 import type { WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
-import { PutCommand, QueryCommand } from './dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from './dynamodb';
 import { getRecord, queryAll, withoutKeys } from './items';
 import { TTL_ATTRIBUTE, tableName } from './schema';
 import { rereadingWrites, transactRetrying } from './transact-retrying';
@@ -14,9 +14,10 @@ import { rereadingWrites, transactRetrying } from './transact-retrying';
  *   orders them by creation, the list's order; `version` grows with every write, the condition of the next.
  * - `STORE#<store>` / `INTEGRATION_STATE`: how many integrations the store has (`integration_count`),
  *   moved in the transaction of every creation and deletion and conditioned on MAX_INTEGRATIONS_PER_STORE.
- * - `INTEGRATION_LOGS#<store>#<integration>` / `LOG#<log id>`: one delivery attempt, expiring LOG_TTL_DAYS
- *   after it was written (the table's `ttl`). Log ids are UUIDv7: a descending query reads the newest
- *   first, and reads stop at MAX_LOGS_READ, so what a listing reads is bounded however busy the integration.
+ * - `INTEGRATION_LOGS#<store>#<integration>` / `LOG#<n>`: delivery attempt number n of the integration (n
+ *   from its counter `LOG_COUNT`, zero-padded, so a descending query reads the newest first), expiring
+ *   LOG_TTL_DAYS after it was written (the table's `ttl`). Writing attempt n deletes attempt n - MAX_LOGS_KEPT:
+ *   an integration keeps at most MAX_LOGS_KEPT logs however busy it is, and a listing reads at most those.
  *
  * Emitting an event reads the store's integrations (one query of at most 26 small items).
  */
@@ -51,8 +52,8 @@ export interface IntegrationLogRecord {
 export const MAX_INTEGRATIONS_PER_STORE = 25;
 /** Days a log is kept. */
 export const LOG_TTL_DAYS = 30;
-/** Most logs of one integration a listing reads: the newest. */
-export const MAX_LOGS_READ = 1000;
+/** Most logs one integration keeps (and a listing reads): the newest. */
+export const MAX_LOGS_KEPT = 1000;
 
 export class IntegrationNotFoundError extends Error {
   override name = 'IntegrationNotFoundError';
@@ -72,9 +73,13 @@ export const integrationKeys = {
   integration: (storeId: string, id: string) => ({ pk: PK(storeId), sk: `${INTEGRATION_PREFIX}${id}` }),
   state: (storeId: string) => ({ pk: PK(storeId), sk: 'INTEGRATION_STATE' }),
   logs: (storeId: string, integrationId: string) => `INTEGRATION_LOGS#${storeId}#${integrationId}`,
-  log: (storeId: string, integrationId: string, logId: string) => ({
+  log: (storeId: string, integrationId: string, n: number) => ({
     pk: integrationKeys.logs(storeId, integrationId),
-    sk: `${LOG_PREFIX}${logId}`,
+    sk: `${LOG_PREFIX}${String(n).padStart(12, '0')}`,
+  }),
+  logCount: (storeId: string, integrationId: string) => ({
+    pk: integrationKeys.logs(storeId, integrationId),
+    sk: 'LOG_COUNT',
   }),
 };
 
@@ -190,18 +195,37 @@ export const integrationRepository = {
     }, keptChanging);
   },
 
-  /** Records one delivery attempt, kept LOG_TTL_DAYS. */
+  /** Records one delivery attempt, kept LOG_TTL_DAYS, and lets go of the one MAX_LOGS_KEPT before it. */
   async putLog(storeId: string, log: IntegrationLogRecord): Promise<void> {
-    const ttl = Math.floor(Date.parse(log.created_at) / 1000) + LOG_TTL_DAYS * 86_400;
-    await getDocumentClient().send(
-      new PutCommand({
+    const client = getDocumentClient();
+    const counted = await client.send(
+      new UpdateCommand({
         TableName: TABLE(),
-        Item: { ...integrationKeys.log(storeId, log.integration_id, log.id), ...log, [TTL_ATTRIBUTE]: ttl },
+        Key: integrationKeys.logCount(storeId, log.integration_id),
+        UpdateExpression: 'ADD log_count :one',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
       }),
     );
+    const n = Number(counted.Attributes?.log_count);
+    const ttl = Math.floor(Date.parse(log.created_at) / 1000) + LOG_TTL_DAYS * 86_400;
+    await client.send(
+      new PutCommand({
+        TableName: TABLE(),
+        Item: { ...integrationKeys.log(storeId, log.integration_id, n), ...log, [TTL_ATTRIBUTE]: ttl },
+      }),
+    );
+    if (n > MAX_LOGS_KEPT) {
+      await client.send(
+        new DeleteCommand({
+          TableName: TABLE(),
+          Key: integrationKeys.log(storeId, log.integration_id, n - MAX_LOGS_KEPT),
+        }),
+      );
+    }
   },
 
-  /** An integration's logs, newest first, at most MAX_LOGS_READ (expired ones left out). */
+  /** An integration's logs, newest first, at most MAX_LOGS_KEPT (expired ones left out). */
   async listLogs(storeId: string, integrationId: string, now = Date.now()): Promise<IntegrationLogRecord[]> {
     const result = await getDocumentClient().send(
       new QueryCommand({
@@ -212,7 +236,7 @@ export const integrationRepository = {
           ':prefix': LOG_PREFIX,
         },
         ScanIndexForward: false,
-        Limit: MAX_LOGS_READ,
+        Limit: MAX_LOGS_KEPT,
       }),
     );
     // DynamoDB removes expired items within days, not at once: an expired log is not shown meanwhile.

@@ -17,13 +17,17 @@ import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { resetConfig } from '../../lib/config/index';
 import { MAX_ATTEMPTS } from '../../lib/integrations/deliver';
 import { registerLocalDeliveryQueue } from '../../lib/integrations/queue';
-import { MAX_INTEGRATIONS_PER_STORE } from '../../lib/store/integration-repository';
+import {
+  integrationRepository,
+  MAX_INTEGRATIONS_PER_STORE,
+  MAX_LOGS_KEPT,
+} from '../../lib/store/integration-repository';
 import { OBSERVABLE_EVENTS } from '../../lib/validation/integration';
 import { LocalDeliveryQueue } from '../../local/delivery-queue';
 import { adminOfNewStore, childrenRelease } from '../support/catalog-fixtures';
 import { expectErrorBody } from '../support/error-body';
 import { type InvokeResult, invoke } from '../support/fixtures';
-import { newPcmCatalog } from '../support/pcm-fixtures';
+import { newIntegration, newIntegrationLog, newPcmCatalog } from '../support/pcm-fixtures';
 import { type Answer, startWebhookListener, waitUntil } from '../support/webhook-listener';
 
 /**
@@ -274,6 +278,31 @@ describe('the integrations API', () => {
     );
     expect((await c.list()).body.meta.results.total).toBe(MAX_INTEGRATIONS_PER_STORE);
   });
+});
+
+describe('the delivery log', () => {
+  it(`keeps the newest ${MAX_LOGS_KEPT} attempts of an integration, however many it made`, async () => {
+    const c = await newClient();
+    const id = await newIntegration(c.storeId, 'busy');
+    // The first three one after another (attempts 1 to 3), the rest 25 at a time.
+    const jobs: string[] = [];
+    for (let n = 0; n < 3; n += 1) jobs.push(await newIntegrationLog(c.storeId, id));
+    const total = MAX_LOGS_KEPT + 3;
+    for (let start = 3; start < total; start += 25) {
+      const batch = Array.from({ length: Math.min(25, total - start) }, () =>
+        newIntegrationLog(c.storeId, id),
+      );
+      jobs.push(...(await Promise.all(batch)));
+    }
+    const logs = await integrationRepository.listLogs(c.storeId, id);
+    expect(logs).toHaveLength(MAX_LOGS_KEPT);
+    const listed = await c.logs(id);
+    expect(listed.body.meta.results.total).toBe(MAX_LOGS_KEPT);
+    // The three oldest went: every job kept is one of the newest, the newest first.
+    const kept = new Set(logs.map((log) => log.job_id));
+    expect(kept.size).toBe(MAX_LOGS_KEPT);
+    expect(jobs.slice(0, 3).some((job) => kept.has(job))).toBe(false);
+  }, 60_000);
 });
 
 describe('where a webhook may point', () => {
