@@ -6,15 +6,16 @@ import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/routes';
 import { FUNCTION_MEMORY_MB } from '../infra/api-function';
 import { generateAccessToken, hashSecret } from '../lib/auth/secrets';
-import { uuidv4 } from '../lib/ids';
+import { uuidv4, uuidv7 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { GetCommand, TransactWriteCommand } from '../lib/store/dynamodb';
+import { integrationRepository } from '../lib/store/integration-repository';
 import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib/store/mapping-repository';
 import { mappingsTable, tableName } from '../lib/store/schema';
 import { tokenRepository } from '../lib/store/token-repository';
 import { parseCli, usageError } from '../local/cli';
-import { currencyFields, newCurrency } from '../test/support/pcm-fixtures';
+import { currencyFields, newCurrency, newIntegration, newIntegrationLog } from '../test/support/pcm-fixtures';
 import { describeAuthored, measureAuthoredPublish } from './authored-publish';
 import { type AuthoringBench, setUpAuthoringBench } from './authoring';
 import { bundleFunctions } from './bundle';
@@ -101,6 +102,9 @@ interface Fixtures {
   authoring: AuthoringBench;
   /** The scenario store's one currency (its default). */
   currencyId: string;
+  /** The scenario store's webhook integration and the job of its one logged delivery attempt. */
+  integrationId: string;
+  integrationJobId: string;
 }
 
 async function setUp(): Promise<Fixtures> {
@@ -129,6 +133,8 @@ async function setUp(): Promise<Fixtures> {
   progress('seeding the product API: 200 products');
   const authoring = await setUpAuthoringBench(scenario, COLD_RUNS);
   const currencyId = await newCurrency(scenario.store.id, 'USD');
+  const integrationId = await newIntegration(scenario.store.id, 'bench');
+  const integrationJobId = await newIntegrationLog(scenario.store.id, integrationId);
   return {
     scenario,
     keyIds,
@@ -138,6 +144,8 @@ async function setUp(): Promise<Fixtures> {
     products,
     authoring,
     currencyId,
+    integrationId,
+    integrationJobId,
   };
 }
 
@@ -289,6 +297,59 @@ function coldStartEvents(
     'delete-currency': {
       status: 404,
       event: () => s.event('DELETE', `/v2/currencies/${UNKNOWN_ID}`, { token: admin }),
+    },
+    // Webhook integrations: a store holds at most 25, so the create is timed on a refused URL (422, after its
+    // check, before any write) and the delete on an unknown id (404); the rest on the fixture integration.
+    'create-integration': {
+      status: 422,
+      event: () =>
+        s.event('POST', '/v2/integrations', {
+          token: admin,
+          body: {
+            data: {
+              type: 'integration',
+              name: 'cold',
+              observes: ['catalog-rule.created'],
+              configuration: { url: 'http://10.0.0.1/hooks' },
+            },
+          },
+        }),
+    },
+    'list-integrations': { status: 200, event: () => s.event('GET', '/v2/integrations', { token: admin }) },
+    'get-integration': {
+      status: 200,
+      event: () => s.event('GET', `/v2/integrations/${f.integrationId}`, { token: admin }),
+    },
+    'update-integration': {
+      status: 200,
+      event: (run) =>
+        s.event('PUT', `/v2/integrations/${f.integrationId}`, {
+          token: admin,
+          body: { data: { type: 'integration', name: `cold ${run}` } },
+        }),
+    },
+    'delete-integration': {
+      status: 404,
+      event: () => s.event('DELETE', `/v2/integrations/${UNKNOWN_ID}`, { token: admin }),
+    },
+    'list-all-integration-logs': {
+      status: 200,
+      event: () => s.event('GET', '/v2/integrations/logs', { token: admin }),
+    },
+    'list-integration-logs': {
+      status: 200,
+      event: () => s.event('GET', `/v2/integrations/${f.integrationId}/logs`, { token: admin }),
+    },
+    'list-integration-jobs': {
+      status: 200,
+      event: () => s.event('GET', `/v2/integrations/${f.integrationId}/jobs`, { token: admin }),
+    },
+    'get-integration-job-logs': {
+      status: 200,
+      event: () =>
+        s.event('GET', `/v2/integrations/${f.integrationId}/jobs/${f.integrationJobId}/logs`, {
+          token: admin,
+        }),
     },
     ...f.products.coldStartEvents,
   };

@@ -35,6 +35,11 @@ export interface FunctionDefinition {
   workflow?: 'start';
   /** `enqueue`: it starts jobs (`enqueueJob` in lib/jobs/service.ts): it may send to the jobs queue. */
   jobs?: 'enqueue';
+  /**
+   * `emit`: it emits webhook events (`emitIntegrationEvent` in lib/integrations/events.ts): it may send to the
+   * deliveries queue.
+   */
+  integrations?: 'emit';
   description: string;
 }
 
@@ -203,6 +208,7 @@ export const FUNCTIONS = {
   'pcm-create-catalog-rule': {
     auth: 'admin',
     body: 'json',
+    integrations: 'emit',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'POST /pcm/catalogs/rules: creates a catalog rule (which catalog which shoppers get)',
   },
@@ -219,11 +225,13 @@ export const FUNCTIONS = {
   'pcm-update-catalog-rule': {
     auth: 'admin',
     body: 'json',
+    integrations: 'emit',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: "PUT /pcm/catalogs/rules/{catalog_rule_id}: changes the rule's attributes that are sent",
   },
   'pcm-delete-catalog-rule': {
     auth: 'admin',
+    integrations: 'emit',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /pcm/catalogs/rules/{catalog_rule_id}: deletes a catalog rule',
   },
@@ -336,6 +344,7 @@ export const FUNCTIONS = {
     // readwrite: a pending upload becomes the catalog's document (copied out of uploads/) first.
     bucket: 'readwrite',
     workflow: 'start',
+    integrations: 'emit',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description:
       "POST /pcm/catalogs/{catalog_id}/releases: publishes the catalog's document (201 PENDING at once)",
@@ -354,6 +363,7 @@ export const FUNCTIONS = {
   },
   'pcm-delete-release': {
     auth: 'admin',
+    integrations: 'emit',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     // The releases it reclaims go with their delta files.
     bucket: 'delete-deltas',
@@ -362,6 +372,7 @@ export const FUNCTIONS = {
   },
   'pcm-delete-releases': {
     auth: 'admin',
+    integrations: 'emit',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     // The releases it reclaims go with their delta files.
     bucket: 'delete-deltas',
@@ -417,6 +428,55 @@ export const FUNCTIONS = {
     auth: 'admin',
     tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
     description: 'DELETE /v2/currencies/{currency_id}: deletes a currency that is not the default',
+  },
+  'create-integration': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description:
+      'POST /v2/integrations: creates a webhook integration (at most 25 a store; its URL must resolve to public addresses)',
+  },
+  'list-integrations': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /v2/integrations: the store's integrations, paginated",
+  },
+  'get-integration': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /v2/integrations/{integration_id}: one integration of the store',
+  },
+  'update-integration': {
+    auth: 'admin',
+    body: 'json',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'PUT /v2/integrations/{integration_id}: changes the fields sent',
+  },
+  'delete-integration': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'readwrite', limits: 'readwrite' },
+    description: 'DELETE /v2/integrations/{integration_id}: deletes an integration',
+  },
+  'list-all-integration-logs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /v2/integrations/logs: the delivery attempts of the store's integrations, newest first",
+  },
+  'list-integration-logs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description:
+      "GET /v2/integrations/{integration_id}/logs: an integration's delivery attempts, newest first",
+  },
+  'list-integration-jobs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: "GET /v2/integrations/{integration_id}/jobs: an integration's deliveries, one per event",
+  },
+  'get-integration-job-logs': {
+    auth: 'admin',
+    tables: { keys: 'read', products: 'read', limits: 'readwrite' },
+    description: 'GET /v2/integrations/{integration_id}/jobs/{job_id}/logs: the attempts of one delivery',
   },
   'pcm-create-pricebook': {
     auth: 'admin',
@@ -844,6 +904,19 @@ export const ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/v2/currencies/{currency_id}', function: 'get-currency' },
   { method: 'PUT', path: '/v2/currencies/{currency_id}', function: 'update-currency' },
   { method: 'DELETE', path: '/v2/currencies/{currency_id}', function: 'delete-currency' },
+  { method: 'POST', path: '/v2/integrations', function: 'create-integration' },
+  { method: 'GET', path: '/v2/integrations', function: 'list-integrations' },
+  { method: 'GET', path: '/v2/integrations/logs', function: 'list-all-integration-logs' },
+  { method: 'GET', path: '/v2/integrations/{integration_id}', function: 'get-integration' },
+  { method: 'PUT', path: '/v2/integrations/{integration_id}', function: 'update-integration' },
+  { method: 'DELETE', path: '/v2/integrations/{integration_id}', function: 'delete-integration' },
+  { method: 'GET', path: '/v2/integrations/{integration_id}/logs', function: 'list-integration-logs' },
+  { method: 'GET', path: '/v2/integrations/{integration_id}/jobs', function: 'list-integration-jobs' },
+  {
+    method: 'GET',
+    path: '/v2/integrations/{integration_id}/jobs/{job_id}/logs',
+    function: 'get-integration-job-logs',
+  },
   { method: 'POST', path: '/pcm/pricebooks', function: 'pcm-create-pricebook' },
   { method: 'GET', path: '/pcm/pricebooks', function: 'pcm-list-pricebooks' },
   { method: 'GET', path: '/pcm/pricebooks/prices', function: 'pcm-list-all-prices' },

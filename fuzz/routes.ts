@@ -9,6 +9,7 @@ import {
 import { CURRENCY_FORMAT_MAX, CURRENCY_SEPARATOR_MAX } from '../lib/validation/currency';
 import { FILE_LOCATION_MAX } from '../lib/validation/file';
 import { HIERARCHY_NAME_MAX } from '../lib/validation/hierarchy';
+import { OBSERVABLE_EVENTS, SECRET_KEY_MAX, URL_MAX } from '../lib/validation/integration';
 import { CATALOG_DESCRIPTION_MAX, CATALOG_NAME_MAX, MAX_HIERARCHY_IDS } from '../lib/validation/pcm-catalog';
 import { AMOUNT_MAX, MAX_ATTRIBUTE_KEYS, MAX_TIERS } from '../lib/validation/price';
 import {
@@ -291,6 +292,7 @@ const ROUTE_REQUESTS: Record<string, () => fc.Arbitrary<FuzzRequest>> = {
   ...pcmRoutes(),
   ...fileRoutes(),
   ...currencyRoutes(),
+  ...integrationRoutes(),
   ...pricebookRoutes(),
   ...catalogRuleRoutes(),
   ...productRoutes(),
@@ -939,6 +941,95 @@ function currencyRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
       requests({
         auth: ADMIN,
         params: { currency_id: segment([ref('freshCurrencyId')], [...OTHERS, ref('currencyId')]) },
+      }),
+  };
+}
+
+// ---------------------------------------------------------------- integrations (/v2/integrations)
+
+/**
+ * Integration fields, the legacy flat format. URLs are public address literals (no DNS asked), refused
+ * addresses and schemes, and text at and past the bound; events the served ones, others and too many.
+ */
+const integrationFields = fc.record(
+  {
+    name: fc.oneof(unicodeString(0, 30), fc.constantFrom('', ' ', 'x'.repeat(255), 'x'.repeat(256))),
+    description: unicodeString(0, 30),
+    enabled: fc.boolean(),
+    integration_type: fc.constantFrom('webhook', 'aws_sqs', 'stomp', 'WEBHOOK', ''),
+    observes: fc.oneof(
+      fc.subarray<string>([...OBSERVABLE_EVENTS], { minLength: 1, maxLength: 5 }),
+      fc.constantFrom<string[]>(
+        [],
+        [...OBSERVABLE_EVENTS],
+        ['product.created'],
+        ['catalog-rule.created', 'catalog-rule.created'],
+      ),
+    ),
+    configuration: fc.record(
+      {
+        url: fc.oneof(
+          fc.constantFrom(
+            'https://93.184.216.34/hooks',
+            'http://93.184.216.34:8080/a?b=c',
+            'http://10.0.0.1/',
+            'http://169.254.169.254/latest/meta-data/',
+            'http://[::ffff:127.0.0.1]/',
+            'ftp://93.184.216.34/',
+            'https://user:pw@93.184.216.34/',
+            `https://93.184.216.34/${'a'.repeat(URL_MAX)}`,
+            '',
+          ),
+          unicodeString(0, 20),
+        ),
+        secret_key: fc.oneof(unicodeString(0, 20), fc.constant('s'.repeat(SECRET_KEY_MAX + 1))),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: [] },
+);
+const newIntegrationBody = integrationFields.map((fields) => ({ data: { type: 'integration', ...fields } }));
+const integrationUpdateBody = fc
+  .tuple(
+    integrationFields,
+    fc.constantFrom(undefined, ref('integrationId'), ref('integrationIdUpper'), ref('otherIntegrationId')),
+  )
+  .map(([fields, id]) => ({ data: { type: 'integration', ...(id === undefined ? {} : { id }), ...fields } }));
+
+/** The integrations API's routes: `integrationId` is never deleted; deletes take integrations made for the purpose. */
+function integrationRoutes(): Record<string, () => fc.Arbitrary<FuzzRequest>> {
+  const OTHERS = [ref('otherIntegrationId'), ref('deletedIntegrationId')];
+  const integrationId = segment([ref('integrationId'), ref('integrationIdUpper')], OTHERS);
+  const byId = () =>
+    requests({ auth: ADMIN, params: { integration_id: integrationId }, query: [pageQuery()] });
+  return {
+    'POST /v2/integrations': () => requests({ auth: ADMIN, body: jsonBody(newIntegrationBody) }),
+    'GET /v2/integrations': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /v2/integrations/logs': () => requests({ auth: ADMIN, query: [pageQuery()] }),
+    'GET /v2/integrations/{integration_id}': () =>
+      requests({ auth: ADMIN, params: { integration_id: integrationId } }),
+    'PUT /v2/integrations/{integration_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { integration_id: integrationId },
+        body: jsonBody(integrationUpdateBody),
+      }),
+    'DELETE /v2/integrations/{integration_id}': () =>
+      requests({
+        auth: ADMIN,
+        params: { integration_id: segment([ref('freshIntegrationId')], [...OTHERS, ref('integrationId')]) },
+      }),
+    'GET /v2/integrations/{integration_id}/logs': byId,
+    'GET /v2/integrations/{integration_id}/jobs': byId,
+    'GET /v2/integrations/{integration_id}/jobs/{job_id}/logs': () =>
+      requests({
+        auth: ADMIN,
+        params: {
+          integration_id: integrationId,
+          job_id: segment([ref('integrationJobId')], [ref('jobId'), ref('integrationId')]),
+        },
+        query: [pageQuery()],
       }),
   };
 }

@@ -6,6 +6,7 @@ import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { getConfig } from '../lib/config/index';
 import { toApiError } from '../lib/http/errors';
 import { uuidv4, uuidv7 } from '../lib/ids';
+import { registerLocalDeliveryQueue } from '../lib/integrations/queue';
 import { registerLocalJobQueue } from '../lib/jobs/queue';
 import { enqueueJob } from '../lib/jobs/service';
 import { createRelease } from '../lib/pcm/publishing';
@@ -20,6 +21,7 @@ import {
   currencyRepository,
 } from '../lib/store/currency-repository';
 import { fileRepository } from '../lib/store/file-repository';
+import { IntegrationLimitError, integrationRepository } from '../lib/store/integration-repository';
 import { mappingRepository } from '../lib/store/mapping-repository';
 import { CatalogLimitError, pcmRepository } from '../lib/store/pcm-repository';
 import { PricebookLimitError, pricebookRepository } from '../lib/store/pricebook-repository';
@@ -35,6 +37,8 @@ import {
   newCatalogRule,
   newCurrency,
   newFile,
+  newIntegration,
+  newIntegrationLog,
   newPcmCatalog,
   newPcmHierarchy,
   newPcmNode,
@@ -114,6 +118,13 @@ export const PLACEHOLDERS = {
   freshCurrencyId: 'a currency of store A (not its default) created just before the request (delete fuzzing)',
   deletedCurrencyId: 'a deleted currency of store A',
   otherCurrencyId: "store B's currency",
+  integrationId:
+    "store A's webhook integration (`/v2/integrations`), never deleted, with one logged delivery",
+  integrationIdUpper: 'the same integration id in upper case',
+  integrationJobId: "the delivery job of integrationId's logged attempt",
+  freshIntegrationId: 'an integration of store A created just before the request (delete fuzzing)',
+  deletedIntegrationId: 'a deleted integration of store A',
+  otherIntegrationId: "store B's integration",
   pricebookId: "store A's price book, never deleted",
   pricebookIdUpper: 'the same price book id in upper case',
   freshPricebookId: 'a price book of store A created just before the request (delete fuzzing)',
@@ -377,6 +388,14 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
   const deletedCurrencyId = await newCurrency(a.store.id, 'FZD');
   await currencyRepository.delete(a.store.id, deletedCurrencyId);
   const otherCurrencyId = await newCurrency(b.store.id, 'FZB');
+  // Webhook integrations: A's (with one logged attempt), a deleted one, B's. Events fuzzed releases and rules
+  // emit are queued nowhere: nothing is delivered.
+  registerLocalDeliveryQueue({ send: () => undefined, delay: () => undefined });
+  const integrationId = await newIntegration(a.store.id, 'Fuzz kept');
+  const integrationJobId = await newIntegrationLog(a.store.id, integrationId);
+  const deletedIntegrationId = await newIntegration(a.store.id, 'Fuzz deleted');
+  await integrationRepository.delete(a.store.id, deletedIntegrationId);
+  const otherIntegrationId = await newIntegration(b.store.id, 'Fuzz other');
   // Price books: A's, a deleted one, B's.
   const pricebookId = await newPricebook(a.store.id, 'Fuzz kept book');
   const deletedPricebookId = await newPricebook(a.store.id, 'Fuzz deleted book');
@@ -461,6 +480,11 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
       currencyIdUpper: currencyId.toUpperCase(),
       deletedCurrencyId,
       otherCurrencyId,
+      integrationId,
+      integrationIdUpper: integrationId.toUpperCase(),
+      integrationJobId,
+      deletedIntegrationId,
+      otherIntegrationId,
       pricebookId,
       pricebookIdUpper: pricebookId.toUpperCase(),
       deletedPricebookId,
@@ -553,6 +577,18 @@ export async function seedFuzzWorld(options: { extraKeys?: number } = {}): Promi
           return newFile(a.store.id, 'https://cdn.example.com/fuzz/fresh.png');
         case 'freshCurrencyId':
           return freshCurrency(a.store.id, [currencyId]);
+        case 'freshIntegrationId':
+          try {
+            return await newIntegration(a.store.id, 'Fresh');
+          } catch (error) {
+            if (!(error instanceof IntegrationLimitError)) throw error;
+            // POST /v2/integrations cases filled store A up to its cap: make room, keeping the world's own.
+            for (const integration of await integrationRepository.list(a.store.id)) {
+              if (integration.id !== integrationId)
+                await integrationRepository.delete(a.store.id, integration.id);
+            }
+            return newIntegration(a.store.id, 'Fresh');
+          }
         case 'freshPricebookId':
           // A name no fuzzed request sends (fuzzed names are at most 30 graphemes or the listed ones).
           try {

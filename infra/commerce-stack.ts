@@ -11,6 +11,7 @@ import {
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { apiCorsConfiguration, ROUTES, type RouteDefinition } from '../functions/routes';
+import { WORKFLOW_STEPS, type WorkflowStepDefinition, type WorkflowStepName } from '../functions/workflow';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { routeTag } from '../lib/openapi/document';
 import type { OperationTag } from '../lib/openapi/operation';
@@ -18,6 +19,7 @@ import { TABLE_KEY, TABLE_ROLES, type TableRole, TTL_ATTRIBUTE, TTL_ROLES } from
 import type { ApiFunction } from './api-function';
 import { ApiPart } from './api-part';
 import { ContextError } from './context-error';
+import { Integrations } from './integrations';
 import { Jobs } from './jobs';
 import { type AlarmThresholds, Monitoring, pascal } from './monitoring';
 import { Publishing } from './publishing';
@@ -71,6 +73,7 @@ export class CommerceStack extends Stack {
   readonly parts: Record<string, ApiPart> = {};
   readonly monitoring: Monitoring;
   readonly publishing: Publishing;
+  readonly integrations: Integrations;
 
   constructor(scope: Construct, id: string, props: CommerceStackProps = {}) {
     super(scope, id, props);
@@ -84,7 +87,7 @@ export class CommerceStack extends Stack {
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryption.AWS_MANAGED,
         removalPolicy: RemovalPolicy.RETAIN,
-        // Tokens (keys) and rate-limit windows and failure counters (limits) expire through TTL.
+        // Tokens (keys), rate-limit windows and failure counters (limits) and webhook logs (products) expire.
         ...(TTL_ROLES.includes(role) ? { timeToLiveAttribute: TTL_ATTRIBUTE } : {}),
       });
     }
@@ -169,6 +172,18 @@ export class CommerceStack extends Stack {
     const jobs = new Jobs(this, 'Jobs', { tables, alarmTopic: this.monitoring.topic, documents: publishing });
     for (const fn of Object.values(this.functions))
       if (fn.definition.jobs === 'enqueue') jobs.grantEnqueue(fn);
+
+    // Webhooks: the functions and workflow steps that emit events may send to the deliveries queue.
+    const integrations = new Integrations(this, 'Integrations', {
+      tables,
+      alarmTopic: this.monitoring.topic,
+    });
+    this.integrations = integrations;
+    for (const fn of Object.values(this.functions))
+      if (fn.definition.integrations === 'emit') integrations.grantEmit(fn);
+    for (const [name, step] of Object.entries(WORKFLOW_STEPS) as [WorkflowStepName, WorkflowStepDefinition][])
+      if (step.integrations === 'emit') integrations.grantEmit(publishing.functions[name]);
+    integrations.addDashboardRow(this.monitoring.dashboard);
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the commerce API' });
     for (const role of TABLE_ROLES) {

@@ -1,18 +1,17 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { type Alarm, type IMetric, Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Duration } from 'aws-cdk-lib';
+import { type Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { JOB_WORKER, MAX_RECEIVES } from '../functions/jobs';
 import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE } from '../lib/metrics/names';
 import type { TableRole } from '../lib/store/schema';
-import { notifyingAlarm } from './monitoring';
 import type { Publishing } from './publishing';
+import { alarmsOnTopic, deadLetteredQueue } from './queues';
 import { ServiceFunction } from './service-function';
 
 /** The environment variable the functions that enqueue jobs read the queue's URL from (lib/config). */
@@ -24,9 +23,6 @@ export const JOBS_QUEUE_ENV = 'JOBS_QUEUE_URL';
  * run that crashed is retried this long after it was taken.
  */
 export const JOBS_VISIBILITY_TIMEOUT = Duration.seconds(JOB_WORKER.timeoutSeconds + 300);
-
-/** Dead letters are kept the longest SQS keeps messages, to be looked at and sent again. */
-const DEAD_LETTER_RETENTION = Duration.days(14);
 
 export interface JobsProps {
   tables: Record<TableRole, ITable>;
@@ -51,23 +47,11 @@ export class Jobs extends Construct {
 
   constructor(scope: Construct, id: string, props: JobsProps) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'JobsDeadLetterQueue', {
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = deadLetteredQueue(this, 'Jobs', {
       fifo: true,
-      contentBasedDeduplication: false,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: DEAD_LETTER_RETENTION,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.queue = new Queue(this, 'JobsQueue', {
-      fifo: true,
-      contentBasedDeduplication: false,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
       visibilityTimeout: JOBS_VISIBILITY_TIMEOUT,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+      maxReceiveCount: MAX_RECEIVES,
+    }));
     this.worker = new ServiceFunction(this, 'JobRun', {
       name: JOB_WORKER.name,
       description: JOB_WORKER.description,
@@ -80,10 +64,7 @@ export class Jobs extends Construct {
     // One message a call: a FIFO group hands its next message only once this one is deleted.
     this.worker.addEventSource(new SqsEventSource(this.queue, { batchSize: 1 }));
 
-    const action = new SnsAction(props.alarmTopic);
-    const alarm = (alarmId: string, metric: IMetric, description: string) => {
-      this.alarms.push(notifyingAlarm(this, alarmId, { metric, threshold: 1, description, action }));
-    };
+    const alarm = alarmsOnTopic(this, props.alarmTopic, this.alarms);
     const period = Duration.minutes(5);
     alarm(
       'JobsDeadLetters',

@@ -16,19 +16,47 @@ export interface LocalQueueMessage {
   body: string;
 }
 
+/** One record of an SQS event, as Lambda's event source mapping hands it. */
+export interface LocalSqsRecord {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  attributes: Record<string, string>;
+  messageAttributes: Record<string, never>;
+  md5OfBody: string;
+  eventSource: 'aws:sqs';
+  eventSourceARN: string;
+  awsRegion: string;
+}
+
 /** The SQS event a consumer gets: one record (the event source mapping's batch size). */
 export interface LocalSqsEvent {
-  Records: {
-    messageId: string;
-    receiptHandle: string;
-    body: string;
-    attributes: Record<string, string>;
-    messageAttributes: Record<string, never>;
-    md5OfBody: string;
-    eventSource: 'aws:sqs';
-    eventSourceARN: string;
-    awsRegion: string;
-  }[];
+  Records: LocalSqsRecord[];
+}
+
+/** The record of receive number `receive` of a message (its receipt handle: `<messageId>#<receive>`). */
+export function localSqsRecord(
+  message: { messageId: string; body: string; queueArn: string },
+  receive: number,
+  attributes: Record<string, string> = {},
+): LocalSqsRecord {
+  return {
+    messageId: message.messageId,
+    receiptHandle: `${message.messageId}#${receive}`,
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: String(receive),
+      SentTimestamp: String(Date.now()),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+      ...attributes,
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: message.queueArn,
+    awsRegion: 'local',
+  };
 }
 
 export interface LocalJobQueueOptions {
@@ -96,24 +124,10 @@ export class LocalJobQueue {
   private event(message: LocalQueueMessage, messageId: string, receive: number): LocalSqsEvent {
     return {
       Records: [
-        {
-          messageId,
-          receiptHandle: `${messageId}#${receive}`,
-          body: message.body,
-          attributes: {
-            ApproximateReceiveCount: String(receive),
-            SentTimestamp: String(Date.now()),
-            SenderId: 'local',
-            ApproximateFirstReceiveTimestamp: String(Date.now()),
-            MessageGroupId: message.groupId,
-            MessageDeduplicationId: message.deduplicationId,
-          },
-          messageAttributes: {},
-          md5OfBody: '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: this.queueArn,
-          awsRegion: 'local',
-        },
+        localSqsRecord({ messageId, body: message.body, queueArn: this.queueArn }, receive, {
+          MessageGroupId: message.groupId,
+          MessageDeduplicationId: message.deduplicationId,
+        }),
       ],
     };
   }

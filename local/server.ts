@@ -6,6 +6,7 @@ import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { getConfig } from '../lib/config/index';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
+import { startLocalDeliveries } from './deliveries-local';
 import { localDocsResponse } from './docs';
 import { createGatewayServer, publicUrlFrom } from './gateway';
 import { createLambdaContext } from './http-event';
@@ -31,6 +32,8 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
   registerLocalWorkflow((input) => runWorkflowLocally(input, { concurrency: getConfig().releaseWriters }));
   // Jobs enqueued through this server run through the job worker's handler in this process.
   startLocalJobs();
+  // Webhook events emitted through this server are delivered by the delivery function's handler, off the request path.
+  startLocalDeliveries();
   return createGatewayServer({
     routes: GATEWAY_ROUTES,
     publicUrl: publicUrlFrom(env),

@@ -71,6 +71,8 @@ async function main(): Promise<void> {
   if (reload && fromTemplate) {
     usageError(TOOL, '--reload and --from-template do not combine (the template serves built bundles)');
   }
+  // Webhooks of the local harness may point at loopback listeners (docs/webhooks.md); the stack never allows it.
+  process.env.INTEGRATIONS_ALLOW_LOOPBACK ??= 'true';
   const onAws = process.env.DYNAMODB_ENDPOINT === 'aws';
   if (onAws) delete process.env.DYNAMODB_ENDPOINT;
   const startsDatabase = !onAws && !process.env.DYNAMODB_ENDPOINT;

@@ -1,6 +1,7 @@
 import { requestOrigin } from '../../lib/http/request';
 import { json } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { emitRuleEvent } from '../../lib/integrations/events';
 import { catalogRuleUrl, createCatalogRule, renderCatalogRule } from '../../lib/pcm/rules';
 import { parseNewCatalogRule } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
@@ -11,6 +12,7 @@ export const handler = createHandler('pcm-create-catalog-rule', {}, async (event
   const rule = await asWriteCaller(event, (caller) =>
     createCatalogRule(event.auth.storeId, attributes, caller),
   );
+  await emitRuleEvent(event.auth.storeId, 'catalog-rule.created', rule);
   const origin = requestOrigin(event);
   return json(
     201,

@@ -1,6 +1,7 @@
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { json } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { emitReleaseEvent } from '../../lib/integrations/events';
 import { createRelease } from '../../lib/pcm/publishing';
 import { releaseUrl, renderRelease } from '../../lib/pcm/render';
 import { parseNewRelease, parsePcmId } from '../../lib/validation/pcm-catalog';
@@ -16,6 +17,7 @@ export const handler = createHandler('pcm-create-release', {}, async (event) => 
   const release = await asWriteCaller(event, (caller) =>
     createRelease(event.auth.storeId, catalogId, caller, { fullDelta }),
   );
+  await emitReleaseEvent(event.auth.storeId, catalogId, release.release_id, 'catalog-release.created');
   const origin = requestOrigin(event);
   return json(
     201,

@@ -1,6 +1,7 @@
 import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { emitRuleEvent } from '../../lib/integrations/events';
 import { deleteCatalogRule } from '../../lib/pcm/rules';
 import { parseCatalogRuleId } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
@@ -9,5 +10,6 @@ import { createHandler } from '../create-handler';
 export const handler = createHandler('pcm-delete-catalog-rule', {}, async (event) => {
   const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
   await asWriteCaller(event, (caller) => deleteCatalogRule(event.auth.storeId, id, caller));
+  await emitRuleEvent(event.auth.storeId, 'catalog-rule.deleted', { id });
   return noContent();
 });

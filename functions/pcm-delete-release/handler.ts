@@ -1,6 +1,7 @@
 import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { emitReleasesDeleted } from '../../lib/integrations/events';
 import { deleteRelease } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
@@ -13,5 +14,6 @@ export const handler = createHandler('pcm-delete-release', {}, async (event) => 
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
   const releaseId = parsePcmId(pathParameter(event, 'release_id'));
   await asWriteCaller(event, (caller) => deleteRelease(event.auth.storeId, catalogId, releaseId, caller));
+  await emitReleasesDeleted(event.auth.storeId, [releaseId]);
   return noContent();
 });

@@ -1,6 +1,7 @@
 import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { emitReleasesDeleted } from '../../lib/integrations/events';
 import { deleteReleases } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
@@ -11,6 +12,9 @@ import { createHandler } from '../create-handler';
  */
 export const handler = createHandler('pcm-delete-releases', {}, async (event) => {
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
-  await asWriteCaller(event, (caller) => deleteReleases(event.auth.storeId, catalogId, caller));
+  const deleted = await asWriteCaller(event, (caller) =>
+    deleteReleases(event.auth.storeId, catalogId, caller),
+  );
+  await emitReleasesDeleted(event.auth.storeId, deleted);
   return noContent();
 });

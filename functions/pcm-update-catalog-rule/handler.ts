@@ -1,6 +1,7 @@
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
+import { emitRuleEvent } from '../../lib/integrations/events';
 import { catalogRuleUrl, renderCatalogRule, updateCatalogRule } from '../../lib/pcm/rules';
 import { parseCatalogRuleId, parseCatalogRuleUpdate } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
@@ -12,6 +13,7 @@ export const handler = createHandler('pcm-update-catalog-rule', {}, async (event
   const rule = await asWriteCaller(event, (caller) =>
     updateCatalogRule(event.auth.storeId, id, changes, caller),
   );
+  await emitRuleEvent(event.auth.storeId, 'catalog-rule.updated', rule);
   const origin = requestOrigin(event);
   return ok({ data: renderCatalogRule(rule, origin), links: { self: catalogRuleUrl(origin, id) } });
 });

@@ -48,6 +48,20 @@ export interface Config {
    * harness runs each job in process, a store's jobs one at a time (local/job-queue.ts).
    */
   jobsQueueUrl: string | undefined;
+  /**
+   * INTEGRATIONS_QUEUE_URL: the SQS queue webhook deliveries are sent to (lib/integrations/queue.ts);
+   * undefined locally, where the harness delivers them in process (local/delivery-queue.ts).
+   */
+  integrationsQueueUrl: string | undefined;
+  /**
+   * INTEGRATIONS_ALLOW_LOOPBACK (`true` or unset): webhooks may point at loopback addresses. Only the local
+   * harness sets it, so tests can listen on 127.0.0.1; the stack never does (docs/webhooks.md).
+   */
+  integrationsAllowLoopback: boolean;
+  /** INTEGRATIONS_DELIVERY_TIMEOUT_MS (default 10000, 50-10000): a webhook's time to answer; lower in tests only. */
+  integrationsDeliveryTimeoutMs: number;
+  /** INTEGRATIONS_RETRY_BASE_MS (default 30000, 1-30000): the first retry's delay, doubled after each; lower in tests only. */
+  integrationsRetryBaseMs: number;
   /** POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else `info` (see {@link logLevelFrom}). */
   logLevel: LogLevel;
 }
@@ -127,6 +141,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `JOBS_QUEUE_URL must be an SQS FIFO queue URL (https://…/<account>/<name>.fifo), got "${jobsQueueUrl}"`,
     );
   }
+  const integrationsQueueUrl = env.INTEGRATIONS_QUEUE_URL || undefined;
+  if (
+    integrationsQueueUrl !== undefined &&
+    !/^https:\/\/[^\s/]+\/\d+\/[A-Za-z0-9_-]+$/.test(integrationsQueueUrl)
+  ) {
+    throw new ConfigError(
+      `INTEGRATIONS_QUEUE_URL must be an SQS standard queue URL (https://…/<account>/<name>), got "${integrationsQueueUrl}"`,
+    );
+  }
+  const allowLoopback = env.INTEGRATIONS_ALLOW_LOOPBACK || 'false';
+  if (allowLoopback !== 'true' && allowLoopback !== 'false') {
+    throw new ConfigError(`INTEGRATIONS_ALLOW_LOOPBACK must be true or false, got "${allowLoopback}"`);
+  }
   return {
     dynamodbEndpoint: endpoint,
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
@@ -145,6 +172,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     releaseStateMachineArn: env.RELEASE_STATE_MACHINE_ARN || undefined,
     releaseWriters: intFrom(env, 'RELEASE_WRITERS', 4, 1, 64),
     jobsQueueUrl,
+    integrationsQueueUrl,
+    integrationsAllowLoopback: allowLoopback === 'true',
+    integrationsDeliveryTimeoutMs: intFrom(env, 'INTEGRATIONS_DELIVERY_TIMEOUT_MS', 10_000, 50, 10_000),
+    integrationsRetryBaseMs: intFrom(env, 'INTEGRATIONS_RETRY_BASE_MS', 30_000, 1, 30_000),
     logLevel,
   };
 }

@@ -63,22 +63,41 @@ export async function sendJobMessage(message: JobMessage): Promise<void> {
  * SendMessage of `message` to the FIFO queue at `queueUrl` (its host is the endpoint), SEND_ATTEMPTS attempts
  * for 5xx and network errors; an SqsError with the status when SQS refuses it.
  */
-export async function sendToSqs(
+export function sendToSqs(
   queueUrl: string,
   message: QueuedMessage,
   credentials: () => Promise<AwsCredentials>,
   region: string,
 ): Promise<void> {
+  return sqsAction(
+    queueUrl,
+    'SendMessage',
+    {
+      MessageBody: message.body,
+      MessageGroupId: message.groupId,
+      MessageDeduplicationId: message.deduplicationId,
+    },
+    credentials,
+    region,
+  );
+}
+
+/**
+ * One action of SQS's JSON protocol (`SendMessage`, `ChangeMessageVisibility`) on the queue at `queueUrl`,
+ * SEND_ATTEMPTS attempts for 5xx and network errors; an SqsError with the status when SQS refuses it.
+ */
+export async function sqsAction(
+  queueUrl: string,
+  action: 'SendMessage' | 'ChangeMessageVisibility',
+  fields: Record<string, unknown>,
+  credentials: () => Promise<AwsCredentials>,
+  region: string,
+): Promise<void> {
   const url = new URL(queueUrl);
-  const body = JSON.stringify({
-    QueueUrl: queueUrl,
-    MessageBody: message.body,
-    MessageGroupId: message.groupId,
-    MessageDeduplicationId: message.deduplicationId,
-  });
+  const body = JSON.stringify({ QueueUrl: queueUrl, ...fields });
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await post(url, body, await credentials(), region);
+      await post(url, action, body, await credentials(), region);
       return;
     } catch (error) {
       const status = (error as { status?: number }).status ?? 500;
@@ -98,7 +117,13 @@ export class SqsError extends Error {
   }
 }
 
-function post(url: URL, body: string, credentials: AwsCredentials, region: string): Promise<void> {
+function post(
+  url: URL,
+  action: string,
+  body: string,
+  credentials: AwsCredentials,
+  region: string,
+): Promise<void> {
   const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
   const headers = signRequest(
     {
@@ -107,7 +132,7 @@ function post(url: URL, body: string, credentials: AwsCredentials, region: strin
       path: '/',
       headers: {
         'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': 'AmazonSQS.SendMessage',
+        'x-amz-target': `AmazonSQS.${action}`,
         'x-amz-content-sha256': payloadHash(body),
       },
       body,
@@ -135,12 +160,12 @@ function post(url: URL, body: string, credentials: AwsCredentials, region: strin
           if (status === 200) resolve();
           else {
             const text = Buffer.concat(chunks).toString('utf8').slice(0, 500);
-            reject(new SqsError(`SendMessage answered ${status}: ${text}`, status));
+            reject(new SqsError(`${action} answered ${status}: ${text}`, status));
           }
         });
       },
     );
-    req.on('timeout', () => req.destroy(new SqsError('SendMessage timed out', 504)));
+    req.on('timeout', () => req.destroy(new SqsError(`${action} timed out`, 504)));
     req.on('error', reject);
     req.end(body);
   });

@@ -16,6 +16,12 @@ export const METRIC = {
   catalogCacheMisses: 'CatalogCacheMisses',
   /** A job written but whose queue message could not be sent (lib/jobs/service.ts `enqueueJob`). */
   jobsNotQueued: 'JobsNotQueued',
+  /** An event whose delivery message could not be sent (lib/integrations/events.ts). */
+  integrationEventsNotQueued: 'IntegrationEventsNotQueued',
+  /** A webhook delivery attempt that the endpoint accepted (2xx) ... */
+  integrationDeliveries: 'IntegrationDeliveries',
+  /** ... and one that failed (non-2xx, network error, timeout, refused address); it is retried. */
+  integrationDeliveryFailures: 'IntegrationDeliveryFailures',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -8,7 +8,7 @@ import {
   pageParameters,
   pathIdParameter,
 } from './operation';
-import { ERROR_BODY_SCHEMA } from './schemas';
+import { ERROR_BODY_SCHEMA, SELF_LINKS_SCHEMA, timestampsSchema } from './schemas';
 
 /** The platform's currencies (`/v2/currencies`, legacy flat format; docs/currencies.md). */
 
@@ -30,25 +30,12 @@ export const CURRENCY_SCHEMA: Schema = {
     decimal_places: { type: 'integer' },
     default: { type: 'boolean', description: 'Exactly one currency of the store is the default.' },
     enabled: { type: 'boolean' },
-    links: {
-      type: 'object',
-      required: ['self'],
-      additionalProperties: false,
-      properties: { self: { type: 'string' } },
-    },
+    links: SELF_LINKS_SCHEMA,
     meta: {
       type: 'object',
       required: ['owner', 'timestamps'],
       additionalProperties: false,
-      properties: {
-        owner: { const: 'store' },
-        timestamps: {
-          type: 'object',
-          required: ['created_at', 'updated_at'],
-          additionalProperties: false,
-          properties: { created_at: DATE, updated_at: DATE },
-        },
-      },
+      properties: { owner: { const: 'store' }, timestamps: timestampsSchema('created_at', 'updated_at') },
     },
   },
 };

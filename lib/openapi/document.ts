@@ -17,6 +17,7 @@ import { CATALOG_RULE_OPERATIONS } from './catalog-rules';
 import { CURRENCY_OPERATIONS } from './currencies';
 import { FILE_OPERATIONS } from './files';
 import { HIERARCHY_OPERATIONS } from './hierarchies';
+import { INTEGRATION_OPERATIONS } from './integrations';
 import { JOB_OPERATIONS } from './jobs';
 import { NAVIGATION_OPERATIONS } from './navigation';
 import { NODE_OPERATIONS } from './nodes';
@@ -324,6 +325,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   ...HIERARCHY_OPERATIONS,
   ...NODE_OPERATIONS,
   ...JOB_OPERATIONS,
+  ...INTEGRATION_OPERATIONS,
 };
 
 const SECURITY_RESPONSE_HEADERS: Record<string, HeaderSpec> = {

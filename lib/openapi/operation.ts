@@ -24,6 +24,7 @@ export const OPERATION_TAGS = [
   'Hierarchies',
   'Jobs',
   'Price books',
+  'Integrations',
 ] as const;
 export type OperationTag = (typeof OPERATION_TAGS)[number];
 

@@ -412,3 +412,19 @@ export const pageOf = (item: Schema): Schema => ({
   required: ['data', 'links', 'meta'],
   properties: { data: { type: 'array', items: item }, links: { type: 'object' }, meta: { type: 'object' } },
 });
+
+/** `links` of a resource that links only to itself. */
+export const SELF_LINKS_SCHEMA: Schema = {
+  type: 'object',
+  required: ['self'],
+  additionalProperties: false,
+  properties: { self: { type: 'string' } },
+};
+
+/** `timestamps` with the given date-time members, all required. */
+export const timestampsSchema = (...names: string[]): Schema => ({
+  type: 'object',
+  required: names,
+  additionalProperties: false,
+  properties: Object.fromEntries(names.map((name) => [name, { type: 'string', format: 'date-time' }])),
+});

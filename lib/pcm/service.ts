@@ -249,15 +249,15 @@ export async function deleteRelease(
 
 /**
  * Deletes every release of the catalog but one being published, and so unpublishes it (shoppers get what
- * the store's other catalogs and rules give them); returns how many were deleted.
+ * the store's other catalogs and rules give them); returns the ids of those deleted.
  */
 export async function deleteReleases(
   storeId: string,
   catalogId: string,
   caller: WriteCaller,
-): Promise<number> {
+): Promise<string[]> {
   await assertCallerExists(caller);
-  let deleted = 0;
+  const deleted: string[] = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     const { current, version } = await listReleases(storeId, catalogId);
     const markers = (await catalogRepository.listReleases(storeId, catalogId)) as PcmRelease[];
@@ -265,11 +265,12 @@ export async function deleteReleases(
     for (const release of markers) {
       if (release.deleted_at !== undefined || isPublishing(release) || release.release_id === current)
         continue;
-      if (await markDeleted(release, version, caller)) deleted += 1;
+      if (await markDeleted(release, version, caller)) deleted.push(release.release_id);
       else changed = true;
     }
     if (!changed && current !== undefined) {
-      if (await replaceCurrent(storeId, catalogId, current, caller, { unpublish: true })) deleted += 1;
+      if (await replaceCurrent(storeId, catalogId, current, caller, { unpublish: true }))
+        deleted.push(current);
       else changed = true;
     }
     if (!changed) {

@@ -10,8 +10,11 @@ export const TTL_ATTRIBUTE = 'ttl';
 
 export type TableRole = 'keys' | 'mappings' | 'products' | 'limits';
 export const TABLE_ROLES: readonly TableRole[] = ['keys', 'mappings', 'products', 'limits'];
-/** Tables whose items expire through DynamoDB TTL: tokens, rate-limit windows and failure counters. */
-export const TTL_ROLES: readonly TableRole[] = ['keys', 'limits'];
+/**
+ * Tables whose items expire through DynamoDB TTL: tokens (keys), rate-limit windows and failure counters
+ * (limits), webhook delivery logs (products).
+ */
+export const TTL_ROLES: readonly TableRole[] = ['keys', 'products', 'limits'];
 
 /** The configured name of a table. */
 export function tableName(role: TableRole): string {

@@ -42,6 +42,9 @@ export function readTemplateQueues(api: TemplateApi): Map<string, TemplateQueue>
     for (const value of Object.values(variables)) {
       const ref = refOf(value);
       if (ref === undefined || resources[ref]?.Type !== 'AWS::SQS::Queue') continue;
+      // Job queues are FIFO. The webhook deliveries queue (standard) is not run here: its senders find no
+      // queue, and their events are logged as not queued (docs/webhooks.md).
+      if (resources[ref]?.Properties?.FifoQueue !== true) continue;
       const sender = nameOf.get(logicalId);
       if (sender === undefined) continue;
       const queue = queues.get(ref) ?? { logicalId: ref, consumer: '', maxReceives: 0, senders: [] };

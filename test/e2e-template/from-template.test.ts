@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DELIVERY_WORKER } from '../../functions/integrations';
 import { JOB_WORKER } from '../../functions/jobs';
 import { FUNCTIONS, ROUTES } from '../../functions/routes';
 import { WORKFLOW_STEPS } from '../../functions/workflow';
@@ -32,11 +33,12 @@ describe('the synthesized template', () => {
       products: config.productsTable,
       limits: config.limitsTable,
     };
-    // The API's functions, the publishing workflow's steps and the jobs queue's worker.
+    // The API's functions, the publishing workflow's steps, the jobs queue's worker and the deliveries'.
     const all = [
       ...Object.entries(FUNCTIONS),
       ...Object.entries(WORKFLOW_STEPS),
       [JOB_WORKER.name, JOB_WORKER],
+      [DELIVERY_WORKER.name, DELIVERY_WORKER],
     ] as const;
     expect([...api.functions.keys()].sort()).toEqual(all.map(([name]) => name).sort());
     for (const [name, definition] of all) {
@@ -101,7 +103,7 @@ describe('npm start -- --from-template', () => {
     }
     expect(output).toMatch(
       new RegExp(
-        `Serving: from the template .*CommerceApi\\.template\\.json: ${ROUTES.length} routes, ${Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + [JOB_WORKER].length} bundled functions`,
+        `Serving: from the template .*CommerceApi\\.template\\.json: ${ROUTES.length} routes, ${Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + [JOB_WORKER, DELIVERY_WORKER].length} bundled functions`,
       ),
     );
     const clientId = /CLIENT_ID=(\S+)/.exec(output)?.[1] ?? '';

@@ -1,35 +1,26 @@
-import { App, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { JOB_WORKER, MAX_RECEIVES } from '../../functions/jobs';
 import { JOBS_QUEUE_ENV, JOBS_VISIBILITY_TIMEOUT, Jobs } from '../../infra/jobs';
-import { TABLE_ROLES, type TableRole } from '../../lib/store/schema';
 import { readTemplateQueues } from '../../local/template/jobs';
 import type { TemplateApi, TemplateFunction } from '../../local/template/template';
+import {
+  actionsOf,
+  expectTlsOnly,
+  queueRoomStack,
+  statementsOf as roleStatements,
+  SQS_CONSUMER_ACTIONS,
+} from '../support/queue-room';
 
 type Json = Record<string, any>;
 
 /** The jobs room alone (infra/jobs.ts), with bundling skipped: its queue, dead letters, worker and grants. */
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-const stack = new Stack(app, 'JobsTest');
-const tables = Object.fromEntries(
-  TABLE_ROLES.map((role) => [
-    role,
-    new Table(stack, `${role}Table`, { partitionKey: { name: 'pk', type: AttributeType.STRING } }),
-  ]),
-) as Record<TableRole, Table>;
+const { stack, tables, sender } = queueRoomStack('JobsTest');
 const documentGrants: [unknown, string][] = [];
 const jobs = new Jobs(stack, 'Jobs', {
   tables,
   alarmTopic: new Topic(stack, 'Alarms'),
   documents: { grantDocuments: (fn, access) => void documentGrants.push([fn, access]) },
-});
-const sender = new LambdaFunction(stack, 'Sender', {
-  runtime: Runtime.NODEJS_22_X,
-  handler: 'index.handler',
-  code: Code.fromInline('export const handler = async () => undefined;'),
 });
 jobs.grantEnqueue(sender);
 const template = Template.fromStack(stack);
@@ -40,14 +31,7 @@ const queueId = idOf(jobs.queue);
 const deadLetterId = idOf(jobs.deadLetterQueue);
 const workerId = idOf(jobs.worker);
 
-/** Every statement of the policies attached to a role. */
-function statementsOf(functionId: string): Json[] {
-  const role = resources[functionId]?.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: Json) => ref.Ref === role))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
-}
-const actionsOf = (statement: Json) => [statement.Action].flat() as string[];
+const statementsOf = (functionId: string) => roleStatements(resources, functionId);
 
 describe('the jobs queue', () => {
   it('is FIFO, content-based deduplication off, encrypted, with its dead-letter queue after MAX_RECEIVES', () => {
@@ -73,14 +57,7 @@ describe('the jobs queue', () => {
   });
 
   it('refuses anything but TLS', () => {
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: queueId }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
-      },
-    });
+    expectTlsOnly(template, queueId);
   });
 });
 
@@ -98,15 +75,7 @@ describe('the worker', () => {
   it('may receive and delete the queue’s messages, write the products table, read keys, and nothing of SQS else', () => {
     const sqs = statementsOf(workerId).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     expect(sqs.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
-    expect(actionsOf(sqs[0] ?? {}).sort()).toEqual(
-      [
-        'sqs:ChangeMessageVisibility',
-        'sqs:DeleteMessage',
-        'sqs:GetQueueAttributes',
-        'sqs:GetQueueUrl',
-        'sqs:ReceiveMessage',
-      ].sort(),
-    );
+    expect(actionsOf(sqs[0] ?? {}).sort()).toEqual(SQS_CONSUMER_ACTIONS);
     const tableResources = statementsOf(workerId)
       .filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))
       .map((s) => ({

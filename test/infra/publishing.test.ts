@@ -351,14 +351,20 @@ describe('the step functions', () => {
     },
   );
 
-  it.each(steps)('%s: knows its tables and the bucket, and nothing else', (name, step) => {
-    const variables = (resources[stepId(name)] as Json).Properties.Environment.Variables;
-    const expected: Json = { LOG_LEVEL: 'info', DOCUMENTS_BUCKET: { Ref: bucketId } };
-    for (const role of Object.keys(step.tables)) {
-      expected[`${role.toUpperCase()}_TABLE`] = { Ref: idOf(stack.tables[role as TableRole] as never) };
-    }
-    expect(variables).toEqual(expected);
-  });
+  it.each(steps)(
+    '%s: knows its tables, the bucket and (when it emits events) the deliveries queue, and nothing else',
+    (name, step) => {
+      const variables = (resources[stepId(name)] as Json).Properties.Environment.Variables;
+      const expected: Json = { LOG_LEVEL: 'info', DOCUMENTS_BUCKET: { Ref: bucketId } };
+      for (const role of Object.keys(step.tables)) {
+        expected[`${role.toUpperCase()}_TABLE`] = { Ref: idOf(stack.tables[role as TableRole] as never) };
+      }
+      if ((step as { integrations?: string }).integrations === 'emit') {
+        expected.INTEGRATIONS_QUEUE_URL = { Ref: idOf(stack.integrations.queue as never) };
+      }
+      expect(variables).toEqual(expected);
+    },
+  );
 
   it.each(steps)('%s: may do only what WORKFLOW_STEPS allows', (name, step) => {
     const fn = publishing.functions[name];
@@ -369,10 +375,17 @@ describe('the step functions', () => {
     for (const s of statements.filter((s) => s.Resource === '*')) {
       expect(actions(s)).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
     }
-    // Nothing beyond X-Ray, its tables and the bucket; no wildcard action.
+    // Nothing beyond X-Ray, its tables, the bucket and, when it emits events, sending to the deliveries queue;
+    // no wildcard action.
     for (const action of statements.flatMap(actions)) {
-      expect(action).toMatch(/^(xray|dynamodb|s3):[A-Za-z]+$/);
+      expect(action).toMatch(/^(xray|dynamodb|s3):[A-Za-z]+$|^sqs:SendMessage$/);
     }
+    const sends = statements.filter((s) => actions(s).includes('sqs:SendMessage'));
+    expect(sends.map((s) => s.Resource)).toEqual(
+      (step as { integrations?: string }).integrations === 'emit'
+        ? [{ 'Fn::GetAtt': [idOf(stack.integrations.queue as never), 'Arn'] }]
+        : [],
+    );
     const dynamo = statements.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
     const tables = new Set(dynamo.flatMap((s) => [s.Resource].flat().map(tableIdOf)));
     expect([...tables].sort()).toEqual(

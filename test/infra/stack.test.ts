@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DELIVERY_WORKER } from '../../functions/integrations';
 import { JOB_WORKER } from '../../functions/jobs';
 import { apiCorsConfiguration, FUNCTIONS, ROUTES } from '../../functions/routes';
 import { WORKFLOW_STEPS } from '../../functions/workflow';
@@ -44,12 +45,16 @@ describe('tables', () => {
     }
   });
 
-  it('enables TTL on the keys table (tokens) and the limits table (rate-limit windows) only', () => {
+  it('enables TTL on the keys (tokens), products (webhook logs) and limits (rate-limit windows) tables only', () => {
     const withTtl = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(
       ([, table]) => table.Properties.TimeToLiveSpecification,
     );
     expect(withTtl.map(([id]) => id).sort()).toEqual(
-      [logicalId(stack.tables.keys as never), logicalId(stack.tables.limits as never)].sort(),
+      [
+        logicalId(stack.tables.keys as never),
+        logicalId(stack.tables.products as never),
+        logicalId(stack.tables.limits as never),
+      ].sort(),
     );
     for (const [, table] of withTtl) {
       expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
@@ -88,9 +93,11 @@ describe('functions', () => {
   it('creates one arm64 nodejs22.x function per operation in the route table, with tracing and JSON logs', () => {
     const all = template.findResources('AWS::Lambda::Function');
     // and one per publishing workflow step (test/infra/publishing.test.ts)
-    // and the jobs queue's worker (test/infra/jobs.test.ts)
+    // and the jobs queue's worker (test/infra/jobs.test.ts) and the webhook deliveries' (integrations.test.ts)
     expect(Object.keys(all)).toHaveLength(
-      Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + [JOB_WORKER].length,
+      Object.keys(FUNCTIONS).length +
+        Object.keys(WORKFLOW_STEPS).length +
+        [JOB_WORKER, DELIVERY_WORKER].length,
     );
     expect(Object.keys(stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const apiFunction of Object.values(stack.functions)) {
@@ -107,7 +114,10 @@ describe('functions', () => {
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     // one per function (operations and workflow steps), the API access log group and the state machine's
     expect(groups).toHaveLength(
-      Object.keys(FUNCTIONS).length + Object.keys(WORKFLOW_STEPS).length + [JOB_WORKER].length + 2,
+      Object.keys(FUNCTIONS).length +
+        Object.keys(WORKFLOW_STEPS).length +
+        [JOB_WORKER, DELIVERY_WORKER].length +
+        2,
     );
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
@@ -297,7 +307,8 @@ describe('CORS (corsPreflight)', () => {
           ([id, fn]) =>
             fn.Properties?.Environment?.Variables?.LOG_LEVEL !== undefined &&
             !id.startsWith('Publishing') &&
-            !id.startsWith('Jobs'),
+            !id.startsWith('Jobs') &&
+            !id.startsWith('Integrations'),
         )
         .map(([, fn]) => fn.Properties.Environment.Variables.CORS_VARY ?? null);
     const listed = new App({
@@ -377,8 +388,9 @@ describe('alarms and dashboard', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
     const functions = Object.keys(FUNCTIONS).length;
     // per function 3, the API 2, per table 2, rate limiting 1, the publishing workflow 3
-    // ... and the jobs queue 3 (dead letters, worker errors, jobs not queued)
-    expect(alarms()).toHaveLength(functions * 3 + 2 + TABLE_ROLES.length * 2 + 1 + 3 + 3);
+    // ... the jobs queue 3 (dead letters, worker errors, jobs not queued) and the webhook deliveries 3
+    // (dead letters, delivery function errors, events not queued)
+    expect(alarms()).toHaveLength(functions * 3 + 2 + TABLE_ROLES.length * 2 + 1 + 3 + 3 + 3);
     for (const alarm of alarms()) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);

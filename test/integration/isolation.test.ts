@@ -20,6 +20,7 @@ import { catalogRepository } from '../../lib/store/catalog-repository';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { integrationRepository } from '../../lib/store/integration-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
@@ -39,6 +40,8 @@ import {
   newCatalogRule,
   newCurrency,
   newFile,
+  newIntegration,
+  newIntegrationLog,
   newPcmCatalog,
   newPcmHierarchy,
   newPcmNode,
@@ -194,6 +197,16 @@ const EXPECTED: Record<string, Record<Kind, number>> = {
   'GET /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'PUT /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
   'DELETE /v2/currencies/{currency_id}': { ...ADMIN_BY_ID, 'own-admin': 204 },
+  // Webhook integrations: admin only. B's token creates and lists in B's store; A's are 404 to it.
+  'POST /v2/integrations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /v2/integrations': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /v2/integrations/logs': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
+  'GET /v2/integrations/{integration_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'PUT /v2/integrations/{integration_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'DELETE /v2/integrations/{integration_id}': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /v2/integrations/{integration_id}/logs': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /v2/integrations/{integration_id}/jobs': { ...ADMIN_BY_ID, 'own-admin': 200 },
+  'GET /v2/integrations/{integration_id}/jobs/{job_id}/logs': { ...ADMIN_BY_ID, 'own-admin': 200 },
   // Price books: admin only; A's are 404 to B's token.
   'POST /pcm/pricebooks': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 201, 'own-admin': 201 },
   'GET /pcm/pricebooks': { ...UNAUTHENTICATED, implicit: 403, 'other-admin': 200, 'own-admin': 200 },
@@ -331,6 +344,9 @@ interface Tenant {
   productId: string;
   /** The store's first currency (so its default, `VIC`): no successful cell touches it. */
   currencyId: string;
+  /** A webhook integration (`victim`) with one logged delivery (`integrationJobId`) no successful cell touches. */
+  integrationId: string;
+  integrationJobId: string;
   /** A price book (`victim`) no successful cell touches. */
   pricebookId: string;
   /** A price (sku `victim`) and a price modifier (`victim`) of that book that no successful cell touches. */
@@ -359,6 +375,11 @@ const createdKeyIds: Partial<Record<Kind, string>> = {};
 const createdCatalogIds: Partial<Record<Kind, string>> = {};
 const createdFileIds: Partial<Record<Kind, string>> = {};
 const createdCurrencyIds: Partial<Record<Kind, string>> = {};
+const createdIntegrationIds: Partial<Record<Kind, string>> = {};
+/** A's integrations the own-admin cells may change (PUT) and delete (DELETE). */
+let aEditableIntegrationId: string;
+let aDisposableIntegrationId: string;
+let aIntegrationBefore: unknown;
 /** A's file the own-admin cell deletes. */
 let aDisposableFileId: string;
 /** The file the own-admin cells of the product's file relationships name (on aEditableProductId). */
@@ -466,6 +487,7 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     fileId: await newFile(test.store.id, `https://cdn.example.com/${label}/victim.png`),
     productId: await newPcmProduct(test.store.id, `${label} victim`, 'victim'),
     currencyId: await newCurrency(test.store.id, 'VIC'),
+    ...(await victimIntegration(test.store.id)),
     pricebookId,
     priceId: await newPrice(test.store.id, pricebookId, 'victim'),
     priceModifierId: await newPriceModifier(test.store.id, pricebookId, 'victim'),
@@ -473,6 +495,15 @@ async function newTenant(label: string, release: unknown): Promise<Tenant> {
     ruleId: await newCatalogRule(test.store.id, 'victim', shopperCatalogId),
     ...(await victimNode(test.store.id, label)),
   };
+}
+
+/** A webhook integration with one logged delivery attempt, which no successful cell touches. */
+async function victimIntegration(
+  storeId: string,
+): Promise<{ integrationId: string; integrationJobId: string }> {
+  const integrationId = await newIntegration(storeId, 'victim');
+  const integrationJobId = await newIntegrationLog(storeId, integrationId);
+  return { integrationId, integrationJobId };
 }
 
 /** A hierarchy with one node, which no successful cell touches. */
@@ -620,6 +651,9 @@ beforeAll(async () => {
   aReleaseBefore = await pcmRepository.getRelease(aStoreId, a.catalogId, a.releaseId);
   aFileBefore = await fileRepository.get(aStoreId, a.fileId);
   aCurrenciesBefore = await currencyRepository.list(aStoreId);
+  aEditableIntegrationId = await newIntegration(aStoreId, 'editable');
+  aDisposableIntegrationId = await newIntegration(aStoreId, 'disposable');
+  aIntegrationBefore = await integrationRepository.get(aStoreId, a.integrationId);
   aPricebookBefore = await pricebookRepository.get(aStoreId, a.pricebookId);
   aPriceBefore = await priceRepository.getPrice(aStoreId, a.pricebookId, a.priceId);
   aPriceModifierBefore = await priceRepository.getModifier(aStoreId, a.pricebookId, a.priceModifierId);
@@ -657,6 +691,10 @@ beforeAll(async () => {
     a.currencyId,
     aEditableCurrencyId,
     aDisposableCurrencyId,
+    a.integrationId,
+    a.integrationJobId,
+    aEditableIntegrationId,
+    aDisposableIntegrationId,
     a.pricebookId,
     aEditablePricebookId,
     aDisposablePricebookId,
@@ -877,6 +915,31 @@ const REQUESTS: Record<string, (kind: Kind) => CellRequest> = {
   }),
   'DELETE /v2/currencies/{currency_id}': (kind) => ({
     params: { currency_id: kind === 'own-admin' ? aDisposableCurrencyId : a.currencyId },
+  }),
+  'POST /v2/integrations': (kind) => ({
+    body: {
+      data: {
+        type: 'integration',
+        name: `created by ${kind}`,
+        observes: ['catalog-release.updated'],
+        configuration: { url: `https://93.184.216.34/${kind}` },
+      },
+    },
+  }),
+  'GET /v2/integrations': () => ({}),
+  'GET /v2/integrations/logs': () => ({}),
+  'GET /v2/integrations/{integration_id}': () => ({ params: { integration_id: a.integrationId } }),
+  'PUT /v2/integrations/{integration_id}': (kind) => ({
+    params: { integration_id: kind === 'own-admin' ? aEditableIntegrationId : a.integrationId },
+    body: { data: { type: 'integration', name: `renamed by ${kind}` } },
+  }),
+  'DELETE /v2/integrations/{integration_id}': (kind) => ({
+    params: { integration_id: kind === 'own-admin' ? aDisposableIntegrationId : a.integrationId },
+  }),
+  'GET /v2/integrations/{integration_id}/logs': () => ({ params: { integration_id: a.integrationId } }),
+  'GET /v2/integrations/{integration_id}/jobs': () => ({ params: { integration_id: a.integrationId } }),
+  'GET /v2/integrations/{integration_id}/jobs/{job_id}/logs': () => ({
+    params: { integration_id: a.integrationId, job_id: a.integrationJobId },
   }),
   'POST /pcm/pricebooks': (kind) => ({
     body: { data: { type: 'pricebook', attributes: { name: `created by ${kind}` } } },
@@ -1182,6 +1245,7 @@ function notFoundDetail(path: string): string {
   if (path.startsWith('/pcm/catalogs/')) return 'catalog not found';
   if (path.startsWith('/v2/files/')) return 'file not found';
   if (path.startsWith('/v2/currencies/')) return 'currency not found';
+  if (path.startsWith('/v2/integrations/')) return 'integration not found';
   if (path.startsWith('/pcm/pricebooks/')) return 'price book not found';
   if (path.startsWith('/pcm/products/')) return 'product not found';
   if (path.startsWith('/pcm/hierarchies/')) return 'hierarchy not found';
@@ -1417,6 +1481,53 @@ const SUCCESS_CHECKS: Record<string, (kind: Kind, res: InvokeResult) => Promise<
   },
   'DELETE /v2/currencies/{currency_id}': async () => {
     expect(await currencyRepository.get(a.test.store.id, aDisposableCurrencyId)).toBeUndefined();
+  },
+  'POST /v2/integrations': (kind, res) => {
+    expect(res.body.data).toMatchObject({ type: 'integration', name: `created by ${kind}`, enabled: true });
+    createdIntegrationIds[kind] = res.body.data.id;
+    if (kind !== 'own-admin') expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/integrations': async (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    const stored = await integrationRepository.list(tenant.test.store.id);
+    const ids = res.body.data.map((integration: { id: string }) => integration.id);
+    expect(ids).toEqual(stored.map((integration) => integration.id));
+    expect(ids).toContain(tenant.integrationId);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.integrationId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/integrations/logs': (kind, res) => {
+    const tenant = kind === 'own-admin' ? a : b;
+    expect(
+      res.body.data.map(
+        (log: { relationships: { job: { data: { id: string } } } }) => log.relationships.job.data.id,
+      ),
+    ).toEqual([tenant.integrationJobId]);
+    if (kind === 'own-admin') expectNoneOf(res.raw, [b.test.store.id, b.integrationId, b.integrationJobId]);
+    else expectNoneOf(res.raw, aIds);
+  },
+  'GET /v2/integrations/{integration_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: a.integrationId, name: 'victim' });
+  },
+  'PUT /v2/integrations/{integration_id}': (_kind, res) => {
+    expect(res.body.data).toMatchObject({ id: aEditableIntegrationId, name: 'renamed by own-admin' });
+  },
+  'DELETE /v2/integrations/{integration_id}': async () => {
+    expect(await integrationRepository.get(a.test.store.id, aDisposableIntegrationId)).toBeUndefined();
+  },
+  'GET /v2/integrations/{integration_id}/logs': (_kind, res) => {
+    expect(res.body.data).toEqual([
+      expect.objectContaining({ type: 'integration-log', attempt: 1, body: 'ok' }),
+    ]);
+  },
+  'GET /v2/integrations/{integration_id}/jobs': (_kind, res) => {
+    expect(res.body.data).toEqual([
+      expect.objectContaining({ id: a.integrationJobId, type: 'integration-job' }),
+    ]);
+  },
+  'GET /v2/integrations/{integration_id}/jobs/{job_id}/logs': (_kind, res) => {
+    expect(res.body.meta.results.total).toBe(1);
+    expect(res.body.data[0].relationships.job.data.id).toBe(a.integrationJobId);
   },
   'POST /pcm/pricebooks': (kind, res) => {
     expect(res.body.data).toMatchObject({ type: 'pricebook', attributes: { name: `created by ${kind}` } });
@@ -2123,6 +2234,21 @@ describe('after the matrix', () => {
     expect(currencies.map((currency) => [currency.id, currency.format, currency.default])).toEqual([
       [b.currencyId, 'VIC {price}', true],
       [createdCurrencyIds['other-admin'], '{price} new', false],
+    ]);
+  });
+
+  it("left A's victim integration as it was, and holds exactly A's expected integrations", async () => {
+    expect(await integrationRepository.get(a.test.store.id, a.integrationId)).toEqual(aIntegrationBefore);
+    const integrations = await integrationRepository.list(a.test.store.id);
+    expect(integrations.map((integration) => [integration.id, integration.name])).toEqual([
+      [a.integrationId, 'victim'],
+      [aEditableIntegrationId, 'renamed by own-admin'],
+      [createdIntegrationIds['own-admin'], 'created by own-admin'],
+    ]);
+    const bIntegrations = await integrationRepository.list(b.test.store.id);
+    expect(bIntegrations.map((integration) => [integration.id, integration.name])).toEqual([
+      [b.integrationId, 'victim'],
+      [createdIntegrationIds['other-admin'], 'created by other-admin'],
     ]);
   });
 

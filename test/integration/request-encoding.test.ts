@@ -6,6 +6,7 @@ import { catalogRepository } from '../../lib/store/catalog-repository';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { integrationRepository } from '../../lib/store/integration-repository';
 import { jobRepository } from '../../lib/store/job-repository';
 import { mappingRepository } from '../../lib/store/mapping-repository';
 import { pcmRepository } from '../../lib/store/pcm-repository';
@@ -19,6 +20,7 @@ import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
 import {
   newCatalogRule,
   newCurrency,
+  newIntegration,
   newPcmCatalog,
   newPcmHierarchy,
   newPcmProduct,
@@ -112,6 +114,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
   let catalogId: string;
   let productId: string;
   let currencyId: string;
+  let integrationId: string;
   let pricebookId: string;
   let variation: { variationId: string; optionId: string; modifierId: string };
   let hierarchyId: string;
@@ -126,6 +129,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     releases: await catalogRepository.listReleases(store.store.id),
     files: await fileRepository.all(store.store.id),
     currencies: await currencyRepository.list(store.store.id),
+    integrations: await integrationRepository.list(store.store.id),
     pricebooks: await pricebookRepository.page(store.store.id, { limit: 100, offset: 0 }),
     prices: await priceRepository.pricePage(store.store.id, pricebookId, { limit: 100, offset: 0 }),
     priceModifiers: await priceRepository.modifierPage(store.store.id, pricebookId, {
@@ -152,6 +156,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     catalogId = await newPcmCatalog(store.store.id, 'Encoding', { catalog: { name: 'Kept' }, products: [] });
     productId = await newPcmProduct(store.store.id, 'Encoding', 'ENCODING');
     currencyId = await newCurrency(store.store.id, 'ENC');
+    integrationId = await newIntegration(store.store.id, 'Encoding');
     pricebookId = await newPricebook(store.store.id, 'Encoding');
     variation = await newVariationTree(store.store.id, 'Encoding');
     hierarchyId = await newPcmHierarchy(store.store.id, 'Encoding');
@@ -192,6 +197,8 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       `POST /v2/files multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
       'POST /v2/currencies application/json',
       'PUT /v2/currencies/{currency_id} application/json',
+      'POST /v2/integrations application/json',
+      'PUT /v2/integrations/{integration_id} application/json',
       'POST /pcm/pricebooks application/json',
       'POST /pcm/pricebooks/import application/json',
       `POST /pcm/pricebooks/import multipart/form-data; boundary=${MULTIPART_BOUNDARY}`,
@@ -239,6 +246,7 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
       .replace('{catalog_id}', catalogId)
       .replace('{product_id}', productId)
       .replace('{currency_id}', currencyId)
+      .replace('{integration_id}', integrationId)
       .replace('{pricebook_id}', pricebookId)
       .replace('{price_id}', productId)
       .replace('{variation_id}', variation.variationId)

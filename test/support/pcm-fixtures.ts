@@ -6,6 +6,7 @@ import { createCatalogRule } from '../../lib/pcm/rules';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { fileRepository } from '../../lib/store/file-repository';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
+import { integrationRepository } from '../../lib/store/integration-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
@@ -304,4 +305,46 @@ export function releaseRequests(catalogId: string, headers: Record<string, strin
       headers,
     }),
   };
+}
+
+/** A webhook integration of the store, through the repository (its URL unchecked: nothing is delivered to it). */
+export async function newIntegration(
+  storeId: string,
+  name: string,
+  url = 'https://93.184.216.34/hooks',
+): Promise<string> {
+  const at = new Date().toISOString();
+  const id = uuidv7();
+  await integrationRepository.create(storeId, {
+    id,
+    name,
+    description: '',
+    enabled: true,
+    integration_type: 'webhook',
+    observes: ['catalog-rule.created'],
+    configuration: { url, secret_key: `secret-of-${id}` },
+    origin: 'https://api.example.test',
+    created_at: at,
+    updated_at: at,
+  });
+  return id;
+}
+
+/** One logged delivery attempt (succeeded, 200 `ok`) of an integration: its job's id. */
+export async function newIntegrationLog(storeId: string, integrationId: string): Promise<string> {
+  const jobId = uuidv7();
+  await integrationRepository.putLog(storeId, {
+    id: uuidv7(),
+    integration_id: integrationId,
+    job_id: jobId,
+    trigger: 'catalog-rule.created',
+    succeeded: true,
+    attempt: 1,
+    body: 'ok',
+    status_code: 200,
+    error_detail: '',
+    processing_time: 12,
+    created_at: new Date().toISOString(),
+  });
+  return jobId;
 }

@@ -7,6 +7,8 @@ export const TEST_ENV = {
   // The documents bucket on the run's local object store (S3_ENDPOINT, from the global setup).
   DOCUMENTS_BUCKET: 'test-documents',
   LOG_LEVEL: 'silent',
+  // Tests listen for webhooks on 127.0.0.1, as the local harness allows (docs/webhooks.md).
+  INTEGRATIONS_ALLOW_LOOPBACK: 'true',
   // DynamoDB Local on a test machine shared by parallel builds often answers well beyond production's
   // 50 ms limiter deadline; the deadline's own tests set theirs explicitly.
   RATE_LIMIT_DEADLINE_MS: '1000',

@@ -71,9 +71,11 @@ describe('write routes', () => {
       'create-application-key',
       'create-currency',
       'create-file',
+      'create-integration',
       'delete-application-key',
       'delete-currency',
       'delete-file',
+      'delete-integration',
       'pcm-build-child-products',
       'pcm-cancel-job',
       'pcm-create-catalog',
@@ -127,6 +129,7 @@ describe('write routes', () => {
       'pcm-write-product-main-image',
       'update-application-key',
       'update-currency',
+      'update-integration',
       'update-merchant-realm-mapping',
     ]);
     for (const name of writers) {

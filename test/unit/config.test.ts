@@ -20,6 +20,10 @@ describe('loadConfig', () => {
       releaseStateMachineArn: undefined,
       releaseWriters: 4,
       jobsQueueUrl: undefined,
+      integrationsQueueUrl: undefined,
+      integrationsAllowLoopback: false,
+      integrationsDeliveryTimeoutMs: 10_000,
+      integrationsRetryBaseMs: 30_000,
       logLevel: 'info',
     });
   });
@@ -44,6 +48,10 @@ describe('loadConfig', () => {
         RELEASE_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
         RELEASE_WRITERS: '2',
         JOBS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/commerce-jobs.fifo',
+        INTEGRATIONS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/commerce-deliveries',
+        INTEGRATIONS_ALLOW_LOOPBACK: 'true',
+        INTEGRATIONS_DELIVERY_TIMEOUT_MS: '500',
+        INTEGRATIONS_RETRY_BASE_MS: '20',
         LOG_LEVEL: 'silent',
       }),
     ).toEqual({
@@ -64,6 +72,10 @@ describe('loadConfig', () => {
       releaseStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:publish',
       releaseWriters: 2,
       jobsQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/commerce-jobs.fifo',
+      integrationsQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/commerce-deliveries',
+      integrationsAllowLoopback: true,
+      integrationsDeliveryTimeoutMs: 500,
+      integrationsRetryBaseMs: 20,
       logLevel: 'silent',
     });
   });
@@ -81,6 +93,15 @@ describe('loadConfig', () => {
     [
       { JOBS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs' },
       'JOBS_QUEUE_URL must be an SQS FIFO queue URL',
+    ],
+    [
+      { INTEGRATIONS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries.fifo' },
+      'INTEGRATIONS_QUEUE_URL must be an SQS standard queue URL',
+    ],
+    [{ INTEGRATIONS_ALLOW_LOOPBACK: 'yes' }, 'INTEGRATIONS_ALLOW_LOOPBACK must be true or false, got "yes"'],
+    [
+      { INTEGRATIONS_DELIVERY_TIMEOUT_MS: '10001' },
+      'INTEGRATIONS_DELIVERY_TIMEOUT_MS must be an integer from 50 to 10000, got "10001"',
     ],
     [
       { RATE_LIMIT_DEADLINE_MS: '2001' },

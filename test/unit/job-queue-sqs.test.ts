@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { queuedMessage, SqsError, sendToSqs } from '../../lib/jobs/queue';
+import { queuedMessage, SqsError, sendToSqs, sqsAction } from '../../lib/jobs/queue';
 
 /**
- * SendMessage as lib/jobs/queue.ts sends it to SQS (its JSON protocol, SigV4 for the `sqs` service), against
+ * SendMessage (and ChangeMessageVisibility, which webhook deliveries use) as lib/jobs/queue.ts sends it to SQS (its JSON protocol, SigV4 for the `sqs` service), against
  * a stand-in endpoint that records each request and answers what the test says.
  */
 
@@ -84,5 +84,22 @@ describe('sendToSqs', () => {
       status: 400,
     });
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('sqsAction', () => {
+  it("sends ChangeMessageVisibility (a webhook retry's delay) under its own target, signed alike", async () => {
+    const queueUrl = `${base}/123456789012/commerce-deliveries`;
+    await sqsAction(
+      queueUrl,
+      'ChangeMessageVisibility',
+      { ReceiptHandle: 'receipt-1', VisibilityTimeout: 60 },
+      credentials,
+      'eu-west-1',
+    );
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.headers['x-amz-target']).toBe('AmazonSQS.ChangeMessageVisibility');
+    expect(seen[0]?.headers.authorization).toMatch(/\/eu-west-1\/sqs\/aws4_request/);
+    expect(seen[0]?.body).toEqual({ QueueUrl: queueUrl, ReceiptHandle: 'receipt-1', VisibilityTimeout: 60 });
   });
 });

@@ -15,7 +15,7 @@ describe('openapi.json', () => {
 
   it('is titled by every part of the API it describes, not by the first operations alone', () => {
     expect(document.info.title).toBe(
-      'Commerce API: authentication, application keys, merchant realm mappings, catalog, catalog publishing, catalog rules, files, currencies, products, variations, hierarchies, jobs and price books',
+      'Commerce API: authentication, application keys, merchant realm mappings, catalog, catalog publishing, catalog rules, files, currencies, products, variations, hierarchies, jobs, price books and integrations',
     );
     expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
       'Authentication',
@@ -31,6 +31,7 @@ describe('openapi.json', () => {
       'Hierarchies',
       'Jobs',
       'Price books',
+      'Integrations',
     ]);
   });
 

@@ -1,3 +1,4 @@
+import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
@@ -109,6 +110,7 @@ async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], tot
     { state: 'FAILED', status: 'failed', errors: issues, errors_total: total, updated_at: now() },
     { unlessState: ['FAILED', 'PUBLISHED'] },
   );
+  await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
   await endRelease(input);
 }
 
@@ -481,6 +483,7 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     updated_at: at,
     warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
   });
+  await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
   await endRelease(input);
   await cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
   await sweepObjects(input).catch(() => undefined);
@@ -510,6 +513,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
       published_at: release.published_at ?? now(),
       updated_at: now(),
     });
+    await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
     await endRelease(input);
     return { state: 'PUBLISHED' };
   }
@@ -535,6 +539,10 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
           errors_total: 1,
         }),
   });
+  // A release a step recorded FAILED (`fail`) had its event then.
+  if (release.state !== 'FAILED') {
+    await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
+  }
   await endRelease(input);
   await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
   return { state: 'FAILED' };

@@ -22,6 +22,8 @@ export interface WorkflowStepDefinition {
   memoryMb: number;
   /** Lambda timeout, seconds. */
   timeoutSeconds: number;
+  /** `emit`: it records a release PUBLISHED or FAILED, which emits `catalog-release.updated` (docs/webhooks.md). */
+  integrations?: 'emit';
   description: string;
 }
 
@@ -30,6 +32,7 @@ export const WORKFLOW_STEPS = {
     // products: the authored catalog (hierarchies, nodes, products, prices) and the release; keys: the
     // store's currencies.
     tables: { products: 'readwrite', keys: 'read' },
+    integrations: 'emit',
     bucket: 'readwrite',
     // One full vCPU (Lambda gives one at 1,769 MB): the step parses and writes every product of the
     // catalog in one process, about 30 s of CPU for a million; its memory holds the attached products' ids
@@ -43,6 +46,7 @@ export const WORKFLOW_STEPS = {
     // keys: read: whether the application key that asked for an upload it copies in still exists.
     tables: { products: 'readwrite', keys: 'read' },
     // readwrite: it copies an uploaded document to its key first (and deletes the upload).
+    integrations: 'emit',
     bucket: 'readwrite',
     memoryMb: 1024,
     timeoutSeconds: 900,
@@ -51,6 +55,7 @@ export const WORKFLOW_STEPS = {
   'release-plan': {
     // keys: read: the store's currencies, when the document gives none (its items' prices need them).
     tables: { products: 'readwrite', keys: 'read' },
+    integrations: 'emit',
     bucket: 'readwrite',
     memoryMb: 3008,
     timeoutSeconds: 900,
@@ -67,6 +72,7 @@ export const WORKFLOW_STEPS = {
   'release-merge': {
     // keys: read: the store's default locale, which the delta file's products are rendered in.
     tables: { products: 'readwrite', keys: 'read' },
+    integrations: 'emit',
     bucket: 'readwrite',
     memoryMb: 1024,
     timeoutSeconds: 900,
@@ -84,6 +90,7 @@ export const WORKFLOW_STEPS = {
     // keys: readwrite: a document's `currencies` become the store's in the switch's transaction (an
     // authored catalog's release carries the store's /v2/currencies, when it has any).
     tables: { products: 'readwrite', keys: 'readwrite' },
+    integrations: 'emit',
     bucket: 'readwrite',
     memoryMb: 512,
     timeoutSeconds: 300,
@@ -91,6 +98,7 @@ export const WORKFLOW_STEPS = {
   },
   'release-abandon': {
     tables: { products: 'readwrite' },
+    integrations: 'emit',
     bucket: 'readwrite',
     memoryMb: 512,
     timeoutSeconds: 900,

@@ -1,0 +1,14 @@
+import { requestOrigin } from '../../lib/http/request';
+import { ok } from '../../lib/http/response';
+import { renderIntegrationLog } from '../../lib/integrations/render';
+import { storeLogs } from '../../lib/integrations/service';
+import { parsePageRequest } from '../../lib/pagination/index';
+import { renderPage } from '../../lib/pcm/render';
+import { createHandler } from '../create-handler';
+
+/** GET /v2/integrations/logs: the delivery attempts of every integration of the store, newest first. */
+export const handler = createHandler('list-all-integration-logs', {}, async (event) => {
+  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+  const logs = await storeLogs(event.auth.storeId);
+  return ok(renderPage(logs, page, `${requestOrigin(event)}/v2/integrations/logs`, renderIntegrationLog));
+});

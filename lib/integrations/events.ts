@@ -1,0 +1,102 @@
+import { errorFields, log } from '../http/log';
+import { uuidv7 } from '../ids';
+import { countMetric, METRIC } from '../metrics/index';
+import { renderRelease } from '../pcm/render';
+import { renderCatalogRule, type StoredCatalogRule } from '../pcm/rules';
+import { getRelease, releaseTexts } from '../pcm/service';
+import { integrationRepository } from '../store/integration-repository';
+import type { IntegrationEvent } from '../validation/integration';
+import { sendDelivery } from './queue';
+
+/**
+ * Emitting an event (docs/webhooks.md#events): one delivery message for each enabled integration of the
+ * store that observes it, sent to the deliveries queue; nothing waits on a merchant's server. Emitting never
+ * fails its caller (a release or a rule is written whatever happens here): a message that cannot be sent is
+ * logged (`integration event not queued`) and counted (IntegrationEventsNotQueued, alarmed).
+ */
+
+/** The resource an event carries, rendered with the links of the origin an integration was written through. */
+export type EventResource = (origin: string) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+export async function emitIntegrationEvent(
+  storeId: string,
+  trigger: IntegrationEvent,
+  resource: EventResource,
+): Promise<void> {
+  try {
+    const observers = (await integrationRepository.list(storeId)).filter(
+      (integration) => integration.enabled && integration.observes.includes(trigger),
+    );
+    if (observers.length === 0) return;
+    const rendered = new Map<string, Promise<Record<string, unknown>>>();
+    const dataFor = (origin: string) => {
+      let data = rendered.get(origin);
+      if (data === undefined) {
+        data = Promise.resolve(resource(origin));
+        rendered.set(origin, data);
+      }
+      return data;
+    };
+    const created_at = new Date().toISOString();
+    const results = await Promise.allSettled(
+      observers.map(async (integration) =>
+        sendDelivery({
+          store_id: storeId,
+          integration_id: integration.id,
+          event_id: uuidv7(),
+          trigger,
+          payload: { data: await dataFor(integration.origin) },
+          created_at,
+        }),
+      ),
+    );
+    const failed = results.filter((result) => result.status === 'rejected');
+    if (failed.length > 0)
+      notQueued(storeId, trigger, failed.length, (failed[0] as PromiseRejectedResult).reason);
+  } catch (error) {
+    notQueued(storeId, trigger, 1, error);
+  }
+}
+
+function notQueued(storeId: string, trigger: IntegrationEvent, count: number, error: unknown): void {
+  countMetric(METRIC.integrationEventsNotQueued, count);
+  log('error', 'integration event not queued', {
+    store_id: storeId,
+    trigger,
+    count,
+    error: errorFields(error),
+  });
+}
+
+/** `catalog-release.created` or `.updated`: the release as `GET …/releases/{release_id}` renders it. */
+export function emitReleaseEvent(
+  storeId: string,
+  catalogId: string,
+  releaseId: string,
+  trigger: 'catalog-release.created' | 'catalog-release.updated',
+): Promise<void> {
+  return emitIntegrationEvent(storeId, trigger, async (origin) => {
+    const { release, current } = await getRelease(storeId, catalogId, releaseId);
+    return renderRelease(release, origin, current, await releaseTexts(release));
+  });
+}
+
+/** `catalog-release.deleted`, one event per release: `{type, id}` only, as the platform sends deletions. */
+export async function emitReleasesDeleted(storeId: string, releaseIds: readonly string[]): Promise<void> {
+  for (const id of releaseIds) {
+    await emitIntegrationEvent(storeId, 'catalog-release.deleted', () => ({ type: 'catalog-release', id }));
+  }
+}
+
+/** `catalog-rule.created` or `.updated`: the rule as the rules API renders it; `.deleted`: `{type, id}`. */
+export function emitRuleEvent(
+  storeId: string,
+  trigger: 'catalog-rule.created' | 'catalog-rule.updated' | 'catalog-rule.deleted',
+  rule: StoredCatalogRule | { id: string },
+): Promise<void> {
+  return emitIntegrationEvent(storeId, trigger, (origin) =>
+    trigger === 'catalog-rule.deleted'
+      ? { type: 'catalog_rule', id: rule.id }
+      : renderCatalogRule(rule as StoredCatalogRule, origin),
+  );
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { type LocalSqsEvent, localSqsRecord } from './job-queue';
+
+/*
+ * The webhook deliveries queue as the local harness runs it: an SQS standard queue in process. Each message
+ * is handed to the consumer (the delivery function's handler) as an SQS event of one record, its
+ * `ApproximateReceiveCount` the receive's number, in the background (a timer, never a request's await). A
+ * receive the consumer reports as a batch item failure (or that throws) is handed again once its visibility
+ * timeout passes: the delay the consumer set for its receipt handle (`delay`, ChangeMessageVisibility's
+ * counterpart), else `visibilityMs`. After `maxReceives` receives it is set aside, as the dead-letter queue
+ * takes it. Messages are independent: a slow endpoint delays only its own. Imports nothing of functions/ or
+ * lib/, like local/job-queue.ts, whose records it hands.
+ */
+
+const QUEUE_ARN = 'arn:aws:sqs:local:123456789012:deliveries';
+
+export interface LocalDeliveryQueueOptions {
+  /** Receives of a message before it is set aside (the queue's maxReceiveCount). */
+  maxReceives: number;
+  /** How long a failed receive stays invisible when the consumer set no delay (the queue's visibility timeout). */
+  visibilityMs: number;
+  /** Told of a message set aside (default: a line on stderr). */
+  onDeadLetter?: (body: string) => void;
+}
+
+type Consumer = (event: LocalSqsEvent) => Promise<{
+  batchItemFailures: { itemIdentifier: string }[];
+}>;
+
+export class LocalDeliveryQueue {
+  private readonly delays = new Map<string, number>();
+  private waiting = 0;
+  private readonly waiters: (() => void)[] = [];
+  /** Message bodies set aside after `maxReceives` failed receives. */
+  readonly deadLetters: string[] = [];
+
+  constructor(
+    private readonly consume: Consumer,
+    private readonly options: LocalDeliveryQueueOptions,
+  ) {}
+
+  /** Queues a message; returns at once, as SendMessage does. */
+  send(body: string): void {
+    this.schedule({ id: randomUUID(), body }, 1, 0);
+  }
+
+  /** Sets when the receive of `receiptHandle` is handed again, `ms` from now (ChangeMessageVisibility). */
+  delay(receiptHandle: string, ms: number): void {
+    this.delays.set(receiptHandle, ms);
+  }
+
+  /** Resolves once every message sent so far has been delivered or set aside. */
+  async idle(): Promise<void> {
+    if (this.waiting === 0) return;
+    await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private schedule(message: { id: string; body: string }, receive: number, afterMs: number): void {
+    this.waiting += 1;
+    const timer = setTimeout(() => {
+      void this.receive(message, receive).finally(() => {
+        this.waiting -= 1;
+        if (this.waiting === 0) for (const resolve of this.waiters.splice(0)) resolve();
+      });
+    }, afterMs);
+    timer.unref?.();
+  }
+
+  private async receive(message: { id: string; body: string }, receive: number): Promise<void> {
+    const receiptHandle = `${message.id}#${receive}`;
+    let failed: boolean;
+    try {
+      const record = localSqsRecord(
+        { messageId: message.id, body: message.body, queueArn: QUEUE_ARN },
+        receive,
+      );
+      const result = await this.consume({ Records: [record] });
+      failed = result.batchItemFailures.some((failure) => failure.itemIdentifier === message.id);
+    } catch {
+      failed = true;
+    }
+    const delay = this.delays.get(receiptHandle) ?? this.options.visibilityMs;
+    this.delays.delete(receiptHandle);
+    if (!failed) return;
+    if (receive >= this.options.maxReceives) {
+      this.deadLetters.push(message.body);
+      if (this.options.onDeadLetter) this.options.onDeadLetter(message.body);
+      else
+        process.stderr.write(`deliveries queue: message ${message.id} failed ${receive} times, set aside\n`);
+      return;
+    }
+    this.schedule(message, receive + 1, delay);
+  }
+}
