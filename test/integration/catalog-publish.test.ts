@@ -6,13 +6,11 @@ import { cleanupReleases, RELEASE_SHARDS, StoreNotFoundError } from '../../lib/c
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { validateRelease } from '../../lib/catalog/validate-stream';
-import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
-import { getDocumentClient } from '../../lib/store/client';
-import { QueryCommand } from '../../lib/store/dynamodb';
-import { tableName } from '../../lib/store/schema';
+import { catalogRepository } from '../../lib/store/catalog-repository';
 import { storeRepository } from '../../lib/store/store-repository';
 import {
   childrenRelease,
+  itemsOfRelease,
   listChildren,
   PARENT,
   readRegistryEveryRequest,
@@ -41,23 +39,6 @@ const PUBLISH_TIMEOUT_MS = 30_000;
  * descendants and products of all its nodes, the leaf's products).
  */
 const RELEASE_ITEMS = 21 + 2 + 15 + 1 + 1 + 16 * 3 + 3 + 6;
-
-async function itemsOfRelease(releaseId: string): Promise<number> {
-  let count = 0;
-  for (let shard = 0; shard < RELEASE_SHARDS; shard += 1) {
-    const page = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName('products'),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(releaseId, shard) },
-        Select: 'COUNT',
-        ConsistentRead: true,
-      }),
-    );
-    count += page.Count ?? 0;
-  }
-  return count;
-}
 
 async function firstNames(token: string, count = 12): Promise<string[]> {
   const response = await listChildren(token, PARENT, `page[limit]=${count}`);

@@ -8,18 +8,16 @@ import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { MAX_LAYERS, releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
-import { cleanupReleases, RELEASE_SHARDS } from '../../lib/catalog/publisher';
+import { cleanupReleases } from '../../lib/catalog/publisher';
 import { documentKey } from '../../lib/pcm/publishing';
-import { catalogKeys, catalogRepository } from '../../lib/store/catalog-repository';
-import { getDocumentClient } from '../../lib/store/client';
-import { QueryCommand } from '../../lib/store/dynamodb';
+import { catalogRepository } from '../../lib/store/catalog-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
-import { tableName } from '../../lib/store/schema';
 import {
   adminOfNewStore,
   childrenRelease,
   id,
+  itemsOfRelease,
   LIVE_CHILDREN,
   listChildren,
   PARENT,
@@ -138,24 +136,6 @@ async function deltaLines(release: PcmRelease): Promise<string[]> {
     .sort();
 }
 
-/** Items stored under a release's own partitions. */
-async function ownItems(releaseId: string): Promise<number> {
-  let count = 0;
-  for (let shard = 0; shard < RELEASE_SHARDS; shard += 1) {
-    const page = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName('products'),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(releaseId, shard) },
-        Select: 'COUNT',
-        ConsistentRead: true,
-      }),
-    );
-    count += page.Count ?? 0;
-  }
-  return count;
-}
-
 const childAt = (doc: Document, productId: string) =>
   doc.products.find((p) => p.id === productId) as { id: string; attributes: Record<string, unknown> };
 
@@ -181,7 +161,7 @@ describe('a publish writes what changed, and shoppers read it as a whole release
     expect(first.is_full_publish).toBe(true);
     expect(first.layers).toEqual([]);
     expect(first.total_items).toBe(first.release_items);
-    expect(await ownItems(first.release_id)).toBe(first.total_items);
+    expect(await itemsOfRelease(first.release_id)).toBe(first.total_items);
     const whole = await snapshot(catalog);
     // The first release's delta file holds the whole catalog: every live product.
     expect(first.delta?.full).toBe(true);
@@ -302,8 +282,8 @@ describe('deleting, rolling back and the cleanup keep what a kept release reads'
       retainReplacedMs: 0,
     });
     expect(new Set(swept.releases)).toEqual(new Set([ids[1], ids[2], ids[3]]));
-    expect(await ownItems(ids[1] as string)).toBe(0);
-    expect(await ownItems(ids[0] as string)).toBeGreaterThan(0);
+    expect(await itemsOfRelease(ids[1] as string)).toBe(0);
+    expect(await itemsOfRelease(ids[0] as string)).toBeGreaterThan(0);
     expect((await catalog.product(STANDALONE)).body.data.attributes.name).toBe('Standalone 6');
 
     // Deleting the current release rolls back to r5, read through its own layers (r4, r0).
@@ -312,12 +292,12 @@ describe('deleting, rolling back and the cleanup keep what a kept release reads'
     expect((await catalog.product(STANDALONE)).body.data.attributes.name).toBe('Standalone 5');
     expect((await catalog.product(LIVE_CHILDREN[0] as string)).status).toBe(200);
     await cleanupReleases(catalog.storeId, { catalogId: catalog.catalogId, retainReplacedMs: 0 });
-    expect(await ownItems(ids[0] as string)).toBeGreaterThan(0);
+    expect(await itemsOfRelease(ids[0] as string)).toBeGreaterThan(0);
 
     // Unpublished: nothing reads any of them, so the cleanup reclaims every item.
     expect((await catalog.removeAll()).status).toBe(204);
     await cleanupReleases(catalog.storeId, { catalogId: catalog.catalogId, retainReplacedMs: 0 });
-    for (const release of ids) expect(await ownItems(release)).toBe(0);
+    for (const release of ids) expect(await itemsOfRelease(release)).toBe(0);
     const markers = await catalogRepository.listReleases(catalog.storeId, catalog.catalogId);
     expect(markers.filter((m) => m.status === 'complete')).toEqual([]);
   });

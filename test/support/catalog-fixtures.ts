@@ -1,5 +1,10 @@
 import { handler } from '../../functions/list-child-products/handler';
+import { RELEASE_SHARDS } from '../../lib/catalog/release-settings';
 import { resetConfig } from '../../lib/config/index';
+import { catalogKeys } from '../../lib/store/catalog-repository';
+import { getDocumentClient } from '../../lib/store/client';
+import { QueryCommand } from '../../lib/store/dynamodb';
+import { tableName } from '../../lib/store/schema';
 import {
   bearer,
   createTestStore,
@@ -8,6 +13,24 @@ import {
   SHARED_STORE_RATE_LIMIT,
   tokenFor,
 } from './fixtures';
+
+/** Items stored under a release's own partitions (`REL#<release>#<shard>`), counted strongly consistent. */
+export async function itemsOfRelease(releaseId: string): Promise<number> {
+  let count = 0;
+  for (let shard = 0; shard < RELEASE_SHARDS; shard += 1) {
+    const page = await getDocumentClient().send(
+      new QueryCommand({
+        TableName: tableName('products'),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': catalogKeys.shardPartition(releaseId, shard) },
+        Select: 'COUNT',
+        ConsistentRead: true,
+      }),
+    );
+    count += page.Count ?? 0;
+  }
+  return count;
+}
 
 /** A new store and the headers of its admin's JSON requests to https://api.example.test. */
 export async function adminOfNewStore(): Promise<{ storeId: string; headers: Record<string, string> }> {
