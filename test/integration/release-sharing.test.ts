@@ -8,6 +8,8 @@ import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { MAX_LAYERS, releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import * as steps from '../../lib/catalog/pipeline/steps';
+import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { cleanupReleases } from '../../lib/catalog/publisher';
 import { documentKey } from '../../lib/pcm/publishing';
 import { catalogRepository } from '../../lib/store/catalog-repository';
@@ -38,9 +40,26 @@ readRegistryEveryRequest();
 jest.setTimeout(120_000);
 
 const runs: Promise<unknown>[] = [];
+/** Run once between a publish's Merge and its writes (the workflow's steps, as the harness runs them). */
+let afterMerge: (() => Promise<void>) | undefined;
+
+async function runWithPause(input: ReleaseExecutionInput): Promise<unknown> {
+  const pause = afterMerge;
+  afterMerge = undefined;
+  if (pause === undefined) return runWorkflowLocally(input);
+  await steps.validateStep(input);
+  const plan = await steps.planStep(input);
+  for (const range of await steps.readRanges(plan.ranges_key)) await steps.deriveStep({ ...input, range });
+  const merged = await steps.mergeStep(input);
+  await pause();
+  for (const chunk of await steps.readManifest(merged.manifest_key))
+    await steps.writeStep({ ...input, chunk });
+  return steps.switchStep(input);
+}
+
 beforeAll(() => {
   registerLocalWorkflow((input) => {
-    const run = runWorkflowLocally(input);
+    const run = runWithPause(input);
     runs.push(run);
     return run;
   });
@@ -300,6 +319,31 @@ describe('deleting, rolling back and the cleanup keep what a kept release reads'
     for (const release of ids) expect(await itemsOfRelease(release)).toBe(0);
     const markers = await catalogRepository.listReleases(catalog.storeId, catalog.catalogId);
     expect(markers.filter((m) => m.status === 'complete')).toEqual([]);
+  });
+
+  it('keeps the release a publish compares with when the catalog API deletes it meanwhile', async () => {
+    const catalog = await newCatalog();
+    const named = (n: number) => {
+      const doc = catalog.document();
+      childAt(doc, STANDALONE).attributes.name = `Standalone ${n}`;
+      return doc;
+    };
+    const a = await catalog.publish(named(0));
+    const b = await catalog.publish(named(1));
+    // Between C's Merge (its comparison with B) and its writes: B, the current release, is deleted (the
+    // catalog rolls back to A) and the cleanup runs with no retention at all.
+    afterMerge = async () => {
+      expect((await catalog.remove(b.release_id)).status).toBe(204);
+      await cleanupReleases(catalog.storeId, { catalogId: catalog.catalogId, retainReplacedMs: 0 });
+      expect(await itemsOfRelease(b.release_id)).toBeGreaterThan(0);
+    };
+    const c = await catalog.publish(named(2));
+    expect(c.layers).toEqual([b.release_id, a.release_id]);
+    expect((await catalog.product(STANDALONE)).body.data.attributes.name).toBe('Standalone 2');
+    expect((await catalog.product(LIVE_CHILDREN[3] as string)).status).toBe(200);
+    // B, deleted for the API, stays as long as C reads it.
+    await cleanupReleases(catalog.storeId, { catalogId: catalog.catalogId, retainReplacedMs: 0 });
+    expect(await itemsOfRelease(b.release_id)).toBeGreaterThan(0);
   });
 
   it('leaves no object of a deleted release once the next publish has swept', async () => {
