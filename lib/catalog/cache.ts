@@ -1,5 +1,6 @@
 import { getConfig } from '../config/index';
 import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
+import type { PcmRelease } from '../store/pcm-repository';
 import type { StoredNode } from './hierarchy-items';
 import { LruCache } from './lru';
 import type { ChildIndexEntry, StoredProduct } from './types';
@@ -19,6 +20,8 @@ export const CACHE_BUDGETS = {
   files: 8 * 1024 * 1024,
   lookups: 8 * 1024 * 1024,
   summaries: 1024 * 1024,
+  /** Published releases' records as `GET /catalog` shows them, with their delta file's signed link. */
+  releaseRecords: 256 * 1024,
   nodes: 4 * 1024 * 1024,
   registries: 1000,
 } as const;
@@ -31,6 +34,17 @@ export const fileCache = new LruCache<string | null>(CACHE_BUDGETS.files);
 export const chunkCache = new LruCache<ChildIndexEntry[]>(CACHE_BUDGETS.chunks);
 /** A release's summary (JSON text) by release id (see lib/catalog/product-lookups.ts). */
 export const summaryCache = new LruCache<string>(CACHE_BUDGETS.summaries);
+
+/**
+ * A published release's record fields `GET /catalog` shows (fixed once it is PUBLISHED: Merge records the
+ * delta file before the switch), by release id, with its delta file's signed link and until when that link
+ * is handed out again.
+ */
+export const releaseRecordCache = new LruCache<{
+  record: Pick<PcmRelease, 'delta' | 'full_delta' | 'is_full_publish'>;
+  link: string | undefined;
+  linkUntil: number;
+}>(CACHE_BUDGETS.releaseRecords);
 /**
  * Index entries of the products with one slug, sku or id, by `release|attribute#value` (empty: none; null:
  * too many to keep in one item, see lib/catalog/product-lookups.ts).
@@ -82,6 +96,7 @@ export function clearCatalogCaches(): void {
   resultCache.clear();
   positionCache.clear();
   summaryCache.clear();
+  releaseRecordCache.clear();
   lookupCache.clear();
   nodeCache.clear();
   nodeListCache.clear();

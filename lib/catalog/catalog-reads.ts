@@ -9,9 +9,9 @@ import { NotFoundError } from '../http/errors';
 import { isUuid } from '../ids';
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
 import { deltaLink } from '../pcm/delta-link';
-import { deltaFields } from '../pcm/render';
+import { deltaFields, releaseState } from '../pcm/render';
 import { type PcmRelease, pcmRepository } from '../store/pcm-repository';
-import { currentRegistry, resultCache } from './cache';
+import { currentRegistry, releaseRecordCache, resultCache } from './cache';
 import { chunkCount, chunksForPage } from './child-index';
 import {
   type Include,
@@ -62,12 +62,38 @@ async function selectRelease(request: ShopperRequest): Promise<ReleaseLayout> {
  */
 export async function getCatalogRelease(request: ShopperRequest): Promise<string> {
   const { layout, catalogId } = await selectCatalog(request);
-  const [{ summary }, record] = await Promise.all([
+  const [{ summary }, { record, link }] = await Promise.all([
     loadIndexes(layout, { summary: true }),
-    pcmRepository.getRelease(request.storeId, catalogId, layout.id),
+    releaseRecord(request.storeId, catalogId, layout.id, request.now ?? new Date()),
   ]);
-  const link = record === undefined ? undefined : await deltaLink(record, request.now);
-  return JSON.stringify({ data: releaseResource(layout, summary as ReleaseSummary, record ?? {}, link) });
+  return JSON.stringify({ data: releaseResource(layout, summary as ReleaseSummary, record, link) });
+}
+
+/**
+ * How long a container hands out the same signed link of a delta file: a link it gives stays valid for
+ * the hour less this (55 minutes at least), and the release's record is read once.
+ */
+const LINK_REUSE_MS = 5 * 60 * 1000;
+
+/** The release's record and its delta file's link: cached per release once it is PUBLISHED. */
+async function releaseRecord(storeId: string, catalogId: string, releaseId: string, now: Date) {
+  const cached = releaseRecordCache.get(releaseId);
+  if (cached !== undefined && now.getTime() < cached.linkUntil) return cached;
+  const found = await pcmRepository.getRelease(storeId, catalogId, releaseId);
+  const record: Pick<PcmRelease, 'delta' | 'full_delta' | 'is_full_publish'> = {
+    ...(found?.delta === undefined ? {} : { delta: found.delta }),
+    ...(found?.full_delta === undefined ? {} : { full_delta: found.full_delta }),
+    ...(found?.is_full_publish === undefined ? {} : { is_full_publish: found.is_full_publish }),
+  };
+  const entry = {
+    record,
+    link: found === undefined ? undefined : await deltaLink(found, now),
+    linkUntil: now.getTime() + LINK_REUSE_MS,
+  };
+  // The switch names a release before its record says PUBLISHED: until then, read it again.
+  if (found !== undefined && releaseState(found) === 'PUBLISHED')
+    releaseRecordCache.set(releaseId, entry, 512 + (entry.link?.length ?? 0));
+  return entry;
 }
 
 /**
