@@ -4,7 +4,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReleaseCounts } from '../lib/catalog/derive';
 import { DocumentReadError } from '../lib/catalog/document-stream';
 import { generateReleaseText, MAX_PRODUCT_BYTES } from '../lib/catalog/generator';
-import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import { sweepReleaseObjects } from '../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
@@ -37,6 +36,7 @@ import {
   useToolDatabase,
 } from './cli';
 import { count, databaseUnreachableMessage } from './messages';
+import { runWorkflowInThread } from './workflow-thread';
 
 const TOOL = 'catalog';
 const USAGE = `Usage:
@@ -254,12 +254,14 @@ function onInterrupt(storeId: string): { started: (release: PcmRelease) => void;
 let localRun: Promise<unknown> | undefined;
 
 /**
- * Releases run the publishing workflow's steps in this process (lib/catalog/pipeline/run-local.ts), as under
- * the local API; with RELEASE_STATE_MACHINE_ARN set, the state machine runs them instead.
+ * Releases run the publishing workflow's steps in a worker thread of this process with a bounded heap
+ * (local/workflow-thread.ts, lib/catalog/pipeline/run-local.ts); with RELEASE_STATE_MACHINE_ARN set, the
+ * state machine runs them instead.
  */
 function registerWorkflow(): void {
   registerLocalWorkflow((input: ReleaseExecutionInput) => {
-    localRun = runWorkflowLocally(input);
+    // In a worker thread with a bounded heap: this process stays small whatever the document's size.
+    localRun = runWorkflowInThread(input);
     return localRun;
   });
 }

@@ -1,0 +1,59 @@
+import { Worker } from 'node:worker_threads';
+import { abandonStep } from '../lib/catalog/pipeline/steps';
+import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
+
+/**
+ * The heap the publishing workflow's steps get in a local tool: V8 grows an unbounded heap lazily (a
+ * 300,000-product `catalog publish` peaked at 968 MB of RSS in one process), while the steps hold a product
+ * at a time. 320 MB, the local API's own limit in the benchmarks; the item manifest's tables live outside
+ * the heap (24 bytes an item).
+ */
+export const WORKFLOW_HEAP_MB = 320;
+
+/**
+ * The heap a local tool's workflow thread gets: the process's own `--max-old-space-size` when given (in
+ * NODE_OPTIONS or node's flags: the last one, as node takes it), else WORKFLOW_HEAP_MB.
+ */
+export function workflowHeapMb(env: NodeJS.ProcessEnv = process.env, execArgv = process.execArgv): number {
+  const given = [
+    ...`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`.matchAll(/--max-old-space-size=(\d+)/g),
+  ];
+  const last = given.at(-1)?.[1];
+  return last === undefined ? WORKFLOW_HEAP_MB : Number(last);
+}
+
+/**
+ * Runs a release's workflow in a worker thread whose old generation is limited to `heapMb` (the steps'
+ * Lambdas have their memory; a local tool has this). A worker that dies (out of memory, say) takes the
+ * Abandon step here, as the state machine's Catch does, so the release ends FAILED rather than in progress.
+ */
+export function runWorkflowInThread(
+  input: ReleaseExecutionInput,
+  heapMb = workflowHeapMb(),
+): Promise<'PUBLISHED' | 'FAILED'> {
+  const worker = new Worker(new URL('./workflow-worker.mjs', import.meta.url), {
+    workerData: input,
+    resourceLimits: { maxOldGenerationSizeMb: heapMb },
+  });
+  return new Promise<'PUBLISHED' | 'FAILED'>((resolve, reject) => {
+    let state: 'PUBLISHED' | 'FAILED' | undefined;
+    worker.once('message', (message: 'PUBLISHED' | 'FAILED') => {
+      state = message;
+    });
+    let failure: Error | undefined;
+    worker.once('error', (error) => {
+      failure = error;
+    });
+    worker.once('exit', (code) => {
+      if (state !== undefined && code === 0) {
+        resolve(state);
+        return;
+      }
+      const cause = failure ?? new Error(`the workflow's thread exited with code ${code}`);
+      abandonStep({ ...input, error: { Error: cause.name, Cause: cause.message } }).then(
+        ({ state: ended }) => resolve(ended),
+        reject,
+      );
+    });
+  });
+}
