@@ -78,6 +78,12 @@ export interface DriveOptions {
   priceShare?: number;
   /** The share of operations on each store's hierarchy, its nodes and their products (default NODE_SHARE). */
   nodeShare?: number;
+  /**
+   * The chance that a release operation publishes when no publish runs (default PUBLISH_CHANCE). A publish
+   * runs the whole workflow, so how many a run holds depends on the machine's speed: a run that needs
+   * several raises it.
+   */
+  publishChance?: number;
   /** Stores the keys and prefixes are spread over (default 3). */
   stores?: number;
   /** Progress callback every 500 operations. */
@@ -180,6 +186,9 @@ const parse = (text: string): any => {
  * publish runs: publishes run the whole workflow and take a while, so rollbacks get fewer chances.
  */
 const ROLLBACK_CHANCE = 0.12;
+
+/** The chance that a release operation publishes, when no publish runs. */
+const PUBLISH_CHANCE = 0.08;
 
 /**
  * Release n changes about a quarter of the sample's products (release 0 all of them): product i's name is
@@ -328,6 +337,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   // Runs without products run without prices too: draw for draw as before either was added.
   const priceShare = options.priceShare ?? (productShare > 0 ? PRICE_SHARE : 0);
   const nodeShare = options.nodeShare ?? NODE_SHARE;
+  const publishChance = options.publishChance ?? PUBLISH_CHANCE;
   // Reads must see the current release: the release cache's bounded staleness is by design, not a bug.
   const releaseCache = process.env.RELEASE_CACHE_SECONDS;
   process.env.RELEASE_CACHE_SECONDS = '0';
@@ -1023,7 +1033,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       record(releaseOps, t, { op: 'rollback', release }, t.answer && { status: t.answer.status });
       return;
     }
-    if (!publishing && random() < 0.08) {
+    if (!publishing && random() < publishChance) {
       publishing = true;
       releases += 1;
       const release = `rel${releases}`;

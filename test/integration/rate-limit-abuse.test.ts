@@ -115,8 +115,10 @@ describe('a storefront flood', () => {
       expect(figures.newcomers.sent).toBeGreaterThanOrEqual(8);
       expect(figures.admin.ratio).toBeGreaterThanOrEqual(0.9);
       expect(figures.shopper.ratio).toBeGreaterThanOrEqual(0.9);
-      // New shoppers are refused at most in the flood's first second (the flooders are new there too).
-      expect(figures.newcomers.ratio).toBeGreaterThanOrEqual(0.8);
+      // New shoppers are refused at most in the flood's first second (the flooders are new there too): a
+      // new shopper comes every 7 ticks of 50 ms, so at most 3 fall in that second. A ratio (0.8 of about
+      // 8) allowed only one, and failed whenever the flood began early in a wall-clock second.
+      expect(figures.newcomers.sent - figures.newcomers.served).toBeLessThanOrEqual(3);
       // The flooders together get at most half the pool in the first second, then what the shopper and
       // the new shoppers leave less one share: never the whole pool.
       expect(figures.flooder.served).toBeLessThanOrEqual(29 + 26 * (figures.windows - 1));
