@@ -12,6 +12,7 @@ import { createGatewayServer, publicUrlFrom } from './gateway';
 import { createLambdaContext } from './http-event';
 import { startLocalJobs } from './jobs-local';
 import { GATEWAY_ROUTES, loadHandler } from './router';
+import { runWorkflowInThread } from './workflow-thread';
 
 export { listen, localOrigin } from './gateway';
 
@@ -20,6 +21,12 @@ export interface LocalServerOptions {
   corsOrigins?: string[];
   /** Where `PUBLIC_URL` and `CORS_ORIGINS` are read (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where releases run the publishing workflow's steps: `thread` (`npm start`) in a worker thread with a
+   * bounded heap, so that requests keep their thread while a catalog publishes; `in-process` (the default,
+   * for tests that inject faults into this thread's clients) on the server's own thread.
+   */
+  workflow?: 'thread' | 'in-process';
 }
 
 /**
@@ -29,7 +36,11 @@ export interface LocalServerOptions {
 export function createLocalServer(options: LocalServerOptions = {}): Server {
   const env = options.env ?? process.env;
   // Releases created through this server run the publishing workflow's steps in this process.
-  registerLocalWorkflow((input) => runWorkflowLocally(input, { concurrency: getConfig().releaseWriters }));
+  registerLocalWorkflow(
+    options.workflow === 'thread'
+      ? (input) => runWorkflowInThread(input)
+      : (input) => runWorkflowLocally(input, { concurrency: getConfig().releaseWriters }),
+  );
   // Jobs enqueued through this server run through the job worker's handler in this process.
   startLocalJobs();
   // Webhook events emitted through this server are delivered by the delivery function's handler, off the request path.

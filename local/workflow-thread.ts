@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { abandonStep } from '../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
+import { errorFields, log } from '../lib/http/log';
+import { sendLocalDelivery } from '../lib/integrations/queue';
 
 /**
  * The heap the publishing workflow's steps get in a local tool: V8 grows an unbounded heap lazily (a
@@ -22,23 +24,49 @@ export function workflowHeapMb(env: NodeJS.ProcessEnv = process.env, execArgv = 
   return last === undefined ? WORKFLOW_HEAP_MB : Number(last);
 }
 
+/** What the workflow's thread posts: a webhook event's delivery message, or the release's end state. */
+export type WorkflowThreadMessage = { delivery: string } | { state: 'PUBLISHED' | 'FAILED' };
+
+export interface WorkflowThreadOptions {
+  /** The thread's old-generation limit in MB (default: workflowHeapMb()). */
+  heapMb?: number;
+  /**
+   * Where the webhook events the steps emit go (default: this thread's local deliveries queue, which the
+   * local API and `catalog publish` start; an event with none is logged as not queued).
+   */
+  onDelivery?: (body: string) => void;
+}
+
+/** Queues a delivery the workflow's thread sent on this thread's local queue, or logs it as not queued. */
+function queueDelivery(body: string): void {
+  try {
+    sendLocalDelivery(body);
+  } catch (error) {
+    const { store_id, trigger } = JSON.parse(body) as { store_id?: string; trigger?: string };
+    log('error', 'integration event not queued', { store_id, trigger, count: 1, error: errorFields(error) });
+  }
+}
+
 /**
- * Runs a release's workflow in a worker thread whose old generation is limited to `heapMb` (the steps'
- * Lambdas have their memory; a local tool has this). A worker that dies (out of memory, say) takes the
- * Abandon step here, as the state machine's Catch does, so the release ends FAILED rather than in progress.
+ * Runs a release's workflow in a worker thread whose old generation is limited (the steps' Lambdas have
+ * their memory; a local tool or the local API has this), off the starting thread: the local API keeps
+ * answering while it publishes. A worker that dies (out of memory, say) takes the Abandon step here, as
+ * the state machine's Catch does, so the release ends FAILED rather than in progress.
  */
 export function runWorkflowInThread(
   input: ReleaseExecutionInput,
-  heapMb = workflowHeapMb(),
+  options: WorkflowThreadOptions = {},
 ): Promise<'PUBLISHED' | 'FAILED'> {
+  const onDelivery = options.onDelivery ?? queueDelivery;
   const worker = new Worker(new URL('./workflow-worker.mjs', import.meta.url), {
     workerData: input,
-    resourceLimits: { maxOldGenerationSizeMb: heapMb },
+    resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? workflowHeapMb() },
   });
   return new Promise<'PUBLISHED' | 'FAILED'>((resolve, reject) => {
     let state: 'PUBLISHED' | 'FAILED' | undefined;
-    worker.once('message', (message: 'PUBLISHED' | 'FAILED') => {
-      state = message;
+    worker.on('message', (message: WorkflowThreadMessage) => {
+      if ('delivery' in message) onDelivery(message.delivery);
+      else state = message.state;
     });
     let failure: Error | undefined;
     worker.once('error', (error) => {

@@ -43,6 +43,14 @@ function localQueue(): LocalDeliveryQueue {
   return local;
 }
 
+/**
+ * Queues a message body another thread of this process sent (the local harness's workflow thread, which
+ * has no queue of its own) on this thread's local queue; throws when the harness registered none.
+ */
+export function sendLocalDelivery(body: string): void {
+  localQueue().send(body);
+}
+
 /** Sends one delivery message; throws when it was not sent. */
 export async function sendDelivery(message: DeliveryMessage): Promise<void> {
   const config = getConfig();

@@ -3,8 +3,8 @@ import { resetConfig } from '../../lib/config/index';
 import { registerLocalDeliveryQueue } from '../../lib/integrations/queue';
 import { closeServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
-import { createTestStore, SHARED_STORE_RATE_LIMIT, tokenFor } from '../support/fixtures';
 import { newPcmCatalog } from '../support/pcm-fixtures';
+import { newStoreClient } from '../support/store-client';
 import { startWebhookListener, waitUntil } from '../support/webhook-listener';
 
 /**
@@ -33,16 +33,7 @@ afterAll(async () => {
 });
 
 it('keeps answering while a delivery waits on an endpoint that does not answer, then retries it', async () => {
-  const store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
-  const headers = { Authorization: `Bearer ${await tokenFor(store)}`, 'Content-Type': 'application/json' };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const { storeId, call } = await newStoreClient(base);
   const listener = await startWebhookListener(['hang']);
   try {
     const created = await call('POST', '/v2/integrations', {
@@ -55,7 +46,7 @@ it('keeps answering while a delivery waits on an endpoint that does not answer, 
     });
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
-    const catalogId = await newPcmCatalog(store.store.id, 'Harness');
+    const catalogId = await newPcmCatalog(storeId, 'Harness');
     const rule = await call('POST', '/pcm/catalogs/rules', {
       data: { type: 'catalog_rule', attributes: { name: 'slow', catalog_id: catalogId } },
     });
