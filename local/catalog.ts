@@ -35,6 +35,8 @@ import {
   usageError,
   useToolDatabase,
 } from './cli';
+import { startLocalDeliveries } from './deliveries-local';
+import type { LocalDeliveryQueue } from './delivery-queue';
 import { count, databaseUnreachableMessage } from './messages';
 import { runWorkflowInThread } from './workflow-thread';
 
@@ -311,6 +313,7 @@ async function publish(values: Values): Promise<number> {
   if (catalog === undefined) return refuseWithoutCatalog(file, json);
   await connect({ objectStore: true });
   registerWorkflow();
+  const deliveries = startLocalDeliveries();
   const interrupted = onInterrupt(storeId);
   const progress = !json && process.stderr.isTTY ? progressDisplay() : undefined;
   let result: PublishOutcome;
@@ -340,6 +343,7 @@ async function publish(values: Values): Promise<number> {
     interrupted.done();
   }
   progress?.end();
+  await awaitDeliveries(deliveries);
   if (releaseState(result.release) === 'FAILED') return printFailure(file, result, json);
   const { products } = result;
   if (json) {
@@ -361,6 +365,31 @@ async function publish(values: Values): Promise<number> {
   }
   for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
   return 0;
+}
+
+/**
+ * How long publish waits, once its release is over, for the webhook deliveries of its events (created,
+ * then updated) to be made: the first attempts, and the retries due by then (the second comes 30 s after
+ * a failed first). A delivery still retrying after that is dropped when the tool exits, with a warning.
+ */
+export const CLI_DELIVERY_WAIT_MS = 60_000;
+
+/** Waits for the queue to empty, at most CLI_DELIVERY_WAIT_MS; warns of the deliveries left. */
+async function awaitDeliveries(deliveries: LocalDeliveryQueue): Promise<void> {
+  if (deliveries.pending === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    deliveries.idle(),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLI_DELIVERY_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (deliveries.pending > 0) {
+    process.stderr.write(
+      `warning: ${count(deliveries.pending, 'webhook delivery', 'webhook deliveries')} not made after ${CLI_DELIVERY_WAIT_MS / 1000} s, not retried once this tool exits (each attempt is in GET /v2/integrations/{id}/logs)\n`,
+    );
+  }
 }
 
 /**

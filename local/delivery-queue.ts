@@ -49,6 +49,11 @@ export class LocalDeliveryQueue {
     this.delays.set(receiptHandle, ms);
   }
 
+  /** Messages sent and not yet delivered or set aside (waiting for a receive, or being received). */
+  get pending(): number {
+    return this.waiting;
+  }
+
   /** Resolves once every message sent so far has been delivered or set aside. */
   async idle(): Promise<void> {
     if (this.waiting === 0) return;

@@ -5,6 +5,7 @@ import { StoreNotFoundError, selectionWarnings } from '../catalog/publisher';
 import { ABANDONED_AFTER_MS } from '../catalog/release-settings';
 import { ConflictError } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
+import { emitReleaseEvent } from '../integrations/events';
 import { catalogLookupRepository } from '../store/catalog-lookup-repository';
 import { catalogRepository } from '../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../store/document-objects';
@@ -207,6 +208,8 @@ export async function publishDocument(
     if (error instanceof ConflictError) throw new CatalogBusy(`catalog ${catalog.id}: ${error.message}`);
     throw error;
   }
+  // As the API's POST …/releases does: webhooks observing releases hear of it.
+  await emitReleaseEvent(storeId, catalog.id, created.release_id, 'catalog-release.created');
   options.onCreated?.(created);
   const release = await follow(created, options);
   // The run's own failure is the release's (FAILED); here it only has to be over.

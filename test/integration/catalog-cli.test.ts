@@ -13,6 +13,8 @@ import { pcmRepository } from '../../lib/store/pcm-repository';
 import { childrenRelease, SAMPLE_COUNTS } from '../support/catalog-fixtures';
 import { runCli, runCliAsync, runCliWith } from '../support/cli';
 import { createTestStore, type TestStore, tokenFor } from '../support/fixtures';
+import { newIntegration } from '../support/pcm-fixtures';
+import { type ReceivedWebhook, startWebhookListener } from '../support/webhook-listener';
 
 // Each case spawns the CLI (tsx compiles it first): seconds on a loaded 2-core machine.
 jest.setTimeout(60_000);
@@ -132,6 +134,42 @@ describe('npm run catalog -- publish', () => {
       current: true,
     });
     expect(rendered[1]?.meta).toMatchObject({ current: false });
+  });
+
+  it("delivers the release's created and updated events to the store's webhooks before it exits", async () => {
+    const store = await createTestStore();
+    const listener = await startWebhookListener();
+    try {
+      const id = await newIntegration(store.store.id, 'cli', listener.url, [
+        'catalog-release.created',
+        'catalog-release.updated',
+      ]);
+      const run = await publishCli(
+        'publish',
+        '--store',
+        store.store.id,
+        '--file',
+        file('hooked.json', childrenRelease()),
+        '--json',
+      );
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const { release_id: releaseId } = JSON.parse(run.stdout);
+      // Both were delivered while the tool ran: nothing arrives after it exits.
+      const trigger = (r: ReceivedWebhook) => r.headers['x-moltin-integration-trigger'];
+      expect(listener.received.map(trigger).sort()).toEqual([
+        'catalog-release.created',
+        'catalog-release.updated',
+      ]);
+      const updated = listener.received.find((r) => trigger(r) === 'catalog-release.updated');
+      expect(updated?.headers['x-moltin-secret-key']).toBe(`secret-of-${id}`);
+      expect(updated?.body.payload.data).toMatchObject({
+        id: releaseId,
+        meta: { release_status: 'PUBLISHED' },
+      });
+    } finally {
+      await listener.close();
+    }
   });
 
   it('prints every validation error at once from the failed release, exits 1 and publishes nothing', async () => {

@@ -14,6 +14,7 @@ import { priceRepository } from '../../lib/store/price-repository';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';
 import { productRepository } from '../../lib/store/product-repository';
 import { variationRepository } from '../../lib/store/variation-repository';
+import type { IntegrationEvent } from '../../lib/validation/integration';
 import type { ModifierAttributes } from '../../lib/validation/variation';
 
 /**
@@ -312,6 +313,7 @@ export async function newIntegration(
   storeId: string,
   name: string,
   url = 'https://93.184.216.34/hooks',
+  observes: IntegrationEvent[] = ['catalog-rule.created'],
 ): Promise<string> {
   const at = new Date().toISOString();
   const id = uuidv7();
@@ -321,7 +323,7 @@ export async function newIntegration(
     description: '',
     enabled: true,
     integration_type: 'webhook',
-    observes: ['catalog-rule.created'],
+    observes,
     configuration: { url, secret_key: `secret-of-${id}` },
     origin: 'https://api.example.test',
     created_at: at,
