@@ -199,9 +199,12 @@ function shopperReads(
     const times: number[] = [];
     while (!stopped) {
       const asked = performance.now();
-      const answer = await fetch(`${base}/catalog/products?page[limit]=25`, { headers });
-      await answer.arrayBuffer();
-      if (answer.status !== 200) throw new Error(`a shopper read answered ${answer.status} while publishing`);
+      const answer = await fetch(`${base}/catalog/products?page[limit]=25`, {
+        headers: { ...headers, 'SVC-Channel': 'web' },
+      });
+      const body = await answer.text();
+      if (answer.status !== 200)
+        throw new Error(`a shopper read answered ${answer.status} while publishing: ${body.slice(0, 300)}`);
       times.push(performance.now() - asked);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
