@@ -122,3 +122,25 @@ export class LocalDeliveryQueue {
     this.schedule(message, receive + 1, delay);
   }
 }
+
+/** The webhook settings the local harness takes from its shell (the stack sets none of them). */
+const HARNESS_SETTINGS = [
+  // `npm start` sets it: listeners on 127.0.0.1 receive the local API's events (docs/webhooks.md).
+  'INTEGRATIONS_ALLOW_LOOPBACK',
+  // Tests shorten the timeout and the retries' backoff.
+  'INTEGRATIONS_DELIVERY_TIMEOUT_MS',
+  'INTEGRATIONS_RETRY_BASE_MS',
+] as const;
+
+/**
+ * What the template-driven server adds to its functions' environments for webhooks: the settings of
+ * HARNESS_SETTINGS that `env` sets, as the shell's LOG_LEVEL overrides the template's.
+ */
+export function localDeliveryEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const name of HARNESS_SETTINGS) {
+    const value = env[name];
+    if (value) settings[name] = value;
+  }
+  return settings;
+}
