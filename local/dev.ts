@@ -3,15 +3,18 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuildContext, context, formatMessages, type Message } from 'esbuild';
+import { DELIVERY_WORKER } from '../functions/integrations';
 import { JOB_WORKER, MAX_RECEIVES } from '../functions/jobs';
 import type { FunctionName } from '../functions/routes';
 import { apiCorsConfiguration } from '../functions/routes';
 import { BUNDLING } from '../infra/bundling';
-import { runWorkflowLocally } from '../lib/catalog/pipeline/run-local';
 import type { ReleaseExecutionInput } from '../lib/catalog/pipeline/workflow';
 import { getConfig } from '../lib/config/index';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
+import { registerLocalDeliveryQueue } from '../lib/integrations/queue';
+import { DELIVERY_QUEUE_OPTIONS } from './deliveries-local';
+import { type LocalBatchResponse, LocalDeliveryQueue } from './delivery-queue';
 import { localDocsResponse } from './docs';
 import { PROJECT_ROOT, runtimeEnvironment } from './from-template';
 import { createGatewayServer, publicUrlFrom } from './gateway';
@@ -19,9 +22,16 @@ import { LocalJobQueue, type LocalQueueMessage } from './job-queue';
 import { GATEWAY_ROUTES } from './router';
 import { FunctionRuntime } from './template/runtime';
 import { watchPaths } from './watch-paths';
+import { runWorkflowInThread } from './workflow-thread';
 
 /** Folders whose changes are served by the next request. */
 const WATCHED = ['functions', 'lib'];
+
+/** The queues' consumers, with the stack's timeouts; the API's functions get 10 s. */
+const QUEUE_WORKERS: Record<string, { timeoutSeconds: number }> = {
+  [JOB_WORKER.name]: JOB_WORKER,
+  [DELIVERY_WORKER.name]: DELIVERY_WORKER,
+};
 
 /** The 500 a function answers while its code does not build; the compiler's message goes to the log only. */
 class BuildFailedError extends Error {
@@ -47,7 +57,8 @@ export interface DevServer {
  * functions/ or lib/ marks every function stale, and the next request to one rebuilds it (esbuild,
  * incremental) and starts a fresh worker. DynamoDB Local and its data are untouched. A build error
  * answers 500 and prints the compiler's message in this server's log, until the code builds again.
- * `root`: the project to build and watch (tests use a copy).
+ * Jobs and webhook deliveries run through their consumers' builds, off the request path. `root`: the
+ * project to build and watch (tests use a copy).
  */
 export function createDevServer(options: { root?: string } = {}): DevServer {
   const root = options.root ?? PROJECT_ROOT;
@@ -107,35 +118,47 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
         codeDir: join(outRoot, name),
         handler: 'index.handler',
         environment: env,
-        timeoutSeconds: name === JOB_WORKER.name ? JOB_WORKER.timeoutSeconds : 10,
+        timeoutSeconds: QUEUE_WORKERS[name]?.timeoutSeconds ?? 10,
         memoryMb: 256,
       },
       {},
       'stdout',
-      // A release created here runs the publishing workflow's steps in this process, as npm start does (from
-      // lib/, as it is when the workflow starts: the steps are not rebuilt on a change).
+      // A release created here runs the publishing workflow's steps in a worker thread of this process, as
+      // npm start does (from lib/, as it is when the workflow starts: the steps are not rebuilt on a change).
       {
         onWorkflow: (input) => {
-          runWorkflowLocally(input as ReleaseExecutionInput, {
-            concurrency: getConfig().releaseWriters,
-          }).catch(() => undefined);
+          runWorkflowInThread(input as ReleaseExecutionInput).catch(() => undefined);
         },
         // A job enqueued here runs through the job worker's bundle, a store's jobs one at a time.
         onJob: (message) => jobs.send(message as LocalQueueMessage),
+        // A webhook event emitted here is delivered through the delivery function's bundle, which sets a
+        // failed attempt's delay on the same queue.
+        deliveries,
       },
     );
     return fn.runtime;
   };
 
+  /** The function's current build: rebuilt first when a change made it stale. */
+  const current = async (name: FunctionName): Promise<FunctionRuntime> => {
+    const fn = functionFor(name);
+    return fn.stale || !fn.runtime ? rebuild(name, fn) : fn.runtime;
+  };
+
   const jobs = new LocalJobQueue(
     async (event) => {
-      const name = JOB_WORKER.name as FunctionName;
-      const fn = functionFor(name);
-      const runtime = fn.stale || !fn.runtime ? await rebuild(name, fn) : fn.runtime;
+      const runtime = await current(JOB_WORKER.name as FunctionName);
       await runtime.invokeWith(event, event.Records[0]?.messageId ?? '');
     },
     { maxReceives: MAX_RECEIVES },
   );
+
+  const deliveries = new LocalDeliveryQueue(async (event) => {
+    const runtime = await current(DELIVERY_WORKER.name as FunctionName);
+    return (await runtime.invokeWith(event, event.Records[0]?.messageId ?? '')) as LocalBatchResponse;
+  }, DELIVERY_QUEUE_OPTIONS);
+  // The publishing workflow runs in this thread (onWorkflow above): the events its steps emit go to the same queue.
+  registerLocalDeliveryQueue(deliveries);
 
   // By path, not by inode: a file replaced by an atomic save or a checkout is still watched.
   const watcher = watchPaths(
@@ -151,9 +174,7 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
     cors: apiCorsConfiguration(parseCorsOrigins(process.env.CORS_ORIGINS)),
     localRoutes: localDocsResponse,
     async invoke(route, event, requestId) {
-      const fn = functionFor(route.function);
-      const runtime = fn.stale || !fn.runtime ? await rebuild(route.function, fn) : fn.runtime;
-      return runtime.invoke(event, requestId);
+      return (await current(route.function)).invoke(event, requestId);
     },
     describeError: (error, req) =>
       error instanceof BuildFailedError
@@ -164,6 +185,8 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
     server,
     async stop() {
       watcher.close();
+      registerLocalDeliveryQueue(undefined);
+      await deliveries.close();
       for (const fn of functions.values()) {
         await fn.runtime?.close();
         await (await fn.build).dispose();

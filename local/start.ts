@@ -8,6 +8,7 @@ import { parseCorsOrigins } from '../lib/http/cors';
 import { objectStore } from '../lib/store/object-store';
 import { ensureTables } from '../lib/store/tables';
 import { DATABASE_HELP, fail, parseCli, toolPort, usageError } from './cli';
+import { localDeliveryEnvironment } from './delivery-queue';
 import { createDevServer } from './dev';
 import {
   type DynamoDbLocal,
@@ -136,7 +137,12 @@ async function main(): Promise<void> {
     const template = createTemplateServer({
       outdir: CDK_OUT,
       tables: localTables(config),
-      runtimeEnv: { ...runtimeEnvironment(config), ...objectStoreEnvironment(config) },
+      // INTEGRATIONS_ALLOW_LOOPBACK (set above) reaches the functions: local listeners receive webhooks.
+      runtimeEnv: {
+        ...runtimeEnvironment(config),
+        ...objectStoreEnvironment(config),
+        ...localDeliveryEnvironment(),
+      },
       publicUrl: publicUrlFrom(process.env),
       corsOrigins: process.env.CORS_ORIGINS ? corsOrigins : undefined,
     });

@@ -1,3 +1,4 @@
+import { type LocalBatchResponse, LocalDeliveryQueue } from '../delivery-queue';
 import { LocalJobQueue, type LocalQueueMessage } from '../job-queue';
 import type { FunctionRuntime } from './runtime';
 import { type TemplateApi, TemplateError } from './template';
@@ -5,9 +6,13 @@ import { type TemplateApi, TemplateError } from './template';
 /*
  * The template's SQS queues as the template-driven server runs them: each `AWS::SQS::Queue` a function's
  * environment names (by `Ref`, its URL) is a queue the function sends to; the `AWS::Lambda::EventSourceMapping`
- * reading it (by `Fn::GetAtt [queue, Arn]`) names its consumer, and its `BatchSize` must be 1; the queue's
- * `RedrivePolicy.maxReceiveCount` is how often a message is delivered before it is set aside. Each queue runs
- * as a LocalJobQueue (local/job-queue.ts) over its consumer's bundle.
+ * reading it (by `Fn::GetAtt [queue, Arn]`) names its consumer; the queue's `RedrivePolicy.maxReceiveCount` is
+ * how often a message is delivered before it is set aside. A FIFO queue (jobs) runs as a LocalJobQueue
+ * (local/job-queue.ts), and its mapping's `BatchSize` must be 1. A standard queue (webhook deliveries) runs as
+ * a LocalDeliveryQueue (local/delivery-queue.ts): one record per event (a batch of any `BatchSize` may hold
+ * one), a failed receive handed again after the delay its consumer set, else the queue's `VisibilityTimeout`;
+ * the records its consumer reports failed are handed again only when the mapping's `FunctionResponseTypes`
+ * has `ReportBatchItemFailures`, as Lambda does.
  */
 
 type Json = Record<string, unknown>;
@@ -18,12 +23,21 @@ interface Resource {
 
 export interface TemplateQueue {
   logicalId: string;
+  /** A FIFO queue (`FifoQueue: true`), else standard. */
+  fifo: boolean;
   /** The name of the function the event source mapping invokes. */
   consumer: string;
   maxReceives: number;
-  /** The functions whose environment names the queue: they send to it. */
+  /** The queue's `VisibilityTimeout` (SQS's default 30 s): when a receive its consumer failed comes back. */
+  visibilityMs: number;
+  /** The mapping's `FunctionResponseTypes` has `ReportBatchItemFailures`: the consumer's answer names failures. */
+  reportsBatchItemFailures: boolean;
+  /** The functions whose environment names the queue: they send to it (or, its consumer, delay its messages). */
   senders: string[];
 }
+
+/** SQS's default visibility timeout, in seconds. */
+const DEFAULT_VISIBILITY_SECONDS = 30;
 
 const refOf = (value: unknown): string | undefined =>
   typeof value === 'object' && value !== null && typeof (value as Json).Ref === 'string'
@@ -41,13 +55,18 @@ export function readTemplateQueues(api: TemplateApi): Map<string, TemplateQueue>
     const variables = ((resource.Properties?.Environment as Json | undefined)?.Variables ?? {}) as Json;
     for (const value of Object.values(variables)) {
       const ref = refOf(value);
-      if (ref === undefined || resources[ref]?.Type !== 'AWS::SQS::Queue') continue;
-      // Job queues are FIFO. The webhook deliveries queue (standard) is not run here: its senders find no
-      // queue, and their events are logged as not queued (docs/webhooks.md).
-      if (resources[ref]?.Properties?.FifoQueue !== true) continue;
+      const target = ref === undefined ? undefined : resources[ref];
       const sender = nameOf.get(logicalId);
-      if (sender === undefined) continue;
-      const queue = queues.get(ref) ?? { logicalId: ref, consumer: '', maxReceives: 0, senders: [] };
+      if (ref === undefined || target?.Type !== 'AWS::SQS::Queue' || sender === undefined) continue;
+      const queue = queues.get(ref) ?? {
+        logicalId: ref,
+        fifo: target.Properties?.FifoQueue === true,
+        consumer: '',
+        maxReceives: 0,
+        visibilityMs: Number(target.Properties?.VisibilityTimeout ?? DEFAULT_VISIBILITY_SECONDS) * 1000,
+        reportsBatchItemFailures: false,
+        senders: [],
+      };
       queue.senders.push(sender);
       queues.set(ref, queue);
     }
@@ -62,8 +81,12 @@ export function readTemplateQueues(api: TemplateApi): Map<string, TemplateQueue>
     const consumer = nameOf.get(refOf(props.FunctionName) ?? '');
     if (consumer === undefined)
       throw new TemplateError(`${logicalId} does not invoke a function of the template`);
-    if (props.BatchSize !== 1) throw new TemplateError(`${logicalId}: a job queue's BatchSize must be 1`);
+    if (queue.fifo && props.BatchSize !== 1)
+      throw new TemplateError(`${logicalId}: a job queue's BatchSize must be 1`);
     queue.consumer = consumer;
+    queue.reportsBatchItemFailures =
+      Array.isArray(props.FunctionResponseTypes) &&
+      props.FunctionResponseTypes.includes('ReportBatchItemFailures');
   }
   for (const queue of queues.values()) {
     if (queue.consumer === '')
@@ -73,33 +96,63 @@ export function readTemplateQueues(api: TemplateApi): Map<string, TemplateQueue>
     if (!Number.isInteger(maxReceives) || maxReceives < 1)
       throw new TemplateError(`queue ${queue.logicalId} has no RedrivePolicy.maxReceiveCount`);
     queue.maxReceives = maxReceives;
+    if (!Number.isFinite(queue.visibilityMs) || queue.visibilityMs < 0)
+      throw new TemplateError(`queue ${queue.logicalId}: VisibilityTimeout is not a number of seconds`);
   }
   return queues;
+}
+
+/** The running queues, by the functions that send to them. */
+export interface TemplateQueues {
+  /** The job queue each sender sends to. */
+  jobs: Map<string, LocalJobQueue>;
+  /** The deliveries queue each sender (or its consumer) sends to. */
+  deliveries: Map<string, LocalDeliveryQueue>;
+  /** Waits for the jobs sent so far; stops the deliveries queues (their attempts under way end first). */
+  stop(): Promise<void>;
 }
 
 /** A running queue for each of the template's queues, delivering to its consumer's runtime. */
 export function startTemplateQueues(
   queues: Map<string, TemplateQueue>,
   runtimeOf: (name: string) => FunctionRuntime | undefined,
-): { sendersQueue: Map<string, LocalJobQueue>; idle(): Promise<void> } {
-  const sendersQueue = new Map<string, LocalJobQueue>();
-  const running: LocalJobQueue[] = [];
+): TemplateQueues {
+  const jobs = new Map<string, LocalJobQueue>();
+  const deliveries = new Map<string, LocalDeliveryQueue>();
+  const jobQueues: LocalJobQueue[] = [];
+  const deliveryQueues: LocalDeliveryQueue[] = [];
   for (const queue of queues.values()) {
-    const local = new LocalJobQueue(
-      async (event) => {
-        const runtime = runtimeOf(queue.consumer);
-        if (!runtime) throw new TemplateError(`no function ${queue.consumer} in the template`);
-        await runtime.invokeWith(event, event.Records[0]?.messageId ?? '');
-      },
-      { maxReceives: queue.maxReceives },
-    );
-    running.push(local);
-    for (const sender of queue.senders) sendersQueue.set(sender, local);
+    const invoke = (event: { Records: { messageId: string }[] }) => {
+      const runtime = runtimeOf(queue.consumer);
+      if (!runtime) throw new TemplateError(`no function ${queue.consumer} in the template`);
+      return runtime.invokeWith(event, event.Records[0]?.messageId ?? '');
+    };
+    if (queue.fifo) {
+      const local = new LocalJobQueue(invoke, { maxReceives: queue.maxReceives });
+      jobQueues.push(local);
+      for (const sender of queue.senders) jobs.set(sender, local);
+    } else {
+      const local = new LocalDeliveryQueue(
+        async (event) => {
+          const answer = (await invoke(event)) as Partial<LocalBatchResponse> | null | undefined;
+          // Without ReportBatchItemFailures (or with no failures named) the whole batch succeeded, as in Lambda.
+          const failures = queue.reportsBatchItemFailures ? answer?.batchItemFailures : undefined;
+          return { batchItemFailures: failures ?? [] };
+        },
+        { maxReceives: queue.maxReceives, visibilityMs: queue.visibilityMs },
+      );
+      deliveryQueues.push(local);
+      for (const sender of queue.senders) deliveries.set(sender, local);
+    }
   }
   return {
-    sendersQueue,
-    idle: async () => {
-      await Promise.all(running.map((queue) => queue.idle()));
+    jobs,
+    deliveries,
+    stop: async () => {
+      await Promise.all([
+        ...jobQueues.map((queue) => queue.idle()),
+        ...deliveryQueues.map((queue) => queue.close()),
+      ]);
     },
   };
 }

@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { file, exportName, functionName, memoryMb, timeoutMs, workflow, jobs } = workerData;
+const { file, exportName, functionName, memoryMb, timeoutMs, workflow, jobs, deliveries } = workerData;
 
 // Log lines travel on the same channel as the results, so the parent writes an invocation's logs before
 // it answers the request (a worker's own stdout stream could deliver them after).
@@ -32,6 +32,16 @@ if (workflow) {
 if (jobs) {
   globalThis[Symbol.for('commerce-api.local-job-queue')] = (message) => {
     parentPort.postMessage({ job: message });
+  };
+}
+// A function that emits webhook events, run without a deliveries queue URL, hands each message to the queue
+// the harness registered under this name (lib/integrations/queue.ts): here, a message to the parent, which
+// queues it (local/delivery-queue.ts). The delivery function sets a failed receive's delay the same way: on
+// the channel of its result, so the parent's queue has the delay before the receive ends.
+if (deliveries) {
+  globalThis[Symbol.for('commerce-api.local-delivery-queue')] = {
+    send: (body) => parentPort.postMessage({ delivery: { body } }),
+    delay: (receiptHandle, ms) => parentPort.postMessage({ delivery: { receiptHandle, ms } }),
   };
 }
 const module = await import(pathToFileURL(file).href);

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { LocalDeliveryQueue } from '../delivery-queue';
 import { handlerEntry, type TemplateFunction } from './template';
 
 const WORKER_FILE = fileURLToPath(new URL('./lambda-worker.mjs', import.meta.url));
@@ -15,13 +16,15 @@ interface Pending {
 }
 
 /**
- * What a worker posts: its ready signal, a log chunk, an invocation's result or error, or the input of a
- * workflow execution its function starts (lambda-worker.mjs).
+ * What a worker posts: its ready signal, a log chunk, an invocation's result or error, the input of a
+ * workflow execution its function starts, a job it enqueues, or a webhook delivery it sends or delays
+ * (lambda-worker.mjs).
  */
 interface WorkerMessage {
   ready?: true;
   workflow?: unknown;
   job?: unknown;
+  delivery?: { body: string } | { receiptHandle: string; ms: number };
   stream?: 'stdout' | 'stderr';
   text?: string;
   id?: number;
@@ -55,6 +58,12 @@ export interface RuntimeOptions {
    * (lib/jobs/queue.ts), as with no queue at all.
    */
   onJob?: (message: unknown) => void;
+  /**
+   * The webhook deliveries queue (local/delivery-queue.ts): the function sends the events it emits to it and,
+   * as its consumer, sets a failed receive's delay on it. Without it the function finds no deliveries queue
+   * (lib/integrations/queue.ts), as with no queue at all.
+   */
+  deliveries?: Pick<LocalDeliveryQueue, 'send' | 'delay'>;
 }
 
 /**
@@ -97,6 +106,7 @@ export class FunctionRuntime {
         timeoutMs: this.fn.timeoutSeconds * 1000,
         workflow: this.options.onWorkflow !== undefined,
         jobs: this.options.onJob !== undefined,
+        deliveries: this.options.deliveries !== undefined,
       },
     });
     this.worker = worker;
@@ -118,6 +128,10 @@ export class FunctionRuntime {
         }
         if (message.job !== undefined) {
           this.options.onJob?.(message.job);
+          return;
+        }
+        if (message.delivery !== undefined) {
+          this.deliver(message.delivery);
           return;
         }
         const pending = this.pending.get(message.id ?? -1);
@@ -142,6 +156,20 @@ export class FunctionRuntime {
     });
     this.ready = ready;
     return ready;
+  }
+
+  /** A delivery message the function sent, or the delay it set for a receive, handed to the queue. */
+  private deliver(delivery: NonNullable<WorkerMessage['delivery']>): void {
+    const queue = this.options.deliveries;
+    try {
+      if ('body' in delivery) queue?.send(delivery.body);
+      else queue?.delay(delivery.receiptHandle, delivery.ms);
+    } catch (error) {
+      // The queue stopped (the server is stopping) after the function sent the message.
+      process.stderr.write(
+        `${this.fn.name}: a webhook delivery was not queued: ${(error as Error).message}\n`,
+      );
+    }
   }
 
   /** Fails what is in flight and forgets the worker: the next invocation is a cold start. */

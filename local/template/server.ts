@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { closeServer, createGatewayServer } from '../gateway';
-import { type LocalQueueMessage, readTemplateQueues, startTemplateQueues } from './jobs';
+import { type LocalQueueMessage, readTemplateQueues, startTemplateQueues, type TemplateQueues } from './jobs';
 import { jsonLinesReader } from './json-lines';
 import { FunctionError, FunctionRuntime, type RuntimeEnvironment } from './runtime';
 import { checkDefinition, type ExecutionResult, StateMachineRunner, StatesError } from './state-machine';
@@ -12,7 +12,9 @@ import { readTemplateApi, type TemplateApi, type TemplateFunction } from './temp
  * environments all come from the synthesized template, and each request runs the function's bundle from
  * cdk.out in its own execution environment (local/template/runtime.ts). A function that starts a state
  * machine's execution (the publishing workflow) has it run here, from the template's definition over the
- * step functions' bundles (local/template/state-machine.ts). Imports nothing of functions/ or lib/ (a
+ * step functions' bundles (local/template/state-machine.ts); the messages its functions send to the
+ * template's queues (jobs, webhook deliveries) go to their consumers' bundles (local/template/jobs.ts),
+ * off the request path. Imports nothing of functions/ or lib/ (a
  * dependency-cruiser rule checks it): what runs is what `cdk deploy` uploads.
  */
 
@@ -54,23 +56,27 @@ export interface TemplateServer {
 
 /**
  * The runtimes of a template's functions (none started yet). With `startWorkflow`, a function whose
- * environment names a state machine hands it each execution it starts.
+ * environment names a state machine hands it each execution it starts; with `queues`, a function whose
+ * environment names a queue sends its messages to it.
  */
 export function createRuntimes(
   functions: Map<string, TemplateFunction>,
   runtimeEnv: RuntimeEnvironment,
   logsTo: 'stdout' | 'stderr' = 'stdout',
   startWorkflow?: (stateMachine: string, input: unknown) => void,
-  sendJob?: { senders: ReadonlySet<string>; send: (sender: string, message: unknown) => void },
+  queues?: Pick<TemplateQueues, 'jobs' | 'deliveries'>,
 ): Map<string, FunctionRuntime> {
   return new Map(
     [...functions].map(([name, fn]) => {
       const stateMachine = fn.startsWorkflow;
+      const jobs = queues?.jobs.get(name);
+      const deliveries = queues?.deliveries.get(name);
       const options = {
         ...(startWorkflow && stateMachine !== undefined
           ? { onWorkflow: (input: unknown) => startWorkflow(stateMachine, input) }
           : {}),
-        ...(sendJob?.senders.has(name) ? { onJob: (message: unknown) => sendJob.send(name, message) } : {}),
+        ...(jobs ? { onJob: (message: unknown) => jobs.send(message as LocalQueueMessage) } : {}),
+        ...(deliveries ? { deliveries } : {}),
       };
       return [name, new FunctionRuntime(fn, runtimeEnv, logsTo, options)];
     }),
@@ -107,18 +113,14 @@ export function createTemplateServer(options: TemplateServerOptions): TemplateSe
     options.runtimeEnv.DOCUMENTS_BUCKET,
   );
   const workflows = new Map<string, StateMachineRunner>();
-  const queues = readTemplateQueues(api);
+  const queues = startTemplateQueues(readTemplateQueues(api), (name) => runtimes.get(name));
   const runtimes = createRuntimes(
     api.functions,
     options.runtimeEnv,
     'stdout',
     (stateMachine, input) => workflows.get(stateMachine)?.start(input),
-    {
-      senders: new Set([...queues.values()].flatMap((queue) => queue.senders)),
-      send: (sender, message) => jobs.sendersQueue.get(sender)?.send(message as LocalQueueMessage),
-    },
+    queues,
   );
-  const jobs = startTemplateQueues(queues, (name) => runtimes.get(name));
   const items = jsonLinesReader(options.runtimeEnv);
   for (const machine of api.stateMachines.values()) {
     checkDefinition(machine.definition, machine.logicalId, new Set(api.functions.keys()));
@@ -152,7 +154,7 @@ export function createTemplateServer(options: TemplateServerOptions): TemplateSe
     async close() {
       await closeServer(server);
       await Promise.all([...workflows.values()].map((runner) => runner.stop()));
-      await jobs.idle();
+      await queues.stop();
       await Promise.all([...runtimes.values()].map((runtime) => runtime.close()));
       items.close();
     },

@@ -168,12 +168,22 @@ describe('in the whole stack', () => {
 });
 
 describe('the template-driven local API (local/template/jobs.ts)', () => {
-  it('leaves the standard deliveries queue to the senders (it runs FIFO job queues only)', () => {
+  it('finds the standard deliveries queue, its senders (the consumer sets delays on it), consumer, receives and visibility', () => {
     const fn = (name: string, logicalId: string) => [name, { name, logicalId } as TemplateFunction] as const;
     const api = {
       resources: template.toJSON().Resources,
       functions: new Map([fn('sender', idOf(sender)), fn(DELIVERY_WORKER.name, workerId)]),
     } as unknown as TemplateApi;
-    expect([...readTemplateQueues(api).values()]).toEqual([]);
+    expect([...readTemplateQueues(api).values()]).toEqual([
+      {
+        logicalId: queueId,
+        fifo: false,
+        consumer: DELIVERY_WORKER.name,
+        maxReceives: MAX_ATTEMPTS,
+        visibilityMs: DELIVERIES_VISIBILITY_TIMEOUT.toMilliseconds(),
+        reportsBatchItemFailures: true,
+        senders: ['sender', DELIVERY_WORKER.name],
+      },
+    ]);
   });
 });

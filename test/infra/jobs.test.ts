@@ -119,7 +119,15 @@ describe('the template-driven local API (local/template/jobs.ts)', () => {
       functions: new Map([fn('sender', idOf(sender)), fn(JOB_WORKER.name, workerId)]),
     } as unknown as TemplateApi;
     expect([...readTemplateQueues(api).values()]).toEqual([
-      { logicalId: queueId, consumer: JOB_WORKER.name, maxReceives: MAX_RECEIVES, senders: ['sender'] },
+      {
+        logicalId: queueId,
+        fifo: true,
+        consumer: JOB_WORKER.name,
+        maxReceives: MAX_RECEIVES,
+        visibilityMs: JOBS_VISIBILITY_TIMEOUT.toMilliseconds(),
+        reportsBatchItemFailures: false,
+        senders: ['sender'],
+      },
     ]);
   });
 });

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { gateway } from '@elasticpath/js-sdk';
 import { getConfig } from '../../lib/config/index';
+import { localDeliveryEnvironment } from '../../local/delivery-queue';
 import { CDK_OUT, localTables, runtimeEnvironment } from '../../local/from-template';
 import { closeServer, listen } from '../../local/gateway';
 import { objectStoreEnvironment } from '../../local/object-store-local';
@@ -39,7 +40,12 @@ export async function startLocalApi(options: LocalServerOptions = {}): Promise<L
     const template = createTemplateServer({
       outdir: CDK_OUT,
       tables: localTables(config),
-      runtimeEnv: { ...runtimeEnvironment(config), ...objectStoreEnvironment(config) },
+      // Loopback webhooks as npm start allows them, and a test's shorter delivery timeout and backoff.
+      runtimeEnv: {
+        ...runtimeEnvironment(config),
+        ...objectStoreEnvironment(config),
+        ...localDeliveryEnvironment(),
+      },
       corsOrigins: options.corsOrigins,
     });
     server = template.server;

@@ -73,3 +73,30 @@ it('keeps messages apart: one slow to succeed does not hold another back', async
   await queue.idle();
   expect(receipts.map((r) => `${r.body}#${r.receive}`)).toEqual(['slow#1', 'fast#1', 'slow#2']);
 });
+
+it('closes: the receive under way ends, the message waiting for its retry is dropped, a new one is refused', async () => {
+  let release: () => void = () => undefined;
+  const receipts: string[] = [];
+  const queue = new LocalDeliveryQueue(
+    async (event: LocalSqsEvent) => {
+      const record = event.Records[0];
+      receipts.push(`${record?.body}#${record?.attributes.ApproximateReceiveCount}`);
+      if (record?.body === 'slow') await new Promise<void>((resolve) => (release = resolve));
+      return { batchItemFailures: record?.body === 'retried' ? [{ itemIdentifier: record.messageId }] : [] };
+    },
+    { maxReceives: 3, visibilityMs: 50, onDeadLetter: () => undefined },
+  );
+  queue.send('retried');
+  queue.send('slow');
+  while (receipts.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  let closed = false;
+  const closing = queue.close().then(() => (closed = true));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(closed).toBe(false);
+  release();
+  await closing;
+  await queue.idle();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(receipts).toEqual(['retried#1', 'slow#1']);
+  expect(() => queue.send('late')).toThrow('the local deliveries queue is stopped');
+});

@@ -14,10 +14,15 @@ export const handler = async (event, context) => {
   if (event.rawPath === '/throw') throw new Error('boom');
   if (event.rawPath === '/hang') await new Promise(() => {});
   if (event.rawPath === '/logged') console.log(JSON.stringify({ message: 'handled', path: event.rawPath }));
+  const deliveries = globalThis[Symbol.for('commerce-api.local-delivery-queue')];
+  if (event.rawPath === '/emit' && deliveries) {
+    deliveries.send('{"event":"one"}');
+    deliveries.delay('message-1#1', 42);
+  }
   return {
     statusCode: 200,
     body: JSON.stringify({ env: process.env, invocations, startedAt, requestId: context.awsRequestId,
-      remaining: context.getRemainingTimeInMillis() }),
+      remaining: context.getRemainingTimeInMillis(), deliveries: deliveries !== undefined }),
   };
 };
 `;
@@ -82,10 +87,13 @@ function read(overrides: Parameters<typeof assembly>[0] = {}) {
   dirs.push(dir);
   return { dir, api: readTemplateApi(dir, { KeysTable: 'local-keys' }) };
 }
-function runtimeOf(api: ReturnType<typeof read>['api']): FunctionRuntime {
+function runtimeOf(
+  api: ReturnType<typeof read>['api'],
+  options: ConstructorParameters<typeof FunctionRuntime>[3] = {},
+): FunctionRuntime {
   const fn = api.functions.get('list-things');
   if (!fn) throw new Error('no function');
-  const runtime = new FunctionRuntime(fn, { AWS_REGION: 'eu-west-1' });
+  const runtime = new FunctionRuntime(fn, { AWS_REGION: 'eu-west-1' }, 'stdout', options);
   runtimes.push(runtime);
   return runtime;
 }
@@ -175,5 +183,26 @@ describe('FunctionRuntime', () => {
     const body = JSON.parse(String((await runtime.invoke(event('/ok'), 'req-7')).body));
     expect(body.invocations).toBe(1);
     expect(runtime.coldStarts).toBe(2);
+  });
+
+  it('hands the deliveries queue what the function sends and delays, before the invocation resolves', async () => {
+    const calls: unknown[][] = [];
+    const runtime = runtimeOf(read().api, {
+      deliveries: {
+        send: (body) => void calls.push(['send', body]),
+        delay: (receiptHandle, ms) => void calls.push(['delay', receiptHandle, ms]),
+      },
+    });
+    const result = await runtime.invoke(event('/emit'), 'req-8');
+    expect(JSON.parse(String(result.body)).deliveries).toBe(true);
+    expect(calls).toEqual([
+      ['send', '{"event":"one"}'],
+      ['delay', 'message-1#1', 42],
+    ]);
+  });
+
+  it('registers no deliveries queue for a function given none (it then finds none, as with no queue URL)', async () => {
+    const result = await runtimeOf(read().api).invoke(event('/emit'), 'req-9');
+    expect(JSON.parse(String(result.body)).deliveries).toBe(false);
   });
 });
