@@ -10,9 +10,16 @@ import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import type { ReleaseSummary } from '../../lib/catalog/product-lookups';
 import type { ChildIndexEntry, ReleaseLayout } from '../../lib/catalog/types';
 import { compileFilter, isIdLookup, parseFilter } from '../../lib/filter/index';
-import { type CatalogReadRequest, catalogLookupRepository } from '../../lib/store/catalog-lookup-repository';
+import {
+  type CatalogReadRequest,
+  catalogLookupRepository,
+  lookupKeys,
+} from '../../lib/store/catalog-lookup-repository';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { getDocumentClient } from '../../lib/store/client';
+import { PutCommand } from '../../lib/store/dynamodb';
 import { pcmRepository } from '../../lib/store/pcm-repository';
+import { tableName } from '../../lib/store/schema';
 import { adminOfNewStore } from '../support/catalog-fixtures';
 import { bearer, createTestStore, type InvokeResult, invoke, tokenFor } from '../support/fixtures';
 import { publishRelease } from '../support/one-process-publisher';
@@ -217,6 +224,29 @@ it('serves the next page of a filter from the positions it cached, reading no bu
   expect(next.body.data.map((product: { id: string }) => product.id)).toEqual(
     scanned('eq(tags,green)').slice(5, 10),
   );
+});
+
+it('scans the whole index of a release published before the filter index (its summary names none)', async () => {
+  const { summary } = await catalogLookupRepository.read(layout, { summary: true });
+  const parsed = JSON.parse(summary as string) as ReleaseSummary;
+  const { filter_index: _index, ...older } = parsed;
+  const put = (json: string) =>
+    getDocumentClient().send(
+      new PutCommand({ TableName: tableName('products'), Item: { ...lookupKeys.summary(layout), d: json } }),
+    );
+  await put(JSON.stringify(older));
+  try {
+    clearCatalogCaches();
+    indexReads = [];
+    await pageAsScanned('eq(tags,red):in(mpn,MPN-3,MPN-13)', 5, 10);
+    expect(new Set(indexReads.flatMap((request) => request.chunks ?? [])).size).toBe(
+      Math.ceil(everyProduct.length / layout.chunk_size),
+    );
+    expect(indexReads.filter((request) => (request.postings?.length ?? 0) > 0)).toEqual([]);
+  } finally {
+    await put(summary as string);
+    clearCatalogCaches();
+  }
 });
 
 describe('a release that shares its items with the one before', () => {
