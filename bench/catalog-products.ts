@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { clearAuthCache } from '../lib/auth/authenticate';
 import { issueAccessToken } from '../lib/auth/issue-token';
 import { clearCatalogCaches } from '../lib/catalog/cache';
 import { generateRelease } from '../lib/catalog/generator';
 import { releaseFor } from '../lib/catalog/list-children';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { catalogLookupRepository } from '../lib/store/catalog-lookup-repository';
-import { catalogRepository } from '../lib/store/catalog-repository';
+import { catalogCapacity, catalogRepository } from '../lib/store/catalog-repository';
 import { getDocumentClient } from '../lib/store/client';
 import { tableName } from '../lib/store/schema';
 import { storeRepository } from '../lib/store/store-repository';
@@ -20,31 +21,37 @@ import { measure, progress, round } from './support';
  * each against the raw DynamoDB calls an uncached request needs (the operations table), the warm p50 of
  * one product, and `filter=eq(slug,…)` on a 100,000-product release against a 100-product one, cold
  * (every catalog cache emptied before each call) and warm, with the products-table round trips each
- * request made: the lookup makes them the same whatever the release's size.
+ * request made: the lookup makes them the same whatever the release's size; and every filter kind's first
+ * page, cold, on the large release.
  */
 
 const HOST = 'api.bench.local';
 
-interface ProductsSetup {
+export interface ProductsSetup {
   storeId: string;
   token: string;
   productId: string;
   slug: string;
   products: number;
+  /** Live products' filterable values the filters below name (names, SKUs, ids, UPC/EANs). */
+  samples: { names: string[]; skus: string[]; ids: string[]; upcs: string[] };
   /** The generated release's hierarchy (its root node) and the leaf node under it. */
   rootNodeId: string;
   leafNodeId: string;
 }
 
 /** A store with a published generated release of about `products` products (children of 10 parents). */
-async function setUpProducts(products: number): Promise<ProductsSetup> {
+export async function setUpProducts(products: number): Promise<ProductsSetup> {
   const store = await storeRepository.create({ name: `bench products ${products}`, rate_limit: 100_000 });
   const { key } = await applicationKeyRepository.create(store.id, { name: 'bench', reserved_rate_limit: 0 });
   const token = await issueAccessToken({ grant_type: 'implicit', client_id: key.client_id });
   const parents = products >= 1000 ? 10 : 1;
   const document = generateRelease({ children: Math.floor(products / parents), parents, seed: products });
   await publishRelease(store.id, document);
-  const all = document.products as { id: string; attributes: { slug?: string; status: string } }[];
+  const all = document.products as {
+    id: string;
+    attributes: { slug?: string; status: string; name: string; sku: string; upc_ean?: string };
+  }[];
   // A product far into the release: a scan would have to read most of it to find it.
   const target = [...all]
     .reverse()
@@ -54,7 +61,18 @@ async function setUpProducts(products: number): Promise<ProductsSetup> {
   const root = nodes.find((node) => node.parent_id === null);
   const leaf = nodes.find((node) => node.parent_id === root?.id);
   if (!root || !leaf) throw new Error('the generated release has no two-level hierarchy');
+  // Spread over the release: the first, middle and last live products.
+  const live = all.filter((product) => product.attributes.status === 'live' && product.attributes.upc_ean);
+  const spread = [live[0], live[Math.floor(live.length / 2)], live[live.length - 1]].filter(
+    (product) => product !== undefined,
+  );
   return {
+    samples: {
+      names: spread.map((product) => product.attributes.name),
+      skus: spread.map((product) => product.attributes.sku),
+      ids: spread.map((product) => product.id),
+      upcs: spread.map((product) => product.attributes.upc_ean as string),
+    },
     rootNodeId: root.id,
     leafNodeId: leaf.id,
     storeId: store.id,
@@ -124,6 +142,93 @@ export interface CatalogProductsFigures {
   product_warm_p99_ms: number;
   slug_100: SlugLookupFigures;
   slug_100k: SlugLookupFigures;
+  /** Each filter kind's first page, cold, on the large release (target p50 <= 100 ms). */
+  filters_100k?: ReleaseFilterFigures;
+}
+
+export interface ReleaseFilterFigures {
+  products: number;
+  rows: {
+    filter: string;
+    total: number;
+    cold_p50_ms: number;
+    cold_p99_ms: number;
+    /** Products-table requests (GetItem, BatchGetItem calls) of one cold request. */
+    cold_round_trips: number;
+    read_units: number;
+  }[];
+}
+
+/** The first page's target, cold, for every filter of the grammar on a 100,000-product release. */
+export const FILTERED_FIRST_PAGE_MS_MAX = 100;
+
+/** The filters timed: each operator on each attribute, an AND, and the lookups for comparison. */
+export function releaseFilters(setup: ProductsSetup): string[] {
+  const { names, skus, ids, upcs } = setup.samples;
+  const quote = (value: string) => `"${value}"`;
+  return [
+    'eq(tags,generated)',
+    'eq(tags,red)',
+    'in(tags,red,xl)',
+    `eq(name,${quote(names[1] as string)})`,
+    `in(name,${names.map(quote).join(',')})`,
+    'eq(manufacturer_part_num,MPN-7)',
+    'in(mpn,MPN-1,MPN-49)',
+    `eq(upc_ean,${upcs[2]})`,
+    `in(upc_ean,${upcs.join(',')})`,
+    'eq(product_types,parent)',
+    'in(product_types,standard,parent)',
+    'eq(tags,red):eq(product_types,child):in(mpn,MPN-3,MPN-13)',
+    `eq(sku,${skus[1]})`,
+    `eq(slug,${setup.slug})`,
+    `in(id,${ids.join(',')})`,
+  ];
+}
+
+/**
+ * `GET /catalog/products?filter=…&page[limit]=25` for every filter of `releaseFilters`, each from a cold
+ * container (catalog and token caches emptied before each request), in-process: p50, p99, round trips and
+ * read units of one request.
+ */
+export async function releaseFilterFigures(
+  setup: ProductsSetup,
+  iterations: number,
+): Promise<ReleaseFilterFigures> {
+  const handler = await loadHandler('list-catalog-products');
+  const context = createLambdaContext('list-catalog-products');
+  const rows: ReleaseFilterFigures['rows'] = [];
+  for (const filter of releaseFilters(setup)) {
+    let total = -1;
+    const call = async () => {
+      clearCatalogCaches();
+      clearAuthCache();
+      const result = (await handler(
+        event(
+          setup,
+          `/catalog/products?filter=${encodeURIComponent(filter)}&page[limit]=25`,
+          'GET /catalog/products',
+        ),
+        context,
+      )) as { statusCode: number; body: string };
+      const body = JSON.parse(result.body) as { data: unknown[]; meta: { results: { total: number } } };
+      if (result.statusCode !== 200 || (body.meta.results.total > 0 && body.data.length === 0))
+        throw new Error(`${filter} answered ${result.statusCode}: ${result.body.slice(0, 200)}`);
+      total = body.meta.results.total;
+    };
+    const timing = await measure(call, iterations, 2);
+    const cold_round_trips = await countRoundTrips(call);
+    catalogCapacity.reset();
+    await call();
+    rows.push({
+      filter,
+      total,
+      cold_p50_ms: round(timing.p50_ms, 1),
+      cold_p99_ms: round(timing.p99_ms, 1),
+      cold_round_trips,
+      read_units: round(catalogCapacity.read, 1),
+    });
+  }
+  return { products: setup.products, rows };
 }
 
 export interface CatalogProductsBench {
@@ -308,11 +413,13 @@ export async function setUpCatalogProductsBench(largeProducts = 100_000): Promis
       progress(`publishing a ${largeProducts.toLocaleString('en-US')}-product release for eq(slug,…)`);
       const large = await setUpProducts(largeProducts);
       const slug_100k = await slugFigures(large, iterations);
+      const filters_100k = await releaseFilterFigures(large, iterations);
       return {
         product_warm_p50_ms: round(product.p50_ms, 3),
         product_warm_p99_ms: round(product.p99_ms, 3),
         slug_100,
         slug_100k,
+        filters_100k,
       };
     },
   };

@@ -13,9 +13,12 @@ import { deltaFields, releaseState } from '../pcm/render';
 import { type PcmRelease, pcmRepository } from '../store/pcm-repository';
 import { currentRegistry, releaseRecordCache, resultCache } from './cache';
 import { chunkCount, chunksForPage } from './child-index';
+import { readMatchingPositions, storedBuckets } from './filter-index';
 import {
   type Include,
+  type IndexedList,
   includedJson,
+  indexedFilterPage,
   load,
   oldestUpdateFirst,
   PRODUCT_NOT_FOUND,
@@ -23,7 +26,13 @@ import {
   releaseFor,
   render,
 } from './list-children';
-import { type LookupEntry, loadIndexes, lookupTerm, type ReleaseSummary } from './product-lookups';
+import {
+  type LookupEntry,
+  loadIndexes,
+  lookupTerm,
+  type ReleaseFilterIndex,
+  type ReleaseSummary,
+} from './product-lookups';
 import type { ChildIndexEntry, ReleaseLayout, StoredProduct } from './types';
 
 /**
@@ -166,27 +175,32 @@ export interface ProductListResult {
 const byPosition = (a: LookupEntry, b: LookupEntry) => a.pos - b.pos;
 
 /**
- * The ordered ids of the live products matching a filter. A filter with an `id`, `slug` or `sku` term is
- * answered from that term's lookups (one small item per value, however large the release); any other
- * filter is evaluated over the release-wide index (read once per release and filter, in steps of
- * SCAN_STEP_CHUNKS chunks, then cached, as the child list does). Order: publish order, or `updated_at`
- * then id when the filter has `in(id,…)`.
+ * The ids of a filtered page and the total. A filter with an `id`, `slug` or `sku` term is answered from
+ * that term's lookups (one small item per value, however large the release); any other filter (and a slug
+ * too common for its lookup) from the filter index of the release-wide index: the buckets its values hash
+ * to in every segment, then the chunks of the page. A release published before that index is scanned
+ * (read once per release and filter, in steps of SCAN_STEP_CHUNKS chunks, then cached). Order: publish
+ * order, or `updated_at` then id when the filter has `in(id,…)`.
  */
-async function filteredIds(
+async function filteredPage(
   layout: ReleaseLayout,
   filter: FilterExpression[],
-  summary: () => Promise<ReleaseSummary>,
-): Promise<string[]> {
+  page: PageRequest,
+): Promise<{ total: number; ids: string[] }> {
   const canonical = canonicalFilter(filter);
-  if (canonical === NO_MATCH_FILTER) return [];
+  if (canonical === NO_MATCH_FILTER) return { total: 0, ids: [] };
   const key = `${layout.id}|*|${canonical}`;
+  const pageOf = (ids: string[]) => ({
+    total: ids.length,
+    ids: ids.slice(page.offset, page.offset + page.limit),
+  });
   const cached = resultCache.get(key);
-  if (cached) return cached;
-  const matches = compileFilter(filter);
+  if (cached) return pageOf(cached);
   const term = lookupTerm(filter);
   const looked = term === undefined ? undefined : await loadIndexes(layout, { lookup: term });
   let found: ChildIndexEntry[];
   if (looked !== undefined && looked.overflow !== true) {
+    const matches = compileFilter(filter);
     const seen = new Set<string>();
     const kept = looked.lookups.filter((entry) => {
       if (seen.has(entry.id) || !matches(entry)) return false;
@@ -195,12 +209,38 @@ async function filteredIds(
     });
     found = kept.sort(byPosition);
   } else {
-    found = await scanIndex(layout, (await summary()).live_products, matches);
+    const summary = (await loadIndexes(layout, { summary: true })).summary as ReleaseSummary;
+    if (summary.filter_index !== undefined) {
+      return indexedFilterPage(releaseList(layout, summary.filter_index), filter, page);
+    }
+    found = await scanIndex(layout, summary.live_products, compileFilter(filter));
   }
   if (isIdLookup(filter)) found.sort(oldestUpdateFirst);
   const ids = found.map((entry) => entry.id);
   resultCache.set(key, ids, ids.length * 64 + key.length * 2 + 64);
-  return ids;
+  return pageOf(ids);
+}
+
+/** The release-wide index of live products as an indexed list: a segment per RELEASE_SEGMENT products. */
+function releaseList(layout: ReleaseLayout, index: ReleaseFilterIndex): IndexedList {
+  const segments = index.buckets.map((counts, n) => ({
+    start: n * index.segment,
+    buckets: storedBuckets(counts),
+  }));
+  return {
+    key: `${layout.id}|*`,
+    chunkSize: layout.chunk_size,
+    positions: (filter) =>
+      readMatchingPositions(
+        filter,
+        segments,
+        async (needed) => (await loadIndexes(layout, { postings: needed })).postings,
+      ),
+    chunks: async (numbers) => {
+      const { chunks } = await loadIndexes(layout, { chunks: numbers });
+      return chunks;
+    },
+  };
 }
 
 /**
@@ -236,7 +276,8 @@ export async function scanIndex(
 /**
  * `GET /catalog/products`: one page of the selected release's live products, filtered, rendered like the
  * child list. A bounded number of round trips: the registry, the summary with the page's index chunks (or
- * the filter's lookups), the page's products, and `included`.
+ * the filter's lookups; or the summary, the filter index's buckets, the page's chunks), the page's
+ * products, and `included`.
  */
 export async function listCatalogProducts(
   request: ShopperRequest & { filter: FilterExpression[]; page: PageRequest },
@@ -265,10 +306,7 @@ export async function listCatalogProducts(
       ids.push(entry.id);
     }
   } else {
-    const summary = async () => (await loadIndexes(layout, { summary: true })).summary as ReleaseSummary;
-    const matching = await filteredIds(layout, filter, summary);
-    total = matching.length;
-    ids = matching.slice(page.offset, page.offset + page.limit);
+    ({ total, ids } = await filteredPage(layout, filter, page));
   }
   const { products } = await load(layout, ids, '', []);
   const data: string[] = [];

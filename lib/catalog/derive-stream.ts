@@ -30,6 +30,8 @@ import {
   LOOKUP_ATTRIBUTES,
   type LookupEntry,
   lookupItem,
+  RELEASE_SEGMENT,
+  releasePostings,
   releaseSummaryItem,
 } from './product-lookups';
 import {
@@ -117,6 +119,8 @@ export interface StreamDeriveOptions {
   rangeBytes?: number;
   /** About how many products a range takes at most (DERIVE_RANGE_PRODUCTS). */
   rangeProducts?: number;
+  /** Live products per segment of the release-wide filter index (RELEASE_SEGMENT). */
+  releaseSegment?: number;
 }
 
 export interface StreamDeriveResult {
@@ -164,6 +168,8 @@ export interface DerivePlan {
   /** Hashes of the slugs more than one live product takes. */
   repeated_slugs: number[];
   live_total: number;
+  /** Live products per segment of the release-wide filter index (RELEASE_SEGMENT). */
+  segment: number;
   /** Live products each product list holds: [list key (`listKey`), count]. */
   node_totals: [string, number][];
   ranges: DeriveRange[];
@@ -187,6 +193,10 @@ export interface RangePartial {
   slugs: [string, LookupEntry[]][];
   /** The parts of product lists' chunks that cross its edges: [list key (`listKey`), chunk, ids]. */
   node_fragments: [string, number, string[]][];
+  /** The release-wide filter index's segments not all of whose entries are in it: [segment, its entries here]. */
+  segments: [number, ChildIndexEntry[]][];
+  /** The bucket counts of the segments whose filter index it wrote: [segment, counts]. */
+  segment_buckets: [number, number[]][];
 }
 
 /** DynamoDB's item limit is 400 KB; leave room for keys and attribute names (as the publisher does). */
@@ -517,6 +527,7 @@ export async function planRelease(
     }),
     repeated_slugs: [...repeatedSlugs],
     live_total: live,
+    segment: options.releaseSegment ?? RELEASE_SEGMENT,
     node_totals: [...nodeCounts],
     ranges,
   };
@@ -587,6 +598,23 @@ async function emitFamily(
   for (const item of filterIndexItems(layout, parentId, entries)) await sink.emit(item, onOversize);
 }
 
+/** Segment `n` of the release-wide filter index, once all its entries are known; its bucket counts. */
+async function emitSegment(
+  sink: ReturnType<typeof itemSink>,
+  layout: ReleaseLayout,
+  n: number,
+  entries: readonly ChildIndexEntry[],
+  onOversize: (bytes: number) => void,
+): Promise<[number, number[]]> {
+  const { items, counts } = releasePostings(layout, n, entries);
+  for (const item of items) await sink.emit(item, onOversize);
+  return [n, counts];
+}
+
+/** Entries in segment `n` of the plan's release-wide index. */
+const segmentLength = (plan: DerivePlan, n: number) =>
+  Math.min(plan.segment, plan.live_total - n * plan.segment);
+
 const nodeListItem = (layout: ReleaseLayout, key: string, chunk: number, ids: string[]) =>
   catalogRepository.nodeListItem(layout, { ...listOfKey(key), chunk }, encodeIdList(ids));
 
@@ -651,6 +679,11 @@ export async function deriveRange(options: {
   const indexChunk: ChildIndexEntry[] = [];
   let indexChunks = range.live_start / layout.chunk_size;
   let livePosition = range.live_start;
+  // The current segment of the release-wide filter index: its entries here, from position segmentFirst.
+  let segmentEntries: ChildIndexEntry[] = [];
+  let segmentFirst = range.live_start;
+  const segments: RangePartial['segments'] = [];
+  const segmentBuckets: RangePartial['segment_buckets'] = [];
   const slugLists = new Map<string, LookupEntry[]>();
   // Each product list since its last chunk boundary here: where it began (a position in the list).
   const roots = hierarchyOf(scope.paths);
@@ -709,6 +742,16 @@ export async function deriveRange(options: {
       await sink.emit(lookupItem(layout, attribute, value, [listed]), oversizedChunk);
     }
     livePosition += 1;
+    segmentEntries.push(entry);
+    if (livePosition % plan.segment === 0 || livePosition === plan.live_total) {
+      // A segment ends here: written if it began here too, else left to the merge.
+      const n = Math.floor((livePosition - 1) / plan.segment);
+      if (segmentFirst === n * plan.segment)
+        segmentBuckets.push(await emitSegment(sink, layout, n, segmentEntries, oversizedChunk));
+      else segments.push([n, segmentEntries]);
+      segmentEntries = [];
+      segmentFirst = livePosition;
+    }
 
     for (const key of listsOf(product, roots)) {
       const position = nodeCounts.get(key) ?? 0;
@@ -734,6 +777,7 @@ export async function deriveRange(options: {
   for (const [key, list] of nodeLists) {
     if (list.ids.length > 0) fragments.push([key, Math.floor(list.first / NODE_LIST_CHUNK), list.ids]);
   }
+  if (segmentEntries.length > 0) segments.push([Math.floor(segmentFirst / plan.segment), segmentEntries]);
   return {
     n: range.n,
     items: sink.emitted,
@@ -744,6 +788,8 @@ export async function deriveRange(options: {
     families: [...childEntries],
     slugs: [...slugLists],
     node_fragments: fragments,
+    segments,
+    segment_buckets: segmentBuckets,
   };
 }
 
@@ -773,6 +819,8 @@ export async function mergeRelease(options: {
   const familyEntries = new Map<string, ChildIndexEntry[]>();
   const slugLists = new Map<string, LookupEntry[]>();
   const chunks = new Map<string, string[]>();
+  const segmentEntries = new Map<number, ChildIndexEntry[]>();
+  const segmentBuckets = new Map<number, number[]>();
   let items = 0;
 
   for await (const partial of options.partials) {
@@ -808,9 +856,27 @@ export async function mergeRelease(options: {
         chunks.delete(key);
       } else chunks.set(key, joined);
     }
+    for (const [n, counts] of partial.segment_buckets) segmentBuckets.set(n, counts);
+    for (const [n, entries] of partial.segments) {
+      const joined = segmentEntries.get(n) ?? [];
+      for (const entry of entries) joined.push(entry);
+      if (joined.length === segmentLength(plan, n)) {
+        const [, counts] = await emitSegment(sink, layout, n, joined, oversizedChunk);
+        segmentBuckets.set(n, counts);
+        segmentEntries.delete(n);
+      } else segmentEntries.set(n, joined);
+    }
   }
-  if (familyEntries.size > 0 || chunks.size > 0) {
-    throw new Error('the ranges left families or node lists incomplete: the partials do not match the plan');
+  const segmentCount = Math.ceil(plan.live_total / plan.segment);
+  if (
+    familyEntries.size > 0 ||
+    chunks.size > 0 ||
+    segmentEntries.size > 0 ||
+    segmentBuckets.size !== segmentCount
+  ) {
+    throw new Error(
+      'the ranges left families, node lists or index segments incomplete: the partials do not match the plan',
+    );
   }
 
   const files = head.files.map(renderFile);
@@ -826,7 +892,14 @@ export async function mergeRelease(options: {
   }
   for (const [value, list] of slugLists)
     await sink.emit(lookupItem(layout, 'slug', value, list), oversizedChunk);
-  await sink.emit(releaseSummaryItem(head, { catalogId, layout }, plan.live_total), oversizedChunk);
+  const filterIndex = {
+    segment: plan.segment,
+    buckets: Array.from({ length: segmentCount }, (_, n) => segmentBuckets.get(n) as number[]),
+  };
+  await sink.emit(
+    releaseSummaryItem(head, { catalogId, layout }, plan.live_total, filterIndex),
+    oversizedChunk,
+  );
 
   // The nodes: rendered with their product lists' lengths; their children and descendants lists.
   const hierarchy = buildHierarchyItems(

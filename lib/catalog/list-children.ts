@@ -12,7 +12,7 @@ import type { PageRequest } from '../pagination/index';
 import { type CatalogRegistry, catalogRepository, chunkId, postingsId } from '../store/catalog-repository';
 import { chunkCache, currentRegistry, fileCache, positionCache, productCache, resultCache } from './cache';
 import { chunkCount, chunksForPage, decodeChunkMeasured, HEAP_PER_SERIALIZED_CHAR } from './child-index';
-import { decodePostings, FILTER_INDEX_VERSION, matchingPositions, postingsNeeded } from './filter-index';
+import { FILTER_INDEX_VERSION, fixedBuckets, neededId, readMatchingPositions } from './filter-index';
 import { productLocale, renderProductJson } from './render';
 import { resolveCatalog, storeRules } from './rules';
 import type { ChildIndexEntry, ReleaseLayout, StoredProduct } from './types';
@@ -210,45 +210,44 @@ async function filteredIds(
   return ids;
 }
 
+/** A list with a filter index: the child list of a parent, or the release-wide index of live products. */
+export interface IndexedList {
+  /** Its key in the release, for the positions cache: `<release>|<parent>`, `<release>|*`. */
+  key: string;
+  chunkSize: number;
+  /** The ascending positions of the entries matching the filter (`readMatchingPositions`). */
+  positions(filter: FilterExpression[]): Promise<number[]>;
+  /** Index chunks by number (cached ones from the cache), in one round trip. */
+  chunks(numbers: number[]): Promise<Map<number, ChildIndexEntry[]>>;
+}
+
 /**
- * A filtered page from the release's filter index: the buckets of the values the filter names give the
- * matching positions (cached per release and filter), and only the index chunks holding the page's
- * positions are read (for `in(id,...)`, ordered by `updated_at`, the chunks of every match: at most one
- * per id asked for).
+ * A filtered page from a list's filter index: the buckets of the values the filter names give the matching
+ * positions (cached per release, list and filter), and only the index chunks holding the page's positions
+ * are read (for `in(id,...)`, ordered by `updated_at`, the chunks of every match: at most one per id asked
+ * for).
  */
-async function indexedFilterPage(
-  layout: ReleaseLayout,
-  parent: StoredProduct,
+export async function indexedFilterPage(
+  list: IndexedList,
   filter: FilterExpression[],
   page: PageRequest,
 ): Promise<{ total: number; ids: string[] }> {
-  const parentId = parent.resource.id;
   const canonical = canonicalFilter(filter);
   if (canonical === NO_MATCH_FILTER) return { total: 0, ids: [] };
-  const key = `${layout.id}|${parentId}|${canonical}`;
+  const key = `${list.key}|${canonical}`;
   let positions = positionCache.get(key);
   if (!positions) {
-    const needed = postingsNeeded(filter, parent.live_children);
-    const read = await catalogRepository.readRelease(layout, {
-      products: [],
-      chunks: [],
-      postings: needed.map((each) => ({ parentId, ...each })),
-    });
-    const buckets = new Map<string, Map<string, number[]>>();
-    for (const [id, bytes] of read.postings) buckets.set(id, decodePostings(bytes));
-    positions = matchingPositions(filter, parent.live_children, (attribute, bucket) =>
-      buckets.get(postingsId(parentId, attribute, bucket)),
-    );
+    positions = await list.positions(filter);
     positionCache.set(key, positions, positions.length * 8 + key.length * 2 + 64);
   }
   const idLookup = isIdLookup(filter);
   const shown = idLookup ? positions : positions.slice(page.offset, page.offset + page.limit);
-  const size = layout.chunk_size;
-  const loaded = await load(layout, [], parentId, [...new Set(shown.map((p) => Math.floor(p / size)))]);
+  const size = list.chunkSize;
+  const chunks = await list.chunks([...new Set(shown.map((p) => Math.floor(p / size)))]);
   const entries = shown.map((position) => {
     const n = Math.floor(position / size);
-    const entry = chunkOf(loaded, layout, parentId, n)[position - n * size];
-    if (!entry) throw new Error(`release ${layout.id}: filter index of ${parentId} names a missing position`);
+    const entry = chunks.get(n)?.[position - n * size];
+    if (!entry) throw new Error(`the filter index of ${list.key} names a position its index lacks`);
     return entry;
   });
   if (!idLookup) return { total: positions.length, ids: entries.map((entry) => entry.id) };
@@ -256,6 +255,34 @@ async function indexedFilterPage(
   return {
     total: positions.length,
     ids: entries.slice(page.offset, page.offset + page.limit).map((entry) => entry.id),
+  };
+}
+
+/** A parent's live children as an indexed list: one segment, one bucket per 500 children an attribute. */
+function childList(layout: ReleaseLayout, parent: StoredProduct): IndexedList {
+  const parentId = parent.resource.id;
+  return {
+    key: `${layout.id}|${parentId}`,
+    chunkSize: layout.chunk_size,
+    positions: (filter) =>
+      readMatchingPositions(
+        filter,
+        [{ start: 0, buckets: fixedBuckets(parent.live_children) }],
+        async (needed) => {
+          const read = await catalogRepository.readRelease(layout, {
+            products: [],
+            chunks: [],
+            postings: needed.map(({ attribute, bucket }) => ({ parentId, attribute, bucket })),
+          });
+          const found = new Map<string, Uint8Array>();
+          for (const each of needed) {
+            const bytes = read.postings.get(postingsId(parentId, each.attribute, each.bucket));
+            if (bytes) found.set(neededId(each), bytes);
+          }
+          return found;
+        },
+      ),
+    chunks: async (numbers) => (await load(layout, [], parentId, numbers)).chunks,
   };
 }
 
@@ -295,7 +322,7 @@ export async function listChildProducts(request: ListChildrenRequest): Promise<L
     }
     ids = unfilteredPage(first, layout, parentId, page, total);
   } else if (layout.filter_index === FILTER_INDEX_VERSION) {
-    ({ total, ids } = await indexedFilterPage(layout, parent, filter, page));
+    ({ total, ids } = await indexedFilterPage(childList(layout, parent), filter, page));
   } else {
     const matching = await filteredIds(layout, parent, filter);
     total = matching.length;

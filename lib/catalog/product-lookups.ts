@@ -7,6 +7,7 @@ import {
 } from '../store/catalog-lookup-repository';
 import { chunkCache, lookupCache, summaryCache } from './cache';
 import { decodeChunkMeasured, HEAP_PER_SERIALIZED_CHAR } from './child-index';
+import { buildFittedPostings, type NeededBucket } from './filter-index';
 import type { ChildIndexEntry, ReleaseDocument, ReleaseLayout, StoredProduct } from './types';
 
 /**
@@ -19,7 +20,11 @@ import type { ChildIndexEntry, ReleaseDocument, ReleaseLayout, StoredProduct } f
  *   per release and filter, then cached, as the child list does);
  * - lookups by `slug`, `sku` and `id`: one item per value holding the index entries (with their positions
  *   in publish order) of the live products that carry it, so `eq(slug,…)`, `eq(sku,…)` and `in(id,…)`
- *   read one small item per value however large the release is.
+ *   read one small item per value however large the release is;
+ * - the filter index of the release-wide index, per segment of RELEASE_SEGMENT products (the child list's
+ *   filter index, lib/catalog/filter-index.ts, with bucket counts fitted to the segment and recorded in the
+ *   summary): any other filter reads the buckets its values hash to in every segment, then only the chunks
+ *   of its page.
  */
 
 /** The release summary as stored (and as `GET /catalog` renders it). */
@@ -32,8 +37,38 @@ export interface ReleaseSummary {
   /** Live products: the length of the release-wide index. */
   live_products: number;
   total_nodes: number;
+  /**
+   * The release-wide index's filter index: RELEASE_SEGMENT products a segment, and each segment's bucket
+   * counts in FILTER_ATTRIBUTES order. Absent: a release published before it (filters scan the index).
+   */
+  filter_index?: ReleaseFilterIndex;
   /** The root nodes (nodes without a parent), in document order, as many as fit in MAX_SUMMARY_BYTES. */
   hierarchies: { id: string; name: string }[];
+}
+
+export interface ReleaseFilterIndex {
+  segment: number;
+  buckets: number[][];
+}
+
+/**
+ * Live products per segment of the release-wide filter index (a multiple of the chunk size). A filter reads
+ * one bucket per value and segment: 10 for 100,000 products, in one round trip; a segment's bucket counts
+ * follow its size, and a publish holds one segment's entries at a time (two across a range's edges).
+ */
+export const RELEASE_SEGMENT = 10_000;
+
+/** The filter-index items of segment `n` of the release-wide index, and its bucket counts for the summary. */
+export function releasePostings(
+  layout: ReleaseLayout,
+  n: number,
+  entries: readonly ChildIndexEntry[],
+): { items: ReturnType<typeof catalogLookupRepository.postingsItem>[]; counts: number[] } {
+  const { counts, buckets } = buildFittedPostings(entries);
+  const items = buckets.map(({ attribute, bucket, bytes }) =>
+    catalogLookupRepository.postingsItem(layout, n, attribute, bucket, bytes),
+  );
+  return { items, counts };
 }
 
 /** A live product's entry in a lookup: its index entry and its position in publish order. */
@@ -71,11 +106,12 @@ export function indexEntryOf(stored: StoredProduct): ChildIndexEntry {
   };
 }
 
-/** The release summary item: the catalog, its counts and as many root nodes as fit. */
+/** The release summary item: the catalog, its counts, its filter index's layout and as many root nodes as fit. */
 export function releaseSummaryItem(
   document: Pick<ReleaseDocument, 'catalog' | 'nodes'>,
   context: { catalogId: string; layout: ReleaseLayout },
   liveProducts: number,
+  filterIndex: ReleaseFilterIndex,
 ): ReturnType<typeof catalogLookupRepository.summaryItem> {
   const summary: ReleaseSummary = {
     catalog_id: context.catalogId,
@@ -85,6 +121,7 @@ export function releaseSummaryItem(
     published_at: context.layout.published_at,
     live_products: liveProducts,
     total_nodes: document.nodes.length,
+    filter_index: filterIndex,
     hierarchies: [],
   };
   // The root nodes, as many as fit in one item (a document may have any number of them; the hierarchy
@@ -139,6 +176,8 @@ export interface IndexLoadRequest {
   /** Chunks fetched before the count is known: a chunk past the end is simply absent. */
   speculativeChunks?: boolean;
   lookup?: LookupTerm;
+  /** Filter-index buckets (never cached: the positions a filter gives are). */
+  postings?: NeededBucket[];
 }
 
 export interface IndexLoaded {
@@ -148,15 +187,20 @@ export interface IndexLoaded {
   lookups: LookupEntry[];
   /** A value of the lookup is carried by more products than its item holds: use the release-wide index. */
   overflow?: boolean;
+  /** Found filter-index buckets by `neededId`. */
+  postings: Map<string, Uint8Array>;
 }
 
 const indexChunkKey = (layout: ReleaseLayout, n: number) => `${layout.id}|index#${n}`;
 const lookupKey = (layout: ReleaseLayout, attribute: string, value: string) =>
   `${layout.id}|${attribute}#${value}`;
 
-/** Loads summary, index chunks and lookups from the caches, reading what is missing in one round trip. */
+/**
+ * Loads summary, index chunks and lookups from the caches, reading what is missing (and the filter-index
+ * buckets asked for) in one round trip.
+ */
 export async function loadIndexes(layout: ReleaseLayout, request: IndexLoadRequest): Promise<IndexLoaded> {
-  const loaded: IndexLoaded = { chunks: new Map(), lookups: [] };
+  const loaded: IndexLoaded = { chunks: new Map(), lookups: [], postings: new Map() };
   let wantSummary = false;
   if (request.summary) {
     const cached = summaryCache.get(layout.id);
@@ -177,12 +221,13 @@ export async function loadIndexes(layout: ReleaseLayout, request: IndexLoadReque
     if (cached === undefined) missingValues.push(value);
     else byValue.set(value, cached);
   }
+  const postings = request.postings ?? [];
   const asked = (request.summary ? 1 : 0) + (request.chunks?.length ?? 0) + (lookup?.values.length ?? 0);
   const missing = (wantSummary ? 1 : 0) + missingChunks.length + missingValues.length;
   countMetric(METRIC.catalogCacheHits, asked - missing);
   countMetric(METRIC.catalogCacheMisses, missing);
   let read: CatalogReadResult | undefined;
-  if (missing > 0) {
+  if (missing > 0 || postings.length > 0) {
     read = await catalogLookupRepository.read(layout, {
       summary: wantSummary,
       chunks: missingChunks,
@@ -190,7 +235,9 @@ export async function loadIndexes(layout: ReleaseLayout, request: IndexLoadReque
       ...(lookup === undefined
         ? {}
         : { lookups: missingValues.map((value) => ({ attribute: lookup.attribute, value })) }),
+      postings,
     });
+    loaded.postings = read.postings;
   }
   if (wantSummary) {
     const json = read?.summary;

@@ -14,6 +14,9 @@ import { catalogKeys, type Item, type Key, readReleaseKeys, shardOf } from './ca
  *   live products whose `slug` or
  *   `sku` or `id` is the value: their index entries with their positions in publish order (JSON in `d`), so
  *   `eq(slug,…)`, `eq(sku,…)` and `in(id,…)` read one small item per value, whatever the release's size.
+ * - `REL#<release>#<shard of key>` / `Y#<segment>#<attribute>#<bucket>`: one bucket of the filter index of
+ *   a segment of the release-wide index (lib/catalog/filter-index.ts): the positions, from the segment's
+ *   start, of each value hashing to it, deflated (`z`); keyed to spread a filter's reads over partitions.
  */
 export type LookupAttribute = 'id' | 'slug' | 'sku';
 
@@ -26,6 +29,15 @@ export const lookupKeys = {
     pk: catalogKeys.shardPartition(layout.id, chunk % layout.shards),
     sk: `I#${String(chunk).padStart(6, '0')}`,
   }),
+  postings: (
+    layout: Pick<ReleaseLayout, 'id' | 'shards'>,
+    segment: number,
+    attribute: string,
+    bucket: number,
+  ): Key => {
+    const sk = `Y#${String(segment).padStart(6, '0')}#${attribute}#${String(bucket).padStart(6, '0')}`;
+    return { pk: catalogKeys.shardPartition(layout.id, shardOf(sk, layout.shards)), sk };
+  },
   /**
    * A value of more than LONG_VALUE_BYTES (a 255-character SKU of 4-byte characters, or any filter value)
    * is keyed by its SHA-256 under `H#`: a sort key holds at most 1,024 bytes. The item's entries carry the
@@ -55,6 +67,8 @@ export interface CatalogReadRequest {
   lookups?: { attribute: LookupAttribute; value: string }[];
   /** The chunks may lie past the end of the index (fetched with the summary): a miss is not re-read. */
   speculativeChunks?: boolean;
+  /** Buckets of the segments' filter indexes (a missing one is re-read strongly, then holds no value). */
+  postings?: { segment: number; attribute: string; bucket: number }[];
 }
 
 export interface CatalogReadResult {
@@ -63,6 +77,8 @@ export interface CatalogReadResult {
   chunks: Map<number, Uint8Array>;
   /** By `attribute#value`; absent values have no entry. */
   lookups: Map<string, LookupJson>;
+  /** Found filter-index buckets by `segment#attribute#bucket`. */
+  postings: Map<string, Uint8Array>;
 }
 
 const keyOf = (key: Key) => `${key.pk}\u0000${key.sk}`;
@@ -83,9 +99,20 @@ export const catalogLookupRepository = {
     return { ...lookupKeys.lookup(layout, attribute, value), d: json };
   },
 
+  /** One bucket of the filter index of a segment of the release-wide index. */
+  postingsItem(
+    layout: ReleaseLayout,
+    segment: number,
+    attribute: string,
+    bucket: number,
+    bytes: Uint8Array,
+  ): Item {
+    return { ...lookupKeys.postings(layout, segment, attribute, bucket), z: bytes };
+  },
+
   /**
-   * Summary, index chunks and lookups of one release in one round trip (BatchGetItem, 100 keys a call, in
-   * parallel), eventually consistent; what is missing is read again strongly (the release was complete
+   * Summary, index chunks, lookups and filter-index buckets of one release in one round trip (BatchGetItem,
+   * 100 keys a call, in parallel), eventually consistent; what is missing is read again strongly (the release was complete
    * before the registry pointed at it, so a miss is either absent or a replica behind), except chunks
    * fetched speculatively.
    */
@@ -95,13 +122,17 @@ export const catalogLookupRepository = {
     const chunkKeys = chunks.map((n) => lookupKeys.indexChunk(layout, n));
     const lookups = request.lookups ?? [];
     const lookupKeyList = lookups.map(({ attribute, value }) => lookupKeys.lookup(layout, attribute, value));
-    const keys = [...summaryKey, ...chunkKeys, ...lookupKeyList];
+    const postings = request.postings ?? [];
+    const postingKeys = postings.map(({ segment, attribute, bucket }) =>
+      lookupKeys.postings(layout, segment, attribute, bucket),
+    );
+    const keys = [...summaryKey, ...chunkKeys, ...lookupKeyList, ...postingKeys];
     const found = await readReleaseKeys(
       layout,
       keys,
       (key) => !(request.speculativeChunks === true && key.sk.startsWith('I#')),
     );
-    const result: CatalogReadResult = { chunks: new Map(), lookups: new Map() };
+    const result: CatalogReadResult = { chunks: new Map(), lookups: new Map(), postings: new Map() };
     const summary = summaryKey[0] && found.get(keyOf(summaryKey[0]));
     if (summary) result.summary = summary.d as string;
     chunks.forEach((n, index) => {
@@ -111,6 +142,10 @@ export const catalogLookupRepository = {
     lookups.forEach(({ attribute, value }, index) => {
       const item = found.get(keyOf(lookupKeyList[index] as Key));
       if (item) result.lookups.set(`${attribute}#${value}`, item.d as string);
+    });
+    postings.forEach(({ segment, attribute, bucket }, index) => {
+      const item = found.get(keyOf(postingKeys[index] as Key));
+      if (item) result.postings.set(`${segment}#${attribute}#${bucket}`, item.z as Uint8Array);
     });
     return result;
   },

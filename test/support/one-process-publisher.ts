@@ -19,6 +19,8 @@ import {
   LOOKUP_ATTRIBUTES,
   type LookupEntry,
   lookupItem,
+  RELEASE_SEGMENT,
+  releasePostings,
   releaseSummaryItem,
 } from '../../lib/catalog/product-lookups';
 import {
@@ -123,17 +125,24 @@ export function prepareRelease(document: ReleaseDocument, context: PrepareContex
 }
 
 /**
- * The items of a release's product indexes (summary, release-wide index chunks, lookups), built from the
- * prepared release at publish time.
+ * The items of a release's product indexes (summary, release-wide index chunks and their filter index,
+ * lookups), built from the prepared release at publish time.
  */
 export function productLookupItems(
   document: ReleaseDocument,
   prepared: Pick<PreparedRelease, 'products'>,
-  context: { catalogId: string; layout: ReleaseLayout },
+  context: { catalogId: string; layout: ReleaseLayout; releaseSegment?: number },
 ): ReturnType<typeof catalogLookupRepository.summaryItem>[] {
   const { layout } = context;
+  const segment = context.releaseSegment ?? RELEASE_SEGMENT;
   const entries = prepared.products.filter((stored) => stored.live).map(indexEntryOf);
-  const items = [releaseSummaryItem(document, context, entries.length)];
+  const items: ReturnType<typeof catalogLookupRepository.summaryItem>[] = [];
+  const buckets = chunkEntries(entries, segment).map((part, n) => {
+    const postings = releasePostings(layout, n, part);
+    for (const item of postings.items) items.push(item);
+    return postings.counts;
+  });
+  items.push(releaseSummaryItem(document, context, entries.length, { segment, buckets }));
   chunkEntries(entries, layout.chunk_size).forEach((chunk, n) => {
     items.push(catalogLookupRepository.indexChunkItem(layout, n, encodeChunk(chunk)));
   });
@@ -166,6 +175,8 @@ export interface PublishOptions {
   now?: () => Date;
   /** Delete replaced and abandoned releases after the switch (default true; the release is live before). */
   cleanup?: boolean;
+  /** Live products per segment of the release-wide filter index (RELEASE_SEGMENT; tests use fewer). */
+  releaseSegment?: number;
 }
 
 export interface PublishResult {
@@ -186,7 +197,12 @@ export interface PublishResult {
  */
 export function buildReleaseItems(
   document: ReleaseDocument,
-  context: { catalogId: string; layout: ReleaseLayout; currencies: Record<string, CurrencySettings> },
+  context: {
+    catalogId: string;
+    layout: ReleaseLayout;
+    currencies: Record<string, CurrencySettings>;
+    releaseSegment?: number;
+  },
 ): { items: ReturnType<typeof catalogRepository.productItem>[]; counts: ReleaseCounts } {
   const { layout } = context;
   const prepared = prepareRelease(document, {
@@ -316,6 +332,7 @@ export async function publishRelease(
     catalogId,
     layout,
     currencies: document.currencies ?? store.currencies,
+    ...(options.releaseSegment === undefined ? {} : { releaseSegment: options.releaseSegment }),
   });
 
   const marker: ReleaseMarker = {

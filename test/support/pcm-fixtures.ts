@@ -38,17 +38,25 @@ export async function newPcmCatalog(
     created_at: at,
     updated_at: at,
   });
-  if (document !== undefined) {
-    const key = documentKey(storeId, catalogId);
-    const text = JSON.stringify(document);
-    await objectStore.put(key, text, { contentType: 'application/json' });
-    await pcmRepository.setDocument(storeId, catalogId, {
-      key,
-      bytes: Buffer.byteLength(text),
-      updated_at: at,
-    });
-  }
+  if (document !== undefined) await setPcmDocument(storeId, catalogId, document, at);
   return catalogId;
+}
+
+/** Stores `document` as the catalog's document, as `PUT /pcm/catalogs/{id}/document` stores it. */
+export async function setPcmDocument(
+  storeId: string,
+  catalogId: string,
+  document: unknown,
+  at = new Date().toISOString(),
+): Promise<void> {
+  const key = documentKey(storeId, catalogId);
+  const text = JSON.stringify(document);
+  await objectStore.put(key, text, { contentType: 'application/json' });
+  await pcmRepository.setDocument(storeId, catalogId, {
+    key,
+    bytes: Buffer.byteLength(text),
+    updated_at: at,
+  });
 }
 
 /** A FAILED release of a catalog that has a document; the catalog is left free to publish. */

@@ -40,12 +40,16 @@ function key(item: ReleaseItem): string {
 interface Split {
   layout: ReleaseLayout;
   rangeProducts?: number;
+  releaseSegment?: number;
 }
 const ONE_RANGE: Split = { layout: LAYOUT };
-/** Ranges of at least 2 products, ending where the release index's chunk of 3 live products ends. */
-const SMALL_RANGES: Split = { layout: { ...LAYOUT, chunk_size: 3 }, rangeProducts: 2 };
+/**
+ * Ranges of at least 2 products, ending where the release index's chunk of 3 live products ends; segments of
+ * the release-wide filter index of 7 (inside a range, or across several).
+ */
+const SMALL_RANGES: Split = { layout: { ...LAYOUT, chunk_size: 3 }, rangeProducts: 2, releaseSegment: 7 };
 
-function whole(document: unknown, layout = LAYOUT): Outcome {
+function whole(document: unknown, layout = LAYOUT, releaseSegment?: number): Outcome {
   const validation = validateRelease(document);
   if (!validation.ok) throw new Error('the test document must be valid');
   try {
@@ -53,6 +57,7 @@ function whole(document: unknown, layout = LAYOUT): Outcome {
       catalogId: CATALOG_ID,
       layout,
       currencies: validation.document.currencies ?? DEFAULT_CURRENCIES,
+      ...(releaseSegment === undefined ? {} : { releaseSegment }),
     });
     return { items: items.map(key).sort() };
   } catch (error) {
@@ -72,6 +77,7 @@ async function streamed(document: unknown, chunkBytes = 4096, split = ONE_RANGE)
       catalogId: CATALOG_ID,
       layout: split.layout,
       ...(split.rangeProducts === undefined ? {} : { rangeProducts: split.rangeProducts }),
+      ...(split.releaseSegment === undefined ? {} : { releaseSegment: split.releaseSegment }),
       storeCurrencies: DEFAULT_CURRENCIES,
       emit: (item) => {
         items.push(key(item));
@@ -163,11 +169,11 @@ describe('deriveReleaseStream', () => {
     expect(await streamed(document)).toEqual(expected);
   });
 
-  // Families, node lists' chunks and repeated slugs split over ranges, joined again by the merge.
+  // Families, node lists' chunks, repeated slugs and index segments split over ranges, joined by the merge.
   it.each(DOCUMENTS)(
     'makes the same items split in ranges of a few products: %s',
     async (_name, document) => {
-      const expected = whole(document, SMALL_RANGES.layout);
+      const expected = whole(document, SMALL_RANGES.layout, SMALL_RANGES.releaseSegment);
       expect(await streamed(document, 4096, SMALL_RANGES)).toEqual(expected);
       const text = Buffer.from(JSON.stringify(document));
       const { plan } = await planRelease({
@@ -194,7 +200,9 @@ describe('deriveReleaseStream', () => {
       'issues' in expected && expected.issues.map((issue) => (issue as { rule: string }).rule),
     ).toContain('response_size');
     expect(await streamed(document, 65_536)).toEqual(expected);
-    expect(await streamed(document, 65_536, SMALL_RANGES)).toEqual(whole(document, SMALL_RANGES.layout));
+    expect(await streamed(document, 65_536, SMALL_RANGES)).toEqual(
+      whole(document, SMALL_RANGES.layout, SMALL_RANGES.releaseSegment),
+    );
   });
 
   it('makes the same items for any release the schema and the code checks accept (property)', async () => {
@@ -205,7 +213,9 @@ describe('deriveReleaseStream', () => {
         if (!validateRelease(document).ok) return;
         checked += 1;
         expect(await streamed(document, chunk)).toEqual(whole(document));
-        expect(await streamed(document, chunk, SMALL_RANGES)).toEqual(whole(document, SMALL_RANGES.layout));
+        expect(await streamed(document, chunk, SMALL_RANGES)).toEqual(
+          whole(document, SMALL_RANGES.layout, SMALL_RANGES.releaseSegment),
+        );
       }),
       { numRuns: 300 },
     );

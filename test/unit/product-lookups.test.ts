@@ -1,5 +1,11 @@
 import { decodeChunk } from '../../lib/catalog/child-index';
-import { lookupTerm, MAX_SUMMARY_BYTES, type ReleaseSummary } from '../../lib/catalog/product-lookups';
+import { decodePostings, FILTER_ATTRIBUTES } from '../../lib/catalog/filter-index';
+import {
+  lookupTerm,
+  MAX_SUMMARY_BYTES,
+  RELEASE_SEGMENT,
+  type ReleaseSummary,
+} from '../../lib/catalog/product-lookups';
 import type { ReleaseDocument, ReleaseLayout, StoredProduct } from '../../lib/catalog/types';
 import { parseFilter } from '../../lib/filter/index';
 import { lookupKeys } from '../../lib/store/catalog-lookup-repository';
@@ -77,8 +83,20 @@ describe('productLookupItems', () => {
       published_at: LAYOUT.published_at,
       live_products: 3,
       total_nodes: 2,
+      filter_index: { segment: RELEASE_SEGMENT, buckets: [[1, 1, 1, 1, 1, 1, 1, 1]] },
       hierarchies: [{ id: 'n1', name: 'Root' }],
     });
+  });
+
+  it('writes the filter index of the release-wide index: every bucket of its one segment', () => {
+    const buckets = [...items.keys()].filter((sk) => sk.startsWith('Y#')).sort();
+    expect(buckets).toEqual(FILTER_ATTRIBUTES.map((attribute) => `Y#000000#${attribute}#000000`).sort());
+    expect(decodePostings(items.get('Y#000000#slug#000000')?.z as Uint8Array)).toEqual(
+      new Map([
+        ['slug-p1', [0]],
+        ['shared', [1, 2]],
+      ]),
+    );
   });
 
   it('indexes the live products in publish order, chunk by chunk', () => {
