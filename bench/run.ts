@@ -573,7 +573,13 @@ async function main(): Promise<void> {
     resetConfig();
     resetObjectStoreClient();
     const fixtures = await setUp();
-    const cold_start = await measureColdStarts(bundles, coldStartSpecs(fixtures), childEnv);
+    let cold_start: Record<string, ColdStart>;
+    try {
+      cold_start = await measureColdStarts(bundles, coldStartSpecs(fixtures), childEnv);
+    } finally {
+      // The webhook receiver serves the delivery function's cold starts only.
+      await fixtures.cold.stop();
+    }
     if (STAGE === 'cold_start') {
       // Alone in results.json (beside the other stages' figures of the last full run), unless only some ran.
       if (ONLY_FUNCTIONS === undefined && COLD_RUNS_NOW === COLD_START_RUNS) {
