@@ -48,7 +48,7 @@ import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
 const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products|publish|authored|delta|cold_start [--products N] [--writers 1,2,4] [--functions a,b]]
-Runs the benchmark suite against its own in-memory DynamoDB Local (about 8 minutes on 2 cores), writes
+Runs the benchmark suite against its own in-memory DynamoDB Local (about 12 minutes on 2 cores), writes
 bench/results.json and regenerates README.md's performance table from it. --json also prints one JSON
 object on stdout (run it as \`npm run -s bench -- --json\`). --stage rate_limit runs only the rate-limit
 stage (its figures alone in results.json). --stage catalog_products runs only the storefront product reads
