@@ -1,8 +1,22 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { DELIVERY_WORKER } from '../functions/integrations';
+import { JOB_WORKER } from '../functions/jobs';
 import { FUNCTIONS } from '../functions/routes';
+import { WORKFLOW_STEPS } from '../functions/workflow';
 import { BUNDLING } from '../infra/bundling';
+
+/**
+ * Every Lambda function of the stack, each `functions/<name>/handler.ts`: the API's (the route table), the
+ * publishing workflow's steps and the two queue consumers.
+ */
+export const ALL_FUNCTIONS: readonly string[] = [
+  ...Object.keys(FUNCTIONS),
+  ...Object.keys(WORKFLOW_STEPS),
+  JOB_WORKER.name,
+  DELIVERY_WORKER.name,
+];
 
 export interface BundleInfo {
   file: string;
@@ -10,17 +24,18 @@ export interface BundleInfo {
 }
 
 /**
- * Bundles every function exactly as the CDK stack does (esbuild, ESM, minified, SDK bundled); `alias`
- * swaps more modules (e.g. a library for an empty stand-in, to measure what it costs).
+ * Bundles functions (default: every one) exactly as the CDK stack does (esbuild, ESM, minified, SDK
+ * bundled); `alias` swaps more modules (e.g. a library for an empty stand-in, to measure what it costs).
  */
 export async function bundleFunctions(
   outDir: string,
   alias: Record<string, string> = {},
+  names: readonly string[] = ALL_FUNCTIONS,
 ): Promise<Record<string, BundleInfo>> {
   mkdirSync(outDir, { recursive: true });
   const root = resolve(import.meta.dirname, '..');
   const bundles: Record<string, BundleInfo> = {};
-  for (const name of Object.keys(FUNCTIONS)) {
+  for (const name of names) {
     const file = join(outDir, `${name}.mjs`);
     const result = await build({
       absWorkingDir: root,

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { quantile, round } from './support';
 
 /**
@@ -31,25 +30,46 @@ export interface ColdStart {
 }
 
 /**
- * What a fresh process runs: import the bundle, answer one event, report the status code (last) and,
- * before it, one line with the phases' timestamps. A middleware added after the stack is built runs
- * its `before` last on the way in (just before the handler) and its `after` first on the way out
- * (just after it), so it marks where the handler starts and ends without touching the function.
+ * What a fresh process runs: import the bundle, answer one event, report the outcome (last) and, before it,
+ * one line with the phases' timestamps. The outcome is an API function's status code, or `RESULT ` and the
+ * JSON of what a workflow step or queue consumer returned. A middleware added after the stack is built runs
+ * its `before` last on the way in (just before the handler) and its `after` first on the way out (just after
+ * it), so it marks where the handler starts and ends without touching the function; a function that is not a
+ * middy stack (the steps, the queue consumers) is all handler. The local harness's queues and workflow runner
+ * are stand-ins that take what is sent and do nothing (in AWS, one SQS or Step Functions request): a function
+ * that starts a job, emits an event or starts a release answers as it does locally.
  */
 const INVOKE_ONCE = `
+globalThis[Symbol.for('commerce-api.local-workflow')] = () => Promise.resolve();
+globalThis[Symbol.for('commerce-api.local-job-queue')] = () => undefined;
+globalThis[Symbol.for('commerce-api.local-delivery-queue')] = { send: () => undefined, delay: () => undefined };
 const t0 = performance.now();
 const { handler } = await import(process.env.BENCH_BUNDLE);
 const t1 = performance.now();
 let tBefore = Number.NaN;
 let tAfter = Number.NaN;
-handler.use({ before: () => { tBefore = performance.now(); }, after: () => { tAfter = performance.now(); } });
+const middy = typeof handler.use === 'function';
+if (middy) handler.use({ before: () => { tBefore = performance.now(); }, after: () => { tAfter = performance.now(); } });
 const event = JSON.parse(process.env.BENCH_EVENT);
 const context = { awsRequestId: 'cold-start', functionName: 'bench', getRemainingTimeInMillis: () => 10000 };
 const result = await handler(event, context);
 const t2 = performance.now();
-process.stdout.write('\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + String(result.statusCode));
+if (!middy) { tBefore = t1; tAfter = t2; }
+const outcome = middy ? String(result.statusCode) : 'RESULT ' + JSON.stringify(result ?? null);
+process.stdout.write('\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + outcome);
 process.exit(0);
 `;
+
+/**
+ * A function's cold-start invocation: a new event per run (the bench may prepare state for it first), what
+ * the function must answer (an API function's status code, or a check of a step's or consumer's result)
+ * and environment variables of its own.
+ */
+export interface ColdStartSpec {
+  event: (run: number) => unknown;
+  expect: number | ((result: unknown) => boolean);
+  env?: NodeJS.ProcessEnv;
+}
 
 /**
  * Extra `node` flags for the measured processes (not `node -e 0`), from BENCH_COLD_NODE_ARGS, to profile
@@ -103,7 +123,8 @@ export function timeProcess(
     child.on('error', reject);
     child.on('exit', (code) => {
       const ms = performance.now() - start;
-      if (code !== 0) reject(new Error(`process exited ${code}: ${stderr.trim().slice(0, 500)}`));
+      // The end of stderr: the error, after the minified line it points at.
+      if (code !== 0) reject(new Error(`process exited ${code}: ${stderr.trim().slice(-800)}`));
       else resolve({ ms, stdout, stderr });
     });
   });
@@ -119,6 +140,11 @@ function median(values: number[]): number {
   );
 }
 
+/** True when a non-HTTP function's outcome line (`RESULT <json>`) passes its check. */
+function expectedResult(outcome: string, check: (result: unknown) => boolean): boolean {
+  return outcome.startsWith('RESULT ') && check(JSON.parse(outcome.slice(7)));
+}
+
 /** Median wall time of `node -e 0`, the floor every cold start stands on. */
 export async function nodeBaseline(runs: number): Promise<number> {
   const samples: number[] = [];
@@ -129,12 +155,12 @@ export async function nodeBaseline(runs: number): Promise<number> {
 /**
  * Median wall time of a fresh `node` process importing a bundled function and answering one event
  * (a new event per run from `nextEvent`), beside the `node -e 0` baseline measured in alternation.
- * Fails when the function answers anything but `expectStatus`.
+ * Fails when the function answers anything but `expect` (a status code, or a check of a non-HTTP result).
  */
 export async function measureColdStart(
   bundle: string,
-  nextEvent: (run: number) => Promise<APIGatewayProxyEventV2> | APIGatewayProxyEventV2,
-  expectStatus: number,
+  nextEvent: ColdStartSpec['event'],
+  expect: ColdStartSpec['expect'],
   env: NodeJS.ProcessEnv,
   runs = 15,
 ): Promise<ColdStart> {
@@ -150,9 +176,11 @@ export async function measureColdStart(
     });
     // The status is the last thing written (a metrics line may come before it), the phases just before.
     const lines = stdout.split('\n');
-    const status = lines.at(-1);
-    if (status !== String(expectStatus))
-      throw new Error(`${bundle} answered ${status}, expected ${expectStatus}`);
+    const outcome = lines.at(-1) ?? '';
+    if (typeof expect === 'number' ? outcome !== String(expect) : !expectedResult(outcome, expect))
+      throw new Error(
+        `${bundle} answered ${outcome.slice(0, 300)}, expected ${typeof expect === 'number' ? expect : 'a result its check accepts'}`,
+      );
     const stamps = lines.at(-2)?.startsWith('PHASES ')
       ? (JSON.parse(lines.at(-2)?.slice(7) ?? '[]') as number[])
       : [];

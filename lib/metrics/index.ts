@@ -1,4 +1,4 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE, type MetricName } from './names';
 
@@ -21,8 +21,12 @@ export const HITS_FLUSH_MS = 60_000;
 /** The longest refusal counts wait: a flood of 429s writes one metric line a second, not one per 429. */
 export const REFUSALS_FLUSH_MS = 1000;
 
-/** Created at the first line, so a container whose invocations count nothing never builds it. */
-let metrics: Metrics | undefined;
+/**
+ * Loaded and created at the first line, so a container whose invocations count nothing never evaluates the
+ * library's modules, let alone builds it (the bundles inline it behind this dynamic import, evaluated on the
+ * first call): most first requests (an admin read or write that succeeds) count nothing.
+ */
+let metrics: Promise<Metrics> | undefined;
 /** Counts not yet written, summed per metric. */
 const pending = new Map<MetricName, number>();
 /** When this container last wrote a line (undefined: never, so its first counts go out at once). */
@@ -33,15 +37,20 @@ export function countMetric(name: MetricName, count = 1): void {
   if (count > 0) pending.set(name, (pending.get(name) ?? 0) + count);
 }
 
-/** Writes the pending counts as one line when they are due (see above); returns whether it wrote. */
-export function flushMetrics(nowMs = Date.now()): boolean {
+/** Writes the pending counts as one line when they are due (see above); resolves to whether it wrote. */
+export async function flushMetrics(nowMs = Date.now()): Promise<boolean> {
   if (pending.size === 0) return false;
   if (lastFlushMs !== undefined && nowMs - lastFlushMs < deferFor()) return false;
-  metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRIC_DIMENSIONS.service });
-  for (const [name, count] of pending) metrics.addMetric(name, MetricUnit.Count, count);
+  // Taken now: counts added while the library loads go out with the next line.
+  const counts = [...pending];
   pending.clear();
   lastFlushMs = nowMs;
-  metrics.publishStoredMetrics();
+  metrics ??= import('@aws-lambda-powertools/metrics').then(
+    ({ Metrics }) => new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRIC_DIMENSIONS.service }),
+  );
+  const emf = await metrics;
+  for (const [name, count] of counts) emf.addMetric(name, 'Count', count);
+  emf.publishStoredMetrics();
   return true;
 }
 
@@ -63,8 +72,8 @@ export function resetMetrics(): void {
 
 /** Writes the invocation's counts when due (see `flushMetrics`), answered or failed. */
 export function metricsPublisher(): MiddlewareObj {
-  const publish = () => {
-    flushMetrics();
+  const publish = async () => {
+    await flushMetrics();
   };
   return { after: publish, onError: publish };
 }

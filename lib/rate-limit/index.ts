@@ -4,7 +4,6 @@ import { errorFields, log, loggedAsCount } from '../http/log';
 import { countMetric, METRIC } from '../metrics/index';
 import { applicationKeyRepository } from '../store/application-key-repository';
 import { rateLimitRepository } from '../store/rate-limit-repository';
-import { storeRepository } from '../store/store-repository';
 import type { KeyLimits } from './allowance';
 import { DEADLINE_PASSED, withDeadline } from './deadline';
 import { type RateLimitDecision, RateLimiter } from './limiter';
@@ -44,10 +43,7 @@ const limitsCache = new Map<string, CachedLimits>();
 
 /** The store's limit, its keys' reserved total and this key's reservation; undefined when either is gone. */
 async function readLimits(storeId: string, keyId: string): Promise<KeyLimits | undefined> {
-  const [store, key] = await Promise.all([
-    storeRepository.get(storeId, true),
-    applicationKeyRepository.get(storeId, keyId, true),
-  ]);
+  const { store, key } = await applicationKeyRepository.getWithStore(storeId, keyId);
   if (!store || !key) return undefined;
   return {
     rateLimit: store.rate_limit,

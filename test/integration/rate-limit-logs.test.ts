@@ -67,7 +67,7 @@ it('writes a bounded number of lines for 300 refusals: per second, not per refus
   }
   // What the container still holds: the last second's refusal line and metric counts.
   refusals.flushRefusals(Date.now(), true);
-  metrics.flushMetrics(Date.now() + 60_000);
+  await metrics.flushMetrics(Date.now() + 60_000);
   const seconds = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
   const refused = statuses.filter((status) => status === 429).length;
   const admitted = statuses.filter((status) => status === 200).length;

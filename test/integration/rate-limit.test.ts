@@ -564,7 +564,7 @@ describe('failing open', () => {
     const test = await createTestStore();
     const before = rateLimiter.stats.failedOpen;
     injectors.push(
-      injectFaults(getDocumentClient(), { rate: 1, kinds: ['timeout'], operations: ['GetItem'] }),
+      injectFaults(getDocumentClient(), { rate: 1, kinds: ['timeout'], operations: ['BatchGetItem'] }),
     );
     expect(await checkRateLimit(test.store.id, test.keyId)).toBeUndefined();
     expect(rateLimiter.stats.failedOpen).toBe(before + 1);
