@@ -228,6 +228,19 @@ export function presignObject(
 const EMPTY = new Uint8Array(0);
 
 /**
+ * The system error (ECONNREFUSED...) behind undici's `fetch failed`, as the SDK threw it: callers read its
+ * `code` (lib/http/errors.ts answers 503 for an unreachable service, the CLIs say what to start).
+ */
+function systemError(error: unknown): unknown {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return error instanceof TypeError &&
+    cause instanceof Error &&
+    typeof (cause as { code?: unknown }).code === 'string'
+    ? cause
+    : error;
+}
+
+/**
  * The error a request ended with, carrying `$metadata.attempts` as the SDK's errors do: a network error
  * gets a `$metadata` too, which tells the object store's failures from its callers' own (lib/pcm/cli-publish.ts).
  */
@@ -298,7 +311,8 @@ export class S3Http {
         const response = await this.attempt(bucket, request, body, hash);
         if (!response.ok) throw errorFrom(response.status, await response.text(), request.operation);
         return await read(response);
-      } catch (error) {
+      } catch (thrown) {
+        const error = systemError(thrown);
         if (attempt >= this.maxAttempts || !isRetryable(error)) throw withAttempts(error, attempt);
         const base = this.retryBaseMs * (isThrottling(error) ? THROTTLING_FACTOR : 1);
         await sleep(Math.random() * Math.min(MAX_DELAY_MS, base * 2 ** (attempt - 1)));
