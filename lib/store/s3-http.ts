@@ -6,7 +6,7 @@ import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, 
 /*
  * S3's REST API over `fetch`, signed by lib/store/sigv4.ts: the requests of the documents bucket
  * (lib/store/object-store.ts, lib/store/object-urls.ts) without `@aws-sdk/client-s3`, which added about
- * 300 KiB to every function that touched the bucket (docs/performance.md). What callers relied on in the
+ * 290 KiB to every function that touched the bucket (docs/performance.md). What callers relied on in the
  * SDK's client is kept: S3's XML errors (and the ones S3 sends with a 200) become errors named by their
  * `<Code>` with `$metadata.httpStatusCode`; throttling, 5xx and broken connections are retried, three
  * attempts in all with the SDK's jittered backoff; requests go to the endpoint and with the credentials
@@ -232,12 +232,8 @@ const EMPTY = new Uint8Array(0);
  * `code` (lib/http/errors.ts answers 503 for an unreachable service, the CLIs say what to start).
  */
 function systemError(error: unknown): unknown {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return error instanceof TypeError &&
-    cause instanceof Error &&
-    typeof (cause as { code?: unknown }).code === 'string'
-    ? cause
-    : error;
+  const cause = error instanceof TypeError ? error.cause : undefined;
+  return cause instanceof Error && typeof (cause as { code?: unknown }).code === 'string' ? cause : error;
 }
 
 /**
@@ -250,6 +246,7 @@ function withAttempts(error: unknown, attempts: number): unknown {
   failed.$metadata = { ...failed.$metadata, attempts };
   return error;
 }
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** S3 requests of one configuration (endpoint, region) with one set of credentials. */
