@@ -5,7 +5,7 @@ import { releaseState } from './render';
 
 /*
  * A release's `relationships.delta` (docs/catalog-api.md, "Delta files"): a link to its delta file, signed
- * afresh at each read (no S3 client needed: lib/store/object-urls.ts).
+ * afresh at each read (lib/store/object-urls.ts, without the object store).
  */
 
 /** How long a delta file link works: an hour, as the platform's. */

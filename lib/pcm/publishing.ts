@@ -30,8 +30,8 @@ import { catalogOf, deleteCatalog } from './service';
 /**
  * What of the catalog API touches the documents bucket or starts the publishing workflow: storing a
  * document, issuing an upload URL, creating a release. Kept apart from lib/pcm/service.ts so that the
- * other catalog functions' bundles carry neither the S3 nor the Step Functions client (the S3 client alone
- * is about 300 KiB minified; docs/performance.md).
+ * other catalog functions' bundles carry neither the object store nor the Step Functions client (about
+ * 170 KiB minified with the AWS SDK's core; docs/performance.md).
  */
 
 /** Where a catalog's documents are kept: one immutable object per `PUT …/document`. */

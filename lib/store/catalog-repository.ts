@@ -760,7 +760,7 @@ export const catalogRepository = {
   /** Deletes every item of a release, then its marker; returns the number of items deleted. */
   async deleteRelease(marker: ReleaseMarker, options: DeleteReleaseOptions = {}): Promise<number> {
     const deleted = await catalogRepository.deleteReleaseItems(marker, options);
-    // Its delta file, before the marker that names it goes (a signed DELETE: no S3 client here).
+    // Its delta file, before the marker that names it goes (one DELETE: lib/store/object-urls.ts).
     await deleteDeltaFile(marker.store_id, marker.catalog_id, marker.release_id);
     await getDocumentClient().send(
       new DeleteCommand({

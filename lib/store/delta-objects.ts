@@ -3,8 +3,8 @@ import { deleteObject } from './object-urls';
 
 /*
  * Where releases' delta files are kept in the documents bucket (written by lib/catalog/pipeline/delta-file.ts),
- * and deleting one: without the S3 client, so that whatever deletes a release's items can delete its file
- * without bundling it.
+ * and deleting one: one request of lib/store/object-urls.ts, so that whatever deletes a release's items can
+ * delete its file without bundling the object store.
  */
 
 /**

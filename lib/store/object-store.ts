@@ -1,32 +1,21 @@
-import {
-  AbortMultipartUploadCommand,
-  type CompletedPart,
-  CompleteMultipartUploadCommand,
-  CopyObjectCommand,
-  CreateBucketCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-  UploadPartCommand,
-  UploadPartCopyCommand,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type Config, getConfig } from '../config/index';
-import { credentialsFor } from './client';
-import { checkPresignSeconds, deleteObject, LOCAL_S3_CREDENTIALS, presignGet } from './object-urls';
+import { presignedFor } from './object-urls';
+import {
+  contentMd5,
+  resetS3Http,
+  S3Http,
+  type S3HttpOptions,
+  s3HttpFor,
+  xmlElements,
+  xmlEscape,
+  xmlValue,
+} from './s3-http';
 
 /*
  * The documents bucket (docs/publishing.md): catalog release documents of up to a gigabyte and the
- * publishing workflow's files. The only module that knows S3; in AWS the bucket of the stack, locally the
- * S3-compatible server of local/object-store-local.ts (S3_ENDPOINT). Objects are streamed both ways and
- * never held whole.
+ * publishing workflow's files. The only module that knows S3's operations (sent by lib/store/s3-http.ts,
+ * no S3 client); in AWS the bucket of the stack, locally the S3-compatible server of
+ * local/object-store-local.ts (S3_ENDPOINT). Objects are streamed both ways and never held whole.
  */
 
 /** Thrown by `read` for a key that does not exist. */
@@ -69,8 +58,8 @@ export interface ObjectStore {
     options: { expiresInSeconds: number; contentType?: string },
   ): Promise<{ url: string; expires_at: string }>;
   /**
-   * A pre-signed URL that lets anyone holding it GET this key until `expires_at`, signed with the service's
-   * credentials (lib/store/object-urls.ts, which functions that only hand out links import alone).
+   * A pre-signed URL that lets anyone holding it GET this key until `expires_at` (lib/store/object-urls.ts
+   * makes the same for functions that only hand out links).
    */
   presignGet(
     key: string,
@@ -79,8 +68,8 @@ export interface ObjectStore {
   /** The objects under `prefix`, in key order. */
   list(prefix: string): AsyncIterable<{ key: string; bytes: number }>;
   /**
-   * Deletes the object at `key`; a missing key is not an error (S3's DeleteObject is idempotent). Signed with
-   * the service's credentials (lib/store/object-urls.ts, which functions that delete one object import alone).
+   * Deletes the object at `key`; a missing key is not an error (S3's DeleteObject is idempotent;
+   * lib/store/object-urls.ts does the same for functions that delete one object).
    */
   delete(key: string): Promise<void>;
   /** Deletes every object under `prefix` (not empty), 1,000 a request; returns how many there were. */
@@ -112,51 +101,19 @@ const MAX_PARTS = 10_000;
 /** A read that fails mid-body resumes with a ranged GET from the next byte this many times at most. */
 export const READ_RESUMES = 3;
 
-/** Builds an S3 client for the given configuration: path-style requests and s3rver's keys on a local endpoint. */
-export function createS3Client(config: Config, overrides: Partial<S3ClientConfig> = {}): S3Client {
-  const client = new S3Client({
-    region: config.region,
-    ...(config.s3Endpoint === undefined
-      ? // The environment's credentials first, as for DynamoDB: the Lambda bundles replace the SDK's
-        // provider chain with one that has none (lib/runtime/lambda-credential-provider.ts).
-        { credentials: credentialsFor({ ...config, dynamodbEndpoint: undefined }) }
-      : { endpoint: config.s3Endpoint, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS }),
-    // The SDK's default (WHEN_SUPPORTED) adds CRC32 checksums: streamed bodies then go out aws-chunked with
-    // a trailer, which s3rver refuses, and pre-signed PUT URLs carry the checksum of an empty body, which
-    // S3 refuses for any real upload. Checksums stay on where S3 requires them (DeleteObjects).
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    ...overrides,
-  });
-  if (config.s3Endpoint !== undefined) {
-    // Path-style bucket requests (ListObjectsV2, DeleteObjects, HeadBucket...) go to `/bucket/`, and s3rver
-    // checks their signature against `/bucket`: it refuses them all. `/bucket` is the same request to S3.
-    client.middlewareStack.add(
-      (next) => (args) => {
-        const request = args.request as { path?: string };
-        if (typeof request.path === 'string' && /^\/[^/]+\/$/.test(request.path)) {
-          request.path = request.path.slice(0, -1);
-        }
-        return next(args);
-      },
-      { step: 'build', name: 'localBucketPath' },
-    );
-  }
-  return client;
+/** Builds the S3 requests of a configuration (tests: other credentials, an endpoint through a proxy). */
+export function createS3Client(config: Config, options: S3HttpOptions = {}): S3Http {
+  return new S3Http(config, options);
 }
 
-let s3Client: S3Client | undefined;
-
-/** The container's single S3 client, created on first use. */
-export function getS3Client(): S3Client {
-  s3Client ??= createS3Client(getConfig());
-  return s3Client;
+/** The container's S3 requests, for the current configuration. */
+export function getS3Client(): S3Http {
+  return s3HttpFor(getConfig());
 }
 
-/** Drops the container's S3 client (after resetConfig, when the endpoint or bucket changed). */
+/** Drops the container's S3 requests and credentials (after resetConfig, when the endpoint or bucket changed). */
 export function resetObjectStoreClient(): void {
-  s3Client?.destroy();
-  s3Client = undefined;
+  resetS3Http();
 }
 
 /** A 404 for the key (HEAD answers have no body, hence no code); a missing bucket is a configuration error. */
@@ -173,21 +130,85 @@ function checkRange(range: ByteRange | undefined): void {
   }
 }
 
-/** A multipart upload of the bucket. */
-type UploadOf = { Bucket: string; Key: string; UploadId: string };
+/** The `content-type` header of a request, when there is one. */
+const typed = (contentType: string | undefined): Record<string, string> =>
+  contentType === undefined ? {} : { 'content-type': contentType };
 
-async function completeUpload(client: S3Client, upload: UploadOf, parts: CompletedPart[]): Promise<void> {
-  await client.send(new CompleteMultipartUploadCommand({ ...upload, MultipartUpload: { Parts: parts } }));
+/** S3's XML namespace, on the root of the documents a request sends. */
+const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+/** A part of a multipart upload, as CompleteMultipartUpload lists it. */
+interface CompletedPart {
+  number: number;
+  etag: string | undefined;
+}
+
+/** A multipart upload of the bucket. */
+interface Upload {
+  client: S3Http;
+  bucket: string;
+  key: string;
+  uploadId: string;
+}
+
+async function createUpload(
+  client: S3Http,
+  bucket: string,
+  key: string,
+  contentType: string | undefined,
+): Promise<Upload> {
+  const answer = await client.sendForXml(bucket, {
+    operation: 'CreateMultipartUpload',
+    method: 'POST',
+    key,
+    query: { uploads: '' },
+    headers: typed(contentType),
+  });
+  const uploadId = xmlValue(answer, 'UploadId');
+  if (!uploadId) throw new Error(`CreateMultipartUpload of ${key} answered no UploadId`);
+  return { client, bucket, key, uploadId };
+}
+
+async function completeUpload(upload: Upload, parts: CompletedPart[]): Promise<void> {
+  const listed = parts.map(
+    ({ number, etag }) =>
+      `<Part><PartNumber>${number}</PartNumber><ETag>${xmlEscape(etag ?? '')}</ETag></Part>`,
+  );
+  await upload.client.sendForXml(upload.bucket, {
+    operation: 'CompleteMultipartUpload',
+    method: 'POST',
+    key: upload.key,
+    query: { uploadId: upload.uploadId },
+    headers: { 'content-type': 'application/xml' },
+    body: Buffer.from(
+      `<CompleteMultipartUpload xmlns="${XMLNS}">${listed.join('')}</CompleteMultipartUpload>`,
+    ),
+  });
 }
 
 /** Gives up an upload: its parts are billed until it is aborted. Best effort (the bucket's lifecycle aborts it later). */
-async function abortUpload(client: S3Client, upload: UploadOf): Promise<void> {
-  await client.send(new AbortMultipartUploadCommand(upload)).catch(() => undefined);
+async function abortUpload(upload: Upload): Promise<void> {
+  await upload.client
+    .sendForHeaders(upload.bucket, {
+      operation: 'AbortMultipartUpload',
+      method: 'DELETE',
+      key: upload.key,
+      query: { uploadId: upload.uploadId },
+    })
+    .catch(() => undefined);
 }
 
 /** A key as `x-amz-copy-source` names it: the bucket, then the key URL-encoded but for its slashes. */
 function copySource(bucket: string, key: string): string {
   return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** What a HEAD of an object tells. */
+interface ObjectHead {
+  bytes: number;
+  lastModified: Date;
+  etag: string | undefined;
+  contentType: string | undefined;
 }
 
 /**
@@ -196,32 +217,31 @@ function copySource(bucket: string, key: string): string {
  * smaller `copyPartBytes` to copy in parts without a 64 MiB object).
  */
 export function createObjectStore(
-  source: { client(): S3Client; bucket(): string },
+  source: { client(): S3Http; bucket(): string },
   tuning: { copyPartBytes?: number } = {},
 ): ObjectStore {
-  async function headObject(key: string) {
+  async function headObject(key: string): Promise<ObjectHead | undefined> {
+    let headers: Headers;
     try {
-      return await source.client().send(new HeadObjectCommand({ Bucket: source.bucket(), Key: key }));
+      headers = await source
+        .client()
+        .sendForHeaders(source.bucket(), { operation: 'HeadObject', method: 'HEAD', key });
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
+    return {
+      bytes: Number(headers.get('content-length') ?? 0),
+      lastModified: new Date(headers.get('last-modified') ?? 0),
+      etag: headers.get('etag') ?? undefined,
+      contentType: headers.get('content-type') ?? undefined,
+    };
   }
 
-  /** A multipart copy of `bytes` bytes in parts of `partBytes`, at most COPY_PARTS_IN_FLIGHT at once. */
-  async function copyInParts(
-    from: string,
-    to: string,
-    found: { bytes: number; etag: string | undefined; contentType: string | undefined },
-    partBytes: number,
-  ): Promise<void> {
-    const client = source.client();
+  /** A multipart copy of `found.bytes` bytes in parts of `partBytes`, at most COPY_PARTS_IN_FLIGHT at once. */
+  async function copyInParts(from: string, to: string, found: ObjectHead, partBytes: number): Promise<void> {
     const bucket = source.bucket();
-    const uploadId = (
-      await client.send(
-        new CreateMultipartUploadCommand({ Bucket: bucket, Key: to, ContentType: found.contentType }),
-      )
-    ).UploadId as string;
+    const upload = await createUpload(source.client(), bucket, to, found.contentType);
     const count = Math.ceil(found.bytes / partBytes);
     const parts: CompletedPart[] = [];
     let next = 0;
@@ -230,27 +250,27 @@ export function createObjectStore(
         const n = next++;
         const start = n * partBytes;
         const end = Math.min(found.bytes, start + partBytes) - 1;
-        const answer = await client.send(
-          new UploadPartCopyCommand({
-            Bucket: bucket,
-            Key: to,
-            UploadId: uploadId,
-            PartNumber: n + 1,
-            CopySource: copySource(bucket, from),
-            CopySourceRange: `bytes=${start}-${end}`,
-            CopySourceIfMatch: found.etag,
-          }),
-        );
-        parts[n] = { PartNumber: n + 1, ETag: answer.CopyPartResult?.ETag };
+        const answer = await upload.client.sendForXml(bucket, {
+          operation: 'UploadPartCopy',
+          method: 'PUT',
+          key: to,
+          query: { partNumber: String(n + 1), uploadId: upload.uploadId },
+          headers: {
+            'x-amz-copy-source': copySource(bucket, from),
+            'x-amz-copy-source-range': `bytes=${start}-${end}`,
+            ...(found.etag === undefined ? {} : { 'x-amz-copy-source-if-match': found.etag }),
+          },
+        });
+        parts[n] = { number: n + 1, etag: xmlValue(answer, 'ETag') };
       }
     };
     try {
       const copiers = Array.from({ length: Math.min(COPY_PARTS_IN_FLIGHT, count) }, copyParts);
       const failed = (await Promise.allSettled(copiers)).find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
-      await completeUpload(client, { Bucket: bucket, Key: to, UploadId: uploadId }, parts);
+      await completeUpload(upload, parts);
     } catch (error) {
-      await abortUpload(client, { Bucket: bucket, Key: to, UploadId: uploadId });
+      await abortUpload(upload);
       throw error;
     }
   }
@@ -262,28 +282,24 @@ export function createObjectStore(
   ): Promise<void> {
     const client = source.client();
     const bucket = source.bucket();
-    let uploadId: string | undefined;
+    let upload: Upload | undefined;
     const parts: CompletedPart[] = [];
     const inFlight = new Set<Promise<void>>();
     let failure: { error: unknown } | undefined;
-    const send = (part: Buffer, upload: string) => {
-      const PartNumber = parts.length + 1;
-      const completed: CompletedPart = { PartNumber };
+    const send = (part: Buffer, to: Upload) => {
+      const completed: CompletedPart = { number: parts.length + 1, etag: undefined };
       parts.push(completed);
       const sending: Promise<void> = client
-        .send(
-          new UploadPartCommand({
-            Bucket: bucket,
-            Key: key,
-            UploadId: upload,
-            PartNumber,
-            Body: part,
-            ContentLength: part.length,
-          }),
-        )
+        .sendForHeaders(bucket, {
+          operation: 'UploadPart',
+          method: 'PUT',
+          key,
+          query: { partNumber: String(completed.number), uploadId: to.uploadId },
+          body: part,
+        })
         .then(
-          (answer) => {
-            completed.ETag = answer.ETag;
+          (headers) => {
+            completed.etag = headers.get('etag') ?? undefined;
           },
           (error: unknown) => {
             failure ??= { error };
@@ -306,40 +322,37 @@ export function createObjectStore(
         pending.push(bytes);
         pendingBytes += bytes.length;
         if (pendingBytes < PART_BYTES) continue;
-        uploadId ??= (
-          await client.send(
-            new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }),
-          )
-        ).UploadId as string;
-        send(take(), uploadId);
+        upload ??= await createUpload(client, bucket, key, contentType);
+        send(take(), upload);
         while (inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(inFlight);
         if (failure) throw failure.error;
       }
-      if (uploadId === undefined) {
+      if (upload === undefined) {
         // Shorter than one part: one PutObject.
-        const whole = take();
-        await client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            Body: whole,
-            ContentLength: whole.length,
-            ContentType: contentType,
-          }),
-        );
+        await putWhole(client, key, take(), contentType);
         return;
       }
-      if (pendingBytes > 0) send(take(), uploadId);
+      if (pendingBytes > 0) send(take(), upload);
       await Promise.all(inFlight);
       if (failure) throw failure.error;
-      await completeUpload(client, { Bucket: bucket, Key: key, UploadId: uploadId }, parts);
+      await completeUpload(upload, parts);
     } catch (error) {
-      if (uploadId !== undefined) {
+      if (upload !== undefined) {
         await Promise.all(inFlight);
-        await abortUpload(client, { Bucket: bucket, Key: key, UploadId: uploadId });
+        await abortUpload(upload);
       }
       throw error;
     }
+  }
+
+  async function putWhole(client: S3Http, key: string, bytes: Uint8Array, contentType: string | undefined) {
+    await client.sendForHeaders(source.bucket(), {
+      operation: 'PutObject',
+      method: 'PUT',
+      key,
+      headers: typed(contentType),
+      body: bytes,
+    });
   }
 
   async function* readObject(key: string, range: ByteRange | undefined): AsyncGenerator<Uint8Array> {
@@ -352,29 +365,35 @@ export function createObjectStore(
     let resumes = 0;
     let offset = start;
     while (remaining > 0) {
-      let response: GetObjectCommandOutput;
+      let response: Response;
       try {
-        response = await client.send(
-          new GetObjectCommand({
-            Bucket: bucket,
-            Key: key,
+        response = await client.send(bucket, {
+          operation: 'GetObject',
+          method: 'GET',
+          key,
+          // The bytes as stored: fetch would decompress an object stored with a Content-Encoding (one an
+          // uploader sent with a pre-signed PUT), and its ranges would no longer be the object's.
+          query: { 'response-content-encoding': 'identity' },
+          headers: {
             // A resumed read must see the same object: S3 answers 412 if it was replaced meanwhile.
-            IfMatch: etag,
-            Range: range || offset > 0 ? `bytes=${offset}-${range ? offset + remaining - 1 : ''}` : undefined,
-          }),
-        );
+            ...(etag === undefined ? {} : { 'if-match': etag }),
+            ...(range || offset > 0
+              ? { range: `bytes=${offset}-${range ? offset + remaining - 1 : ''}` }
+              : {}),
+          },
+        });
       } catch (error) {
         if (isNotFound(error)) throw new ObjectNotFoundError(key);
         throw error;
       }
-      etag ??= response.ETag;
-      const stream = (response.Body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-      let ended = false;
+      etag ??= response.headers.get('etag') ?? undefined;
+      const reader = response.body?.getReader();
+      let ended = reader === undefined;
       try {
-        for (;;) {
-          let step: IteratorResult<Uint8Array>;
+        while (reader) {
+          let step: Awaited<ReturnType<typeof reader.read>>;
           try {
-            step = await stream.next();
+            step = await reader.read();
           } catch (error) {
             // The connection broke mid-body (a reset, a timeout): ask again from the next byte.
             if (++resumes > READ_RESUMES) throw error;
@@ -393,7 +412,7 @@ export function createObjectStore(
         }
       } finally {
         // Stops the download when the reader stops early or the end was reached before the body's.
-        await stream.return?.();
+        if (!ended) await reader?.cancel().catch(() => undefined);
       }
       if (ended) return;
     }
@@ -403,15 +422,7 @@ export function createObjectStore(
     async put(key, body, options = {}) {
       if (typeof body === 'string' || body instanceof Uint8Array) {
         const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-        await source.client().send(
-          new PutObjectCommand({
-            Bucket: source.bucket(),
-            Key: key,
-            Body: bytes,
-            ContentLength: bytes.length,
-            ContentType: options.contentType,
-          }),
-        );
+        await putWhole(source.client(), key, bytes, options.contentType);
         return;
       }
       await putStream(key, body, options.contentType);
@@ -423,31 +434,29 @@ export function createObjectStore(
     },
 
     async head(key) {
-      const answer = await headObject(key);
-      if (answer === undefined) return undefined;
-      return {
-        bytes: answer.ContentLength ?? 0,
-        last_modified: (answer.LastModified ?? new Date(0)).toISOString(),
-      };
+      const found = await headObject(key);
+      if (found === undefined) return undefined;
+      return { bytes: found.bytes, last_modified: found.lastModified.toISOString() };
     },
 
     async copy(from, to) {
-      const answer = await headObject(from);
-      if (answer === undefined) throw new ObjectNotFoundError(from);
-      const bytes = answer.ContentLength ?? 0;
+      const found = await headObject(from);
+      if (found === undefined) throw new ObjectNotFoundError(from);
+      const { bytes } = found;
       const partBytes = Math.max(tuning.copyPartBytes ?? COPY_PART_BYTES, Math.ceil(bytes / MAX_PARTS));
       try {
         if (bytes <= partBytes) {
-          await source.client().send(
-            new CopyObjectCommand({
-              Bucket: source.bucket(),
-              Key: to,
-              CopySource: copySource(source.bucket(), from),
-              CopySourceIfMatch: answer.ETag,
-            }),
-          );
+          const bucket = source.bucket();
+          await source.client().sendForXml(bucket, {
+            operation: 'CopyObject',
+            method: 'PUT',
+            key: to,
+            headers: {
+              'x-amz-copy-source': copySource(bucket, from),
+              ...(found.etag === undefined ? {} : { 'x-amz-copy-source-if-match': found.etag }),
+            },
+          });
         } else {
-          const found = { bytes, etag: answer.ETag, contentType: answer.ContentType };
           await copyInParts(from, to, found, partBytes);
         }
       } catch (error) {
@@ -457,41 +466,40 @@ export function createObjectStore(
       return { bytes };
     },
 
-    async presignPut(key, { expiresInSeconds, contentType }) {
-      checkPresignSeconds(expiresInSeconds);
-      // SigV4 dates have whole seconds: sign at a whole second so that expires_at is exactly the URL's.
-      // (Signed with temporary credentials, as in Lambda, the URL also stops working when they expire.)
-      const signingDate = new Date(Math.floor(Date.now() / 1000) * 1000);
-      const url = await getSignedUrl(
-        source.client(),
-        new PutObjectCommand({ Bucket: source.bucket(), Key: key, ContentType: contentType }),
-        // Content-Type is signed: an upload must send the type it was granted.
-        { expiresIn: expiresInSeconds, signingDate, signableHeaders: new Set(['content-type']) },
+    presignPut(key, { expiresInSeconds, contentType }) {
+      // Content-Type is signed: an upload must send the type it was granted.
+      const headers = contentType === undefined ? undefined : typed(contentType);
+      return presignedFor(expiresInSeconds, (signingDate) =>
+        source
+          .client()
+          .presign(
+            source.bucket(),
+            { method: 'PUT', operation: 'PutObject', key, expiresInSeconds, ...(headers && { headers }) },
+            signingDate,
+          ),
       );
-      return { url, expires_at: new Date(signingDate.getTime() + expiresInSeconds * 1000).toISOString() };
     },
 
-    presignGet(key, options) {
-      return presignGet(source.bucket(), key, options);
+    presignGet(key, { expiresInSeconds }) {
+      return presignedFor(expiresInSeconds, (signingDate) =>
+        source
+          .client()
+          .presign(
+            source.bucket(),
+            { method: 'GET', operation: 'GetObject', key, expiresInSeconds },
+            signingDate,
+          ),
+      );
     },
 
     async *list(prefix) {
-      let token: string | undefined;
-      do {
-        const page = await source
-          .client()
-          .send(
-            new ListObjectsV2Command({ Bucket: source.bucket(), Prefix: prefix, ContinuationToken: token }),
-          );
-        for (const object of page.Contents ?? []) {
-          yield { key: object.Key as string, bytes: object.Size ?? 0 };
-        }
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
+      for await (const page of listPages(prefix)) yield* page;
     },
 
-    delete(key) {
-      return deleteObject(source.bucket(), key);
+    async delete(key) {
+      await source
+        .client()
+        .sendForHeaders(source.bucket(), { operation: 'DeleteObject', method: 'DELETE', key });
     },
 
     async deletePrefix(prefix) {
@@ -499,29 +507,25 @@ export function createObjectStore(
       const client = source.client();
       const bucket = source.bucket();
       let deleted = 0;
-      let token: string | undefined;
-      do {
-        const page = await client.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: prefix,
-            MaxKeys: 1000,
-            ContinuationToken: token,
-          }),
-        );
-        const objects = (page.Contents ?? []).map((object) => ({ Key: object.Key as string }));
-        if (objects.length > 0) {
-          const answer = await client.send(
-            new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }),
-          );
-          const failed = answer.Errors?.[0];
-          if (failed) {
-            throw new Error(`could not delete ${failed.Key}: ${failed.Code} ${failed.Message ?? ''}`.trim());
-          }
-          deleted += objects.length;
+      for await (const page of listPages(prefix)) {
+        if (page.length === 0) continue;
+        const objects = page.map(({ key }) => `<Object><Key>${xmlEscape(key)}</Key></Object>`);
+        const body = Buffer.from(`<Delete xmlns="${XMLNS}">${objects.join('')}<Quiet>true</Quiet></Delete>`);
+        const answer = await client.sendForXml(bucket, {
+          operation: 'DeleteObjects',
+          method: 'POST',
+          query: { delete: '' },
+          // S3 requires a checksum of a DeleteObjects body.
+          headers: { 'content-type': 'application/xml', 'content-md5': contentMd5(body) },
+          body,
+        });
+        const failed = xmlElements(answer, 'Error')[0];
+        if (failed !== undefined) {
+          const [key, code, message] = ['Key', 'Code', 'Message'].map((tag) => xmlValue(failed, tag));
+          throw new Error(`could not delete ${key}: ${code} ${message ?? ''}`.trim());
         }
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
+        deleted += page.length;
+      }
       return deleted;
     },
 
@@ -529,16 +533,39 @@ export function createObjectStore(
       const client = source.client();
       const bucket = source.bucket();
       try {
-        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+        await client.sendForHeaders(bucket, { operation: 'HeadBucket', method: 'HEAD' });
       } catch (error) {
         if (!isNotFound(error)) throw error;
-        await client.send(new CreateBucketCommand({ Bucket: bucket }));
+        await client.sendForHeaders(bucket, { operation: 'CreateBucket', method: 'PUT' });
       }
     },
   };
+
+  /** The objects under `prefix` in key order, a page (at most 1,000) at a time: ListObjectsV2 with its continuation. */
+  async function* listPages(prefix: string): AsyncGenerator<{ key: string; bytes: number }[]> {
+    let token: string | undefined;
+    do {
+      const answer = await source.client().sendForXml(source.bucket(), {
+        operation: 'ListObjectsV2',
+        method: 'GET',
+        query: {
+          'list-type': '2',
+          prefix,
+          'max-keys': '1000',
+          ...(token === undefined ? {} : { 'continuation-token': token }),
+        },
+      });
+      yield xmlElements(answer, 'Contents').map((object) => ({
+        key: xmlValue(object, 'Key') as string,
+        bytes: Number(xmlValue(object, 'Size') ?? 0),
+      }));
+      token =
+        xmlValue(answer, 'IsTruncated') === 'true' ? xmlValue(answer, 'NextContinuationToken') : undefined;
+    } while (token);
+  }
 }
 
-/** The documents bucket (DOCUMENTS_BUCKET) through the container's S3 client. */
+/** The documents bucket (DOCUMENTS_BUCKET), through the container's S3 requests. */
 export const objectStore: ObjectStore = createObjectStore({
   client: getS3Client,
   bucket: () => getConfig().documentsBucket,

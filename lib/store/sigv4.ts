@@ -12,13 +12,17 @@ export interface AwsCredentials {
 export interface SignableRequest {
   method: string;
   host: string;
+  /** Already URI-encoded (`encodePath`). */
   path: string;
+  /** The canonical query string (`encodeQuery`), sent as it is signed; none when absent. */
+  query?: string;
   /** Lower-case header names; `host` and `x-amz-date` are added by the signer. */
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
 }
 
-const sha256Hex = (data: string): string => createHash('sha256').update(data, 'utf8').digest('hex');
+/** Text is hashed as UTF-8 (`update`'s default for strings). */
+const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
 const hmac = (key: Buffer | string, data: string): Buffer =>
   createHmac('sha256', key).update(data, 'utf8').digest();
 
@@ -32,10 +36,22 @@ function signingKey(secret: string, date: string, region: string, service: strin
   return key;
 }
 
+/** Headers as SigV4 signs them: `name:value` lines in name order (values trimmed, spaces folded), and the names. */
+function canonicalize(headers: Record<string, string>): { canonicalHeaders: string; signedHeaders: string } {
+  const names = Object.keys(headers).sort();
+  return {
+    canonicalHeaders: names
+      .map((name) => `${name}:${String(headers[name]).trim().replace(/\s+/g, ' ')}\n`)
+      .join(''),
+    signedHeaders: names.join(';'),
+  };
+}
+
 /**
- * Signs a request with AWS Signature Version 4 (header-based, no query string): returns the headers to
- * send, including `x-amz-date`, `x-amz-security-token` when the credentials have one, and
- * `authorization`. The path must already be URI-encoded (DynamoDB only ever uses `/`).
+ * Signs a request with AWS Signature Version 4 (header-based): returns the headers to send, including
+ * `x-amz-date`, `x-amz-security-token` when the credentials have one, and `authorization`. The path and
+ * query must be sent exactly as given (DynamoDB only ever uses `/`; S3 gives `encodePath`'s and
+ * `encodeQuery`'s). The payload is signed by `x-amz-content-sha256` when given, else by its hash.
  */
 export function signRequest(
   request: SignableRequest,
@@ -48,16 +64,12 @@ export function signRequest(
   const date = amzDate.slice(0, 8);
   const headers: Record<string, string> = { ...request.headers, host: request.host, 'x-amz-date': amzDate };
   if (credentials.sessionToken) headers['x-amz-security-token'] = credentials.sessionToken;
-  const names = Object.keys(headers).sort();
-  const canonicalHeaders = names
-    .map((name) => `${name}:${String(headers[name]).trim().replace(/\s+/g, ' ')}\n`)
-    .join('');
-  const signedHeaders = names.join(';');
+  const { canonicalHeaders, signedHeaders } = canonicalize(headers);
   const payloadHash = headers['x-amz-content-sha256'] ?? sha256Hex(request.body);
   const canonicalRequest = [
     request.method,
     request.path,
-    '',
+    request.query ?? '',
     canonicalHeaders,
     signedHeaders,
     payloadHash,
@@ -71,14 +83,27 @@ export function signRequest(
   return headers;
 }
 
-/** SHA-256 of a body, hex: the `x-amz-content-sha256` header value. */
-export function payloadHash(body: string): string {
+/** SHA-256 of a body (text as UTF-8), hex: the `x-amz-content-sha256` header value. */
+export function payloadHash(body: string | Uint8Array): string {
   return sha256Hex(body);
 }
 
 /** RFC 3986 percent-encoding, as SigV4 canonicalizes names and values (`encodeURIComponent` leaves `!'()*`). */
 const uriEncode = (value: string): string =>
   encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** A path as S3 signs and receives it: each `/`-separated segment encoded once. */
+export function encodePath(path: string): string {
+  return path.split('/').map(uriEncode).join('/');
+}
+
+/** Query parameters as SigV4 canonicalizes them (names and values encoded, sorted by name), to send as signed. */
+export function encodeQuery(params: Record<string, string>): string {
+  return Object.keys(params)
+    .sort()
+    .map((name) => `${uriEncode(name)}=${uriEncode(params[name] as string)}`)
+    .join('&');
+}
 
 export interface PresignableRequest {
   method: string;
@@ -88,13 +113,18 @@ export interface PresignableRequest {
   path: string;
   /** Query parameters signed with the URL besides SigV4's own. */
   query?: Record<string, string>;
+  /**
+   * Headers signed besides `host` (lower-case names): a request made with the URL must send them with
+   * these values (e.g. the `content-type` an upload was granted).
+   */
+  headers?: Record<string, string>;
   expiresInSeconds: number;
 }
 
 /**
- * A pre-signed URL (SigV4 in the query string, `host` the only signed header, the payload unsigned) as the AWS
- * SDK's S3 presigner makes it, parameter for parameter: lets the API hand out an S3 link without bundling the
- * S3 client.
+ * A pre-signed URL (SigV4 in the query string, `host` and the given headers signed, the payload unsigned)
+ * as the AWS SDK's S3 presigner makes it, parameter for parameter: lets the API hand out an S3 link without
+ * bundling the S3 client.
  */
 export function presignUrl(
   request: PresignableRequest,
@@ -106,6 +136,10 @@ export function presignUrl(
   const amzDate = now.toISOString().replace(/[:-]|\.\d{3}/g, '');
   const date = amzDate.slice(0, 8);
   const scope = `${date}/${region}/${service}/aws4_request`;
+  const { canonicalHeaders, signedHeaders } = canonicalize({
+    ...request.headers,
+    host: new URL(request.origin).host,
+  });
   const query: Record<string, string> = {
     ...request.query,
     'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
@@ -113,23 +147,16 @@ export function presignUrl(
     'X-Amz-Credential': `${credentials.accessKeyId}/${scope}`,
     'X-Amz-Date': amzDate,
     'X-Amz-Expires': String(request.expiresInSeconds),
-    'X-Amz-SignedHeaders': 'host',
+    'X-Amz-SignedHeaders': signedHeaders,
   };
   if (credentials.sessionToken) query['X-Amz-Security-Token'] = credentials.sessionToken;
-  const encodeQuery = (params: Record<string, string>) =>
-    Object.keys(params)
-      .sort()
-      .map((name) => `${uriEncode(name)}=${uriEncode(params[name] as string)}`)
-      .join('&');
-  const canonicalQuery = encodeQuery(query);
-  const path = request.path.split('/').map(uriEncode).join('/');
-  const host = new URL(request.origin).host;
+  const path = encodePath(request.path);
   const canonicalRequest = [
     request.method,
     path,
-    canonicalQuery,
-    `host:${host}\n`,
-    'host',
+    encodeQuery(query),
+    canonicalHeaders,
+    signedHeaders,
     'UNSIGNED-PAYLOAD',
   ].join('\n');
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');

@@ -1,6 +1,7 @@
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { loadConfig } from '../../lib/config/index';
+import { type Config, loadConfig } from '../../lib/config/index';
+import { createObjectStore, createS3Client } from '../../lib/store/object-store';
 import { LOCAL_S3_CREDENTIALS, presignGet } from '../../lib/store/object-urls';
 
 const SIGNED_AT = new Date('2026-01-02T03:04:05Z');
@@ -11,12 +12,13 @@ const AWS_ENV = {
   AWS_SESSION_TOKEN: 'session/token+with=odd chars',
 };
 
-/** The URL the AWS SDK's own presigner makes for the same object, credentials and instant. */
+/** The URL the AWS SDK's own presigner makes for the same object, credentials and instant (a GET, or a PUT of a content type). */
 async function sdkUrl(options: {
   region: string;
   bucket: string;
   endpoint?: string;
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  putType?: string;
 }): Promise<string> {
   const client = new S3Client({
     region: options.region,
@@ -26,6 +28,14 @@ async function sdkUrl(options: {
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   try {
+    if (options.putType !== undefined) {
+      const put = new PutObjectCommand({ Bucket: options.bucket, Key: KEY, ContentType: options.putType });
+      return await getSignedUrl(client, put, {
+        expiresIn: 3600,
+        signingDate: SIGNED_AT,
+        signableHeaders: new Set(['content-type']),
+      });
+    }
     return await getSignedUrl(client, new GetObjectCommand({ Bucket: options.bucket, Key: KEY }), {
       expiresIn: 3600,
       signingDate: SIGNED_AT,
@@ -94,4 +104,55 @@ describe('presignGet', () => {
       await expect(presignGet('b-1', KEY, { expiresInSeconds: seconds }, config)).rejects.toThrow(RangeError);
     }
   });
+});
+
+describe("the object store's presignPut", () => {
+  beforeEach(() => {
+    jest.useFakeTimers({ now: SIGNED_AT.getTime() + 700, doNotFake: ['nextTick', 'setImmediate'] });
+  });
+  afterEach(() => jest.useRealTimers());
+
+  const storeOf = (config: Config, bucket: string, credentials = LOCAL_S3_CREDENTIALS) =>
+    createObjectStore({
+      client: () => createS3Client(config, { credentials: async () => credentials }),
+      bucket: () => bucket,
+    });
+
+  it.each([
+    {
+      name: 'in AWS (virtual-hosted, session token)',
+      region: 'eu-west-1',
+      bucket: 'my-documents',
+      endpoint: undefined,
+    },
+    {
+      name: 'locally (path-style)',
+      region: 'us-east-1',
+      bucket: 'commerce-documents',
+      endpoint: 'http://127.0.0.1:9320',
+    },
+  ])(
+    'signs the Content-Type of an upload exactly as the AWS SDK does: $name',
+    async ({ region, bucket, endpoint }) => {
+      const credentials =
+        endpoint === undefined
+          ? {
+              accessKeyId: AWS_ENV.AWS_ACCESS_KEY_ID,
+              secretAccessKey: AWS_ENV.AWS_SECRET_ACCESS_KEY,
+              sessionToken: AWS_ENV.AWS_SESSION_TOKEN,
+            }
+          : LOCAL_S3_CREDENTIALS;
+      const config = loadConfig({
+        AWS_REGION: region,
+        ...(endpoint === undefined ? {} : { S3_ENDPOINT: endpoint }),
+      });
+      const { url, expires_at } = await storeOf(config, bucket, credentials).presignPut(KEY, {
+        expiresInSeconds: 3600,
+        contentType: 'application/json',
+      });
+      expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-type;host');
+      expect(url).toBe(await sdkUrl({ region, bucket, endpoint, credentials, putType: 'application/json' }));
+      expect(expires_at).toBe('2026-01-02T04:04:05.000Z');
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import { payloadHash, signRequest } from '../../lib/store/sigv4';
+import { encodeQuery, payloadHash, signRequest } from '../../lib/store/sigv4';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',
@@ -19,6 +19,29 @@ describe('signRequest (AWS Signature Version 4)', () => {
     expect(headers.authorization).toBe(
       'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, ' +
         'Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31',
+    );
+  });
+
+  it('reproduces the get-vanilla-query-order-key-case vector: parameters signed in name order', () => {
+    const query = encodeQuery({ Param2: 'value2', Param1: 'value1' });
+    expect(query).toBe('Param1=value1&Param2=value2');
+    const headers = signRequest(
+      { method: 'GET', host: 'example.amazonaws.com', path: '/', query, headers: {}, body: '' },
+      credentials,
+      'us-east-1',
+      'service',
+      date,
+    );
+    expect(headers.authorization).toBe(
+      'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, ' +
+        'Signature=b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500',
+    );
+  });
+
+  it('hashes a body of bytes as the same text in UTF-8', () => {
+    expect(payloadHash(Buffer.from('é ✓', 'utf8'))).toBe(payloadHash('é ✓'));
+    expect(payloadHash(new Uint8Array(0))).toBe(
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
     );
   });
 

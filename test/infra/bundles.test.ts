@@ -1,0 +1,83 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { BUNDLING } from '../../infra/bundling';
+
+const ROOT = join(__dirname, '../..');
+
+/** The bundle size every function is held to (docs/performance.md), KiB. */
+const MAX_BUNDLE_KIB = 350;
+
+/** Every Lambda's code: `functions/<name>/handler.ts`, API operations, workflow steps and queue workers alike. */
+const FUNCTION_NAMES = readdirSync(join(ROOT, 'functions'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, 'functions', entry.name, 'handler.ts')))
+  .map((entry) => entry.name);
+
+/**
+ * Each function bundled with the stack's settings (infra/bundling.ts), all in one esbuild run: without code
+ * splitting every output is its function's whole bundle, as `cdk synth` builds it one by one.
+ */
+async function bundleAll(): Promise<Record<string, Metafile['outputs'][string]>> {
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: Object.fromEntries(FUNCTION_NAMES.map((name) => [name, `functions/${name}/handler.ts`])),
+    outdir: 'bundles',
+    outExtension: { '.js': '.mjs' },
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: BUNDLING.format,
+    minify: BUNDLING.minify,
+    target: BUNDLING.target,
+    mainFields: [...BUNDLING.mainFields],
+    alias: { ...BUNDLING.alias },
+    banner: { js: BUNDLING.banner },
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return Object.fromEntries(
+    Object.entries(result.metafile.outputs).map(([file, output]) => [
+      file.replace(/^bundles\//, '').replace(/\.mjs$/, ''),
+      output,
+    ]),
+  );
+}
+
+describe("the functions' bundles", () => {
+  let bundles: Awaited<ReturnType<typeof bundleAll>>;
+  beforeAll(async () => {
+    bundles = await bundleAll();
+  }, 120_000);
+
+  it('bundles every function', () => {
+    expect(FUNCTION_NAMES.length).toBeGreaterThan(100);
+    expect(Object.keys(bundles).sort()).toEqual([...FUNCTION_NAMES].sort());
+    // The workflow's steps and the queue workers are functions too.
+    expect(FUNCTION_NAMES).toEqual(
+      expect.arrayContaining(['release-validate', 'release-write', 'job-run', 'integration-deliver']),
+    );
+  });
+
+  it('holds no AWS SDK S3 client or presigner: object storage goes over fetch (lib/store/s3-http.ts)', () => {
+    const withS3 = Object.entries(bundles).flatMap(([name, output]) =>
+      Object.keys(output.inputs).some((input) =>
+        /node_modules\/@aws-sdk\/(client-s3|s3-request-presigner)\//.test(input),
+      )
+        ? [name]
+        : [],
+    );
+    expect(withS3).toEqual([]);
+    // Inputs are named as the pattern expects: an SDK client that is bundled (Step Functions, to start the
+    // workflow) is seen, and so is the S3 code that stores documents.
+    const startsWorkflow = Object.keys(bundles['pcm-create-release']?.inputs ?? {});
+    expect(startsWorkflow.some((input) => /node_modules\/@aws-sdk\/client-sfn\//.test(input))).toBe(true);
+    expect(startsWorkflow).toContain('lib/store/s3-http.ts');
+  });
+
+  it(`keeps every function at or under ${MAX_BUNDLE_KIB} KiB`, () => {
+    const over = Object.entries(bundles)
+      .filter(([, output]) => output.bytes > MAX_BUNDLE_KIB * 1024)
+      .map(([name, output]) => `${name}: ${(output.bytes / 1024).toFixed(1)} KiB`);
+    expect(over).toEqual([]);
+  });
+});

@@ -1,0 +1,272 @@
+import { createHash, createHmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { loadConfig } from '../../lib/config/index';
+import { isRetryable, S3Error, S3Http, type S3Request, xmlEscape, xmlValue } from '../../lib/store/s3-http';
+import { encodePath, payloadHash } from '../../lib/store/sigv4';
+
+const SIGNED_AT = new Date('2026-01-02T03:04:05Z');
+const CREDENTIALS = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session/token+with=odd chars',
+};
+const KEY = 'deltas/a b/c+d~é!(x)&.json';
+
+/** node:crypto as the SDK signer's hash (the SDK's own, @smithy/hash-node, is not installed here). */
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytesOf = (data: SourceData): string | Uint8Array =>
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
+class NodeSha256 {
+  private readonly hash;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytesOf(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {}
+}
+
+/** The requests `S3Http` hands to fetch, answered by `answer` in turn (the last one repeated). */
+function stubFetch(...answers: (() => Response | Promise<Response>)[]) {
+  const sent: {
+    url: string;
+    method: string;
+    headers: Record<string, string>;
+    body: Uint8Array | undefined;
+  }[] = [];
+  const spy = jest.spyOn(globalThis, 'fetch').mockImplementation(async (url, init) => {
+    sent.push({
+      url: String(url),
+      method: String(init?.method),
+      headers: { ...(init?.headers as Record<string, string>) },
+      body: init?.body as Uint8Array | undefined,
+    });
+    const answer = answers[Math.min(sent.length, answers.length) - 1] as () => Response;
+    return answer();
+  });
+  return { sent, restore: () => spy.mockRestore() };
+}
+
+const xml = (status: number, body: string) => () =>
+  new Response(body, { status, headers: { 'content-type': 'application/xml' } });
+const error = (code: string, status: number) =>
+  xml(status, `<Error><Code>${code}</Code><Message>no</Message></Error>`);
+const ok = () => new Response('', { status: 200, headers: { etag: '"e"' } });
+
+describe('S3Http signs requests as the AWS SDK does', () => {
+  beforeEach(() => {
+    jest.useFakeTimers({ now: SIGNED_AT.getTime(), doNotFake: ['nextTick', 'setImmediate'] });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  it.each<{ name: string; bucket: string; request: S3Request }>([
+    {
+      name: 'a PutObject of bytes with a content type (virtual-hosted)',
+      bucket: 'commerce-documents',
+      request: {
+        operation: 'PutObject',
+        method: 'PUT',
+        key: KEY,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from('{"é":1}'),
+      },
+    },
+    {
+      name: 'an UploadPart (query parameters)',
+      bucket: 'commerce-documents',
+      request: {
+        operation: 'UploadPart',
+        method: 'PUT',
+        key: KEY,
+        query: { partNumber: '2', uploadId: 'VXBsb2FkIElE+/=' },
+        body: new Uint8Array(1000).fill(7),
+      },
+    },
+    {
+      name: 'a ListObjectsV2 of a bucket with dots (path-style, empty and odd values)',
+      bucket: 'my.documents',
+      request: {
+        operation: 'ListObjectsV2',
+        method: 'GET',
+        query: { 'list-type': '2', prefix: "a b/(c)!*'", 'continuation-token': 'x=y+z/' },
+      },
+    },
+    {
+      name: 'a CreateMultipartUpload (a parameter without a value)',
+      bucket: 'commerce-documents',
+      request: { operation: 'CreateMultipartUpload', method: 'POST', key: KEY, query: { uploads: '' } },
+    },
+  ])('$name', async ({ bucket, request }) => {
+    const { sent } = stubFetch(ok);
+    await new S3Http(loadConfig({ AWS_REGION: 'eu-west-1' }), {
+      credentials: async () => CREDENTIALS,
+    }).sendForHeaders(bucket, request);
+    const [{ url, method, headers, body }] = sent as [(typeof sent)[0]];
+    const target = new URL(url);
+    const query = Object.fromEntries(target.searchParams);
+    const signer = new SignatureV4({
+      service: 's3',
+      region: 'eu-west-1',
+      credentials: CREDENTIALS,
+      sha256: NodeSha256,
+      // S3's setting: the path is signed as sent, encoded once.
+      uriEscapePath: false,
+    });
+    const { authorization: _ours, ...unsigned } = headers;
+    const signed = await signer.sign(
+      {
+        method,
+        protocol: target.protocol,
+        hostname: target.hostname,
+        path: target.pathname,
+        query,
+        headers: { ...unsigned, host: target.host },
+        body,
+      },
+      { signingDate: SIGNED_AT },
+    );
+    expect(headers.authorization).toBe(signed.headers.authorization);
+    expect(headers['x-amz-content-sha256']).toBe(payloadHash(request.body ?? ''));
+    expect(target.pathname).toBe(
+      bucket.includes('.')
+        ? `/${bucket}${request.key ? `/${encodePath(request.key)}` : ''}`
+        : encodePath(`/${request.key ?? ''}`),
+    );
+  });
+});
+
+describe('S3Http answers and retries as the AWS SDK did', () => {
+  const config = loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9320' });
+  const client = new S3Http(config, { retryBaseMs: 1 });
+  const head: S3Request = { operation: 'HeadObject', method: 'HEAD', key: 'a.json' };
+  const complete: S3Request = {
+    operation: 'CompleteMultipartUpload',
+    method: 'POST',
+    key: 'a.json',
+    query: { uploadId: 'u' },
+    body: Buffer.from('<CompleteMultipartUpload/>'),
+  };
+  afterEach(() => jest.restoreAllMocks());
+
+  it('sends to the local endpoint path-style, signed with its key pair', async () => {
+    const { sent } = stubFetch(ok);
+    await client.sendForHeaders('docs', head);
+    expect(sent[0]?.url).toBe('http://127.0.0.1:9320/docs/a.json');
+    expect(sent[0]?.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=S3RVER\/\d{8}\/us-east-1\/s3\/aws4_request, /,
+    );
+    expect(sent[0]?.headers.host).toBeUndefined();
+    await client.sendForHeaders('docs', { operation: 'HeadBucket', method: 'HEAD' });
+    expect(sent[1]?.url).toBe('http://127.0.0.1:9320/docs');
+  });
+
+  it("names an error by S3's code, with its status, and a bodiless one by its status", async () => {
+    stubFetch(error('NoSuchKey', 404));
+    await expect(client.send('docs', { ...head, method: 'GET' })).rejects.toMatchObject({
+      name: 'NoSuchKey',
+      $metadata: { httpStatusCode: 404, attempts: 1 },
+    });
+    jest.restoreAllMocks();
+    stubFetch(() => new Response(null, { status: 404 }));
+    await expect(client.sendForHeaders('docs', head)).rejects.toMatchObject({ name: 'NotFound' });
+    jest.restoreAllMocks();
+    stubFetch(() => new Response(null, { status: 403 }));
+    const refused = await client.sendForHeaders('docs', head).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(S3Error);
+    expect(refused).toMatchObject({ name: 'HTTP403', $metadata: { httpStatusCode: 403 } });
+  });
+
+  it('retries throttling and 5xx answers, three attempts in all, and not the others', async () => {
+    const throttled = stubFetch(error('SlowDown', 503), error('InternalError', 500), ok);
+    expect((await client.sendForHeaders('docs', head)).get('etag')).toBe('"e"');
+    expect(throttled.sent).toHaveLength(3);
+    throttled.restore();
+
+    const down = stubFetch(error('ServiceUnavailable', 503));
+    await expect(client.sendForHeaders('docs', head)).rejects.toMatchObject({
+      name: 'ServiceUnavailable',
+      $metadata: { httpStatusCode: 503, attempts: 3 },
+    });
+    expect(down.sent).toHaveLength(3);
+    down.restore();
+
+    const denied = stubFetch(error('AccessDenied', 403));
+    await expect(client.sendForHeaders('docs', head)).rejects.toMatchObject({ name: 'AccessDenied' });
+    expect(denied.sent).toHaveLength(1);
+  });
+
+  it('retries a request that got no answer (a refused or reset connection), with the same body', async () => {
+    const reset = () =>
+      Promise.reject(
+        new TypeError('fetch failed', {
+          cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+        }),
+      );
+    const { sent } = stubFetch(reset, xml(200, '<CompleteMultipartUploadResult/>'));
+    await client.sendForXml('docs', complete);
+    expect(sent).toHaveLength(2);
+    expect(Buffer.from(sent[1]?.body ?? []).toString()).toBe('<CompleteMultipartUpload/>');
+    jest.restoreAllMocks();
+
+    stubFetch(reset);
+    // The system error behind fetch's, as the SDK threw it; `$metadata` tells the store's failures from a caller's.
+    await expect(client.sendForXml('docs', complete)).rejects.toMatchObject({
+      message: 'read ECONNRESET',
+      code: 'ECONNRESET',
+      $metadata: { attempts: 3 },
+    });
+  });
+
+  it('throws an <Error> answered with a 200 (CompleteMultipartUpload, copies), retrying an InternalError', async () => {
+    const inside = xml(
+      200,
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code></Error>',
+    );
+    const { sent } = stubFetch(
+      inside,
+      xml(200, '<CompleteMultipartUploadResult><ETag>&quot;x&quot;</ETag></CompleteMultipartUploadResult>'),
+    );
+    expect(xmlValue(await client.sendForXml('docs', complete), 'ETag')).toBe('"x"');
+    expect(sent).toHaveLength(2);
+    jest.restoreAllMocks();
+
+    stubFetch(xml(200, '<Error><Code>NoSuchUpload</Code><Message>gone</Message></Error>'));
+    await expect(client.sendForXml('docs', complete)).rejects.toMatchObject({
+      name: 'NoSuchUpload',
+      message: 'CompleteMultipartUpload: gone (200)',
+    });
+  });
+
+  it('tells retryable errors apart', () => {
+    expect(isRetryable(new S3Error('SlowDown', '', 503))).toBe(true);
+    expect(isRetryable(new S3Error('HTTP429', '', 429))).toBe(true);
+    expect(isRetryable(new S3Error('RequestTimeout', '', 400))).toBe(true);
+    expect(isRetryable(new S3Error('NoSuchKey', '', 404))).toBe(false);
+    expect(isRetryable(new S3Error('PreconditionFailed', '', 412))).toBe(false);
+    expect(isRetryable(new TypeError('terminated'))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }))).toBe(true);
+    expect(isRetryable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);
+    expect(isRetryable(new RangeError('x'))).toBe(false);
+  });
+});
+
+describe('S3 XML', () => {
+  it('decodes the five entities and character references, and escapes element text', () => {
+    expect(
+      xmlValue('<Key>a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#x1F9E6;&#13;</Key>', 'Key'),
+    ).toBe('a & b <c> "d" \'e\' é🧦\r');
+    expect(xmlValue('<Contents><Key>x</Key></Contents>', 'Size')).toBeUndefined();
+    expect(xmlEscape('a & <b> "c"')).toBe('a &amp; &lt;b&gt; "c"');
+  });
+});
