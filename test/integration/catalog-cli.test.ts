@@ -372,7 +372,7 @@ describe('npm run catalog -- validate', () => {
       expect(human.status).toBe(0);
       expect(human.stderr).toBe('');
       expect(human.stdout).toBe(
-        `${sampleFile}: valid; products: 14 (11 live, 3 draft): 2 parents, 9 children (7 live), 2 standard, 1 bundle; 97 items to write\n`,
+        `${sampleFile}: valid; products: 14 (11 live, 3 draft): 2 parents, 9 children (7 live), 2 standard, 1 bundle; 105 items to write\n`,
       );
       const json = catalogCli('validate', '--file', sampleFile, '--json');
       expect(json.status).toBe(0);
@@ -472,7 +472,7 @@ describe('npm run catalog -- validate', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toBe(
-      `${large}: valid; products: 30002 (30002 live, 0 draft): 1 parent, 30000 children (30000 live), 1 standard, 0 bundles; 120967 items to write\n`,
+      `${large}: valid; products: 30002 (30002 live, 0 draft): 1 parent, 30000 children (30000 live), 1 standard, 0 bundles; 121382 items to write\n`,
     );
     rmSync(large);
   });

@@ -21,7 +21,14 @@ import { PutCommand } from '../../lib/store/dynamodb';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { tableName } from '../../lib/store/schema';
 import { adminOfNewStore } from '../support/catalog-fixtures';
-import { bearer, createTestStore, type InvokeResult, invoke, tokenFor } from '../support/fixtures';
+import {
+  bearer,
+  createTestStore,
+  type InvokeResult,
+  invoke,
+  SHARED_STORE_RATE_LIMIT,
+  tokenFor,
+} from '../support/fixtures';
 import { publishRelease } from '../support/one-process-publisher';
 import { newPcmCatalog, setPcmDocument } from '../support/pcm-fixtures';
 
@@ -71,7 +78,7 @@ function scanned(filter: string): string[] {
 }
 
 beforeAll(async () => {
-  const store = await createTestStore();
+  const store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
   token = await tokenFor(store, 'implicit');
   // 3 parents of 400 live children and 10 drafts each, and a standalone product: 1,204 live products.
   const document = generateRelease({ children: 400, drafts: 10, parents: 3, seed: 11 }) as {
