@@ -380,7 +380,7 @@ describe('npm run catalog -- validate', () => {
       expect(JSON.parse(json.stdout)).toEqual({
         valid: true,
         products: SAMPLE_COUNTS,
-        items: 97,
+        items: 105,
       });
     } finally {
       process.env.DYNAMODB_ENDPOINT = endpoint;

@@ -33,12 +33,13 @@ const PUBLISH_TIMEOUT_MS = 30_000;
 /**
  * Items of `childrenRelease()`: 21 products, one index chunk for each parent with live children (2) and
  * their filter-index buckets (one per attribute their children hold a value of: 15 in all); the
- * product indexes of its 16 live products (a summary, one chunk of the release-wide index, one lookup per
- * live product for each of id, slug and sku); and for its two nodes 3 node items (the nodes and the
+ * product indexes of its 16 live products (a summary, one chunk of the release-wide index and its filter
+ * index's 8 buckets, one per filterable attribute of its one segment, one lookup per live product for each
+ * of id, slug and sku); and for its two nodes 3 node items (the nodes and the
  * release-wide entry) and 6 id lists (the release's hierarchies and nodes, the root's children,
  * descendants and products of all its nodes, the leaf's products).
  */
-const RELEASE_ITEMS = 21 + 2 + 15 + 1 + 1 + 16 * 3 + 3 + 6;
+const RELEASE_ITEMS = 21 + 2 + 15 + 1 + 1 + 8 + 16 * 3 + 3 + 6;
 
 async function firstNames(token: string, count = 12): Promise<string[]> {
   const response = await listChildren(token, PARENT, `page[limit]=${count}`);
@@ -91,10 +92,11 @@ describe('publishRelease: success', () => {
       expect(result.catalog_id).toBe(sample.catalog.id);
       expect(result.products).toEqual(SAMPLE_COUNTS);
       // 14 products, 8 files, 2 child-index chunks, 8 filter-index buckets for each of the 2 parents; a
-      // summary, 1 release-wide index chunk and 3 lookups (id, slug, sku) for each of the 11 live products;
+      // summary, 1 release-wide index chunk, its filter index's 8 buckets (one segment) and 3 lookups (id,
+      // slug, sku) for each of the 11 live products;
       // 8 node items (7 nodes and the release-wide entry) and 14 node id lists (2 of them the products
       // of each hierarchy's nodes).
-      expect(result.items).toBe(14 + 8 + 2 + 16 + 1 + 1 + 11 * 3 + 8 + 14);
+      expect(result.items).toBe(14 + 8 + 2 + 16 + 1 + 1 + 8 + 11 * 3 + 8 + 14);
       const registry = await catalogRepository.getRegistry(store.store.id);
       const catalog = registry?.catalogs[sample.catalog.id];
       expect(catalog?.release.id).toBe(result.release_id);
