@@ -49,6 +49,8 @@ export class FunctionBundles {
   /** Digests of the files read during this run, each read once (and before a build, so an edit during it shows). */
   private readonly files = new Map<string, string>();
   private readonly listings = new Map<string, string>();
+  /** The bundle each function's record named when this run read it: replaced ones are removed after a build. */
+  private readonly recorded = new Map<string, string>();
   private readonly settingsDigest: (entry: string) => string;
 
   constructor(
@@ -116,12 +118,19 @@ export class FunctionBundles {
     } catch {
       return undefined;
     }
-    if (record.version !== RECORD_VERSION || record.settings !== this.settingsDigest(this.entryOf(name)))
-      return undefined;
-    for (const [path, digest] of Object.entries(record.inputs))
-      if (this.fileDigest(path) !== digest) return undefined;
-    for (const [dir, digest] of Object.entries(record.dirs))
-      if (this.listingDigest(dir) !== digest) return undefined;
+    // A digest names a folder of the cache: anything but a sha256 is a record to ignore, never a path to use.
+    if (typeof record.digest !== 'string' || !/^[0-9a-f]{64}$/.test(record.digest)) return undefined;
+    this.recorded.set(name, record.digest);
+    try {
+      if (record.version !== RECORD_VERSION || record.settings !== this.settingsDigest(this.entryOf(name)))
+        return undefined;
+      for (const [path, digest] of Object.entries(record.inputs))
+        if (this.fileDigest(path) !== digest) return undefined;
+      for (const [dir, digest] of Object.entries(record.dirs))
+        if (this.listingDigest(dir) !== digest) return undefined;
+    } catch {
+      return undefined; // a record cut short or edited by hand: the function is built again
+    }
     // The bundle itself is checked too: a cache edited or cut short by hand is rebuilt, not deployed.
     const dir = this.bundleDir(record.digest);
     const file = join(dir, 'index.mjs');
@@ -167,24 +176,28 @@ export class FunctionBundles {
       writeAtomically(this.recordPath(name), `${JSON.stringify(record)}\n`);
       bundles[name] = { dir, digest };
     }
-    this.prune();
+    this.removeReplaced(names);
     return bundles;
   }
 
-  /** Removes the bundles no record names any more (each function keeps only its latest). */
-  private prune(): void {
-    const named = new Set<string>();
+  /**
+   * Removes the bundles the functions just built had before, unless a record still names one: each function
+   * keeps only its latest. Only those: a bundle another synth of the project has just written is never touched.
+   */
+  private removeReplaced(built: readonly string[]): void {
+    const replaced = new Set(
+      built.map((name) => this.recorded.get(name)).filter((digest) => digest !== undefined),
+    );
+    if (replaced.size === 0) return;
     const records = join(this.cacheDir, 'records');
     for (const file of readdirSync(records)) {
       try {
-        named.add((JSON.parse(readFileSync(join(records, file), 'utf8')) as BundleRecord).digest);
+        replaced.delete((JSON.parse(readFileSync(join(records, file), 'utf8')) as BundleRecord).digest);
       } catch {
         // an unreadable record names nothing; its function is rebuilt when next asked for
       }
     }
-    const bundles = join(this.cacheDir, 'bundles');
-    for (const digest of readdirSync(bundles))
-      if (!named.has(digest)) rmSync(join(bundles, digest), { recursive: true, force: true });
+    for (const digest of replaced) rmSync(this.bundleDir(digest), { recursive: true, force: true });
   }
 }
 

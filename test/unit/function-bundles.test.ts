@@ -111,7 +111,20 @@ describe('FunctionBundles', () => {
     }
   });
 
-  it('keeps only the bundles its records name', () => {
+  it('rebuilds a function whose record is cut short or edited by hand, touching nothing outside the cache', () => {
+    run();
+    const records = join(cache, 'records');
+    writeFileSync(join(records, 'say-bye.json'), '{"version":1,"inputs":');
+    writeFileSync(
+      join(records, 'say-hello.json'),
+      JSON.stringify({ version: 1, settings: 'x', inputs: null, dirs: null, digest: '../../../lib' }),
+    );
+    expect(run().built.sort()).toEqual(['say-bye', 'say-hello']);
+    expect(readFileSync(join(root, 'lib/greet.ts'), 'utf8')).toContain('hello');
+    expect(run().built).toEqual([]);
+  });
+
+  it('removes the bundle a rebuilt function replaced', () => {
     const first = run();
     write('functions/say-bye/handler.ts', "export const handler = async () => 'farewell';\n");
     run();
