@@ -1,3 +1,5 @@
+import type { BuildOptions } from 'esbuild';
+
 /**
  * esbuild settings shared by the stack and the benchmarks: ESM, minified, AWS SDK bundled (faster cold
  * start than the runtime's copy), a `require` shim for the SDK's CommonJS dependencies.
@@ -11,3 +13,22 @@ export const BUNDLING = {
   mainFields: ['module', 'main'],
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
 } as const;
+
+/**
+ * The esbuild options a deployed function is built with, entry points and output aside: BUNDLING, every
+ * dependency bundled, no source map, relative paths (the alias among them) resolved from `root`.
+ */
+export function deployBuildOptions(root: string): BuildOptions {
+  return {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    format: BUNDLING.format,
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    mainFields: [...BUNDLING.mainFields],
+    banner: { js: BUNDLING.banner },
+    alias: { ...BUNDLING.alias },
+    sourcemap: false,
+  };
+}

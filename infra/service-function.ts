@@ -1,12 +1,12 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { TableAccess } from '../functions/routes';
 import type { TableRole } from '../lib/store/schema';
-import { BUNDLING } from './bundling';
+import { functionCode } from './function-code';
 
 /** Environment variable that carries each table's name to the functions (read by lib/config). */
 export const TABLE_ENV: Record<TableRole, string> = {
@@ -31,7 +31,7 @@ export interface ServiceFunctionProps {
 
 /**
  * A Lambda with the defaults every function of the service shares, API operations and workflow steps alike:
- * nodejs22.x on arm64, the ESM bundle of infra/bundling.ts, JSON logs to its own log group kept 30 days,
+ * nodejs22.x on arm64, the ESM bundle of infra/bundling.ts (built once for its content: infra/function-code.ts), JSON logs to its own log group kept 30 days,
  * X-Ray tracing, and read or read-write grants on exactly the tables it names.
  */
 export class ServiceFunction extends NodejsFunction {
@@ -45,8 +45,8 @@ export class ServiceFunction extends NodejsFunction {
       environment[TABLE_ENV[role]] = props.tables[role].tableName;
     }
     super(scope, id, {
-      entry: `functions/${props.name}/handler.ts`,
-      handler: 'handler',
+      code: functionCode(scope, props.name),
+      handler: 'index.handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -56,18 +56,6 @@ export class ServiceFunction extends NodejsFunction {
       loggingFormat: LoggingFormat.JSON,
       tracing: Tracing.ACTIVE,
       environment,
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: BUNDLING.minify,
-        target: BUNDLING.target,
-        mainFields: [...BUNDLING.mainFields],
-        banner: BUNDLING.banner,
-        externalModules: [],
-        sourceMap: false,
-        esbuildArgs: Object.fromEntries(
-          Object.entries(BUNDLING.alias).map(([from, to]) => [`--alias:${from}`, to]),
-        ),
-      },
     });
     for (const [role, access] of Object.entries(props.tableAccess) as [TableRole, TableAccess][]) {
       const table = props.tables[role];

@@ -88,7 +88,18 @@ export async function ensureSynth(
   // Taken before the synth: a source edited while it runs makes the next start synthesize again.
   const digests = sourceDigests(root);
   const cli = join(root, 'node_modules/.bin/cdk');
-  const args = ['synth', '--quiet', '--no-notices', '--no-version-reporting', '--output', outdir];
+  // --no-validation skips only CDK's built-in CloudFormation checks (cdk-nag still runs and fails the synth):
+  // their findings are warnings unless `@aws-cdk/core:validateAgainstDefaultRules` is set, this output is
+  // shown only on failure, and they cost a third of the synth (`npx cdk synth` and `cdk deploy` still run them).
+  const args = [
+    'synth',
+    '--quiet',
+    '--no-notices',
+    '--no-version-reporting',
+    '--no-validation',
+    '--output',
+    outdir,
+  ];
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(cli, args, { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -642,7 +642,8 @@ describe('stack settings from cdk context', () => {
   ])(
     'the real app refuses %s given with -c: the message alone, no stack trace, exit 1',
     (_case, context, message) => {
-      const run = spawnSync('npx', ['tsx', 'infra/app.ts'], {
+      // As cdk.json runs it.
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
         cwd: join(__dirname, '../..'),
         env: {
           ...process.env,
