@@ -13,12 +13,13 @@ import { sendLocalDelivery } from '../lib/integrations/queue';
 export const WORKFLOW_HEAP_MB = 320;
 
 /**
- * The heap a local tool's workflow thread gets: the `--max-old-space-size` given in NODE_OPTIONS (the heap a
- * user gives the tool; the last one, as node takes it), else WORKFLOW_HEAP_MB. Node's own flags are the
- * starting thread's: `npm run catalog` bounds its thread (which streams the document and polls) with one.
+ * The heap a local tool's workflow thread gets: the process's own `--max-old-space-size` when given (in
+ * NODE_OPTIONS or node's flags: the last one, as node takes it), else WORKFLOW_HEAP_MB.
  */
-export function workflowHeapMb(env: NodeJS.ProcessEnv = process.env): number {
-  const given = [...(env.NODE_OPTIONS ?? '').matchAll(/--max-old-space-size=(\d+)/g)];
+export function workflowHeapMb(env: NodeJS.ProcessEnv = process.env, execArgv = process.execArgv): number {
+  const given = [
+    ...`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`.matchAll(/--max-old-space-size=(\d+)/g),
+  ];
   const last = given.at(-1)?.[1];
   return last === undefined ? WORKFLOW_HEAP_MB : Number(last);
 }
