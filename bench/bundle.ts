@@ -5,7 +5,7 @@ import { DELIVERY_WORKER } from '../functions/integrations';
 import { JOB_WORKER } from '../functions/jobs';
 import { FUNCTIONS } from '../functions/routes';
 import { WORKFLOW_STEPS } from '../functions/workflow';
-import { BUNDLING } from '../infra/bundling';
+import { BUNDLING, deployBuildOptions } from '../infra/bundling';
 
 /**
  * Every Lambda function of the stack, each `functions/<name>/handler.ts`: the API's (the route table), the
@@ -38,17 +38,10 @@ export async function bundleFunctions(
   for (const name of names) {
     const file = join(outDir, `${name}.mjs`);
     const result = await build({
-      absWorkingDir: root,
+      ...deployBuildOptions(root),
       entryPoints: [join(root, 'functions', name, 'handler.ts')],
       outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: BUNDLING.format,
-      minify: BUNDLING.minify,
-      target: BUNDLING.target,
-      mainFields: [...BUNDLING.mainFields],
       alias: { ...BUNDLING.alias, ...alias },
-      banner: { js: BUNDLING.banner },
       metafile: true,
       logLevel: 'silent',
     });

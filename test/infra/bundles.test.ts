@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLING } from '../../infra/bundling';
+import { deployBuildOptions } from '../../infra/bundling';
 
 const ROOT = join(__dirname, '../..');
 
@@ -19,19 +19,11 @@ const FUNCTION_NAMES = readdirSync(join(ROOT, 'functions'), { withFileTypes: tru
  */
 async function bundleAll(): Promise<Record<string, Metafile['outputs'][string]>> {
   const result = await build({
-    absWorkingDir: ROOT,
+    ...deployBuildOptions(ROOT),
     entryPoints: Object.fromEntries(FUNCTION_NAMES.map((name) => [name, `functions/${name}/handler.ts`])),
     outdir: 'bundles',
     outExtension: { '.js': '.mjs' },
     write: false,
-    bundle: true,
-    platform: 'node',
-    format: BUNDLING.format,
-    minify: BUNDLING.minify,
-    target: BUNDLING.target,
-    mainFields: [...BUNDLING.mainFields],
-    alias: { ...BUNDLING.alias },
-    banner: { js: BUNDLING.banner },
     metafile: true,
     logLevel: 'silent',
   });
