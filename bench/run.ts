@@ -44,7 +44,7 @@ import { describeNoise, measureNoise, type NoiseFigures, noisier, verdict } from
 import { benchOperation, type OperationBench, type OperationFigures } from './operations';
 import { BUSY_P99_MS_MAX, describePublish, measurePublish } from './publish';
 import { benchRateLimit, describeRateLimit, type RateLimitFigures } from './rate-limit';
-import { TARGETS, updateReadmeTable } from './results-table';
+import { COLD_START_RUNS, TARGETS, updateReadmeTable } from './results-table';
 import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
@@ -112,7 +112,6 @@ const COLD_RUNS = 25;
  * machine, 15 keeps it under 10. Each median stays beside its own `node -e 0` runs, and the noise verdict
  * comes from its own measurement of the machine. `--runs` lowers it further for a quick check.
  */
-const COLD_START_RUNS = 15;
 const COLD_RUNS_NOW = CLI.runs === undefined ? COLD_START_RUNS : Number(CLI.runs);
 if (!Number.isInteger(COLD_RUNS_NOW) || COLD_RUNS_NOW < 1 || COLD_RUNS_NOW > COLD_RUNS)
   usageError('bench', `--runs must be an integer from 1 to ${COLD_RUNS}, got '${CLI.runs}'`);
