@@ -18,7 +18,8 @@ import {
 } from './dynamodb-local';
 import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
 import { closeServer, listen, publicUrlFrom } from './gateway';
-import { type ObjectStoreLocal, objectStoreEnvironment, startObjectStoreLocal } from './object-store-local';
+import { type ObjectStoreLocal, objectStoreEnvironment } from './object-store-local';
+import { startObjectStoreThread } from './object-store-thread';
 import { portInUseMessage, portsProblem } from './ports';
 import { DEMO_PARENT_ID, seedDemo } from './seed';
 import { createLocalServer } from './server';
@@ -111,7 +112,8 @@ async function main(): Promise<void> {
     process.stdout.write(
       `starting the local object store on 127.0.0.1:${port} (${inMemory ? 'in a temporary folder' : 'data in .data/s3/'})...\n`,
     );
-    objects = await startObjectStoreLocal({ port, ...(inMemory ? {} : { directory: '.data/s3' }) });
+    // On a thread of its own: a publish's chunk files and manifests would otherwise queue the API's requests.
+    objects = await startObjectStoreThread({ port, ...(inMemory ? {} : { directory: '.data/s3' }) });
     process.env.S3_ENDPOINT = objects.endpoint;
     if (inMemory) {
       // Ctrl-C removes the temporary folder through stop(); this covers an exit on an error.
