@@ -3,6 +3,7 @@ import { presignedFor } from './object-urls';
 import {
   contentMd5,
   resetS3Http,
+  type S3Answer,
   S3Http,
   type S3HttpOptions,
   s3HttpFor,
@@ -221,7 +222,7 @@ export function createObjectStore(
   tuning: { copyPartBytes?: number } = {},
 ): ObjectStore {
   async function headObject(key: string): Promise<ObjectHead | undefined> {
-    let headers: Headers;
+    let headers: S3Answer['headers'];
     try {
       headers = await source
         .client()
@@ -231,10 +232,10 @@ export function createObjectStore(
       throw error;
     }
     return {
-      bytes: Number(headers.get('content-length') ?? 0),
-      lastModified: new Date(headers.get('last-modified') ?? 0),
-      etag: headers.get('etag') ?? undefined,
-      contentType: headers.get('content-type') ?? undefined,
+      bytes: Number(headers['content-length'] ?? 0),
+      lastModified: new Date(headers['last-modified'] ?? 0),
+      etag: headers.etag,
+      contentType: headers['content-type'],
     };
   }
 
@@ -299,7 +300,7 @@ export function createObjectStore(
         })
         .then(
           (headers) => {
-            completed.etag = headers.get('etag') ?? undefined;
+            completed.etag = headers.etag;
           },
           (error: unknown) => {
             failure ??= { error };
@@ -365,14 +366,14 @@ export function createObjectStore(
     let resumes = 0;
     let offset = start;
     while (remaining > 0) {
-      let response: Response;
+      let response: S3Answer;
       try {
         response = await client.send(bucket, {
           operation: 'GetObject',
           method: 'GET',
           key,
-          // The bytes as stored: fetch would decompress an object stored with a Content-Encoding (one an
-          // uploader sent with a pre-signed PUT), and its ranges would no longer be the object's.
+          // The bytes as stored, even of an object stored with a Content-Encoding (one an uploader sent
+          // with a pre-signed PUT): its ranges are the object's.
           query: { 'response-content-encoding': 'identity' },
           headers: {
             // A resumed read must see the same object: S3 answers 412 if it was replaced meanwhile.
@@ -386,14 +387,14 @@ export function createObjectStore(
         if (isNotFound(error)) throw new ObjectNotFoundError(key);
         throw error;
       }
-      etag ??= response.headers.get('etag') ?? undefined;
-      const reader = response.body?.getReader();
-      let ended = reader === undefined;
+      etag ??= response.headers.etag;
+      const chunks = response.body[Symbol.asyncIterator]();
+      let ended = false;
       try {
-        while (reader) {
-          let step: Awaited<ReturnType<typeof reader.read>>;
+        for (;;) {
+          let step: IteratorResult<Buffer>;
           try {
-            step = await reader.read();
+            step = await chunks.next();
           } catch (error) {
             // The connection broke mid-body (a reset, a timeout): ask again from the next byte.
             if (++resumes > READ_RESUMES) throw error;
@@ -403,7 +404,7 @@ export function createObjectStore(
             ended = true;
             break;
           }
-          let chunk = step.value;
+          let chunk: Uint8Array = step.value;
           if (chunk.length > remaining) chunk = chunk.subarray(0, remaining);
           remaining -= chunk.length;
           offset += chunk.length;
@@ -412,7 +413,7 @@ export function createObjectStore(
         }
       } finally {
         // Stops the download when the reader stops early or the end was reached before the body's.
-        if (!ended) await reader?.cancel().catch(() => undefined);
+        if (!ended) response.body.destroy();
       }
       if (ended) return;
     }

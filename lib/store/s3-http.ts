@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { HttpRequest } from '@smithy/core/protocols';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Config } from '../config/index';
 import { credentialsFor } from './client';
 import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, signRequest } from './sigv4';
 
 /*
- * S3's REST API over `fetch`, signed by lib/store/sigv4.ts: the requests of the documents bucket
+ * S3's REST API over node:http(s) (through `@smithy/node-http-handler`, the AWS SDK's own transport,
+ * which every function already bundles with the DynamoDB client), signed by lib/store/sigv4.ts: the requests of the documents bucket
  * (lib/store/object-store.ts, lib/store/object-urls.ts) without `@aws-sdk/client-s3`, which added about
  * 290 KiB to every function that touched the bucket (docs/performance.md). What callers relied on in the
  * SDK's client is kept: S3's XML errors (and the ones S3 sends with a 200) become errors named by their
  * `<Code>` with `$metadata.httpStatusCode`; throttling, 5xx and broken connections are retried, three
  * attempts in all with the SDK's jittered backoff; requests go to the endpoint and with the credentials
- * the SDK used (path-style with s3rver's key pair on a local endpoint).
+ * the SDK used (path-style with s3rver's key pair on a local endpoint). Not `fetch`: a process's first
+ * `fetch` loads undici (about 25 ms) and its sockets held the process about 55 ms at exit, measured in
+ * the cold-start bench (docs/performance.md).
  */
 
 /**
@@ -43,7 +49,19 @@ export interface S3Request {
   body?: Uint8Array;
 }
 
+/** What S3 answered: its status, its headers (lower-case names) and its body, unread. */
+export interface S3Answer {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: Readable;
+}
+
+/** Sends one HTTP request: the SDK's `NodeHttpHandler` (keep-alive agents); tests hand in their own. */
+export type S3Transport = Pick<NodeHttpHandler, 'handle'> & { destroy?(): void };
+
 export interface S3HttpOptions {
+  /** How requests are sent; default: one NodeHttpHandler per S3Http. */
+  transport?: S3Transport;
   /** Where credentials come from; default: the configuration's (s3rver's pair on a local endpoint). */
   credentials?: () => Promise<AwsCredentials>;
   /** Attempts of a request in all (default 3, the SDK's). */
@@ -73,7 +91,7 @@ const THROTTLING_CODES = new Set([
 // InternalError also arrives in a 200 (CompleteMultipartUpload, copies): S3 asks for a retry then too.
 const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'InternalError']);
 const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
-/** Connection failures (undici's `fetch failed` carries them in `cause`). */
+/** Connection failures (node's system errors; also found in an error's `cause`). */
 const NETWORK_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -105,8 +123,11 @@ export function isRetryable(error: unknown): boolean {
   for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
   }
-  // undici's own: a request that got no answer (`fetch failed`) or whose answer was cut (`terminated`).
-  return error instanceof TypeError && /^(fetch failed|terminated)$/.test(error.message);
+  // node's own for an answer cut short (the server closed the connection mid-body), and a timeout.
+  const { name, message } = error as { name?: unknown; message?: unknown };
+  return (
+    name === 'TimeoutError' || (error instanceof Error && /^(aborted|socket hang up)$/.test(String(message)))
+  );
 }
 
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -227,13 +248,16 @@ export function presignObject(
 
 const EMPTY = new Uint8Array(0);
 
-/**
- * The system error (ECONNREFUSED...) behind undici's `fetch failed`, as the SDK threw it: callers read its
- * `code` (lib/http/errors.ts answers 503 for an unreachable service, the CLIs say what to start).
- */
-function systemError(error: unknown): unknown {
-  const cause = error instanceof TypeError ? error.cause : undefined;
-  return cause instanceof Error && typeof (cause as { code?: unknown }).code === 'string' ? cause : error;
+/** The whole of a short body. */
+async function readText(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a body to its end, so that its connection goes back to the agent for the next request. */
+async function drain(body: Readable): Promise<void> {
+  for await (const _ of body);
 }
 
 /**
@@ -252,6 +276,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** S3 requests of one configuration (endpoint, region) with one set of credentials. */
 export class S3Http {
   private readonly credentials: () => Promise<AwsCredentials>;
+  private readonly transport: S3Transport;
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
 
@@ -260,6 +285,7 @@ export class S3Http {
     options: S3HttpOptions = {},
   ) {
     this.credentials = options.credentials ?? (() => s3Credentials(config));
+    this.transport = options.transport ?? new NodeHttpHandler();
     this.maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
     this.retryBaseMs = options.retryBaseMs ?? RETRY_BASE_MS;
   }
@@ -268,15 +294,14 @@ export class S3Http {
    * Sends `request` until it succeeds or fails for good: the answer (2xx) with its body unread, or the
    * S3Error (or network error) of the last attempt.
    */
-  send(bucket: string, request: S3Request): Promise<Response> {
+  send(bucket: string, request: S3Request): Promise<S3Answer> {
     return this.exchange(bucket, request, async (response) => response);
   }
 
   /** Sends `request` and reads its short answer whole: its headers. */
-  sendForHeaders(bucket: string, request: S3Request): Promise<Headers> {
+  sendForHeaders(bucket: string, request: S3Request): Promise<S3Answer['headers']> {
     return this.exchange(bucket, request, async (response) => {
-      // Read to the end, so that the connection is kept for the next request.
-      await response.arrayBuffer();
+      await drain(response.body);
       return response.headers;
     });
   }
@@ -284,10 +309,15 @@ export class S3Http {
   /** Sends `request` and reads its XML answer; an `<Error>` answered with a 200 is thrown as any error. */
   sendForXml(bucket: string, request: S3Request): Promise<string> {
     return this.exchange(bucket, request, async (response) => {
-      const text = await response.text();
+      const text = await readText(response.body);
       if (ERROR_DOCUMENT.test(text)) throw errorFrom(response.status, text, request.operation);
       return text;
     });
+  }
+
+  /** Closes the connections kept alive for the next requests (idle ones never keep the process alive). */
+  destroy(): void {
+    this.transport.destroy?.();
   }
 
   /** A URL that lets anyone holding it make `request` until it expires, signed at `signingDate`. */
@@ -298,7 +328,7 @@ export class S3Http {
   private async exchange<T>(
     bucket: string,
     request: S3Request,
-    read: (response: Response) => Promise<T>,
+    read: (response: S3Answer) => Promise<T>,
   ): Promise<T> {
     const body = request.body ?? EMPTY;
     // Signed payload, as the SDK signs a body of known length: S3 checks the bytes it received.
@@ -306,10 +336,11 @@ export class S3Http {
     for (let attempt = 1; ; attempt++) {
       try {
         const response = await this.attempt(bucket, request, body, hash);
-        if (!response.ok) throw errorFrom(response.status, await response.text(), request.operation);
+        if (response.status < 200 || response.status > 299) {
+          throw errorFrom(response.status, await readText(response.body), request.operation);
+        }
         return await read(response);
-      } catch (thrown) {
-        const error = systemError(thrown);
+      } catch (error) {
         if (attempt >= this.maxAttempts || !isRetryable(error)) throw withAttempts(error, attempt);
         const base = this.retryBaseMs * (isThrottling(error) ? THROTTLING_FACTOR : 1);
         await sleep(Math.random() * Math.min(MAX_DELAY_MS, base * 2 ** (attempt - 1)));
@@ -322,28 +353,44 @@ export class S3Http {
     request: S3Request,
     body: Uint8Array,
     hash: string,
-  ): Promise<Response> {
+  ): Promise<S3Answer> {
     const { origin, path } = objectAddress(this.config, bucket, request.key);
+    const url = new URL(origin);
     const encodedPath = encodePath(path);
     const query = encodeQuery(request.query ?? {});
-    const { host: _host, ...headers } = signRequest(
+    const sendsBody = request.method !== 'GET' && request.method !== 'HEAD';
+    const headers = signRequest(
       {
         method: request.method,
-        host: new URL(origin).host,
+        host: url.host,
         path: encodedPath,
         query,
-        headers: { ...request.headers, 'x-amz-content-sha256': hash },
+        headers: {
+          ...request.headers,
+          'x-amz-content-sha256': hash,
+          // Signed, as the SDK signs it: S3 refuses a body sent in chunks without its length.
+          ...(sendsBody ? { 'content-length': String(body.byteLength) } : {}),
+        },
         body,
       },
       await this.credentials(),
       this.config.region,
       's3',
     );
-    return fetch(`${origin}${encodedPath}${query === '' ? '' : `?${query}`}`, {
-      method: request.method,
-      headers,
-      body: request.method === 'GET' || request.method === 'HEAD' ? undefined : body,
-    });
+    const { response } = await this.transport.handle(
+      new HttpRequest({
+        method: request.method,
+        protocol: url.protocol,
+        hostname: url.hostname,
+        ...(url.port === '' ? {} : { port: Number(url.port) }),
+        // Sent as signed: the path and query already encoded (the handler would encode a `query` its own way).
+        path: `${encodedPath}${query === '' ? '' : `?${query}`}`,
+        query: {},
+        headers,
+        ...(sendsBody ? { body } : {}),
+      }),
+    );
+    return { status: response.statusCode, headers: response.headers, body: response.body as Readable };
   }
 }
 

@@ -50,7 +50,7 @@ describe("the functions' bundles", () => {
     );
   });
 
-  it('holds no AWS SDK S3 client or presigner: object storage goes over fetch (lib/store/s3-http.ts)', () => {
+  it('holds no AWS SDK S3 client or presigner: object storage goes through lib/store/s3-http.ts', () => {
     const withS3 = Object.entries(bundles).flatMap(([name, output]) =>
       Object.keys(output.inputs).some((input) =>
         /node_modules\/@aws-sdk\/(client-s3|s3-request-presigner)\//.test(input),

@@ -622,6 +622,7 @@ async function cuttingProxy(target: string) {
     upstream.on('end', () => downstream.end());
     upstream.on('error', () => downstream.destroy());
     downstream.on('error', () => upstream.destroy());
+    downstream.on('close', () => upstream.destroy());
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const address = server.address() as { port: number };
@@ -647,6 +648,8 @@ describe('objectStore reads through a broken connection', () => {
     store = createObjectStore({ client: () => client, bucket: () => loadConfig().documentsBucket });
   });
   afterAll(async () => {
+    // Its kept-alive connections first: the proxy closes once its last connection has.
+    client.destroy();
     await proxy.close();
   });
   beforeEach(() => {

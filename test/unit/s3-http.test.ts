@@ -1,7 +1,17 @@
 import { createHash, createHmac } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { HttpResponse } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { loadConfig } from '../../lib/config/index';
-import { isRetryable, S3Error, S3Http, type S3Request, xmlEscape, xmlValue } from '../../lib/store/s3-http';
+import {
+  isRetryable,
+  S3Error,
+  S3Http,
+  type S3Request,
+  type S3Transport,
+  xmlEscape,
+  xmlValue,
+} from '../../lib/store/s3-http';
 import { encodePath, payloadHash } from '../../lib/store/sigv4';
 
 const SIGNED_AT = new Date('2026-01-02T03:04:05Z');
@@ -34,32 +44,44 @@ class NodeSha256 {
   reset(): void {}
 }
 
-/** The requests `S3Http` hands to fetch, answered by `answer` in turn (the last one repeated). */
-function stubFetch(...answers: (() => Response | Promise<Response>)[]) {
+/** What a stub transport answers: S3's status, headers and body, or a thrown network error. */
+type Answer = () => { status: number; headers?: Record<string, string>; body?: string } | Promise<never>;
+
+/** The requests `S3Http` hands to its transport, answered by `answers` in turn (the last one repeated). */
+function stubTransport(...answers: Answer[]) {
   const sent: {
     url: string;
     method: string;
     headers: Record<string, string>;
     body: Uint8Array | undefined;
   }[] = [];
-  const spy = jest.spyOn(globalThis, 'fetch').mockImplementation(async (url, init) => {
-    sent.push({
-      url: String(url),
-      method: String(init?.method),
-      headers: { ...(init?.headers as Record<string, string>) },
-      body: init?.body as Uint8Array | undefined,
-    });
-    const answer = answers[Math.min(sent.length, answers.length) - 1] as () => Response;
-    return answer();
-  });
-  return { sent, restore: () => spy.mockRestore() };
+  const transport: S3Transport = {
+    async handle(request) {
+      const port = request.port === undefined ? '' : `:${request.port}`;
+      sent.push({
+        url: `${request.protocol}//${request.hostname}${port}${request.path}`,
+        method: request.method,
+        headers: { ...request.headers },
+        body: request.body as Uint8Array | undefined,
+      });
+      const answer = await (answers[Math.min(sent.length, answers.length) - 1] as Answer)();
+      const body = Readable.from(answer.body === undefined ? [] : [Buffer.from(answer.body)]);
+      return {
+        response: new HttpResponse({ statusCode: answer.status, headers: answer.headers ?? {}, body }),
+      };
+    },
+  };
+  return { sent, transport };
 }
 
-const xml = (status: number, body: string) => () =>
-  new Response(body, { status, headers: { 'content-type': 'application/xml' } });
+const xml = (status: number, body: string) => () => ({
+  status,
+  headers: { 'content-type': 'application/xml' },
+  body,
+});
 const error = (code: string, status: number) =>
   xml(status, `<Error><Code>${code}</Code><Message>no</Message></Error>`);
-const ok = () => new Response('', { status: 200, headers: { etag: '"e"' } });
+const ok = () => ({ status: 200, headers: { etag: '"e"' } });
 
 describe('S3Http signs requests as the AWS SDK does', () => {
   beforeEach(() => {
@@ -108,9 +130,10 @@ describe('S3Http signs requests as the AWS SDK does', () => {
       request: { operation: 'CreateMultipartUpload', method: 'POST', key: KEY, query: { uploads: '' } },
     },
   ])('$name', async ({ bucket, request }) => {
-    const { sent } = stubFetch(ok);
+    const { sent, transport } = stubTransport(ok);
     await new S3Http(loadConfig({ AWS_REGION: 'eu-west-1' }), {
       credentials: async () => CREDENTIALS,
+      transport,
     }).sendForHeaders(bucket, request);
     const [{ url, method, headers, body }] = sent as [(typeof sent)[0]];
     const target = new URL(url);
@@ -131,7 +154,7 @@ describe('S3Http signs requests as the AWS SDK does', () => {
         hostname: target.hostname,
         path: target.pathname,
         query,
-        headers: { ...unsigned, host: target.host },
+        headers: unsigned,
         body,
       },
       { signingDate: SIGNED_AT },
@@ -148,7 +171,11 @@ describe('S3Http signs requests as the AWS SDK does', () => {
 
 describe('S3Http answers and retries as the AWS SDK did', () => {
   const config = loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9320' });
-  const client = new S3Http(config, { retryBaseMs: 1 });
+  /** A client of the local endpoint whose transport answers `answers` in turn. */
+  const answering = (...answers: Answer[]) => {
+    const { sent, transport } = stubTransport(...answers);
+    return { sent, client: new S3Http(config, { retryBaseMs: 1, transport }) };
+  };
   const head: S3Request = { operation: 'HeadObject', method: 'HEAD', key: 'a.json' };
   const complete: S3Request = {
     operation: 'CompleteMultipartUpload',
@@ -157,71 +184,66 @@ describe('S3Http answers and retries as the AWS SDK did', () => {
     query: { uploadId: 'u' },
     body: Buffer.from('<CompleteMultipartUpload/>'),
   };
-  afterEach(() => jest.restoreAllMocks());
 
-  it('sends to the local endpoint path-style, signed with its key pair', async () => {
-    const { sent } = stubFetch(ok);
+  it('sends to the local endpoint path-style, signed with its key pair, the body with its length', async () => {
+    const { sent, client } = answering(ok);
     await client.sendForHeaders('docs', head);
     expect(sent[0]?.url).toBe('http://127.0.0.1:9320/docs/a.json');
     expect(sent[0]?.headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=S3RVER\/\d{8}\/us-east-1\/s3\/aws4_request, /,
+      /^AWS4-HMAC-SHA256 Credential=S3RVER\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, /,
     );
-    expect(sent[0]?.headers.host).toBeUndefined();
+    expect(sent[0]?.headers.host).toBe('127.0.0.1:9320');
+    expect(sent[0]?.body).toBeUndefined();
     await client.sendForHeaders('docs', { operation: 'HeadBucket', method: 'HEAD' });
     expect(sent[1]?.url).toBe('http://127.0.0.1:9320/docs');
+    await client.sendForXml('docs', complete);
+    expect(sent[2]?.url).toBe('http://127.0.0.1:9320/docs/a.json?uploadId=u');
+    expect(sent[2]?.headers['content-length']).toBe('26');
+    expect(sent[2]?.headers.authorization).toContain('SignedHeaders=content-length;host;');
   });
 
   it("names an error by S3's code, with its status, and a bodiless one by its status", async () => {
-    stubFetch(error('NoSuchKey', 404));
-    await expect(client.send('docs', { ...head, method: 'GET' })).rejects.toMatchObject({
-      name: 'NoSuchKey',
-      $metadata: { httpStatusCode: 404, attempts: 1 },
+    await expect(
+      answering(error('NoSuchKey', 404)).client.send('docs', { ...head, method: 'GET' }),
+    ).rejects.toMatchObject({ name: 'NoSuchKey', $metadata: { httpStatusCode: 404, attempts: 1 } });
+    await expect(
+      answering(() => ({ status: 404 })).client.sendForHeaders('docs', head),
+    ).rejects.toMatchObject({
+      name: 'NotFound',
     });
-    jest.restoreAllMocks();
-    stubFetch(() => new Response(null, { status: 404 }));
-    await expect(client.sendForHeaders('docs', head)).rejects.toMatchObject({ name: 'NotFound' });
-    jest.restoreAllMocks();
-    stubFetch(() => new Response(null, { status: 403 }));
-    const refused = await client.sendForHeaders('docs', head).catch((e: unknown) => e);
+    const refused = await answering(() => ({ status: 403 }))
+      .client.sendForHeaders('docs', head)
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(S3Error);
     expect(refused).toMatchObject({ name: 'HTTP403', $metadata: { httpStatusCode: 403 } });
   });
 
   it('retries throttling and 5xx answers, three attempts in all, and not the others', async () => {
-    const throttled = stubFetch(error('SlowDown', 503), error('InternalError', 500), ok);
-    expect((await client.sendForHeaders('docs', head)).get('etag')).toBe('"e"');
+    const throttled = answering(error('SlowDown', 503), error('InternalError', 500), ok);
+    expect((await throttled.client.sendForHeaders('docs', head)).etag).toBe('"e"');
     expect(throttled.sent).toHaveLength(3);
-    throttled.restore();
 
-    const down = stubFetch(error('ServiceUnavailable', 503));
-    await expect(client.sendForHeaders('docs', head)).rejects.toMatchObject({
+    const down = answering(error('ServiceUnavailable', 503));
+    await expect(down.client.sendForHeaders('docs', head)).rejects.toMatchObject({
       name: 'ServiceUnavailable',
       $metadata: { httpStatusCode: 503, attempts: 3 },
     });
     expect(down.sent).toHaveLength(3);
-    down.restore();
 
-    const denied = stubFetch(error('AccessDenied', 403));
-    await expect(client.sendForHeaders('docs', head)).rejects.toMatchObject({ name: 'AccessDenied' });
+    const denied = answering(error('AccessDenied', 403));
+    await expect(denied.client.sendForHeaders('docs', head)).rejects.toMatchObject({ name: 'AccessDenied' });
     expect(denied.sent).toHaveLength(1);
   });
 
   it('retries a request that got no answer (a refused or reset connection), with the same body', async () => {
-    const reset = () =>
-      Promise.reject(
-        new TypeError('fetch failed', {
-          cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
-        }),
-      );
-    const { sent } = stubFetch(reset, xml(200, '<CompleteMultipartUploadResult/>'));
-    await client.sendForXml('docs', complete);
-    expect(sent).toHaveLength(2);
-    expect(Buffer.from(sent[1]?.body ?? []).toString()).toBe('<CompleteMultipartUpload/>');
-    jest.restoreAllMocks();
+    const reset = () => Promise.reject(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    const once = answering(reset, xml(200, '<CompleteMultipartUploadResult/>'));
+    await once.client.sendForXml('docs', complete);
+    expect(once.sent).toHaveLength(2);
+    expect(Buffer.from(once.sent[1]?.body ?? []).toString()).toBe('<CompleteMultipartUpload/>');
 
-    stubFetch(reset);
-    // The system error behind fetch's, as the SDK threw it; `$metadata` tells the store's failures from a caller's.
-    await expect(client.sendForXml('docs', complete)).rejects.toMatchObject({
+    // The system error, as the SDK threw it; `$metadata` tells the store's failures from a caller's.
+    await expect(answering(reset).client.sendForXml('docs', complete)).rejects.toMatchObject({
       message: 'read ECONNRESET',
       code: 'ECONNRESET',
       $metadata: { attempts: 3 },
@@ -233,16 +255,15 @@ describe('S3Http answers and retries as the AWS SDK did', () => {
       200,
       '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code></Error>',
     );
-    const { sent } = stubFetch(
+    const { sent, client } = answering(
       inside,
       xml(200, '<CompleteMultipartUploadResult><ETag>&quot;x&quot;</ETag></CompleteMultipartUploadResult>'),
     );
     expect(xmlValue(await client.sendForXml('docs', complete), 'ETag')).toBe('"x"');
     expect(sent).toHaveLength(2);
-    jest.restoreAllMocks();
 
-    stubFetch(xml(200, '<Error><Code>NoSuchUpload</Code><Message>gone</Message></Error>'));
-    await expect(client.sendForXml('docs', complete)).rejects.toMatchObject({
+    const gone = answering(xml(200, '<Error><Code>NoSuchUpload</Code><Message>gone</Message></Error>'));
+    await expect(gone.client.sendForXml('docs', complete)).rejects.toMatchObject({
       name: 'NoSuchUpload',
       message: 'CompleteMultipartUpload: gone (200)',
     });
@@ -254,7 +275,9 @@ describe('S3Http answers and retries as the AWS SDK did', () => {
     expect(isRetryable(new S3Error('RequestTimeout', '', 400))).toBe(true);
     expect(isRetryable(new S3Error('NoSuchKey', '', 404))).toBe(false);
     expect(isRetryable(new S3Error('PreconditionFailed', '', 412))).toBe(false);
-    expect(isRetryable(new TypeError('terminated'))).toBe(true);
+    expect(isRetryable(new Error('aborted'))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('timed out'), { name: 'TimeoutError' }))).toBe(true);
     expect(isRetryable(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }))).toBe(true);
     expect(isRetryable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);
     expect(isRetryable(new RangeError('x'))).toBe(false);
