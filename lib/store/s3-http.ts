@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
+import type { Agent, IncomingMessage, RequestOptions } from 'node:http';
 import type { Readable } from 'node:stream';
-import { HttpRequest } from '@smithy/core/protocols';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Config } from '../config/index';
 import { credentialsFor } from './client';
 import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, signRequest } from './sigv4';
 
 /*
- * S3's REST API over node:http(s) (through `@smithy/node-http-handler`, the AWS SDK's own transport,
- * which every function already bundles with the DynamoDB client), signed by lib/store/sigv4.ts: the requests of the documents bucket
+ * S3's REST API over node:http(s) with keep-alive agents (as lib/store/dynamodb.ts sends DynamoDB's),
+ * signed by lib/store/sigv4.ts: the requests of the documents bucket
  * (lib/store/object-store.ts, lib/store/object-urls.ts) without `@aws-sdk/client-s3`, which added about
  * 290 KiB to every function that touched the bucket (docs/performance.md). What callers relied on in the
  * SDK's client is kept: S3's XML errors (and the ones S3 sends with a 200) become errors named by their
@@ -56,11 +55,89 @@ export interface S3Answer {
   body: Readable;
 }
 
-/** Sends one HTTP request: the SDK's `NodeHttpHandler` (keep-alive agents); tests hand in their own. */
-export type S3Transport = Pick<NodeHttpHandler, 'handle'> & { destroy?(): void };
+/** One HTTP request as sent: the path with its query, encoded as signed. */
+export interface S3HttpRequest {
+  method: string;
+  url: URL;
+  path: string;
+  headers: Record<string, string>;
+  body?: Uint8Array;
+}
+
+/** Sends HTTP requests: `NodeTransport` by default; tests hand in their own. */
+export interface S3Transport {
+  send(request: S3HttpRequest): Promise<S3Answer>;
+  destroy?(): void;
+}
+
+/** How long a request waits for its answer's headers (a body then streams at the reader's pace). */
+const ANSWER_TIMEOUT_MS = 30_000;
+
+/** node:http and node:https with one keep-alive agent each, loaded on first use. */
+export class NodeTransport implements S3Transport {
+  private readonly loaded = new Map<
+    string,
+    Promise<{ request: typeof import('node:http').request; agent: Agent }>
+  >();
+
+  async send(request: S3HttpRequest): Promise<S3Answer> {
+    const transport = await this.load(request.url.protocol);
+    const options: RequestOptions = {
+      method: request.method,
+      hostname: request.url.hostname,
+      port: request.url.port || undefined,
+      path: request.path,
+      headers: request.headers,
+      agent: transport.agent,
+    };
+    return new Promise<S3Answer>((resolve, reject) => {
+      const sent = transport.request(options, (response: IncomingMessage) => {
+        sent.setTimeout(0);
+        resolve({ status: response.statusCode ?? 0, headers: headersOf(response), body: response });
+      });
+      sent.setTimeout(ANSWER_TIMEOUT_MS, () =>
+        sent.destroy(
+          Object.assign(new Error(`no answer in ${ANSWER_TIMEOUT_MS} ms`), { name: 'TimeoutError' }),
+        ),
+      );
+      sent.on('error', reject);
+      sent.end(
+        request.body === undefined
+          ? undefined
+          : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength),
+      );
+    });
+  }
+
+  destroy(): void {
+    for (const transport of this.loaded.values()) void transport.then(({ agent }) => agent.destroy());
+    this.loaded.clear();
+  }
+
+  private load(protocol: string) {
+    let transport = this.loaded.get(protocol);
+    if (transport === undefined) {
+      transport = (protocol === 'https:' ? import('node:https') : import('node:http')).then((mod) => ({
+        request: mod.request as typeof import('node:http').request,
+        agent: new mod.Agent({ keepAlive: true, maxSockets: 64 }) as Agent,
+      }));
+      this.loaded.set(protocol, transport);
+    }
+    return transport;
+  }
+}
+
+/** An answer's headers, one string each (a repeated one joined with commas). */
+function headersOf(response: IncomingMessage): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
 
 export interface S3HttpOptions {
-  /** How requests are sent; default: one NodeHttpHandler per S3Http. */
+  /** How requests are sent; default: a NodeTransport of its own. */
   transport?: S3Transport;
   /** Where credentials come from; default: the configuration's (s3rver's pair on a local endpoint). */
   credentials?: () => Promise<AwsCredentials>;
@@ -285,7 +362,7 @@ export class S3Http {
     options: S3HttpOptions = {},
   ) {
     this.credentials = options.credentials ?? (() => s3Credentials(config));
-    this.transport = options.transport ?? new NodeHttpHandler();
+    this.transport = options.transport ?? new NodeTransport();
     this.maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
     this.retryBaseMs = options.retryBaseMs ?? RETRY_BASE_MS;
   }
@@ -377,20 +454,13 @@ export class S3Http {
       this.config.region,
       's3',
     );
-    const { response } = await this.transport.handle(
-      new HttpRequest({
-        method: request.method,
-        protocol: url.protocol,
-        hostname: url.hostname,
-        ...(url.port === '' ? {} : { port: Number(url.port) }),
-        // Sent as signed: the path and query already encoded (the handler would encode a `query` its own way).
-        path: `${encodedPath}${query === '' ? '' : `?${query}`}`,
-        query: {},
-        headers,
-        ...(sendsBody ? { body } : {}),
-      }),
-    );
-    return { status: response.statusCode, headers: response.headers, body: response.body as Readable };
+    return this.transport.send({
+      method: request.method,
+      url,
+      path: `${encodedPath}${query === '' ? '' : `?${query}`}`,
+      headers,
+      ...(sendsBody ? { body } : {}),
+    });
   }
 }
 

@@ -1,6 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { HttpResponse } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { loadConfig } from '../../lib/config/index';
 import {
@@ -56,19 +55,16 @@ function stubTransport(...answers: Answer[]) {
     body: Uint8Array | undefined;
   }[] = [];
   const transport: S3Transport = {
-    async handle(request) {
-      const port = request.port === undefined ? '' : `:${request.port}`;
+    async send(request) {
       sent.push({
-        url: `${request.protocol}//${request.hostname}${port}${request.path}`,
+        url: `${request.url.origin}${request.path}`,
         method: request.method,
         headers: { ...request.headers },
-        body: request.body as Uint8Array | undefined,
+        body: request.body,
       });
       const answer = await (answers[Math.min(sent.length, answers.length) - 1] as Answer)();
       const body = Readable.from(answer.body === undefined ? [] : [Buffer.from(answer.body)]);
-      return {
-        response: new HttpResponse({ statusCode: answer.status, headers: answer.headers ?? {}, body }),
-      };
+      return { status: answer.status, headers: answer.headers ?? {}, body };
     },
   };
   return { sent, transport };
