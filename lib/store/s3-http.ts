@@ -70,11 +70,17 @@ export interface S3Transport {
   destroy?(): void;
 }
 
-/** How long a request waits for its answer's headers (a body then streams at the reader's pace). */
+/**
+ * How long a request's connection may stay silent (nothing sent, nothing received) before its answer's
+ * headers: then it is given up as a TimeoutError, which is retried. A slow upload is not silent; once the
+ * headers are in, the body streams at the reader's pace, without a limit.
+ */
 const ANSWER_TIMEOUT_MS = 30_000;
 
 /** node:http and node:https with one keep-alive agent each, loaded on first use. */
 export class NodeTransport implements S3Transport {
+  constructor(private readonly silenceMs = ANSWER_TIMEOUT_MS) {}
+
   private readonly loaded = new Map<
     string,
     Promise<{ request: typeof import('node:http').request; agent: Agent }>
@@ -95,9 +101,11 @@ export class NodeTransport implements S3Transport {
         sent.setTimeout(0);
         resolve({ status: response.statusCode ?? 0, headers: headersOf(response), body: response });
       });
-      sent.setTimeout(ANSWER_TIMEOUT_MS, () =>
+      sent.setTimeout(this.silenceMs, () =>
         sent.destroy(
-          Object.assign(new Error(`no answer in ${ANSWER_TIMEOUT_MS} ms`), { name: 'TimeoutError' }),
+          Object.assign(new Error(`no answer: the connection was silent for ${this.silenceMs} ms`), {
+            name: 'TimeoutError',
+          }),
         ),
       );
       sent.on('error', reject);

@@ -1,9 +1,12 @@
 import { createHash, createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { loadConfig } from '../../lib/config/index';
 import {
   isRetryable,
+  NodeTransport,
   S3Error,
   S3Http,
   type S3Request,
@@ -263,6 +266,41 @@ describe('S3Http answers and retries as the AWS SDK did', () => {
       name: 'NoSuchUpload',
       message: 'CompleteMultipartUpload: gone (200)',
     });
+  });
+
+  it('gives up a request whose connection stays silent, retried, but not a slow body once answered', async () => {
+    let requests = 0;
+    const server = createServer((incoming, answer) => {
+      requests += 1;
+      incoming.resume();
+      if (incoming.url?.startsWith('/docs/silent')) return; // never answers
+      answer.writeHead(200, { etag: '"slow"' });
+      answer.write('a');
+      setTimeout(() => answer.end('b'), 300);
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const { port } = server.address() as AddressInfo;
+    const transport = new NodeTransport(100);
+    const client = new S3Http(loadConfig({ S3_ENDPOINT: `http://127.0.0.1:${port}` }), {
+      retryBaseMs: 1,
+      transport,
+    });
+    try {
+      await expect(client.sendForHeaders('docs', { ...head, key: 'silent' })).rejects.toMatchObject({
+        name: 'TimeoutError',
+        $metadata: { attempts: 3 },
+      });
+      expect(requests).toBe(3);
+      const slow = await client.send('docs', { ...head, method: 'GET', key: 'slow' });
+      const chunks: Buffer[] = [];
+      for await (const chunk of slow.body) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString()).toBe('ab');
+      expect(slow.headers.etag).toBe('"slow"');
+    } finally {
+      transport.destroy();
+      server.closeAllConnections();
+      await new Promise((closed) => server.close(closed));
+    }
   });
 
   it('tells retryable errors apart', () => {
