@@ -15,6 +15,11 @@ export interface CleanupOptions {
   retainReplacedMs?: number;
   /** Replaced releases a catalog keeps, items and all, besides its current one (default KEPT_REPLACED). */
   keepReplaced?: number;
+  /**
+   * When to stop deleting (epoch ms): a request's cleanup must answer in time; what it leaves, the next
+   * cleanup (after every switch, or `catalog cleanup`) finishes.
+   */
+  deadline?: number;
 }
 
 /**
@@ -91,8 +96,10 @@ export async function cleanupReleases(
   let items = 0;
   for (const marker of doomed) {
     if (shared.has(marker.release_id)) continue;
-    items += await catalogRepository.deleteRelease(marker);
-    removed.push(marker.release_id);
+    if (options.deadline !== undefined && Date.now() >= options.deadline) break;
+    const deletion = await catalogRepository.deleteRelease(marker, { deadline: options.deadline });
+    items += deletion.items;
+    if (deletion.complete) removed.push(marker.release_id);
   }
   return { releases: removed, items };
 }

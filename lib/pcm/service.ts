@@ -346,9 +346,18 @@ const isPublishing = (release: PcmRelease) => {
 };
 
 /**
- * Reclaims what of the catalog's deleted (and replaced) releases no reader can hold any more; the rest
- * waits for the next cleanup. The deletion is done whatever happens here.
+ * How long a deletion request spends reclaiming items: a release of a million products is four million
+ * items, minutes of deletes, and the request must answer within its function's 10 s (API Gateway's 30).
+ */
+export const RECLAIM_BUDGET_MS = 3000;
+
+/**
+ * Reclaims, for at most RECLAIM_BUDGET_MS, what of the catalog's deleted (and replaced) releases no reader
+ * can hold any more; the rest waits for the next cleanup (after the catalog's next switch, or `catalog
+ * cleanup`). The deletion is done whatever happens here.
  */
 async function reclaimDeleted(storeId: string, catalogId: string): Promise<void> {
-  await cleanupReleases(storeId, { catalogId }).catch(() => undefined);
+  await cleanupReleases(storeId, { catalogId, deadline: Date.now() + RECLAIM_BUDGET_MS }).catch(
+    () => undefined,
+  );
 }

@@ -180,6 +180,17 @@ const DELETE_PARTITIONS = 4;
 export interface DeleteReleaseOptions {
   /** Partitions emptied at once (DELETE_PARTITIONS). */
   concurrency?: number;
+  /**
+   * When to stop (epoch ms): no page is read after it, and a release not emptied by then keeps its marker
+   * (a later deletion finishes it). A request has a deadline; the workflow's steps and the CLIs do not.
+   */
+  deadline?: number;
+}
+
+/** What a release deletion did: the items it deleted, and whether the release is gone (marker and all). */
+export interface ReleaseDeletion {
+  items: number;
+  complete: boolean;
 }
 
 export type Key = { pk: string; sk: string };
@@ -757,9 +768,13 @@ export const catalogRepository = {
     return codes === undefined;
   },
 
-  /** Deletes every item of a release, then its marker; returns the number of items deleted. */
-  async deleteRelease(marker: ReleaseMarker, options: DeleteReleaseOptions = {}): Promise<number> {
+  /**
+   * Deletes every item of a release, then its marker (unless the deadline came first: the marker stays, so
+   * the release is found and finished by a later cleanup).
+   */
+  async deleteRelease(marker: ReleaseMarker, options: DeleteReleaseOptions = {}): Promise<ReleaseDeletion> {
     const deleted = await catalogRepository.deleteReleaseItems(marker, options);
+    if (!deleted.complete) return deleted;
     // Its delta file, before the marker that names it goes (one DELETE: lib/store/object-urls.ts).
     await deleteDeltaFile(marker.store_id, marker.catalog_id, marker.release_id);
     await getDocumentClient().send(
@@ -775,15 +790,22 @@ export const catalogRepository = {
    * Deletes every item of a release but its marker, without reading them: each of its partitions
    * (`REL#<release>#<shard>`) is queried for keys only, DELETE_PAGE at a time, and each page deleted in
    * BatchWriteItem requests of 25 sent together; `concurrency` partitions at once (unprocessed deletes
-   * retried with backoff). Returns the number of items deleted.
+   * retried with backoff). Returns the number of items deleted, and whether none is left (false when the
+   * deadline stopped it).
    */
   async deleteReleaseItems(
     marker: Pick<ReleaseMarker, 'release_id' | 'shards'>,
     options: DeleteReleaseOptions = {},
-  ): Promise<number> {
+  ): Promise<ReleaseDeletion> {
     const table = tableName('products');
     let deleted = 0;
     let next = 0;
+    let complete = true;
+    const late = () => {
+      if (options.deadline === undefined || Date.now() < options.deadline) return false;
+      complete = false;
+      return true;
+    };
     const deleteBatch = async (keys: Key[]) => {
       let pending = keys.map((key) => ({ DeleteRequest: { Key: key } }));
       for (let attempt = 0; pending.length > 0; attempt += 1) {
@@ -799,6 +821,7 @@ export const catalogRepository = {
       for (let shard = next++; shard < marker.shards && !stop.failed; shard = next++) {
         let startKey: Record<string, unknown> | undefined;
         do {
+          if (late()) return;
           const page = await getDocumentClient().send(
             new QueryCommand({
               TableName: table,
@@ -821,6 +844,6 @@ export const catalogRepository = {
       }
     };
     await settleWorkers(Math.min(options.concurrency ?? DELETE_PARTITIONS, marker.shards), worker);
-    return deleted;
+    return { items: deleted, complete };
   },
 };

@@ -7,6 +7,7 @@ import type { ReleaseLayout } from '../../lib/catalog/types';
 import { ReleaseValidationError } from '../../lib/catalog/validate-release';
 import { validateRelease } from '../../lib/catalog/validate-stream';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { getDocumentClient } from '../../lib/store/client';
 import { storeRepository } from '../../lib/store/store-repository';
 import {
   childrenRelease,
@@ -296,6 +297,42 @@ describe('switching releases', () => {
     expect(await itemsOfRelease(first)).toBe(0);
     expect(await itemsOfRelease(second.release_id)).toBe(RELEASE_ITEMS);
     expect((await firstNames(token, 1))[0]).toBe('B Child 1');
+  });
+
+  it('stops deleting at its deadline, keeps what it did not finish (marker and items), and a later cleanup finishes it', async () => {
+    const replaced = (await catalogRepository.getRegistry(store.store.id))?.catalogs;
+    const doomed = Object.values(replaced ?? {})[0]?.release.id as string;
+    await publishRelease(store.store.id, childrenRelease({ namePrefix: 'C ' }));
+    const options = { retainReplacedMs: 0, keepReplaced: 0 };
+    // A deadline already past: nothing is deleted.
+    expect(await cleanupReleases(store.store.id, { ...options, deadline: Date.now() })).toEqual({
+      releases: [],
+      items: 0,
+    });
+    expect(await itemsOfRelease(doomed)).toBe(RELEASE_ITEMS);
+    // Each BatchWriteItem takes 2 s: the deadline (1.5 s away, time enough for the cleanup's reads even on a
+    // loaded machine) passes during the first page of deletes.
+    const slow = getDocumentClient().use((next) => async (operation, body) => {
+      if (operation === 'BatchWriteItem') await new Promise((resolve) => setTimeout(resolve, 2000));
+      return next(operation, body);
+    });
+    let partial: Awaited<ReturnType<typeof cleanupReleases>>;
+    try {
+      partial = await cleanupReleases(store.store.id, { ...options, deadline: Date.now() + 1500 });
+    } finally {
+      slow();
+    }
+    expect(partial.releases).toEqual([]);
+    expect(partial.items).toBeGreaterThan(0);
+    expect(partial.items).toBeLessThan(RELEASE_ITEMS);
+    expect(await itemsOfRelease(doomed)).toBe(RELEASE_ITEMS - partial.items);
+    expect((await catalogRepository.listReleases(store.store.id)).map((m) => m.release_id)).toContain(doomed);
+    // Without a deadline the next cleanup takes the rest, then the marker.
+    expect(await cleanupReleases(store.store.id, options)).toEqual({
+      releases: [doomed],
+      items: RELEASE_ITEMS - partial.items,
+    });
+    expect(await itemsOfRelease(doomed)).toBe(0);
   });
 
   it('cleans up a release whose publisher died (no heartbeat), and leaves a live publish alone', async () => {
