@@ -78,7 +78,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'sile
  * The log level: POWERTOOLS_LOG_LEVEL when set, else LOG_LEVEL, else `info` (Powertools' own order, so
  * either name works; case-insensitive, so `DEBUG` works too). Both are checked when set. In Lambda, a
  * function-level log level (Advanced Logging Controls, AWS_LAMBDA_LOG_LEVEL) is applied on top by the
- * Powertools logger: it never logs below it.
+ * logger (lib/http/log.ts): it never logs below it.
  */
 export function logLevelFrom(env: NodeJS.ProcessEnv = process.env): LogLevel {
   let level: LogLevel | undefined;

@@ -1,17 +1,39 @@
-import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { type LogLevel, logLevelFrom } from '../config/index';
 
 /**
- * Structured JSON logs (Powertools): one JSON object per line, info and debug on stdout, warn and error
- * on stderr. Callers pass only safe fields: never headers, bodies, query strings, secrets or tokens.
- * Fields, levels and what is never logged: docs/logs.md.
+ * Structured JSON logs: one JSON object per line, info and debug on stdout, warn and error on stderr, in
+ * the line format of the Powertools for AWS Lambda logger (its fields and their order), written by the
+ * few lines below rather than by Powertools itself, whose logger took 17 KiB of every bundle and about 2 ms of
+ * its cold start (docs/performance.md). Callers pass only safe fields:
+ * never headers, bodies, query strings, secrets or tokens. Fields, levels and what is never logged:
+ * docs/logs.md.
  */
 
 /** `service` on every line (POWERTOOLS_SERVICE_NAME overrides it). */
 export const SERVICE_NAME = 'commerce-api';
+
+/** Each level's threshold, as Powertools numbers them: a line is written when its level's is at least the logger's. */
+export const LogLevelThreshold = { DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, SILENT: 28 } as const;
+
+const THRESHOLDS: Record<LogLevel, number> = {
+  debug: LogLevelThreshold.DEBUG,
+  info: LogLevelThreshold.INFO,
+  warn: LogLevelThreshold.WARN,
+  error: LogLevelThreshold.ERROR,
+  silent: LogLevelThreshold.SILENT,
+};
+
+/** Lambda's application log levels (Advanced Logging Controls), as thresholds. */
+const LAMBDA_THRESHOLDS: Record<string, number> = {
+  TRACE: LogLevelThreshold.DEBUG,
+  DEBUG: LogLevelThreshold.DEBUG,
+  INFO: LogLevelThreshold.INFO,
+  WARN: LogLevelThreshold.WARN,
+  ERROR: LogLevelThreshold.ERROR,
+  FATAL: LogLevelThreshold.ERROR,
+};
 
 /** At init, once per container; a bad value logs at `info` here and fails the init in `getConfig()`. */
 function initialLevel(): LogLevel {
@@ -22,11 +44,114 @@ function initialLevel(): LogLevel {
   }
 }
 
-/** Powertools' logger, told which invocation is a function's first (see `requestLogging`). */
-class FunctionLogger extends Logger {
+/** The level's threshold, never below the function's Lambda log level (AWS_LAMBDA_LOG_LEVEL) when set. */
+function threshold(level: LogLevel, env: NodeJS.ProcessEnv = process.env): number {
+  const floor = LAMBDA_THRESHOLDS[env.AWS_LAMBDA_LOG_LEVEL?.trim().toUpperCase() ?? ''] ?? 0;
+  return Math.max(THRESHOLDS[level], floor);
+}
+
+/** What a Lambda context puts on each line of its invocation. */
+interface InvocationKeys {
+  cold_start: boolean;
+  function_arn: string;
+  function_memory_size: string | number;
+  function_name: string;
+  function_request_id: string;
+}
+
+/**
+ * A value as JSON: an Error as its name, message and stack; a bigint as its digits; a value met again
+ * inside itself as `[Circular]` (a log line never throws).
+ */
+function lineJson(line: Record<string, unknown>): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(line, (_key, value: unknown) => {
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value !== 'object' || value === null) return value;
+    if (seen.has(value)) return '[Circular]';
+    seen.add(value);
+    if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+    return value;
+  });
+}
+
+/** The container's JSON logger, told which invocation is a function's first (see `requestLogging`). */
+class FunctionLogger {
+  /** The threshold below which lines are dropped (LogLevelThreshold). */
+  level: number;
+  private readonly service: string;
+  /**
+   * Whether this container was started on demand: only then is a first invocation a cold start (as
+   * Powertools reads AWS_LAMBDA_INITIALIZATION_TYPE; provisioned concurrency or an unknown type: never).
+   */
+  private readonly onDemand: boolean;
+  private coldStart = true;
+  private invocation: InvocationKeys | undefined;
+  private keys: Record<string, unknown> = {};
+
+  constructor(options: { serviceName: string; logLevel: LogLevel }, env: NodeJS.ProcessEnv = process.env) {
+    this.service = options.serviceName;
+    this.level = threshold(options.logLevel, env);
+    this.onDemand = env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
+  }
+
   /** Whether the next invocation's lines say `cold_start: true` (when the container started on demand). */
   setColdStart(value: boolean): void {
     this.coldStart = value;
+  }
+
+  /** The invocation's keys, from its Lambda context, on every line until `clearInvocation`. */
+  addContext(context: Context): void {
+    this.invocation = {
+      cold_start: this.onDemand && this.coldStart,
+      function_arn: context.invokedFunctionArn,
+      function_memory_size: context.memoryLimitInMB,
+      function_name: context.functionName,
+      function_request_id: context.awsRequestId,
+    };
+  }
+
+  /** Keys on every line from now until `clearInvocation` (later ones win). */
+  appendKeys(keys: Record<string, unknown>): void {
+    Object.assign(this.keys, keys);
+  }
+
+  /** Forgets the invocation's keys and the appended ones: lines outside a request carry neither. */
+  clearInvocation(): void {
+    this.invocation = undefined;
+    this.keys = {};
+  }
+
+  debug(message: string, fields: Record<string, unknown> = {}): void {
+    this.write('DEBUG', LogLevelThreshold.DEBUG, message, fields);
+  }
+
+  info(message: string, fields: Record<string, unknown> = {}): void {
+    this.write('INFO', LogLevelThreshold.INFO, message, fields);
+  }
+
+  warn(message: string, fields: Record<string, unknown> = {}): void {
+    this.write('WARN', LogLevelThreshold.WARN, message, fields);
+  }
+
+  error(message: string, fields: Record<string, unknown> = {}): void {
+    this.write('ERROR', LogLevelThreshold.ERROR, message, fields);
+  }
+
+  private write(name: string, at: number, message: string, fields: Record<string, unknown>): void {
+    if (at < this.level) return;
+    const traceId = process.env._X_AMZN_TRACE_ID?.match(/Root=([^;]+)/)?.[1];
+    const line = lineJson({
+      level: name,
+      message,
+      timestamp: new Date().toISOString(),
+      service: this.service,
+      ...this.invocation,
+      ...(traceId === undefined ? {} : { xray_trace_id: traceId }),
+      ...this.keys,
+      ...fields,
+    });
+    (at >= LogLevelThreshold.WARN ? process.stderr : process.stdout).write(`${line}\n`);
   }
 }
 
@@ -39,9 +164,8 @@ export const logger = new FunctionLogger({
 export type Level = Exclude<LogLevel, 'silent'>;
 
 /**
- * Whether debug lines are written now. Powertools builds a suppressed line's trace context before it
- * compares levels, so every debug call on the request path asks this first: at `info` (the deployed
- * default) a debug line then costs one level lookup, not a line's worth of work per request.
+ * Whether debug lines are written now: every debug call on the request path asks this first, so at `info`
+ * (the deployed default) a debug line costs one level lookup, not its fields' object per request.
  */
 export function debugEnabled(): boolean {
   return logger.level <= LogLevelThreshold.DEBUG;
@@ -125,26 +249,29 @@ function requestKeys(operation: string, event: LoggedEvent, context: Context) {
 }
 
 /**
- * The logging middlewares of one function, registered before every other middleware: Powertools'
- * context injection (function name, request id, cold start; keys reset after each invocation; the event
- * is never logged, whatever POWERTOOLS_LOGGER_LOG_EVENT says) with the route and operation appended,
- * then one info access line per request (none for a refusal the refusal log counts: `loggedAsCount`) and
- * an error line for every 5xx response.
+ * The logging middlewares of one function, registered before every other middleware: the invocation's
+ * context on every line (function name, request id, cold start; dropped after each invocation with the
+ * keys appended in it; the event is never logged) with the route and operation appended, then one info
+ * access line per request (none for a refusal the refusal log counts: `loggedAsCount`) and an error line
+ * for every 5xx response.
  */
 export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, LoggedResult>[] {
   const started = new WeakMap<object, number>();
   // One process may serve several functions (the local server): each one's first invocation is its
-  // cold start. In Lambda (one function per container) this is what Powertools tracks itself; the
-  // logger still reports false when the container was not started on demand (provisioned concurrency).
+  // cold start. The logger still reports false when the container was not started on demand
+  // (provisioned concurrency).
   let firstInvocation = true;
-  const coldStart: MiddlewareObj<LoggedEvent, LoggedResult> = {
-    before: () => {
+  const invocation: MiddlewareObj<LoggedEvent, LoggedResult> = {
+    before: (request) => {
       logger.setColdStart(firstInvocation);
       firstInvocation = false;
+      logger.addContext(request.context);
     },
+    after: () => logger.clearInvocation(),
+    onError: () => logger.clearInvocation(),
   };
   const accessLine = (request: Request<LoggedEvent, LoggedResult>) => {
-    // Powertools builds a line's trace context before it compares levels: below info, build nothing.
+    // Above info, not even the line's fields are built.
     if (logger.level > LogLevelThreshold.INFO) return;
     const { event } = request;
     const start = started.get(request);
@@ -179,12 +306,5 @@ export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, Lo
         accessLine(request);
     },
   };
-  return [
-    coldStart,
-    injectLambdaContext(logger, { resetKeys: true, logEvent: false }) as MiddlewareObj<
-      LoggedEvent,
-      LoggedResult
-    >,
-    requestLog,
-  ];
+  return [invocation, requestLog];
 }

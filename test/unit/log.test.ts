@@ -89,6 +89,48 @@ describe('the logger', () => {
   });
 });
 
+describe('the logger, as Lambda runs it', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+    delete process.env._X_AMZN_TRACE_ID;
+  });
+
+  it("never goes below the function's Lambda log level (Advanced Logging Controls)", async () => {
+    const { log } = load({ ...DEBUG, AWS_LAMBDA_LOG_LEVEL: 'WARN' });
+    const lines = await linesOf(() => {
+      for (const level of ['debug', 'info', 'warn', 'error'] as const) log.log(level, level);
+    });
+    expect(lines.map((line) => line.message)).toEqual(['warn', 'error']);
+  });
+
+  it('writes warn and error on stderr, debug and info on stdout', () => {
+    const { log } = load(DEBUG);
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const err = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    for (const level of ['debug', 'info', 'warn', 'error'] as const) log.log(level, level);
+    const messages = (spy: typeof out) => spy.mock.calls.map(([line]) => JSON.parse(String(line)).message);
+    expect(messages(out)).toEqual(['debug', 'info']);
+    expect(messages(err)).toEqual(['warn', 'error']);
+  });
+
+  it("adds the request's X-Ray trace id, and writes any value without throwing", async () => {
+    const { log } = load(DEBUG);
+    process.env._X_AMZN_TRACE_ID =
+      'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=557abcec3ee5a047;Sampled=1';
+    const circular: Record<string, unknown> = { name: 'loop' };
+    circular.self = circular;
+    const [line] = await linesOf(() =>
+      log.log('info', 'odd values', { circular, big: 12n, error: new RangeError('out of range') }),
+    );
+    expect(line).toMatchObject({
+      xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793',
+      circular: { name: 'loop', self: '[Circular]' },
+      big: '12',
+      error: { name: 'RangeError', message: 'out of range', stack: expect.stringContaining('RangeError') },
+    });
+  });
+});
+
 describe('request logging in createHandler', () => {
   function handlerWith(middleware: typeof MiddlewareModule, log: typeof LogModule) {
     return middleware.buildHandler('echo-op', { auth: 'none', body: 'json-or-form' }, {}, async (event) => {
@@ -141,7 +183,7 @@ describe('request logging in createHandler', () => {
     }
   });
 
-  it('at info writes no debug line and never asks Powertools to build one (a level lookup, no line)', async () => {
+  it('at info writes no debug line and never builds one (a level lookup, no line)', async () => {
     const { log, middleware } = load({ ...DEBUG, LOG_LEVEL: 'info' });
     expect(log.debugEnabled()).toBe(false);
     const debug = jest.spyOn(log.logger, 'debug');
