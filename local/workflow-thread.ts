@@ -7,10 +7,12 @@ import { sendLocalDelivery } from '../lib/integrations/queue';
 /**
  * The heap the publishing workflow's steps get in a local tool: V8 grows an unbounded heap lazily (a
  * 300,000-product `catalog publish` peaked at 968 MB of RSS in one process), while the steps hold a product
- * at a time. 320 MB, the local API's own limit in the benchmarks; the item manifest's tables live outside
- * the heap (24 bytes an item).
+ * at a time. What they keep across products peaks in validation, at about 250 MB for a million products
+ * (V8's trace of the thread's full collections); 288 MB leaves that room, and keeps the whole process of a
+ * million-product `catalog publish` under 512 MB (488 MB: 320 MB let the thread's garbage take it to 504-551
+ * MB). The item manifest's tables live outside the heap (24 bytes an item).
  */
-export const WORKFLOW_HEAP_MB = 320;
+export const WORKFLOW_HEAP_MB = 288;
 
 /**
  * The heap a local tool's workflow thread gets: the process's own `--max-old-space-size` when given (in
