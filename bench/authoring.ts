@@ -1,4 +1,6 @@
+import { hashSecret } from '../lib/auth/secrets';
 import { uuidv7 } from '../lib/ids';
+import type { WriteCaller } from '../lib/store/caller-check';
 import { type ProductRecord, productRepository } from '../lib/store/product-repository';
 import type { OperationBench } from './operations';
 import type { Scenario } from './scenario';
@@ -48,6 +50,8 @@ export async function setUpAuthoringBench(s: Scenario, coldRuns: number): Promis
     deletableProductIds.push(doomed.id);
   }
   const token = s.adminToken;
+  // The handlers' writes check their caller's token and key in the same transaction: so do the raw ones.
+  const caller: WriteCaller = { storeId, keyId: s.keyId, tokenHash: hashSecret(token) };
   const productPath = `/pcm/products/${viaHandler.id}`;
   const operations: OperationBench[] = [
     {
@@ -61,7 +65,7 @@ export async function setUpAuthoringBench(s: Scenario, coldRuns: number): Promis
           },
         }),
       raw: (call) =>
-        productRepository.create(storeId, productRecord(`Created ${call}`, `bench-${tag}-r-${call}`)),
+        productRepository.create(storeId, productRecord(`Created ${call}`, `bench-${tag}-r-${call}`), caller),
     },
     {
       function: 'pcm-get-product',
@@ -79,12 +83,17 @@ export async function setUpAuthoringBench(s: Scenario, coldRuns: number): Promis
         }),
       raw: async (call) => {
         const before = (await productRepository.get(storeId, viaRaw.id)) as ProductRecord;
-        await productRepository.replace(storeId, before, {
-          ...before,
-          attributes: { ...before.attributes, name: `Renamed ${call}` },
-          updated_at: new Date().toISOString(),
-          version: before.version + 1,
-        });
+        await productRepository.replace(
+          storeId,
+          before,
+          {
+            ...before,
+            attributes: { ...before.attributes, name: `Renamed ${call}` },
+            updated_at: new Date().toISOString(),
+            version: before.version + 1,
+          },
+          caller,
+        );
       },
     },
     {

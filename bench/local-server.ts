@@ -45,14 +45,16 @@ export interface LocalServerFigures {
    * n / throughput (Little's law), whatever the code does, so this row says what the sweep can show.
    */
   bare_concurrency: ConcurrencyRow[];
-  /** p99 at 64 connections over p50 at 1 (target <= 4: queueing must not blow up the tail). */
+  /**
+   * p99 at 64 connections over p50 at 1: information, no target. By Little's law it is set by the
+   * throughput (bare node:http itself is at 68 on this machine), and the local API's throughput is no
+   * longer a target either: 5,000 requests a second is plenty for development.
+   */
   tail_ratio: number;
 }
 
 /** The connection counts of the concurrency sweep. */
 export const CONCURRENCY_LEVELS = [1, 16, 64] as const;
-/** Target: p99 at the most connections <= this many times p50 at one. */
-export const TAIL_RATIO_MAX = 4;
 
 /** p99 at the highest concurrency over p50 at one connection. */
 export function tailRatio(rows: ConcurrencyRow[]): number {
@@ -201,14 +203,8 @@ export async function benchLocalServer(
 }
 
 /** The report lines of the concurrency sweep. */
-export function describeConcurrency(
-  figures: LocalServerFigures,
-  check: (label: string, value: string, ok: boolean) => void,
-  note: (text: string) => void,
-): void {
-  note(
-    `Local API, warm child list, by concurrent connections (target: p99 at 64 <= ${TAIL_RATIO_MAX} x p50 at 1)`,
-  );
+export function describeConcurrency(figures: LocalServerFigures, note: (text: string) => void): void {
+  note('Local API, warm child list, by concurrent connections (information: no target)');
   figures.concurrency.forEach((row, index) => {
     const bare = figures.bare_concurrency[index];
     note(
@@ -216,7 +212,7 @@ export function describeConcurrency(
         (bare ? `  (bare node:http: p50 ${bare.p50_ms}  p99 ${bare.p99_ms}  ${bare.rps} rps)` : ''),
     );
   });
-  check('p99 at 64 / p50 at 1', `${figures.tail_ratio}`, figures.tail_ratio <= TAIL_RATIO_MAX);
+  note(`  ${'p99 at 64 / p50 at 1'.padEnd(44)} ${figures.tail_ratio}`);
 }
 
 // `npx tsx bench/local-server.ts [--children N]`: this stage alone, on its own database and catalog.
@@ -248,11 +244,7 @@ runAsScript(
       `local API ${figures.rps} rps (p99 ${figures.p99_ms} ms) vs bare node:http ${figures.bare_node_rps} rps, ratio ${figures.ratio}`,
       `the local gateway alone, answering the same bytes at once: ${figures.gateway_floor_rps} rps, ratio ${figures.gateway_floor_ratio}`,
     ];
-    describeConcurrency(
-      figures,
-      (label, value, ok) => lines.push(`  ${label.padEnd(44)} ${value}  ${ok ? 'ok' : 'MISSED'}`),
-      (text) => lines.push(text),
-    );
+    describeConcurrency(figures, (text) => lines.push(text));
     return `${lines.join('\n')}\n`;
   },
 );

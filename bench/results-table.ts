@@ -23,7 +23,6 @@ export const TARGETS = {
   warm_ratio_max: 1.2,
   include_warm_ratio_max: 1.3,
   publish_ratio_max: 1.5,
-  local_server_ratio_min: 0.35,
   first_requests_p50_ms_max: 1.5,
   filtered_cold_ms_max: 100,
   rss_mb_max: 200,
@@ -168,7 +167,7 @@ export function renderPerformanceTable(r: BenchResults): string {
         ? ''
         : `; the local gateway alone, answering at once: ${grouped(l.gateway_floor_rps)} rps (ratio ${fixed(l.gateway_floor_ratio ?? 0)})`
     }`,
-    `ratio >= ${TARGETS.local_server_ratio_min}: ${met(l.ratio >= TARGETS.local_server_ratio_min)}`,
+    'information (no target: 5,000 requests/s is plenty for development)',
   ]);
   const h = r.http_first_requests;
   if (h) {

@@ -889,17 +889,18 @@ function report(r: Results): number {
     p.ratio <= TARGETS.publish_ratio_max,
   );
   const l = r.local_server;
-  out.push('', 'Local API (npm start) under load, warm child list');
-  check(
-    'local vs bare node:http',
-    `${l.rps} rps (p99 ${l.p99_ms} ms) vs ${l.bare_node_rps} rps  ratio ${l.ratio}`,
-    l.ratio >= TARGETS.local_server_ratio_min,
+  out.push('', 'Local API (npm start) under load, warm child list (information: no target)');
+  out.push(
+    line(
+      'local vs bare node:http',
+      `${l.rps} rps (p99 ${l.p99_ms} ms) vs ${l.bare_node_rps} rps  ratio ${l.ratio}`,
+    ),
   );
   if (l.gateway_floor_rps !== undefined)
     out.push(
       `  the local gateway alone, answering the same bytes at once: ${l.gateway_floor_rps} rps (ratio ${l.gateway_floor_ratio}: the most any function behind it could reach)`,
     );
-  describeConcurrency(l, check, (text) => out.push(text));
+  describeConcurrency(l, (text) => out.push(text));
   out.push('', 'Local API (npm start), a fresh process: its first requests');
   describeHttpFirstRequests(r.http_first_requests, check);
   out.push('', `Memory (Lambda memory in the stack: ${FUNCTION_MEMORY_MB} MB)`);

@@ -9,6 +9,8 @@ import { matchRoute } from '../local/router';
 export interface Scenario {
   store: StoreRecord;
   clientId: string;
+  /** The id of the key whose credentials issue the tokens. */
+  keyId: string;
   clientSecret: string;
   adminToken: string;
   implicitToken: string;
@@ -47,6 +49,7 @@ export async function createScenario(keys = 1): Promise<Scenario> {
   return {
     store: refreshed,
     clientId: key.client_id,
+    keyId: key.id,
     clientSecret,
     adminToken,
     implicitToken,
