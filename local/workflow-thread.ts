@@ -9,7 +9,7 @@ import { sendLocalDelivery } from '../lib/integrations/queue';
  * 300,000-product `catalog publish` peaked at 968 MB of RSS in one process), while the steps hold a product
  * at a time. What they keep across products peaks in validation, at about 250 MB for a million products
  * (V8's trace of the thread's full collections); 288 MB leaves that room, and keeps the whole process of a
- * million-product `catalog publish` under 512 MB (488 MB: 320 MB let the thread's garbage take it to 504-551
+ * million-product `catalog publish` under 512 MB (449 MB: 320 MB let the thread's garbage take it to 504-551
  * MB). The item manifest's tables live outside the heap (24 bytes an item).
  */
 export const WORKFLOW_HEAP_MB = 288;
