@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import type * as LibDynamoDb from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
 import { type AwsCredentials, payloadHash, signRequest } from './sigv4';
 
 /*
@@ -185,15 +186,10 @@ export interface DynamoDbClientOptions {
   retryBaseMs?: { throttling?: number; other?: number };
 }
 
-interface Transport {
-  request: typeof import('node:http').request;
-  agent: HttpAgent;
-}
-
 /** Minimal DynamoDB client: `send(new GetCommand({...}))` as with the SDK's document client. */
 export class DynamoDbClient {
   private readonly url: URL;
-  private transport: Promise<Transport> | undefined;
+  private transport: Promise<KeepAliveTransport> | undefined;
   private readonly maxAttempts: number;
   private readonly timeoutMs: number;
   private readonly throttledBaseMs: number;
@@ -270,13 +266,8 @@ export class DynamoDbClient {
     this.attempt = chain;
   }
 
-  private loadTransport(): Promise<Transport> {
-    this.transport ??= (this.url.protocol === 'https:' ? import('node:https') : import('node:http')).then(
-      (mod) => ({
-        request: mod.request as Transport['request'],
-        agent: new mod.Agent({ keepAlive: true, maxSockets: 64 }) as HttpAgent,
-      }),
-    );
+  private loadTransport(): Promise<KeepAliveTransport> {
+    this.transport ??= keepAliveTransport(this.url.protocol);
     return this.transport;
   }
 

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Agent, IncomingMessage, RequestOptions } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/index';
 import { credentialsFor } from './client';
+import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
 import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, signRequest } from './sigv4';
 
 /*
@@ -77,14 +78,11 @@ export interface S3Transport {
  */
 const ANSWER_TIMEOUT_MS = 30_000;
 
-/** node:http and node:https with one keep-alive agent each, loaded on first use. */
+/** node:http and node:https with one keep-alive agent each (lib/store/keep-alive.ts), loaded on first use. */
 export class NodeTransport implements S3Transport {
   constructor(private readonly silenceMs = ANSWER_TIMEOUT_MS) {}
 
-  private readonly loaded = new Map<
-    string,
-    Promise<{ request: typeof import('node:http').request; agent: Agent }>
-  >();
+  private readonly loaded = new Map<string, Promise<KeepAliveTransport>>();
 
   async send(request: S3HttpRequest): Promise<S3Answer> {
     const transport = await this.load(request.url.protocol);
@@ -122,13 +120,10 @@ export class NodeTransport implements S3Transport {
     this.loaded.clear();
   }
 
-  private load(protocol: string) {
+  private load(protocol: string): Promise<KeepAliveTransport> {
     let transport = this.loaded.get(protocol);
     if (transport === undefined) {
-      transport = (protocol === 'https:' ? import('node:https') : import('node:http')).then((mod) => ({
-        request: mod.request as typeof import('node:http').request,
-        agent: new mod.Agent({ keepAlive: true, maxSockets: 64 }) as Agent,
-      }));
+      transport = keepAliveTransport(protocol);
       this.loaded.set(protocol, transport);
     }
     return transport;
