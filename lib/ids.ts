@@ -24,6 +24,16 @@ export function uuidv7(now: number = Date.now()): string {
   return formatV7(bytes, lastMs);
 }
 
+/**
+ * A UUID v7 that sorts after `last` (another UUID v7, perhaps from a process whose clock runs ahead): a new
+ * one when it does, else one of the millisecond after `last`'s.
+ */
+export function uuidv7After(last: string | undefined): string {
+  const fresh = uuidv7();
+  if (last === undefined || fresh > last.toLowerCase()) return fresh;
+  return uuidv7(Number.parseInt(`${last.slice(0, 8)}${last.slice(9, 13)}`, 16) + 1);
+}
+
 /** 16 bytes as a UUID v7 of time `ms`: the time in the first six, then the version and variant bits. */
 function formatV7(bytes: Buffer, ms: number): string {
   bytes[0] = Math.floor(ms / 2 ** 40) & 0xff;

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { hierarchyOf } from '../hierarchies/service';
 import { ApiError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { pathParameter } from '../http/request';
-import { uuidv7 } from '../ids';
+import { uuidv7, uuidv7After } from '../ids';
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { type Hierarchy, hierarchyRepository } from '../store/hierarchy-repository';
@@ -306,7 +306,10 @@ export function attachProducts(
       await assertCallerExists(caller);
       return node;
     }
-    const seqs = added.map(() => uuidv7());
+    // After the node's latest: the attach commits only while that is still its latest, so a node's
+    // products list in the order their attaches committed.
+    const seqs: string[] = [];
+    for (const _ of added) seqs.push(uuidv7After(seqs.at(-1) ?? node.attach_seq));
     await nodeRepository.attach(storeId, node, added, seqs, caller);
     return { ...node, products: node.products + added.length };
   }, productsRefused);

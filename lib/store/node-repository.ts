@@ -17,10 +17,12 @@ import { tableName } from './schema';
  *   `curated_products`, `parent_id` (absent for a top-level node, a child of the hierarchy itself),
  *   `sort_order` (absent when none), `created_at`, `updated_at`, a `version` every change of its attributes,
  *   sort order or parent moves, and two counters that move without it: `children` (nodes whose parent it
- *   is) and `products` (products attached). A hierarchy's nodes are one range in id (creation) order.
+ *   is) and `products` (products attached), and `attach_seq`, the `seq` of its latest attachment. A
+ *   hierarchy's nodes are one range in id (creation) order.
  * - `NODEPROD#<hierarchy>#<node>#<seq>`: a product attached to the node (`product_id`); `seq` is a UUID v7
- *   taken at the attach, so a node's range is its products in attach order and a hierarchy's range is every
- *   attachment, by node, in attach order.
+ *   taken at the attach and after the node's `attach_seq`, which the attach conditions on and moves: so
+ *   attaches commit in `seq` order whatever runs concurrently, a node's range is its products in attach
+ *   order and a hierarchy's range is every attachment, by node, in attach order.
  * - `PRODNODE#<product>#<hierarchy>#<node>`: the same attachment seen from the product (`seq` names its
  *   `NODEPROD` item): whether a product is attached to a node is one read, a product's nodes one range.
  * - `PNNAME#<store>#<hierarchy>#<parent or ROOT>#<sha256 of the name in lower case>` / `CLAIM` and
@@ -61,6 +63,8 @@ export interface NodeRecord {
   children: number;
   /** Products attached. */
   products: number;
+  /** The `seq` of the latest attachment (absent before the first): the next ones sort after it. */
+  attach_seq?: string;
 }
 
 /** One product attached to one node of a hierarchy. */
@@ -579,7 +583,10 @@ export const nodeRepository = {
     );
   },
 
-  /** Attaches the products (none attached yet), in the order given, counting them on the node. */
+  /**
+   * Attaches the products (none attached yet), in the order given, counting them on the node: `seqs`
+   * ascending and after the node's `attach_seq` as read, which must be unchanged (else `changed`).
+   */
   async attach(
     storeId: string,
     node: NodeRecord,
@@ -594,9 +601,16 @@ export const nodeRepository = {
             Update: {
               TableName: table(),
               Key: nodeKeys.node(storeId, node.hierarchy_id, node.id),
-              UpdateExpression: 'ADD products :count',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':count': productIds.length },
+              UpdateExpression: 'ADD products :count SET attach_seq = :last',
+              ConditionExpression:
+                node.attach_seq === undefined
+                  ? 'attribute_exists(pk) AND attribute_not_exists(attach_seq)'
+                  : 'attach_seq = :read',
+              ExpressionAttributeValues: {
+                ':count': productIds.length,
+                ':last': seqs[seqs.length - 1],
+                ...(node.attach_seq === undefined ? {} : { ':read': node.attach_seq }),
+              },
             },
           },
           reason: 'changed',

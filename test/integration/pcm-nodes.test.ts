@@ -17,6 +17,7 @@ import { handler as productNodes } from '../../functions/pcm-list-product-nodes/
 import { handler as updateNode } from '../../functions/pcm-update-node/handler';
 import { handler as writeParent } from '../../functions/pcm-write-node-parent/handler';
 import { handler as writeProducts } from '../../functions/pcm-write-node-products/handler';
+import { uuidv7After } from '../../lib/ids';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
 import {
@@ -297,6 +298,25 @@ describe('nodes', () => {
     expect((await detach(h, n, [product])).status).toBe(200);
     const after = await call(nodeProducts, 'GET', `/pcm/hierarchies/${h}/nodes/${n}/products`);
     expect(after.body.meta.results.total).toBe(0);
+  });
+
+  it('products list in the order their attaches committed: an attach that lost the race takes seqs after', async () => {
+    const h = await newHierarchy();
+    const n = await newNode(h, 'N');
+    const [early, late] = [await newProduct(), await newProduct()];
+    // `early` takes its seq first, then `late` commits before it.
+    const asRead = (await nodeRepository.get(store.store.id, h, n)) as NonNullable<
+      Awaited<ReturnType<typeof nodeRepository.get>>
+    >;
+    const seq = uuidv7After(asRead.attach_seq);
+    expect((await attach(h, n, [late])).status).toBe(201);
+    const refused = nodeRepository.attach(store.store.id, asRead, [early], [seq]);
+    await expect(refused).rejects.toMatchObject({ name: 'NodeWriteRefusedError', reasons: ['changed'] });
+    const path = `/pcm/hierarchies/${h}/nodes/${n}/products`;
+    expect(ids(await call(nodeProducts, 'GET', path))).toEqual([late]);
+    // Through the API the attach reads again and lands after `late`.
+    expect((await attach(h, n, [early])).status).toBe(201);
+    expect(ids(await call(nodeProducts, 'GET', path))).toEqual([late, early]);
   });
 
   it('attaches products (201), detaches them (200), lists them curated first, and products list their nodes', async () => {

@@ -1,4 +1,4 @@
-import { derivedUuidv7, isUuid, uuidv7 } from '../../lib/ids';
+import { derivedUuidv7, isUuid, uuidv7, uuidv7After } from '../../lib/ids';
 
 /** UUID v7s: random ones sort by creation; derived ones are the same for the same time and seed. */
 
@@ -13,6 +13,19 @@ describe('uuidv7', () => {
       expect('89ab').toContain(id[19]);
     }
     expect([...ids].sort()).toEqual(ids);
+  });
+});
+
+describe('uuidv7After', () => {
+  it('is a new UUID v7 after the one given, even one from a clock a minute ahead', () => {
+    const now = uuidv7();
+    const ahead = derivedUuidv7(Date.now() + 60_000, 'another process');
+    for (const last of [undefined, now, ahead, ahead.toUpperCase()]) {
+      const next = uuidv7After(last);
+      expect([isUuid(next), next[14]]).toEqual([true, '7']);
+      if (last !== undefined) expect(next > last.toLowerCase()).toBe(true);
+    }
+    expect(time(uuidv7After(ahead))).toBe(time(ahead) + 1);
   });
 });
 
