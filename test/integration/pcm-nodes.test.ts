@@ -300,6 +300,20 @@ describe('nodes', () => {
     expect(after.body.meta.results.total).toBe(0);
   });
 
+  it('sixteen attaches of different products to one node at once all succeed, each listed once', async () => {
+    const h = await newHierarchy();
+    const n = await newNode(h, 'N');
+    const products = await Promise.all(Array.from({ length: 16 }, () => newProduct()));
+    const answers = await Promise.all(products.map((product) => attach(h, n, [product])));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(16).fill(201));
+    const listed = await call(
+      nodeProducts,
+      'GET',
+      `/pcm/hierarchies/${h}/nodes/${n}/products?page[limit]=100`,
+    );
+    expect([[...ids(listed)].sort(), listed.body.meta.results.total]).toEqual([[...products].sort(), 16]);
+  });
+
   it('products list in the order their attaches committed: an attach that lost the race takes seqs after', async () => {
     const h = await newHierarchy();
     const n = await newNode(h, 'N');
