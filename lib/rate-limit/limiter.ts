@@ -254,7 +254,7 @@ export class RateLimiter {
     this.stats.unleased += 1;
     bucket.owed.set(keyId, (bucket.owed.get(keyId) ?? 0) + 1);
     bucket.waiting.set(keyId, (bucket.waiting.get(keyId) ?? 0) + 1);
-    void this.lease(bucket, storeId, window);
+    void this.lease(bucket, storeId, window, true);
     return this.decide(true, this.windowState(bucket, window), keyId, allowance, false, window);
   }
 
@@ -450,7 +450,7 @@ export class RateLimiter {
    * adds it to the shared counters and applies what was granted. Never rejects: a failure is logged,
    * counted, and opens the store's limiter for FAIL_OPEN_MS.
    */
-  private lease(bucket: StoreBucket, storeId: string, window: number): Promise<void> {
+  private lease(bucket: StoreBucket, storeId: string, window: number, afterRequest = false): Promise<void> {
     const running = bucket.inflight.get(window);
     if (running) return running;
     const now = this.deps.now();
@@ -474,8 +474,12 @@ export class RateLimiter {
     this.stats.leases += 1;
     const started = this.deps.now();
     const reservedOf = (keyId: string) => demands.find((d) => d.keyId === keyId)?.allowance.reserved ?? 0;
-    const lease = this.deps
-      .take(storeId, window, ask)
+    // The first lease of a container's first request goes out after the request's own first read (a
+    // macrotask later): that read takes the connection the token check opened, the lease opens the next.
+    const taken = afterRequest
+      ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.deps.take(storeId, window, ask))
+      : this.deps.take(storeId, window, ask);
+    const lease = taken
       .then(
         (after) => {
           const applied = this.windowState(bucket, window);

@@ -162,6 +162,24 @@ describe('RateLimiter', () => {
     expect(shared.counters.get(`${STORE}/10000`)?.pool).toBeGreaterThanOrEqual(10);
   });
 
+  it('sends a container’s first lease after the first request’s own reads have gone out', async () => {
+    const order: string[] = [];
+    const shared = new SharedWindows();
+    const limiter = new RateLimiter({
+      now: () => 10_000 * WINDOW_MS,
+      take: (...args) => {
+        order.push('lease');
+        return shared.take(...args);
+      },
+    });
+    expect(limiter.admit(STORE, 'k', unreserved(10))).toMatchObject({ admitted: true });
+    // The handler's first read, sent in the microtasks after the decision.
+    await Promise.resolve().then(() => order.push('read'));
+    await limiter.settled();
+    expect(order).toEqual(['read', 'lease']);
+    expect(shared.writes).toBe(1);
+  });
+
   it('bounds what a new container admits before its first lease answers: FIRST_LEASE_ALLOWANCE beyond a used-up window', async () => {
     const { limiters } = setup(2);
     const [busy, fresh] = limiters as [RateLimiter, RateLimiter];
