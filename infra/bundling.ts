@@ -6,8 +6,14 @@ import type { BuildOptions } from 'esbuild';
  */
 export const BUNDLING = {
   format: 'esm',
-  /** Lambda supplies credentials in env vars: drop the SDK's full provider chain (lib/runtime). */
-  alias: { '@aws-sdk/credential-provider-node': './lib/runtime/lambda-credential-provider.ts' },
+  /**
+   * Lambda supplies credentials in env vars: drop the SDK's full provider chain; node's web streams are
+   * loaded on first use, not at every cold start (lib/runtime).
+   */
+  alias: {
+    '@aws-sdk/credential-provider-node': './lib/runtime/lambda-credential-provider.ts',
+    'node:stream/web': './lib/runtime/stream-web.ts',
+  },
   minify: true,
   target: 'node20',
   mainFields: ['module', 'main'],

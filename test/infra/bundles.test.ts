@@ -66,6 +66,14 @@ describe("the functions' bundles", () => {
     expect(startsWorkflow).toContain('lib/store/s3-http.ts');
   });
 
+  it("imports no node:stream/web at load: middy's one use of it goes through lib/runtime/stream-web.ts", () => {
+    const loading = Object.entries(bundles).flatMap(([name, output]) =>
+      output.imports.some((imported) => imported.path === 'node:stream/web') ? [name] : [],
+    );
+    expect(loading).toEqual([]);
+    expect(Object.keys(bundles['get-currency']?.inputs ?? {})).toContain('lib/runtime/stream-web.ts');
+  });
+
   it(`keeps every function at or under ${MAX_BUNDLE_KIB} KiB`, () => {
     const over = Object.entries(bundles)
       .filter(([, output]) => output.bytes > MAX_BUNDLE_KIB * 1024)
