@@ -1,12 +1,14 @@
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE, type MetricName } from './names';
 
 export { METRIC, type MetricName } from './names';
 
 /**
- * Our metrics as CloudWatch embedded-metric-format lines on stdout (Powertools Metrics); CloudWatch
- * turns each line into metrics, no API call. POWERTOOLS_METRICS_DISABLED=true turns it off (tests).
+ * Our metrics as CloudWatch embedded-metric-format lines on stdout; CloudWatch turns each line into
+ * metrics, no API call. The lines are those Powertools Metrics wrote (same envelope, keys and order; see
+ * `emfLine`), written here: the library cost every bundle 13 KiB and a catalog read's first response 2 ms
+ * to load it (docs/performance.md). POWERTOOLS_METRICS_DISABLED=true turns them off (tests), and, when it
+ * is not set, a truthy POWERTOOLS_DEV does, as with the library.
  *
  * Counts are summed in the container and written when an invocation ends (see `metricsPublisher`):
  * at once when the invocation counted an authentication failure or a cache miss (rare, and on requests
@@ -21,16 +23,41 @@ export const HITS_FLUSH_MS = 60_000;
 /** The longest refusal counts wait: a flood of 429s writes one metric line a second, not one per 429. */
 export const REFUSALS_FLUSH_MS = 1000;
 
-/**
- * Loaded and created at the first line, so a container whose invocations count nothing never evaluates the
- * library's modules, let alone builds it (the bundles inline it behind this dynamic import, evaluated on the
- * first call): most first requests (an admin read or write that succeeds) count nothing.
- */
-let metrics: Promise<Metrics> | undefined;
 /** Counts not yet written, summed per metric. */
 const pending = new Map<MetricName, number>();
 /** When this container last wrote a line (undefined: never, so its first counts go out at once). */
 let lastFlushMs: number | undefined;
+
+/** Whether lines are off: POWERTOOLS_METRICS_DISABLED when set, else POWERTOOLS_DEV (read at each line). */
+function disabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const truthy = (value: string) => ['1', 'y', 'yes', 't', 'true', 'on'].includes(value.trim().toLowerCase());
+  const switched = env.POWERTOOLS_METRICS_DISABLED;
+  if (switched !== undefined) return truthy(switched);
+  return env.POWERTOOLS_DEV !== undefined && truthy(env.POWERTOOLS_DEV);
+}
+
+/**
+ * One EMF line: the `_aws` envelope (time, namespace, the `service` dimension, each metric's name and unit
+ * `Count`), then the dimension's value, then each metric's value, as Powertools Metrics serialized them.
+ */
+export function emfLine(counts: readonly [MetricName, number][], nowMs: number): string {
+  const values: Record<string, number> = {};
+  for (const [name, count] of counts) values[name] = count;
+  return JSON.stringify({
+    _aws: {
+      Timestamp: nowMs,
+      CloudWatchMetrics: [
+        {
+          Namespace: METRICS_NAMESPACE,
+          Dimensions: [Object.keys(METRIC_DIMENSIONS)],
+          Metrics: counts.map(([name]) => ({ Name: name, Unit: 'Count' })),
+        },
+      ],
+    },
+    ...METRIC_DIMENSIONS,
+    ...values,
+  });
+}
 
 /** Adds `count` to one of our metrics (written when the invocation ends, or later for cache hits). */
 export function countMetric(name: MetricName, count = 1): void {
@@ -41,16 +68,10 @@ export function countMetric(name: MetricName, count = 1): void {
 export async function flushMetrics(nowMs = Date.now()): Promise<boolean> {
   if (pending.size === 0) return false;
   if (lastFlushMs !== undefined && nowMs - lastFlushMs < deferFor()) return false;
-  // Taken now: counts added while the library loads go out with the next line.
   const counts = [...pending];
   pending.clear();
   lastFlushMs = nowMs;
-  metrics ??= import('@aws-lambda-powertools/metrics').then(
-    ({ Metrics }) => new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRIC_DIMENSIONS.service }),
-  );
-  const emf = await metrics;
-  for (const [name, count] of counts) emf.addMetric(name, 'Count', count);
-  emf.publishStoredMetrics();
+  if (!disabled()) process.stdout.write(`${emfLine(counts, nowMs)}\n`);
   return true;
 }
 
