@@ -1,8 +1,8 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { getConfig } from '../config/index';
+import { type AwsJsonAnswer, postAwsJson } from '../store/aws-json';
 import { credentialsFor } from '../store/client';
-import { type AwsCredentials, payloadHash, signRequest } from '../store/sigv4';
+import { type KeepAliveTransport, keepAliveTransport } from '../store/keep-alive';
+import type { AwsCredentials } from '../store/sigv4';
 
 /** What a job's queue message carries: which job to run. */
 export interface JobMessage {
@@ -117,56 +117,39 @@ export class SqsError extends Error {
   }
 }
 
-function post(
+/** Keep-alive transports by protocol, loaded on the first message (a container sends many). */
+const transports = new Map<string, Promise<KeepAliveTransport>>();
+
+async function post(
   url: URL,
   action: string,
   body: string,
   credentials: AwsCredentials,
   region: string,
 ): Promise<void> {
-  const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
-  const headers = signRequest(
-    {
-      method: 'POST',
-      host: url.host,
-      path: '/',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `AmazonSQS.${action}`,
-        'x-amz-content-sha256': payloadHash(body),
-      },
+  let transport = transports.get(url.protocol);
+  if (!transport) {
+    transport = keepAliveTransport(url.protocol);
+    transports.set(url.protocol, transport);
+  }
+  let answer: AwsJsonAnswer;
+  try {
+    answer = await postAwsJson(await transport, {
+      label: 'SQS',
+      url,
+      region,
+      service: 'sqs',
+      target: `AmazonSQS.${action}`,
       body,
-    },
-    credentials,
-    region,
-    'sqs',
-  );
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        method: 'POST',
-        hostname: url.hostname,
-        port: url.port || undefined,
-        path: '/',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        timeout: SEND_TIMEOUT_MS,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          if (status === 200) resolve();
-          else {
-            const text = Buffer.concat(chunks).toString('utf8').slice(0, 500);
-            reject(new SqsError(`${action} answered ${status}: ${text}`, status));
-          }
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new SqsError(`${action} timed out`, 504)));
-    req.on('error', reject);
-    req.end(body);
-  });
+      credentials,
+      timeoutMs: SEND_TIMEOUT_MS,
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ETIMEDOUT') throw new SqsError(`${action} timed out`, 504);
+    throw error;
+  }
+  if (answer.status !== 200) {
+    const text = JSON.stringify(answer.parsed).slice(0, 500);
+    throw new SqsError(`${action} answered ${answer.status}: ${text}`, answer.status);
+  }
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, RequestOptions } from 'node:http';
 import type * as LibDynamoDb from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { errorOf, postAwsJson } from './aws-json';
 import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
-import { type AwsCredentials, payloadHash, signRequest } from './sigv4';
+import type { AwsCredentials } from './sigv4';
 
 /*
  * A lean DynamoDB client for the Lambda functions: the DynamoDB JSON protocol over keep-alive HTTP,
@@ -94,11 +94,6 @@ const RETRYABLE_NAMES = new Set([
   'TransactionConflictException',
 ]);
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
-
-/** The error an attempt fails with when DynamoDB does not answer within `requestTimeoutMs`. */
-export function requestTimeoutError(): Error {
-  return Object.assign(new Error('DynamoDB request timed out'), { code: 'ETIMEDOUT' });
-}
 
 /** One attempt of an operation: the signed-and-sent DynamoDB JSON `body`, resolving to the parsed response. */
 export type AttemptFn = (operation: string, body: string) => Promise<unknown>;
@@ -273,53 +268,22 @@ export class DynamoDbClient {
 
   private async post(operation: string, body: string): Promise<unknown> {
     const [transport, credentials] = await Promise.all([this.loadTransport(), this.options.credentials()]);
-    const headers = signRequest(
-      {
-        method: 'POST',
-        host: this.url.host,
-        path: '/',
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': `DynamoDB_20120810.${operation}`,
-          'x-amz-content-sha256': payloadHash(body),
-        },
-        body,
-      },
+    const answer = await postAwsJson(transport, {
+      label: 'DynamoDB',
+      url: this.url,
+      region: this.options.region,
+      service: 'dynamodb',
+      target: `DynamoDB_20120810.${operation}`,
+      body,
       credentials,
-      this.options.region,
-      'dynamodb',
-    );
-    const options: RequestOptions = {
-      method: 'POST',
-      hostname: this.url.hostname,
-      port: this.url.port || undefined,
-      path: '/',
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      agent: transport.agent,
-      timeout: this.timeoutMs,
-    };
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = transport.request(options, (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        response.on('error', reject);
-      });
-      request.on('timeout', () => request.destroy(requestTimeoutError()));
-      request.on('error', reject);
-      request.end(body);
+      timeoutMs: this.timeoutMs,
     });
-    const parsed = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-    if (status === 200) return parsed;
-    const type = String(parsed.__type ?? `HTTP${status}`);
-    const name = type.slice(type.lastIndexOf('#') + 1);
-    const message = String(parsed.message ?? parsed.Message ?? name);
-    const reasons = Array.isArray(parsed.CancellationReasons)
-      ? (fromWire(parsed.CancellationReasons) as DynamoDbError['CancellationReasons'])
+    if (answer.status === 200) return answer.parsed;
+    const { name, message } = errorOf(answer);
+    const reasons = Array.isArray(answer.parsed.CancellationReasons)
+      ? (fromWire(answer.parsed.CancellationReasons) as DynamoDbError['CancellationReasons'])
       : undefined;
-    throw new DynamoDbError(name, message, status, reasons);
+    throw new DynamoDbError(name, message, answer.status, reasons);
   }
 }
 

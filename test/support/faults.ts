@@ -1,10 +1,6 @@
 import { seededRandom } from '../../lib/catalog/generator';
-import {
-  type AttemptFn,
-  type DynamoDbClient,
-  DynamoDbError,
-  requestTimeoutError,
-} from '../../lib/store/dynamodb';
+import { requestTimeoutError } from '../../lib/store/aws-json';
+import { type AttemptFn, type DynamoDbClient, DynamoDbError } from '../../lib/store/dynamodb';
 
 /**
  * Fault injection for tests: a `DynamoDbClient` middleware that fails single attempts the way DynamoDB

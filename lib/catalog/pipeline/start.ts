@@ -1,9 +1,10 @@
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { getConfig } from '../../config/index';
 import { errorFields, log } from '../../http/log';
+import { credentialsFor } from '../../store/client';
+import { StepFunctionsClient } from '../../store/step-functions';
 import type { ReleaseExecutionInput } from './workflow';
 
-let client: SFNClient | undefined;
+let client: StepFunctionsClient | undefined;
 
 type LocalWorkflow = (input: ReleaseExecutionInput) => Promise<unknown>;
 const LOCAL_WORKFLOW = Symbol.for('commerce-api.local-workflow');
@@ -28,15 +29,9 @@ export function registerLocalWorkflow(run: LocalWorkflow): void {
 export async function startReleaseWorkflow(input: ReleaseExecutionInput): Promise<void> {
   const config = getConfig();
   if (config.releaseStateMachineArn !== undefined) {
-    client ??= new SFNClient({ region: config.region });
+    client ??= new StepFunctionsClient({ region: config.region, credentials: credentialsFor(config) });
     try {
-      await client.send(
-        new StartExecutionCommand({
-          stateMachineArn: config.releaseStateMachineArn,
-          name: input.release_id,
-          input: JSON.stringify(input),
-        }),
-      );
+      await client.startExecution(config.releaseStateMachineArn, input.release_id, JSON.stringify(input));
     } catch (error) {
       if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
     }

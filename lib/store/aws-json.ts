@@ -1,0 +1,99 @@
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import type { KeepAliveTransport } from './keep-alive';
+import { type AwsCredentials, payloadHash, signRequest } from './sigv4';
+
+/**
+ * One request of the AWS JSON 1.0 protocol (DynamoDB, Step Functions): `POST /` of a JSON body naming the
+ * operation in `x-amz-target`, SigV4-signed, over a keep-alive transport. The clients of lib/store send
+ * through it and keep their own retries.
+ */
+export interface AwsJsonRequest {
+  /** The service as messages name it: `DynamoDB`, `Step Functions`. */
+  label: string;
+  url: URL;
+  region: string;
+  /** The signing name: `dynamodb`, `states`. */
+  service: string;
+  /** `DynamoDB_20120810.GetItem`, `AWSStepFunctions.StartExecution`. */
+  target: string;
+  body: string;
+  credentials: AwsCredentials;
+  timeoutMs: number;
+}
+
+/** The answer: its status and its JSON body (`{}` when empty, `{message}` when not JSON). */
+export interface AwsJsonAnswer {
+  status: number;
+  parsed: Record<string, unknown>;
+}
+
+/** The error an attempt fails with when the service does not answer within `timeoutMs`. */
+export function requestTimeoutError(label = 'DynamoDB'): Error {
+  return Object.assign(new Error(`${label} request timed out`), { code: 'ETIMEDOUT' });
+}
+
+export async function postAwsJson(
+  transport: KeepAliveTransport,
+  request: AwsJsonRequest,
+): Promise<AwsJsonAnswer> {
+  const { url, body } = request;
+  const headers = signRequest(
+    {
+      method: 'POST',
+      host: url.host,
+      path: '/',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': request.target,
+        'x-amz-content-sha256': payloadHash(body),
+      },
+      body,
+    },
+    request.credentials,
+    request.region,
+    request.service,
+  );
+  const options: RequestOptions = {
+    method: 'POST',
+    hostname: url.hostname,
+    port: url.port || undefined,
+    path: '/',
+    headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    agent: transport.agent,
+    timeout: request.timeoutMs,
+  };
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const sent = transport.request(options, (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+      response.on('error', reject);
+    });
+    sent.on('timeout', () => sent.destroy(requestTimeoutError(request.label)));
+    sent.on('error', reject);
+    sent.end(body);
+  });
+  return { status, parsed: parseBody(text) };
+}
+
+/** The answer's JSON; a body that is not JSON (a proxy's error page) becomes its message. */
+function parseBody(text: string): Record<string, unknown> {
+  if (text === '') return {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // not JSON: below
+  }
+  return { message: text.slice(0, 500) };
+}
+
+/** An error answer's name (`__type` after its namespace: `ConditionalCheckFailedException`) and message. */
+export function errorOf(answer: AwsJsonAnswer): { name: string; message: string } {
+  const type = String(answer.parsed.__type ?? `HTTP${answer.status}`);
+  const name = type.slice(type.lastIndexOf('#') + 1);
+  return { name, message: String(answer.parsed.message ?? answer.parsed.Message ?? name) };
+}
