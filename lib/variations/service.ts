@@ -97,18 +97,17 @@ export async function modifiersOf(
   return modifiers;
 }
 
-/** The variation's options, each with its modifiers, in creation order. */
+/**
+ * The variation's options, each with its modifiers, in creation order: the one Query of the variation's key
+ * range, which holds them all (not a read of each option's modifiers: two requests an option).
+ */
 export async function optionsOf(
   storeId: string,
   variationId: string,
 ): Promise<{ option: VariationOption; modifiers: VariationModifier[] }[]> {
-  const { options } = await variationOf(storeId, variationId);
-  return Promise.all(
-    options.map(async (option) => ({
-      option,
-      modifiers: (await variationRepository.listModifiers(storeId, variationId, option.id)) ?? [],
-    })),
-  );
+  const tree = await variationRepository.getVariationTree(storeId, variationId);
+  if (!tree) throw new NotFoundError('variation not found');
+  return tree.options;
 }
 
 export async function createOption(

@@ -428,6 +428,29 @@ describe('modifiers', () => {
     await call(deleteModifier, 'DELETE', path);
   });
 
+  it("the options list shows each option's own modifiers, in creation order", async () => {
+    const variation = await newVariation('Listed');
+    const [red, blue] = [await newOption(variation, 'Red'), await newOption(variation, 'Blue')];
+    const under = (option: string) => `/pcm/variations/${variation}/options/${option}/modifiers`;
+    for (const value of [' red', ' scarlet'])
+      expect(
+        (await call(createModifier, 'POST', under(red), modifierBody({ type: 'name_append', value }))).status,
+      ).toBe(201);
+    const listed = await call(listOptions, 'GET', `/pcm/variations/${variation}/options`);
+    expect(
+      listed.body.data.map((option: { id: string; meta: { modifiers: unknown[] } }) => [
+        option.id,
+        option.meta.modifiers,
+      ]),
+    ).toEqual([
+      [red, [{ name_append: ' red' }, { name_append: ' scarlet' }]],
+      [blue, []],
+    ]);
+    expect(
+      (await call(listOptions, 'GET', '/pcm/variations/00000000-0000-7000-8000-000000000000/options')).status,
+    ).toBe(404);
+  });
+
   it('a modifier under a deleted option is 404 and a deleted option leaves no modifier', async () => {
     const doomed = await newOption(variationId, 'Doomed');
     const path = `/pcm/variations/${variationId}/options/${doomed}`;
