@@ -26,6 +26,18 @@ export interface Allowance {
 
 /** The allowance of a key: its reservation (never above the store's limit) plus the unreserved pool. */
 export function allowanceOf(limits: KeyLimits): Allowance {
+  let allowance = allowances.get(limits);
+  if (!allowance) {
+    allowance = computeAllowance(limits);
+    allowances.set(limits, allowance);
+  }
+  return allowance;
+}
+
+/** Each limits object's allowance, computed once: a container sees the same limits object request after request. */
+const allowances = new WeakMap<KeyLimits, Allowance>();
+
+function computeAllowance(limits: KeyLimits): Allowance {
   const rateLimit = Math.max(0, limits.rateLimit);
   const reserved = Math.max(0, Math.min(limits.reserved, rateLimit));
   const pool = Math.max(0, rateLimit - Math.max(limits.reservedTotal, reserved));

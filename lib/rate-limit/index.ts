@@ -159,18 +159,6 @@ export function checkRateLimit(
   seen?: LimitsSeen,
 ): RateLimitDecision | undefined | Promise<RateLimitDecision | undefined> {
   if (!getConfig().rateLimits) return undefined;
-  const admit = (read: KeyLimits) =>
-    storefront
-      ? // Storefront tokens draw from the store's pool only, never from the key's reservation, and one
-        // source address may take at most its share of the pool (lib/rate-limit/addresses.ts).
-        // An IPv6 address counts as its /64 (lib/rate-limit/source-network.ts).
-        rateLimiter.admit(
-          storeId,
-          `${keyId}#implicit`,
-          { ...read, reserved: 0 },
-          sourceNetwork(storefront.address),
-        )
-      : rateLimiter.admit(storeId, keyId, read);
   let limits: ReturnType<typeof keyLimits>;
   try {
     limits = keyLimits(storeId, keyId, Date.now(), seen);
@@ -181,13 +169,35 @@ export function checkRateLimit(
     return limits.then(
       (read) => {
         if (!read) throw keyGone();
-        return admit(read);
+        return admitWith(storeId, keyId, storefront, read);
       },
       (error: unknown) => limitsUnavailable(storeId, keyId, error),
     );
   }
   if (!limits) throw keyGone();
-  return admit(limits);
+  // Every request of a warm container comes this way: no closure, no copy of the limits.
+  return admitWith(storeId, keyId, storefront, limits);
+}
+
+/** The storefront limits of each key's limits (its reservation left out), made once per limits read. */
+const storefrontLimits = new WeakMap<KeyLimits, KeyLimits>();
+
+function admitWith(
+  storeId: string,
+  keyId: string,
+  storefront: { address: string } | undefined,
+  read: KeyLimits,
+): RateLimitDecision | Promise<RateLimitDecision> {
+  if (!storefront) return rateLimiter.admit(storeId, keyId, read);
+  // Storefront tokens draw from the store's pool only, never from the key's reservation, and one source
+  // address may take at most its share of the pool (lib/rate-limit/addresses.ts). An IPv6 address counts
+  // as its /64 (lib/rate-limit/source-network.ts).
+  let limits = storefrontLimits.get(read);
+  if (!limits) {
+    limits = { ...read, reserved: 0 };
+    storefrontLimits.set(read, limits);
+  }
+  return rateLimiter.admit(storeId, `${keyId}#implicit`, limits, sourceNetwork(storefront.address));
 }
 
 function limitsUnavailable(storeId: string, keyId: string, error: unknown): undefined {

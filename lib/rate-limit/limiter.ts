@@ -181,22 +181,38 @@ export class RateLimiter {
       // when refused.
       if (!bucket.addresses.take(address, window, allowance.pool))
         return this.decide(false, this.windowState(bucket, window), keyId, allowance, false, window);
-      let heldIn: number | undefined = window;
-      // A request that waited for a lease into the next window spends that window's tokens: it must fit in
-      // that window's share too, or the flood's waiting requests take the pool past every share.
-      const moveTo = (next: number) => {
-        if (heldIn !== undefined) bucket.addresses.giveBack(address, heldIn);
-        heldIn = bucket.addresses.take(address, next, allowance.pool) ? next : undefined;
-        return heldIn !== undefined;
-      };
-      const count = (decision: RateLimitDecision) => {
-        if (!decision.admitted && heldIn !== undefined) bucket.addresses.giveBack(address, heldIn);
-        return decision;
-      };
-      const decision = this.decideOrWait(bucket, storeId, keyId, allowance, window, moveTo);
-      return decision instanceof Promise ? decision.then(count) : count(decision);
+      // Decided at once (the common case): nothing allocated beyond the decision.
+      const decision =
+        this.decideNow(bucket, storeId, keyId, allowance) ??
+        this.admitUnleased(bucket, storeId, keyId, allowance);
+      if (decision === undefined)
+        return this.waitAsStorefront(bucket, storeId, keyId, allowance, window, address);
+      if (!decision.admitted) bucket.addresses.giveBack(address, window);
+      return decision;
     }
     return this.decideOrWait(bucket, storeId, keyId, allowance, window);
+  }
+
+  /** A storefront request that must wait for a lease: its address's share follows it into later windows. */
+  private async waitAsStorefront(
+    bucket: StoreBucket,
+    storeId: string,
+    keyId: string,
+    allowance: Allowance,
+    window: number,
+    address: string,
+  ): Promise<RateLimitDecision> {
+    let heldIn: number | undefined = window;
+    // A request that waited for a lease into the next window spends that window's tokens: it must fit in
+    // that window's share too, or the flood's waiting requests take the pool past every share.
+    const moveTo = (next: number) => {
+      if (heldIn !== undefined) bucket.addresses.giveBack(address, heldIn);
+      heldIn = bucket.addresses.take(address, next, allowance.pool) ? next : undefined;
+      return heldIn !== undefined;
+    };
+    const decision = await this.admitAfterLeases(bucket, storeId, keyId, allowance, window, moveTo);
+    if (!decision.admitted && heldIn !== undefined) bucket.addresses.giveBack(address, heldIn);
+    return decision;
   }
 
   private decideOrWait(
@@ -205,12 +221,11 @@ export class RateLimiter {
     keyId: string,
     allowance: Allowance,
     window: number,
-    moveTo?: (window: number) => boolean,
   ): RateLimitDecision | Promise<RateLimitDecision> {
     return (
       this.decideNow(bucket, storeId, keyId, allowance) ??
       this.admitUnleased(bucket, storeId, keyId, allowance) ??
-      this.admitAfterLeases(bucket, storeId, keyId, allowance, window, moveTo)
+      this.admitAfterLeases(bucket, storeId, keyId, allowance, window)
     );
   }
 

@@ -18,17 +18,9 @@ export function rateLimit(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
     before: (request) => {
       const auth = request.event.auth;
       if (!auth) return;
-      const apply = (decision: RateLimitDecision | undefined) => {
-        request.event.rateLimit = decision;
-        if (decision && !decision.admitted) {
-          throw refuse(decision, auth, {
-            route: request.event.routeKey,
-            function_request_id: request.context.awsRequestId,
-          });
-        }
-      };
-      // Most requests are decided at once, from tokens the container holds: no promise on that path.
-      // Storefront tokens count by source address (API Gateway's, from the connection; never a header).
+      // Most requests are decided at once, from tokens the container holds: no promise (and no closure) on
+      // that path. Storefront tokens count by source address (API Gateway's, from the connection; never a
+      // header).
       const decision = checkRateLimit(
         auth.storeId,
         auth.keyId,
@@ -37,9 +29,25 @@ export function rateLimit(): MiddlewareObj<RateLimitedEvent, HttpResponse> {
           : undefined,
         auth.limits,
       );
-      return decision instanceof Promise ? decision.then(apply) : apply(decision);
+      if (decision instanceof Promise) return decision.then((decided) => apply(request, auth, decided));
+      apply(request, auth, decision);
     },
   };
+}
+
+/** Records the decision on the event; a refusal is the 429. */
+function apply(
+  request: { event: RateLimitedEvent; context: { awsRequestId: string } },
+  auth: NonNullable<RateLimitedEvent['auth']>,
+  decision: RateLimitDecision | undefined,
+): void {
+  request.event.rateLimit = decision;
+  if (decision && !decision.admitted) {
+    throw refuse(decision, auth, {
+      route: request.event.routeKey,
+      function_request_id: request.context.awsRequestId,
+    });
+  }
 }
 
 /**
