@@ -13,7 +13,6 @@ import { ERROR_BODY_SCHEMA, SELF_LINKS_SCHEMA, timestampsSchema } from './schema
 /** The platform's currencies (`/v2/currencies`, legacy flat format; docs/currencies.md). */
 
 const TAG = 'Currencies' as const;
-const DATE: Schema = { type: 'string', format: 'date-time' };
 
 export const CURRENCY_SCHEMA: Schema = {
   type: 'object',
