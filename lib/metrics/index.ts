@@ -6,7 +6,7 @@ export { METRIC, type MetricName } from './names';
 /**
  * Our metrics as CloudWatch embedded-metric-format lines on stdout; CloudWatch turns each line into
  * metrics, no API call. The lines are those Powertools Metrics wrote (same envelope, keys and order; see
- * `emfLine`), written here: the library cost every bundle 13 KiB and a catalog read's first response 2 ms
+ * `emfLine`), written here: the library cost every bundle about 15 KiB and a catalog read's first response 2 ms
  * to load it (docs/performance.md). POWERTOOLS_METRICS_DISABLED=true turns them off (tests), and, when it
  * is not set, a truthy POWERTOOLS_DEV does, as with the library.
  *
