@@ -21,7 +21,7 @@ export interface AwsJsonRequest {
   timeoutMs: number;
 }
 
-/** The answer: its status and its JSON body (`{}` when empty, `{message}` when not JSON). */
+/** The answer: its status and its JSON body (`{}` when empty; an error's `{message}` when not JSON). */
 export interface AwsJsonAnswer {
   status: number;
   parsed: Record<string, unknown>;
@@ -75,12 +75,16 @@ export async function postAwsJson(
     sent.on('error', reject);
     sent.end(body);
   });
-  return { status, parsed: parseBody(text) };
+  return { status, parsed: parseBody(status, text) };
 }
 
-/** The answer's JSON; a body that is not JSON (a proxy's error page) becomes its message. */
-function parseBody(text: string): Record<string, unknown> {
+/**
+ * The answer's JSON. An error's body that is not JSON (a proxy's error page) becomes its message; a success
+ * must be JSON (anything else throws: it is never read as an empty answer).
+ */
+function parseBody(status: number, text: string): Record<string, unknown> {
   if (text === '') return {};
+  if (status === 200) return JSON.parse(text) as Record<string, unknown>;
   try {
     const parsed = JSON.parse(text) as unknown;
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
