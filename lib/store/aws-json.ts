@@ -3,7 +3,7 @@ import type { KeepAliveTransport } from './keep-alive';
 import { type AwsCredentials, payloadHash, signRequest } from './sigv4';
 
 /**
- * One request of the AWS JSON 1.0 protocol (DynamoDB, Step Functions): `POST /` of a JSON body naming the
+ * One request of the AWS JSON 1.0 protocol (DynamoDB, Step Functions, SQS): `POST /` of a JSON body naming the
  * operation in `x-amz-target`, SigV4-signed, over a keep-alive transport. The clients of lib/store send
  * through it and keep their own retries.
  */
@@ -26,6 +26,15 @@ export interface AwsJsonAnswer {
   status: number;
   parsed: Record<string, unknown>;
 }
+
+/** Network errors after which an attempt may be sent again (the connection broke or never answered). */
+export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+]);
 
 /** The error an attempt fails with when the service does not answer within `timeoutMs`. */
 export function requestTimeoutError(label = 'DynamoDB'): Error {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type * as LibDynamoDb from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { errorOf, postAwsJson } from './aws-json';
+import { errorOf, postAwsJson, RETRYABLE_NETWORK_CODES } from './aws-json';
 import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
 import type { AwsCredentials } from './sigv4';
 
@@ -93,7 +93,6 @@ const RETRYABLE_NAMES = new Set([
   // request may be sent again once the transaction is done (the jittered backoff spreads the retries).
   'TransactionConflictException',
 ]);
-const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
 
 /** One attempt of an operation: the signed-and-sent DynamoDB JSON `body`, resolving to the parsed response. */
 export type AttemptFn = (operation: string, body: string) => Promise<unknown>;
@@ -300,6 +299,6 @@ function withRequestToken<Input>(input: Input): Input {
 function retryable(error: unknown): boolean {
   const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   if (e.name !== undefined && RETRYABLE_NAMES.has(e.name)) return true;
-  if (e.code !== undefined && RETRYABLE_CODES.has(e.code)) return true;
+  if (e.code !== undefined && RETRYABLE_NETWORK_CODES.has(e.code)) return true;
   return (e.$metadata?.httpStatusCode ?? 0) >= 500;
 }

@@ -1,4 +1,4 @@
-import { errorOf, postAwsJson } from './aws-json';
+import { errorOf, postAwsJson, RETRYABLE_NETWORK_CODES } from './aws-json';
 import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
 import type { AwsCredentials } from './sigv4';
 
@@ -30,12 +30,10 @@ export class StepFunctionsError extends Error {
   }
 }
 
-const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
-
 function retryable(error: unknown): boolean {
   const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   if (e.name === 'ThrottlingException') return true;
-  if (e.code !== undefined && RETRYABLE_CODES.has(e.code)) return true;
+  if (e.code !== undefined && RETRYABLE_NETWORK_CODES.has(e.code)) return true;
   return (e.$metadata?.httpStatusCode ?? 0) >= 500;
 }
 
