@@ -1,10 +1,12 @@
+import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { timeProcess } from './cold-start';
 import { quantile, round } from './support';
 
 /**
  * How noisy the machine is while the bench runs, measured rather than assumed: `node -e 0` started
- * `runs` times (the same floor every cold start stands on) and the 1-minute load average. A bench on a
+ * `runs` times (the same floor every cold start stands on) and how busy the CPUs are. A bench on a
  * busy machine still runs, but a missed target whose miss is within the measured noise is printed as
  * "MISSED (may be noise)", not as a plain "MISSED".
  */
@@ -15,7 +17,11 @@ export interface NoiseFigures {
   node_spread: number;
   /** Slowest over fastest sample. */
   node_max_over_min: number;
-  /** The 1-minute load average over the number of cores, at the start of the bench. */
+  /**
+   * How busy the machine's CPUs are while the bench itself waits, as a share of all cores (0.5: one core of
+   * two): measured over LOAD_WINDOW_MS from /proc/stat where there is one, else the 1-minute load average
+   * over the number of cores.
+   */
   load_per_core: number;
   /** True when the machine is too busy to judge a miss: see `NOISY_SPREAD`, `NOISY_LOAD_PER_CORE`. */
   noisy: boolean;
@@ -41,11 +47,51 @@ export function summariseNoise(samples: number[], loadPerCore: number): NoiseFig
   };
 }
 
-/** Starts `node -e 0` `runs` times and reads the load average. */
+/**
+ * The window the CPUs' busy time is read over. Not the 1-minute load average: at the end of a run it still
+ * carries the bench's own last stages (a load of 1.2 a core read a minute after the memory stage, on a
+ * machine with nothing else running), so it judged the bench's own work as another's.
+ */
+export const LOAD_WINDOW_MS = 2000;
+
+/** The CPU time counters of /proc/stat's first (`cpu`) line: busy and total, in clock ticks. */
+export function cpuTicks(stat: string): { busy: number; total: number } | undefined {
+  const line = stat.split('\n').find((l) => l.startsWith('cpu '));
+  if (line === undefined) return undefined;
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already).
+  const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  if (fields.length < 5 || fields.some((n) => !Number.isFinite(n))) return undefined;
+  const total = fields.reduce((sum, n) => sum + n, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** Busy share of all cores between two readings of cpuTicks (0 when no time passed). */
+export function busyShare(before: { busy: number; total: number }, after: { busy: number; total: number }) {
+  const total = after.total - before.total;
+  return total <= 0 ? 0 : (after.busy - before.busy) / total;
+}
+
+/** How busy the CPUs are over LOAD_WINDOW_MS (undefined where /proc/stat cannot be read). */
+async function currentLoad(): Promise<number | undefined> {
+  const read = () =>
+    readFile('/proc/stat', 'utf8').then(
+      (text) => cpuTicks(text),
+      () => undefined,
+    );
+  const before = await read();
+  if (before === undefined) return undefined;
+  await sleep(LOAD_WINDOW_MS);
+  const after = await read();
+  return after === undefined ? undefined : busyShare(before, after);
+}
+
+/** Reads how busy the CPUs are (the bench waiting), then starts `node -e 0` `runs` times. */
 export async function measureNoise(runs = 15, cores = availableParallelism()): Promise<NoiseFigures> {
+  const load = (await currentLoad()) ?? (loadavg()[0] ?? 0) / cores;
   const samples: number[] = [];
   for (let i = 0; i < runs; i += 1) samples.push((await timeProcess(['-e', '0'], process.env)).ms);
-  return summariseNoise(samples, (loadavg()[0] ?? 0) / cores);
+  return summariseNoise(samples, load);
 }
 
 /**

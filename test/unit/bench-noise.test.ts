@@ -1,4 +1,4 @@
-import { describeNoise, noisier, summariseNoise, verdict } from '../../bench/noise';
+import { busyShare, cpuTicks, describeNoise, noisier, summariseNoise, verdict } from '../../bench/noise';
 
 describe('summariseNoise', () => {
   it('measures the spread of node -e 0 as interquartile range over median', () => {
@@ -46,5 +46,24 @@ describe('noisier and describeNoise', () => {
       /^Machine NOISY \(node -e 0 median 40 ms, spread 3 % .*load 2 per core\)/,
     );
     expect(describeNoise(start)).toMatch(/^Machine quiet enough to judge/);
+  });
+});
+
+describe('cpuTicks and busyShare', () => {
+  const stat = (user: number, idle: number) =>
+    `cpu  ${user} 0 100 ${idle} 20 0 5 0 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 1 2 3\n`;
+
+  it('reads busy and total ticks from the first line of /proc/stat (idle and iowait are not busy)', () => {
+    expect(cpuTicks(stat(1000, 5000))).toEqual({ busy: 1105, total: 6125 });
+    expect(cpuTicks('intr 1 2 3\n')).toBeUndefined();
+    expect(cpuTicks('cpu  a b c d e\n')).toBeUndefined();
+  });
+
+  it('gives the busy share of all cores between two readings', () => {
+    const before = cpuTicks(stat(1000, 5000)) as { busy: number; total: number };
+    // 100 ticks busy, 300 idle: a quarter of the machine.
+    const after = cpuTicks(stat(1100, 5300)) as { busy: number; total: number };
+    expect(busyShare(before, after)).toBe(0.25);
+    expect(busyShare(before, before)).toBe(0);
   });
 });
