@@ -49,7 +49,7 @@ export function summariseNoise(samples: number[], loadPerCore: number): NoiseFig
 
 /**
  * The window the CPUs' busy time is read over. Not the 1-minute load average: at the end of a run it still
- * carries the bench's own last stages (a load of 1.2 a core read a minute after the memory stage, on a
+ * carries the bench's own last stages (0.6 a core read a minute after the memory stage, on a
  * machine with nothing else running), so it judged the bench's own work as another's.
  */
 export const LOAD_WINDOW_MS = 2000;
