@@ -1,4 +1,5 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { deflateJson } from './deflated-json';
 import type { ChildIndexEntry } from './types';
 
 /**
@@ -32,7 +33,7 @@ export function encodeChunk(entries: readonly ChildIndexEntry[]): Uint8Array {
     entry.tags,
     entry.updated_at,
   ]);
-  return new Uint8Array(deflateRawSync(JSON.stringify(rows)));
+  return deflateJson(rows);
 }
 
 /**

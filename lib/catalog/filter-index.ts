@@ -1,6 +1,7 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import type { FilterAttribute, FilterExpression } from '../filter/types';
 import { catalogRepository } from '../store/catalog-repository';
+import { deflateJson } from './deflated-json';
 import type { ChildIndexEntry, ReleaseLayout } from './types';
 
 /**
@@ -83,7 +84,7 @@ export function encodePostings(values: ReadonlyMap<string, readonly number[]>): 
     value,
     ...positions.map((position, i) => (i === 0 ? position : position - (positions[i - 1] as number))),
   ]);
-  return new Uint8Array(deflateRawSync(JSON.stringify(rows)));
+  return deflateJson(rows);
 }
 
 /** The value -> ascending positions map of a stored bucket. */

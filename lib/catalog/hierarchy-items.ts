@@ -1,5 +1,6 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import { resolveNodePaths } from './breadcrumbs';
+import { deflateJson } from './deflated-json';
 import { slugFromName } from './derive';
 import type { CatalogNode, ReleaseDocument } from './types';
 
@@ -94,7 +95,7 @@ export const hierarchyPath = (id: string) => `/catalog/hierarchies/${id}`;
 
 /** One id list as stored: a JSON array, deflated. */
 export function encodeIdList(ids: readonly string[]): Uint8Array {
-  return new Uint8Array(deflateRawSync(JSON.stringify(ids)));
+  return deflateJson(ids);
 }
 
 export function decodeIdList(bytes: Uint8Array): string[] {

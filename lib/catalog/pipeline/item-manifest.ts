@@ -1,4 +1,4 @@
-import { inflateRawSync } from 'node:zlib';
+import { inflatedText } from '../deflated-json';
 
 /**
  * A release's item manifest: one entry per item of the release as readers see it (its own items and those
@@ -81,7 +81,7 @@ function hashContent(item: Record<string, unknown>, publishedAt: string, hash: H
 
 function inflateOrRaw(bytes: Uint8Array): string {
   try {
-    return inflateRawSync(bytes).toString('utf8');
+    return inflatedText(bytes);
   } catch {
     return Buffer.from(bytes).toString('base64');
   }
