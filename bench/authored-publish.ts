@@ -63,6 +63,13 @@ async function each<T>(items: T[], limit: number, work: (item: T) => Promise<voi
 }
 
 /** A local API with an authored catalog of N products, as `measureAuthoredPublish` builds it. */
+/** A resource as the API answers it: what the bench reads of it. */
+interface ApiResource {
+  id: string;
+  attributes: Record<string, unknown>;
+  meta: Record<string, unknown>;
+}
+
 export interface AuthoredBench {
   api: ChildProcess;
   storeId: string;
@@ -73,7 +80,7 @@ export interface AuthoredBench {
   products: number;
   /** The products' ids, as the store lists them. */
   productIds: string[];
-  call: (method: string, path: string, body?: unknown) => Promise<{ data: Record<string, any> }>;
+  call: (method: string, path: string, body?: unknown) => Promise<{ data: ApiResource }>;
   base: string;
   token: string;
   setup: { import_s: number; attach_s: number; prices_s: number };
@@ -108,7 +115,7 @@ export async function setupAuthoredCatalog(options: { products: number }): Promi
       });
       const text = await response.text();
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-      return JSON.parse(text) as { data: Record<string, any> };
+      return JSON.parse(text) as { data: ApiResource };
     };
 
     // Products, through the CSV import: a job per file, polled.
@@ -246,7 +253,7 @@ export interface ReleaseTimes {
   planned_s: number;
   derived_s: number;
   published_s: number;
-  meta: Record<string, any>;
+  meta: Record<string, unknown>;
 }
 
 /** Creates a release of the catalog and polls it every 250 ms until it ends; throws unless PUBLISHED. */
@@ -255,7 +262,7 @@ export async function publishAndWait(bench: AuthoredBench, body?: unknown): Prom
   const release = (await bench.call('POST', `/pcm/catalogs/${bench.catalog}/releases`, body)).data
     .id as string;
   const seen: Record<string, number> = {};
-  let meta: Record<string, any> = {};
+  let meta: Record<string, unknown> = {};
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     meta = (await bench.call('GET', `/pcm/catalogs/${bench.catalog}/releases/${release}`)).data.meta;
