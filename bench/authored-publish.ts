@@ -62,7 +62,6 @@ async function each<T>(items: T[], limit: number, work: (item: T) => Promise<voi
   );
 }
 
-/** A local API with an authored catalog of N products, as `measureAuthoredPublish` builds it. */
 /** A resource as the API answers it: what the bench reads of it. */
 interface ApiResource {
   id: string;
@@ -70,6 +69,7 @@ interface ApiResource {
   meta: Record<string, unknown>;
 }
 
+/** A local API with an authored catalog of N products, as `measureAuthoredPublish` builds it. */
 export interface AuthoredBench {
   api: ChildProcess;
   storeId: string;
