@@ -1,4 +1,4 @@
-import { pcmRepository } from '../lib/store/pcm-repository';
+import { pcmRepository, WORKFLOW_STATES, type WorkflowState } from '../lib/store/pcm-repository';
 import {
   API_HEAP_MB,
   type AuthoredBench,
@@ -33,6 +33,8 @@ export interface DeltaPublish {
   release_items: number;
   layers: number;
   changed_products: number;
+  /** Each workflow state's wall time, s, as the local harness recorded it on the release. */
+  step_seconds: Partial<Record<WorkflowState, number>>;
 }
 
 export interface DeltaFigures {
@@ -65,6 +67,7 @@ async function recorded(bench: AuthoredBench, release: string, seconds: number):
     release_items: record.release_items ?? Number.NaN,
     layers: (record.layers ?? []).length,
     changed_products: record.sharing?.changed_products ?? Number.NaN,
+    step_seconds: record.step_seconds ?? {},
   };
 }
 
@@ -134,12 +137,18 @@ export async function measureDeltaPublish(options: { products: number }): Promis
   }
 }
 
+/** A publish's states and their seconds: `export 3.6, validate 0.4, ...`. */
+const describeSteps = (steps: DeltaPublish['step_seconds']) =>
+  WORKFLOW_STATES.filter((state) => steps[state] !== undefined)
+    .map((state) => `${state} ${steps[state]}`)
+    .join(', ');
+
 export function describeDelta(f: DeltaFigures): string {
   const lines = [
-    `delta publish: ${f.products.toLocaleString('en-US')} products; whole: ${f.whole.items_written} items written in ${f.whole.published_s} s`,
+    `delta publish: ${f.products.toLocaleString('en-US')} products; whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)})`,
     ...f.deltas.map(
       (d, i) =>
-        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s`,
+        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)})`,
     ),
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
     `  API process peak RSS ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB)`,

@@ -125,12 +125,21 @@ export interface PcmRelease extends ReleaseMarker {
   /** What Derive counted: live and draft products, parents, children, bundles (the CLI prints them). */
   counts?: ReleaseCounts;
   published_at?: string;
+  /**
+   * Where the publish's time went, when the local harness ran it: each state's wall time in seconds, as it
+   * ended (`lib/catalog/pipeline/run-local.ts`; in AWS the execution's history has the same).
+   */
+  step_seconds?: Partial<Record<WorkflowState, number>>;
   /** Why it failed: the first validation issues (JSON paths) or the workflow's error. */
   errors?: ReleaseIssue[];
   /** PUBLISHED only: why no shopper can ever be given the catalog (`selectionWarnings`); empty when one can. */
   warnings?: string[];
   errors_total?: number;
 }
+
+/** The publishing workflow's states in their order, as the local harness times them. */
+export const WORKFLOW_STATES = ['export', 'validate', 'plan', 'derive', 'merge', 'write', 'switch'] as const;
+export type WorkflowState = (typeof WORKFLOW_STATES)[number];
 
 export class CatalogNotFoundError extends Error {
   override name = 'CatalogNotFoundError';

@@ -181,6 +181,11 @@ describe('a publish writes what changed, and shoppers read it as a whole release
     expect(first.layers).toEqual([]);
     expect(first.total_items).toBe(first.release_items);
     expect(await itemsOfRelease(first.release_id)).toBe(first.total_items);
+    // The local harness records each state's wall time (a document: no export).
+    expect(Object.keys(first.step_seconds ?? {}).sort()).toEqual(
+      ['validate', 'plan', 'derive', 'merge', 'write', 'switch'].sort(),
+    );
+    for (const seconds of Object.values(first.step_seconds ?? {})) expect(seconds).toBeGreaterThanOrEqual(0);
     const whole = await snapshot(catalog);
     // The first release's delta file holds the whole catalog: every live product.
     expect(first.delta?.full).toBe(true);

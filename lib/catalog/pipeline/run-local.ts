@@ -1,4 +1,5 @@
 import { errorFields, log } from '../../http/log';
+import { pcmRepository, type WorkflowState } from '../../store/pcm-repository';
 import {
   abandonStep,
   deriveStep,
@@ -32,21 +33,26 @@ export async function runWorkflowLocally(
   input: ReleaseExecutionInput,
   options: { concurrency?: number } = {},
 ): Promise<'PUBLISHED' | 'FAILED'> {
+  const timed = stepTimer(input);
   try {
-    if (input.export === true && !(await exportStep(input)).valid) return 'FAILED';
-    const validated = await validateStep(input);
+    if (input.export === true && !(await timed('export', () => exportStep(input))).valid) return 'FAILED';
+    const validated = await timed('validate', () => validateStep(input));
     if (!validated.valid) return 'FAILED';
-    const planned = await planStep(input);
+    const planned = await timed('plan', () => planStep(input));
     const ranges = await readRanges(planned.ranges_key);
-    await eachAtMost(ranges, DERIVE_CONCURRENCY, (range) =>
-      withRetries(() => deriveStep({ ...input, range }).then(() => undefined)),
+    await timed('derive', () =>
+      eachAtMost(ranges, DERIVE_CONCURRENCY, (range) =>
+        withRetries(() => deriveStep({ ...input, range }).then(() => undefined)),
+      ),
     );
-    const derived = await mergeStep(input);
+    const derived = await timed('merge', () => mergeStep(input));
     const chunks = await readManifest(derived.manifest_key);
-    await eachAtMost(chunks, options.concurrency ?? WRITE_CONCURRENCY, (chunk) =>
-      withRetries(() => writeStep({ ...input, chunk }).then(() => undefined)),
+    await timed('write', () =>
+      eachAtMost(chunks, options.concurrency ?? WRITE_CONCURRENCY, (chunk) =>
+        withRetries(() => writeStep({ ...input, chunk }).then(() => undefined)),
+      ),
     );
-    await switchStep(input);
+    await timed('switch', () => switchStep(input));
     return 'PUBLISHED';
   } catch (error) {
     const fields = errorFields(error);
@@ -54,6 +60,24 @@ export async function runWorkflowLocally(
     const { state } = await abandonStep({ ...input, error: { Error: fields.name, Cause: fields.message } });
     return state;
   }
+}
+
+/**
+ * Runs a state and records its wall time on the release (`step_seconds`, what has run so far), so a slow
+ * publish shows which state took the time. A record that cannot be written (the release deleted
+ * meanwhile) does not fail the publish.
+ */
+function stepTimer(input: ReleaseExecutionInput) {
+  const seconds: Partial<Record<WorkflowState, number>> = {};
+  return async <T>(state: WorkflowState, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const result = await work();
+    seconds[state] = Math.round(performance.now() - started) / 1000;
+    await pcmRepository
+      .updateRelease(input.store_id, input.catalog_id, input.release_id, { step_seconds: { ...seconds } })
+      .catch(() => undefined);
+    return result;
+  };
 }
 
 /** A map item's work, retried as the state machine's Retry on the item's task retries it. */
