@@ -35,6 +35,8 @@ export interface DeltaPublish {
   changed_products: number;
   /** Each workflow state's wall time, s, as the local harness recorded it on the release. */
   step_seconds: Partial<Record<WorkflowState, number>>;
+  /** The workflow's process's peak RSS, MB, as it recorded it on the release. */
+  workflow_peak_rss_mb: number;
 }
 
 export interface DeltaFigures {
@@ -45,7 +47,8 @@ export interface DeltaFigures {
     whole: { cold_p50: number; warm_p50: number };
     layered: { cold_p50: number; warm_p50: number; layers: number };
   };
-  peak_rss_mb: { api: number };
+  /** The API process, and the largest of the workflow processes' (one a publish). */
+  peak_rss_mb: { api: number; workflow: number };
   api_heap_mb: number;
   paper: { full_rewrite_wcu_1m: number; full_rewrite_usd_1m: number; delta_wcu: number; delta_usd: number };
 }
@@ -59,7 +62,12 @@ const p50 = (values: number[]) => {
 };
 
 async function recorded(bench: AuthoredBench, release: string, seconds: number): Promise<DeltaPublish> {
-  const record = await pcmRepository.getRelease(bench.storeId, bench.catalog, release);
+  let record = await pcmRepository.getRelease(bench.storeId, bench.catalog, release);
+  // The workflow's process records its peak RSS as it ends, just after the release is published.
+  for (let wait = 0; record?.workflow_peak_rss_mb === undefined && wait < 100; wait += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    record = await pcmRepository.getRelease(bench.storeId, bench.catalog, release);
+  }
   if (!record) throw new Error(`release ${release} has no record`);
   return {
     published_s: seconds,
@@ -68,6 +76,7 @@ async function recorded(bench: AuthoredBench, release: string, seconds: number):
     layers: (record.layers ?? []).length,
     changed_products: record.sharing?.changed_products ?? Number.NaN,
     step_seconds: record.step_seconds ?? {},
+    workflow_peak_rss_mb: record.workflow_peak_rss_mb ?? Number.NaN,
   };
 }
 
@@ -123,7 +132,10 @@ export async function measureDeltaPublish(options: { products: number }): Promis
       whole,
       deltas,
       reads_ms: { whole: wholeReads, layered: { ...layeredReads, layers: last.layers } },
-      peak_rss_mb: { api: peakRssMb(bench.api.pid) },
+      peak_rss_mb: {
+        api: peakRssMb(bench.api.pid),
+        workflow: Math.max(...[whole, ...deltas].map((d) => d.workflow_peak_rss_mb)),
+      },
       api_heap_mb: API_HEAP_MB,
       paper: {
         full_rewrite_wcu_1m: fullWcu,
@@ -151,7 +163,7 @@ export function describeDelta(f: DeltaFigures): string {
         `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)})`,
     ),
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
-    `  API process peak RSS ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB)`,
+    `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,
     `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,
   ];
   return `${lines.join('\n')}\n`;

@@ -32,7 +32,8 @@ export interface PublishRun {
   items_per_s: number;
   /** How long each poll of the release (`GET …/releases/{id}`) took while it published, seen by the client. */
   poll_ms: Latency;
-  peak_rss_mb: { api: number; dynamodb_local: number };
+  /** Peak RSS, MB: the API process, the workflow's process (as it recorded on the release), DynamoDB Local. */
+  peak_rss_mb: { api: number; workflow: number; dynamodb_local: number };
 }
 
 export interface PublishFigures {
@@ -51,7 +52,7 @@ export interface PublishFigures {
     published_s: number;
     items_written: number;
     changed_products: number;
-    peak_rss_mb: { api: number };
+    peak_rss_mb: { api: number; workflow: number };
     poll_ms: Latency;
     /** A shopper's `GET /catalog/products` every 100 ms while it published (the first release serving). */
     shopper_read_ms: Latency;
@@ -345,8 +346,13 @@ export async function measurePublish(options: {
               `the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`,
             );
           }
-          // The API shows products, not items: the release record the workflow keeps has both.
-          const record = await pcmRepository.getRelease(store.id, catalogId, releaseId);
+          // The API shows products, not items: the release record the workflow keeps has both, and the
+          // workflow's process records its peak RSS on it as it ends, just after the release is published.
+          let record = await pcmRepository.getRelease(store.id, catalogId, releaseId);
+          for (let wait = 0; record?.workflow_peak_rss_mb === undefined && wait < 100; wait += 1) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            record = await pcmRepository.getRelease(store.id, catalogId, releaseId);
+          }
           return {
             seen: seen as Record<string, number> & { published: number },
             record,
@@ -367,7 +373,11 @@ export async function measurePublish(options: {
           published_s: round(seen.published, 1),
           items_per_s: Math.round(totalItems / Math.max(0.001, seen.published - derived)),
           poll_ms,
-          peak_rss_mb: { api: peakRssMb(api.pid), dynamodb_local: peakRssMb(javaPid(options.databasePid)) },
+          peak_rss_mb: {
+            api: peakRssMb(api.pid),
+            workflow: record?.workflow_peak_rss_mb ?? Number.NaN,
+            dynamodb_local: peakRssMb(javaPid(options.databasePid)),
+          },
         });
         if (writers === options.writers.at(-1)) {
           // The document uploaded again with one price changed: the release compares it with the one
@@ -388,7 +398,10 @@ export async function measurePublish(options: {
             published_s: round(second.seen.published, 1),
             items_written: second.record?.total_items ?? Number.NaN,
             changed_products: second.record?.sharing?.changed_products ?? Number.NaN,
-            peak_rss_mb: { api: peakRssMb(api.pid) },
+            peak_rss_mb: {
+              api: peakRssMb(api.pid),
+              workflow: second.record?.workflow_peak_rss_mb ?? Number.NaN,
+            },
             poll_ms: second.poll_ms,
             shopper_read_ms,
           };
@@ -420,13 +433,13 @@ export function describePublish(figures: PublishFigures): string {
   ];
   for (const run of figures.runs) {
     lines.push(
-      `  ${run.writers} writer${run.writers === 1 ? ' ' : 's'}: validated ${run.validated_s} s, planned ${run.planned_s} s, derived ${run.derived_s} s, published ${run.published_s} s; ${run.items_per_s} items/s written; peak RSS API ${run.peak_rss_mb.api} MB, DynamoDB Local ${run.peak_rss_mb.dynamodb_local} MB; release polls meanwhile p50 ${run.poll_ms.p50_ms} / p99 ${run.poll_ms.p99_ms} ms (${run.poll_ms.requests})`,
+      `  ${run.writers} writer${run.writers === 1 ? ' ' : 's'}: validated ${run.validated_s} s, planned ${run.planned_s} s, derived ${run.derived_s} s, published ${run.published_s} s; ${run.items_per_s} items/s written; peak RSS API ${run.peak_rss_mb.api} MB, workflow ${run.peak_rss_mb.workflow} MB, DynamoDB Local ${run.peak_rss_mb.dynamodb_local} MB; release polls meanwhile p50 ${run.poll_ms.p50_ms} / p99 ${run.poll_ms.p99_ms} ms (${run.poll_ms.requests})`,
     );
   }
   const again = figures.reupload;
   if (again !== undefined)
     lines.push(
-      `  uploaded again with one price changed: validated ${again.validated_s} s, derived and compared ${again.derived_s} s, published ${again.published_s} s; ${again.items_written} items written (${again.changed_products} products changed); peak RSS API ${again.peak_rss_mb.api} MB; meanwhile release polls p50 ${again.poll_ms.p50_ms} / p99 ${again.poll_ms.p99_ms} ms, shopper reads p50 ${again.shopper_read_ms.p50_ms} / p99 ${again.shopper_read_ms.p99_ms} ms (${again.shopper_read_ms.requests})`,
+      `  uploaded again with one price changed: validated ${again.validated_s} s, derived and compared ${again.derived_s} s, published ${again.published_s} s; ${again.items_written} items written (${again.changed_products} products changed); peak RSS API ${again.peak_rss_mb.api} MB, workflow ${again.peak_rss_mb.workflow} MB; meanwhile release polls p50 ${again.poll_ms.p50_ms} / p99 ${again.poll_ms.p99_ms} ms, shopper reads p50 ${again.shopper_read_ms.p50_ms} / p99 ${again.shopper_read_ms.p99_ms} ms (${again.shopper_read_ms.requests})`,
     );
   lines.push(`  bench process (generates and uploads): peak RSS ${figures.bench_peak_rss_mb} MB`);
   return `${lines.join('\n')}\n`;

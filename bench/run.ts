@@ -507,6 +507,11 @@ async function main(): Promise<void> {
             run.peak_rss_mb.api <= 512,
           );
           check(
+            `publish, ${run.writers} writers: workflow process peak RSS`,
+            `${run.peak_rss_mb.workflow} MB (target ≤ 512 MB)`,
+            run.peak_rss_mb.workflow <= 512,
+          );
+          check(
             `publish, ${run.writers} writers: release poll p99 while publishing`,
             `${run.poll_ms.p99_ms} ms (target ≤ ${BUSY_P99_MS_MAX} ms)`,
             run.poll_ms.p99_ms <= BUSY_P99_MS_MAX,
@@ -514,6 +519,16 @@ async function main(): Promise<void> {
         }
         const again = publish.reupload;
         if (again !== undefined) {
+          check(
+            'publish again: API process peak RSS',
+            `${again.peak_rss_mb.api} MB (target ≤ 512 MB)`,
+            again.peak_rss_mb.api <= 512,
+          );
+          check(
+            'publish again: workflow process peak RSS',
+            `${again.peak_rss_mb.workflow} MB (target ≤ 512 MB)`,
+            again.peak_rss_mb.workflow <= 512,
+          );
           check(
             'publish again: release poll p99 while publishing',
             `${again.poll_ms.p99_ms} ms (target ≤ ${BUSY_P99_MS_MAX} ms)`,
@@ -560,6 +575,11 @@ async function main(): Promise<void> {
           'delta publish: API process peak RSS',
           `${delta.peak_rss_mb.api} MB (target ≤ 512 MB)`,
           delta.peak_rss_mb.api <= 512,
+        );
+        check(
+          'delta publish: workflow process peak RSS',
+          `${delta.peak_rss_mb.workflow} MB (target ≤ 512 MB)`,
+          delta.peak_rss_mb.workflow <= 512,
         );
       });
       if (JSON_OUTPUT) process.stdout.write(`${JSON.stringify({ delta })}\n`);

@@ -38,7 +38,7 @@ import {
 import { startLocalDeliveries } from './deliveries-local';
 import type { LocalDeliveryQueue } from './delivery-queue';
 import { count, databaseUnreachableMessage } from './messages';
-import { runWorkflowInThread } from './workflow-thread';
+import { runWorkflowInChild } from './workflow-process';
 
 const TOOL = 'catalog';
 const USAGE = `Usage:
@@ -256,14 +256,14 @@ function onInterrupt(storeId: string): { started: (release: PcmRelease) => void;
 let localRun: Promise<unknown> | undefined;
 
 /**
- * Releases run the publishing workflow's steps in a worker thread of this process with a bounded heap
- * (local/workflow-thread.ts, lib/catalog/pipeline/run-local.ts); with RELEASE_STATE_MACHINE_ARN set, the
+ * Releases run the publishing workflow's steps in a child process with a bounded heap
+ * (local/workflow-process.ts, lib/catalog/pipeline/run-local.ts); with RELEASE_STATE_MACHINE_ARN set, the
  * state machine runs them instead.
  */
 function registerWorkflow(): void {
   registerLocalWorkflow((input: ReleaseExecutionInput) => {
-    // In a worker thread with a bounded heap: this process stays small whatever the document's size.
-    localRun = runWorkflowInThread(input);
+    // In a child process with a bounded heap: this process stays small whatever the document's size.
+    localRun = runWorkflowInChild(input);
     return localRun;
   });
 }

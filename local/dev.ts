@@ -22,7 +22,7 @@ import { LocalJobQueue, type LocalQueueMessage } from './job-queue';
 import { GATEWAY_ROUTES } from './router';
 import { FunctionRuntime } from './template/runtime';
 import { watchPaths } from './watch-paths';
-import { runWorkflowInThread } from './workflow-thread';
+import { runWorkflowInChild } from './workflow-process';
 
 /** Folders whose changes are served by the next request. */
 const WATCHED = ['functions', 'lib'];
@@ -123,11 +123,11 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
       },
       {},
       'stdout',
-      // A release created here runs the publishing workflow's steps in a worker thread of this process, as
+      // A release created here runs the publishing workflow's steps in a child process, as
       // npm start does (from lib/, as it is when the workflow starts: the steps are not rebuilt on a change).
       {
         onWorkflow: (input) => {
-          runWorkflowInThread(input as ReleaseExecutionInput).catch(() => undefined);
+          runWorkflowInChild(input as ReleaseExecutionInput).catch(() => undefined);
         },
         // A job enqueued here runs through the job worker's bundle, a store's jobs one at a time.
         onJob: (message) => jobs.send(message as LocalQueueMessage),
@@ -157,7 +157,7 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
     const runtime = await current(DELIVERY_WORKER.name as FunctionName);
     return (await runtime.invokeWith(event, event.Records[0]?.messageId ?? '')) as LocalBatchResponse;
   }, DELIVERY_QUEUE_OPTIONS);
-  // The publishing workflow runs in this thread (onWorkflow above): the events its steps emit go to the same queue.
+  // The publishing workflow's process (onWorkflow above) sends the events its steps emit to this queue.
   registerLocalDeliveryQueue(deliveries);
 
   // By path, not by inode: a file replaced by an atomic save or a checkout is still watched.

@@ -12,7 +12,7 @@ import { createGatewayServer, publicUrlFrom } from './gateway';
 import { createLambdaContext } from './http-event';
 import { startLocalJobs } from './jobs-local';
 import { GATEWAY_ROUTES, loadHandler } from './router';
-import { runWorkflowInThread } from './workflow-thread';
+import { runWorkflowInChild } from './workflow-process';
 
 export { listen, localOrigin } from './gateway';
 
@@ -22,11 +22,12 @@ export interface LocalServerOptions {
   /** Where `PUBLIC_URL` and `CORS_ORIGINS` are read (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /**
-   * Where releases run the publishing workflow's steps: `thread` (`npm start`) in a worker thread with a
-   * bounded heap, so that requests keep their thread while a catalog publishes; `in-process` (the default,
-   * for tests that inject faults into this thread's clients) on the server's own thread.
+   * Where releases run the publishing workflow's steps: `child` (`npm start`) in a child process with a
+   * bounded heap, so that requests keep their thread and the server its memory while a catalog publishes;
+   * `in-process` (the default, for tests that inject faults into this process's clients) on the server's
+   * own thread.
    */
-  workflow?: 'thread' | 'in-process';
+  workflow?: 'child' | 'in-process';
 }
 
 /**
@@ -37,8 +38,8 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
   const env = options.env ?? process.env;
   // Releases created through this server run the publishing workflow's steps in this process.
   registerLocalWorkflow(
-    options.workflow === 'thread'
-      ? (input) => runWorkflowInThread(input)
+    options.workflow === 'child'
+      ? (input) => runWorkflowInChild(input)
       : (input) => runWorkflowLocally(input, { concurrency: getConfig().releaseWriters }),
   );
   // Jobs enqueued through this server run through the job worker's handler in this process.

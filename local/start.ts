@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   const corsOrigins = parseCorsOrigins(process.env.CORS_ORIGINS);
   let server: Server;
   let stopFunctions = async () => {};
-  let mode = 'handlers run in-process from functions/, publishing in a worker thread';
+  let mode = 'handlers run in-process from functions/, publishing in a child process';
   if (assembly) {
     await assembly;
     const template = createTemplateServer({
@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     server = dev.server;
     stopFunctions = dev.stop;
     mode = 'reloading: a change under functions/ or lib/ is served by the next request';
-  } else server = createLocalServer({ workflow: 'thread' });
+  } else server = createLocalServer({ workflow: 'child' });
   const port = await listen(server, ports.PORT).catch((error: unknown) => {
     // Taken since the check (DynamoDB Local takes seconds to start): the same message; the exit stops the rest.
     if ((error as { code?: string }).code === 'EADDRINUSE') fail(TOOL, portInUseMessage(ports.PORT, 'PORT'));

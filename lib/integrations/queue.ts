@@ -44,8 +44,8 @@ function localQueue(): LocalDeliveryQueue {
 }
 
 /**
- * Queues a message body another thread of this process sent (the local harness's workflow thread, which
- * has no queue of its own) on this thread's local queue; throws when the harness registered none.
+ * Queues a message body another thread or process sent (the local harness's workflow process, which
+ * has no queue of its own) on this process's local queue; throws when the harness registered none.
  */
 export function sendLocalDelivery(body: string): void {
   localQueue().send(body);

@@ -130,6 +130,8 @@ export interface PcmRelease extends ReleaseMarker {
    * ended (`lib/catalog/pipeline/run-local.ts`; in AWS the execution's history has the same).
    */
   step_seconds?: Partial<Record<WorkflowState, number>>;
+  /** The peak RSS, MB, of the local harness's workflow process that ran it (local/workflow-process.ts). */
+  workflow_peak_rss_mb?: number;
   /** Why it failed: the first validation issues (JSON paths) or the workflow's error. */
   errors?: ReleaseIssue[];
   /** PUBLISHED only: why no shopper can ever be given the catalog (`selectionWarnings`); empty when one can. */
