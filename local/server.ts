@@ -36,7 +36,7 @@ export interface LocalServerOptions {
  */
 export function createLocalServer(options: LocalServerOptions = {}): Server {
   const env = options.env ?? process.env;
-  // Releases created through this server run the publishing workflow's steps in this process.
+  // Releases created through this server run the publishing workflow's steps here or in a child process.
   registerLocalWorkflow(
     options.workflow === 'child'
       ? (input) => runWorkflowInChild(input)
