@@ -1,4 +1,4 @@
-import { pcmRepository, WORKFLOW_STATES, type WorkflowState } from '../lib/store/pcm-repository';
+import { WORKFLOW_STATES, type WorkflowState } from '../lib/store/pcm-repository';
 import {
   API_HEAP_MB,
   type AuthoredBench,
@@ -7,6 +7,7 @@ import {
   setupAuthoredCatalog,
 } from './authored-publish';
 import { stopProcess } from './local-server';
+import { endedRelease } from './publish';
 import { intOption, progress, round, runAsScript } from './support';
 
 /**
@@ -62,12 +63,7 @@ const p50 = (values: number[]) => {
 };
 
 async function recorded(bench: AuthoredBench, release: string, seconds: number): Promise<DeltaPublish> {
-  let record = await pcmRepository.getRelease(bench.storeId, bench.catalog, release);
-  // The workflow's process records its peak RSS as it ends, just after the release is published.
-  for (let wait = 0; record?.workflow_peak_rss_mb === undefined && wait < 100; wait += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    record = await pcmRepository.getRelease(bench.storeId, bench.catalog, release);
-  }
+  const record = await endedRelease(bench.storeId, bench.catalog, release);
   if (!record) throw new Error(`release ${release} has no record`);
   return {
     published_s: seconds,

@@ -127,6 +127,19 @@ async function oneAmountChanged(from: string, to: string): Promise<void> {
 }
 
 /** The peak resident set of a process (Linux), in MB. */
+
+/**
+ * A published release's record once its workflow's process has ended: the process records its peak RSS
+ * on it as it ends, just after the release is published (waits up to 10 s for it).
+ */
+export async function endedRelease(storeId: string, catalogId: string, releaseId: string) {
+  let record = await pcmRepository.getRelease(storeId, catalogId, releaseId);
+  for (let wait = 0; record?.workflow_peak_rss_mb === undefined && wait < 100; wait += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    record = await pcmRepository.getRelease(storeId, catalogId, releaseId);
+  }
+  return record;
+}
 function peakRssMb(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   try {
@@ -346,13 +359,8 @@ export async function measurePublish(options: {
               `the release ended ${String(meta.release_status)}: ${JSON.stringify(meta.errors)}`,
             );
           }
-          // The API shows products, not items: the release record the workflow keeps has both, and the
-          // workflow's process records its peak RSS on it as it ends, just after the release is published.
-          let record = await pcmRepository.getRelease(store.id, catalogId, releaseId);
-          for (let wait = 0; record?.workflow_peak_rss_mb === undefined && wait < 100; wait += 1) {
-            await new Promise((resolve) => setTimeout(resolve, 100));
-            record = await pcmRepository.getRelease(store.id, catalogId, releaseId);
-          }
+          // The API shows products, not items: the release record the workflow keeps has both.
+          const record = await endedRelease(store.id, catalogId, releaseId);
           return {
             seen: seen as Record<string, number> & { published: number },
             record,
