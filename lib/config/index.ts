@@ -15,6 +15,14 @@ export interface Config {
   /** How long a container may reuse a catalog's current release id before reading it again. */
   releaseCacheSeconds: number;
   /**
+   * EXPORT_CHANGE_MARGIN_SECONDS (default 120, 0-3600): how far before the release before's export began an
+   * authored export reads the store's change log. A write's log item is stamped when the DynamoDB client
+   * first sends it, and its retries (4 attempts of up to 10 s, with backoff) resend the same stamp, so a
+   * write that commits after that export read its product is stamped less than this before the export
+   * began (lib/catalog/pipeline/export-splice.ts). Tests that write and publish at once set 0.
+   */
+  exportChangeMarginSeconds: number;
+  /**
    * RATE_LIMITS (`on`, the default, or `off`): `off` admits every request without counting it, an
    * emergency switch (docs/rate-limits.md) that the benchmark also uses to time the limiter's overhead.
    */
@@ -164,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),
     authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 2, 0, 2),
     releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),
+    exportChangeMarginSeconds: intFrom(env, 'EXPORT_CHANGE_MARGIN_SECONDS', 120, 0, 3600),
     rateLimits: rateLimits === 'on',
     rateLimitDeadlineMs: intFrom(env, 'RATE_LIMIT_DEADLINE_MS', 50, 5, 2000),
     maxKeysPerStore: intFrom(env, 'MAX_KEYS_PER_STORE', 1000, 1, 10000),

@@ -1,4 +1,5 @@
 import { type Config, getConfig } from '../config/index';
+import { changeItems } from './catalog-changes';
 import { DynamoDbClient, type DynamoDbClientOptions } from './dynamodb';
 import type { AwsCredentials } from './sigv4';
 
@@ -58,6 +59,10 @@ export function createDocumentClient(
     endpoint: config.dynamodbEndpoint,
     credentials: credentialsFor(config),
     maxAttempts: 4,
+    writeHook: (command) => {
+      const items = changeItems(command, config.productsTable);
+      return items.length === 0 ? undefined : { table: config.productsTable, items };
+    },
     ...overrides,
   });
 }

@@ -178,7 +178,20 @@ export interface DynamoDbClientOptions {
    * throttling, 50 ms after other errors. Tests shrink it; production keeps the defaults.
    */
   retryBaseMs?: { throttling?: number; other?: number };
+  /**
+   * Items to write with each write (the catalog change log, lib/store/catalog-changes.ts): put in the
+   * write's own transaction when there is room, else written before it (an item whose write then fails
+   * only names something that did not change).
+   */
+  writeHook?: (
+    command: Command<unknown, unknown>,
+  ) => { table: string; items: Record<string, unknown>[] } | undefined;
 }
+
+/** The most items one TransactWriteItems holds. */
+const TRANSACTION_MAX_ITEMS = 100;
+/** The most items one BatchWriteItem holds. */
+const BATCH_WRITE_MAX_ITEMS = 25;
 
 /** Minimal DynamoDB client: `send(new GetCommand({...}))` as with the SDK's document client. */
 export class DynamoDbClient {
@@ -205,8 +218,17 @@ export class DynamoDbClient {
 
   /** Sends one operation, retrying throttling, 5xx and network errors with jittered exponential backoff. */
   async send<Input, Output>(command: Command<Input, Output>): Promise<Output> {
-    const input =
-      command.operation === 'TransactWriteItems' ? withRequestToken(command.input) : command.input;
+    let input = command.operation === 'TransactWriteItems' ? withRequestToken(command.input) : command.input;
+    const extra = this.options.writeHook?.(command as Command<unknown, unknown>);
+    if (extra !== undefined && extra.items.length > 0) {
+      const transaction = (input as { TransactItems?: unknown[] }).TransactItems;
+      if (transaction !== undefined && transaction.length + extra.items.length <= TRANSACTION_MAX_ITEMS) {
+        const puts = extra.items.map((Item) => ({ Put: { TableName: extra.table, Item } }));
+        input = { ...input, TransactItems: [...transaction, ...puts] };
+      } else {
+        await this.writeBefore(extra.table, extra.items);
+      }
+    }
     // Encoded once: every retry sends the same body (and so the same ClientRequestToken).
     const body = encodeBody(toWire(input));
     for (let attempt = 1; ; attempt += 1) {
@@ -242,6 +264,25 @@ export class DynamoDbClient {
       this.middleware.splice(index, 1);
       this.composeAttempt();
     };
+  }
+
+  /** Writes `items` to `table` in batches, unprocessed ones again, before the write they go with. */
+  private async writeBefore(table: string, items: Record<string, unknown>[]): Promise<void> {
+    for (let start = 0; start < items.length; start += BATCH_WRITE_MAX_ITEMS) {
+      let requests = items
+        .slice(start, start + BATCH_WRITE_MAX_ITEMS)
+        .map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; requests.length > 0; attempt += 1) {
+        if (attempt >= this.maxAttempts)
+          throw new DynamoDbError('ThrottlingException', 'the change log kept refusing writes', 400);
+        const answer = await this.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+        requests = (answer.UnprocessedItems?.[table] ?? []) as typeof requests;
+        if (requests.length > 0)
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.random() * this.otherBaseMs * 2 ** attempt),
+          );
+      }
+    }
   }
 
   /** Closes idle keep-alive sockets. */

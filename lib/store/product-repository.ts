@@ -196,7 +196,8 @@ export const productKeys = {
     pk: `STORE#${storeId}`,
     sk: `${PRODUCT_PREFIX}${productId}`,
   }),
-  sku: (storeId: string, sku: string) => ({ pk: `PSKU#${storeId}#${hash(sku.toLowerCase())}`, sk: 'CLAIM' }),
+  sku: (storeId: string, sku: string) => productKeys.skuOfHash(storeId, hash(sku.toLowerCase())),
+  skuOfHash: (storeId: string, skuHash: string) => ({ pk: `PSKU#${storeId}#${skuHash}`, sk: 'CLAIM' }),
   externalRef: (storeId: string, ref: string) => ({ pk: `PEXTREF#${storeId}#${hash(ref)}`, sk: 'CLAIM' }),
   usedBy: (storeId: string, componentId: string, bundleId: string) => ({
     pk: `STORE#${storeId}`,
@@ -402,6 +403,12 @@ export const productRepository = {
   /** Every product of the store, in id order (for filtered lists). */
   async all(storeId: string): Promise<ProductRecord[]> {
     return (await queryAll(productsQuery(storeId))).map(toRecord);
+  },
+
+  /** The product ids holding the skus of these claim hashes (`skuHash`, lib/store/catalog-changes.ts). */
+  async idsOfSkuHashes(storeId: string, hashes: string[]): Promise<string[]> {
+    const keys = hashes.map((skuHash) => productKeys.skuOfHash(storeId, skuHash));
+    return (await batchGetItems('products', keys, true)).map((item) => item.product_id as string);
   },
 
   /** The product id holding the sku (any case), if any. */
