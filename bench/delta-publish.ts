@@ -1,4 +1,4 @@
-import { WORKFLOW_STATES, type WorkflowState } from '../lib/store/pcm-repository';
+import { type PcmRelease, WORKFLOW_STATES, type WorkflowState } from '../lib/store/pcm-repository';
 import {
   API_HEAP_MB,
   type AuthoredBench,
@@ -38,6 +38,8 @@ export interface DeltaPublish {
   step_seconds: Partial<Record<WorkflowState, number>>;
   /** The workflow's process's peak RSS, MB, as it recorded it on the release. */
   workflow_peak_rss_mb: number;
+  /** How Export wrote the document: spliced from the release before's (with the families written again), or whole and why. */
+  export: NonNullable<PcmRelease['export']> | undefined;
 }
 
 export interface DeltaFigures {
@@ -73,6 +75,7 @@ async function recorded(bench: AuthoredBench, release: string, seconds: number):
     changed_products: record.sharing?.changed_products ?? Number.NaN,
     step_seconds: record.step_seconds ?? {},
     workflow_peak_rss_mb: record.workflow_peak_rss_mb ?? Number.NaN,
+    export: record.export,
   };
 }
 
@@ -151,12 +154,20 @@ const describeSteps = (steps: DeltaPublish['step_seconds']) =>
     .map((state) => `${state} ${steps[state]}`)
     .join(', ');
 
+/** How Export wrote the document: `spliced, 1 family written again` or `whole: <why>`. */
+const describeExport = (exported: DeltaPublish['export']) =>
+  exported === undefined
+    ? 'export not recorded'
+    : exported.spliced
+      ? `export spliced, ${exported.families} family(ies) written again`
+      : `export whole: ${exported.why}`;
+
 export function describeDelta(f: DeltaFigures): string {
   const lines = [
     `delta publish: ${f.products.toLocaleString('en-US')} products; whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)})`,
     ...f.deltas.map(
       (d, i) =>
-        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)})`,
+        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)})`,
     ),
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
     `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,

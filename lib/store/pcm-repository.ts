@@ -120,6 +120,12 @@ export interface PcmRelease extends ReleaseMarker {
     whole?: string;
   };
   percent_completed?: number;
+  /**
+   * An authored release's Export: the release before's document with the changed families written again
+   * (`spliced`, with how many products the change log named and families it wrote), or the whole catalog
+   * and why (lib/catalog/pipeline/export-splice.ts).
+   */
+  export?: { spliced: boolean; why?: string; changed_products?: number; families?: number };
   total_products?: number;
   total_nodes?: number;
   /** What Derive counted: live and draft products, parents, children, bundles (the CLI prints them). */

@@ -35,6 +35,32 @@ export const EXPORT_PAGE = 100;
  */
 export const PAGES_IN_FLIGHT = 8;
 
+/** A family as the export wrote it: where its text is, whether it came in as a component, its products. */
+export interface ExportedFamily {
+  offset: number;
+  length: number;
+  /** Written as a bundle's component (any status), not as a product of the hierarchies (live only). */
+  extra: boolean;
+  /** Its products in the order written, the head first. */
+  ids: string[];
+}
+
+/** What an export tells its index (lib/catalog/pipeline/export-index.ts) as it writes. */
+export interface ExportIndexSink {
+  /** The byte where the catalog head ends (`{"catalog":{…}`). */
+  headEnd(offset: number): void;
+  family(family: ExportedFamily): void;
+  /** A sale of a product written starts or ends at this time (ms): a release after it prices differently. */
+  boundary(ms: number): void;
+}
+
+/** A parent's built children's ids in build order (only a product that ever linked variations has any). */
+export async function childIdsOf(storeId: string, product: ProductRecord): Promise<string[]> {
+  return product.parent_id === undefined && product.variations_generation !== undefined
+    ? (await childRepository.entries(storeId, product.id)).map((entry) => entry.child_id)
+    : [];
+}
+
 /** A page of products read, with their prices by product id. */
 interface LoadedPage {
   products: ProductRecord[];
@@ -110,6 +136,26 @@ export async function* authoredDocument(
   storeId: string,
   catalog: { id: string; name: string; sources: AuthoredSources },
   at: Date,
+  index?: ExportIndexSink,
+): AsyncGenerator<string> {
+  let offset = 0;
+  const text = (piece: string) => {
+    offset += Buffer.byteLength(piece);
+    return piece;
+  };
+  for await (const piece of authoredPieces(storeId, catalog, at, index, () => offset)) yield text(piece);
+}
+
+/** The head of an authored release's document: `{"catalog":{…}` (the rest follows it). */
+export const catalogHead = (catalog: { id: string; name: string }, pricebookIds: string[]) =>
+  `{"catalog":${JSON.stringify({ id: catalog.id, name: catalog.name, pricebook_id: pricebookIds[0] ?? null })}`;
+
+async function* authoredPieces(
+  storeId: string,
+  catalog: { id: string; name: string; sources: AuthoredSources },
+  at: Date,
+  index: ExportIndexSink | undefined,
+  offset: () => number,
 ): AsyncGenerator<string> {
   const { hierarchy_ids: hierarchyIds, pricebook_ids: pricebookIds } = catalog.sources;
   const books = await Promise.all(pricebookIds.map((id) => priceBookExists(storeId, id)));
@@ -121,8 +167,8 @@ export async function* authoredDocument(
   }
 
   const currencies = documentCurrencies(await currencyRepository.list(storeId));
-  const head = { id: catalog.id, name: catalog.name, pricebook_id: pricebookIds[0] ?? null };
-  yield `{"catalog":${JSON.stringify(head)}`;
+  yield catalogHead(catalog, pricebookIds);
+  index?.headEnd(offset());
   if (currencies !== undefined) yield `,"currencies":${JSON.stringify(currencies)}`;
 
   // The nodes, and where products sit: each attached product's nodes, curated products first.
@@ -164,14 +210,7 @@ export async function* authoredDocument(
   }
   const curatedIds = new Set(curated.filter((id) => placed.has(id)));
 
-  // Price modifiers of the books, a name taken from the highest-priority book that has it.
-  const modifiers: Record<string, unknown> = {};
-  for (const bookId of pricebookIds) {
-    for await (const modifier of priceRepository.modifiersOf(storeId, bookId)) {
-      if (!Object.hasOwn(modifiers, modifier.name))
-        modifiers[modifier.name] = documentPriceModifier(modifier);
-    }
-  }
+  const modifiers = await bookModifiers(storeId, pricebookIds);
   yield `,"price_modifiers":${JSON.stringify(modifiers)}`;
   const modifierNames = new Set(Object.keys(modifiers));
 
@@ -182,17 +221,19 @@ export async function* authoredDocument(
   let separator = '';
   yield ',"products":[';
 
-  /** Writes a loaded page of products, each with its price and context (each product once). */
-  const writeAll = async function* (page: LoadedPage): AsyncGenerator<string> {
+  /** Writes a loaded page of products, each with its price and context (each product once), into `family`. */
+  const writeAll = async function* (page: LoadedPage, family: string[]): AsyncGenerator<string> {
     for (const product of page.products) {
       if (written.has(product.id)) continue;
       written.add(product.id);
+      family.push(product.id);
       for (const component of Object.values(product.attributes.components ?? {})) {
         for (const option of component.options) if (!written.has(option.id)) extras.push(option.id);
       }
       if (product.main_image) fileIds.add(product.main_image);
       for (const file of product.files ?? []) fileIds.add(file.id);
       const price = page.prices.get(product.id);
+      if (index !== undefined) for (const ms of saleBoundaries(price, at)) index.boundary(ms);
       const entry = documentProduct(product, {
         node_ids: placed.get(product.id) ?? [],
         curated: curatedIds.has(product.id),
@@ -229,13 +270,7 @@ export async function* authoredDocument(
       pricesOf(storeId, pricebookIds, products),
       Promise.all(
         products.map(
-          async (product): Promise<[string, string[]]> => [
-            product.id,
-            // Only a product that ever linked variations can have built children.
-            product.parent_id === undefined && product.variations_generation !== undefined
-              ? (await childRepository.entries(storeId, product.id)).map((entry) => entry.child_id)
-              : [],
-          ],
+          async (product): Promise<[string, string[]]> => [product.id, await childIdsOf(storeId, product)],
         ),
       ),
     ]);
@@ -248,11 +283,14 @@ export async function* authoredDocument(
     for await (const loaded of inOrder(pages, PAGES_IN_FLIGHT)) {
       for (const head of loaded.products) {
         if (written.has(head.id)) continue;
-        yield* writeAll({ products: [head], prices: loaded.prices });
+        const family: string[] = [];
+        const start = offset() + (separator === '' ? 0 : 1);
+        yield* writeAll({ products: [head], prices: loaded.prices }, family);
         const children = chunks(loaded.children.get(head.id) ?? [], EXPORT_PAGE).map(
           (page) => () => loadProducts(storeId, pricebookIds, page),
         );
-        for await (const page of inOrder(children, PAGES_IN_FLIGHT)) yield* writeAll(page);
+        for await (const page of inOrder(children, PAGES_IN_FLIGHT)) yield* writeAll(page, family);
+        index?.family({ offset: start, length: offset() - start, extra: !liveOnly, ids: family });
       }
     }
   };
@@ -287,12 +325,39 @@ export async function* authoredDocument(
   yield ']}';
 }
 
+/** The books' price modifiers as the document's `price_modifiers`: a name from the highest-priority book with it. */
+export async function bookModifiers(
+  storeId: string,
+  pricebookIds: string[],
+): Promise<Record<string, unknown>> {
+  const modifiers: Record<string, unknown> = {};
+  for (const bookId of pricebookIds) {
+    for await (const modifier of priceRepository.modifiersOf(storeId, bookId)) {
+      if (!Object.hasOwn(modifiers, modifier.name))
+        modifiers[modifier.name] = documentPriceModifier(modifier);
+    }
+  }
+  return modifiers;
+}
+
+/** The times (ms) after `at` at which one of the price's sales starts or ends. */
+export function saleBoundaries(price: AuthoredPrice | undefined, at: Date): number[] {
+  const out: number[] = [];
+  for (const sale of Object.values(price?.sales ?? {})) {
+    for (const edge of [sale.schedule?.valid_from, sale.schedule?.valid_to]) {
+      const ms = edge ? Date.parse(edge) : Number.NaN;
+      if (ms > at.getTime()) out.push(ms);
+    }
+  }
+  return out;
+}
+
 async function priceBookExists(storeId: string, id: string): Promise<boolean> {
   return (await pricebookRepository.get(storeId, id)) !== undefined;
 }
 
 /** Each product's price by sku from the first book (highest priority first) that has one, with that book. */
-async function pricesOf(
+export async function pricesOf(
   storeId: string,
   pricebookIds: string[],
   products: ProductRecord[],
@@ -316,7 +381,7 @@ async function pricesOf(
 }
 
 /** A parent's linked variations with their options, in link order (read once per variation). */
-async function variationsOf(
+export async function variationsOf(
   storeId: string,
   product: ProductRecord,
   cache: Map<string, DocumentVariation | null>,

@@ -1,3 +1,4 @@
+import { errorFields, log } from '../../http/log';
 import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
@@ -24,7 +25,8 @@ import { ReleaseValidationError, type ValidationIssue } from '../validate-releas
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
 import { type DeltaChange, deleteDeltaFile, writeDeltaFile } from './delta-file';
-import { AuthoredSourceError, authoredDocument } from './export';
+import { AuthoredSourceError } from './export';
+import { exportObjects, planSplice, workExportKeys, writeExport } from './export-splice';
 import { manifestEntry } from './item-manifest';
 import { manifestPartKey, planSharing, releaseObjects, type ShareChange, sweepReleaseObjects } from './share';
 import type {
@@ -163,19 +165,32 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
   if (release?.authored === undefined) throw new Error(`release ${input.release_id} is not an authored one`);
+  const startedAt = Date.now();
+  const catalog = { id: input.catalog_id, name: release.name, sources: release.authored };
+  const at = new Date(release.created_at);
+  let exported: NonNullable<PcmRelease['export']>;
   try {
-    const document = authoredDocument(
-      input.store_id,
-      { id: input.catalog_id, name: release.name, sources: release.authored },
-      new Date(release.created_at),
+    const registry = await catalogRepository.getRegistry(input.store_id);
+    const plan =
+      release.full_delta === true
+        ? { whole: 'a full export was asked for (export_full_delta)' }
+        : await planSplice({
+            storeId: input.store_id,
+            catalog,
+            at,
+            baseReleaseId: registry?.catalogs[input.catalog_id]?.release.id,
+          });
+    exported = await writeExport(
+      input.document_key,
+      { storeId: input.store_id, catalog, at, startedAt },
+      plan,
     );
-    await objectStore.put(input.document_key, document, { contentType: 'application/json' });
   } catch (error) {
     if (!(error instanceof AuthoredSourceError)) throw error;
     await fail(input, [{ path: '', rule: 'authored', message: error.message }], 1);
     return { ...input, valid: false };
   }
-  await record(input, { percent_completed: EXPORTED_PERCENT });
+  await record(input, { percent_completed: EXPORTED_PERCENT, export: exported });
   return { ...input, valid: true };
 }
 
@@ -484,11 +499,33 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
   });
   await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
+  if (input.export) await keepExport(input);
   await endRelease(input);
   await cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
   await sweepObjects(input).catch(() => undefined);
   await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
   return { published: true };
+}
+
+/**
+ * Keeps an authored release's export beside its items (server-side copies), for the next release's export
+ * to build on; best effort: without it, the next export is a whole one.
+ */
+async function keepExport(input: ReleaseExecutionInput): Promise<void> {
+  const work = workExportKeys(input.document_key);
+  const kept = (key: (store: string, catalog: string, release: string) => string) =>
+    key(input.store_id, input.catalog_id, input.release_id);
+  try {
+    // The trailer last: an export is built on only once its trailer is there.
+    await objectStore.copy(input.document_key, kept(exportObjects.document));
+    await objectStore.copy(work.index, kept(exportObjects.index));
+    await objectStore.copy(work.trailer, kept(exportObjects.trailer));
+  } catch (error) {
+    log('warn', 'the export could not be kept: the next release exports the whole catalog', {
+      release_id: input.release_id,
+      error: errorFields(error),
+    });
+  }
 }
 
 /** Deletes the objects of the catalog's releases that are gone. */

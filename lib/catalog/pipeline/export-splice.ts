@@ -1,0 +1,348 @@
+import { getConfig } from '../../config/index';
+import { catalogChangeRepository } from '../../store/catalog-change-repository';
+import { CHANGE_WINDOW_MS } from '../../store/catalog-changes';
+import { nodeRepository } from '../../store/node-repository';
+import { ObjectNotFoundError, objectStore } from '../../store/object-store';
+import type { AuthoredSources } from '../../store/pcm-repository';
+import { type ProductRecord, productRepository } from '../../store/product-repository';
+import { tableName } from '../../store/schema';
+import type { Product as DocumentProduct, Variation as DocumentVariation } from '../release-input.generated';
+import { documentProduct } from './authored-document';
+import { readLines, readText } from './codec';
+import {
+  authoredDocument,
+  bookModifiers,
+  catalogHead,
+  childIdsOf,
+  EXPORT_PAGE,
+  type ExportedFamily,
+  pricesOf,
+  saleBoundaries,
+  variationsOf,
+} from './export';
+import { type ExportTrailer, familyLine, indexWriter, LineChannel, parseFamilyLine } from './export-index';
+import { releaseObjects } from './share';
+
+/**
+ * Exporting only what changed: an authored release's document is the document of the release before it
+ * with the families the store's change log names since that release's export written again in place
+ * (docs/publishing.md, "Exporting only what changed"). Whatever the log cannot bound (a node, hierarchy,
+ * variation, price book, file or currency written; a product of the release deleted or no longer live; a
+ * live product attached that was not in it; a changed product naming other files or components; a sale
+ * starting or ending in between; the release before exported over a day ago or without an index) makes a
+ * whole export instead, which writes exactly the same document: the tests hold the two byte for byte.
+ */
+
+/** More changed products than this: a whole export (the changed families are held in memory). */
+export const SPLICE_MAX_PRODUCTS = 20_000;
+
+/** A changed family longer than this: a whole export (its old and new text are held at once). */
+export const SPLICE_MAX_FAMILY_BYTES = 16 * 1024 * 1024;
+
+/** Where an authored release keeps its export while it is kept: the document, its index and its trailer. */
+export const exportObjects = {
+  document: (storeId: string, catalogId: string, releaseId: string) =>
+    `${releaseObjects.prefix(storeId, catalogId, releaseId)}authored.json`,
+  index: (storeId: string, catalogId: string, releaseId: string) =>
+    `${releaseObjects.prefix(storeId, catalogId, releaseId)}authored.index`,
+  trailer: (storeId: string, catalogId: string, releaseId: string) =>
+    `${releaseObjects.prefix(storeId, catalogId, releaseId)}authored.export.json`,
+};
+
+/** The index and trailer written beside a document at `documentKey` while the release is worked on. */
+export const workExportKeys = (documentKey: string) => ({
+  index: documentKey.replace(/\.json$/, '.index'),
+  trailer: documentKey.replace(/\.json$/, '.export.json'),
+});
+
+/** A family written again: the one it replaces, its new text and products. */
+interface Rewritten {
+  family: ExportedFamily;
+  text: string;
+  ids: string[];
+}
+
+export type SplicePlan =
+  | { whole: string }
+  | {
+      base: { document: string; index: string; bytes: number; trailer: ExportTrailer };
+      rewritten: Rewritten[];
+      /** Sale boundaries of the products written again. */
+      boundaries: number[];
+      /** Products the change log named. */
+      changed: number;
+    };
+
+interface SpliceInput {
+  storeId: string;
+  catalog: { id: string; name: string; sources: AuthoredSources };
+  at: Date;
+  /** The catalog's current release, if any. */
+  baseReleaseId: string | undefined;
+  now?: number;
+}
+
+const sameSources = (a: AuthoredSources, b: AuthoredSources) =>
+  a.hierarchy_ids.join() === b.hierarchy_ids.join() && a.pricebook_ids.join() === b.pricebook_ids.join();
+
+/**
+ * The ids of the files and components document products name, in order, as one string: the order decides
+ * the order of the document's files and of the components written after the hierarchies' products.
+ */
+function named(entries: DocumentProduct[]): string {
+  const ids: string[] = [];
+  for (const entry of entries) {
+    if (entry.main_image) ids.push(`f:${entry.main_image}`);
+    for (const file of entry.files ?? []) ids.push(`f:${file.id}`);
+    for (const component of Object.values(entry.attributes.components ?? {}))
+      for (const option of component.options) ids.push(`c:${option.id}`);
+  }
+  return ids.join(' ');
+}
+
+/** Whether a product is attached to a node of one of these hierarchies. */
+async function attachedTo(storeId: string, productId: string, hierarchyIds: readonly string[]) {
+  const attachments = await nodeRepository.attachmentsOfProduct(storeId, productId);
+  return attachments.some((attachment) => hierarchyIds.includes(attachment.hierarchy_id));
+}
+
+/** Reads the release before's trailer, or says why there is none to build on. */
+async function baseTrailer(input: SpliceInput): Promise<ExportTrailer | string> {
+  if (input.baseReleaseId === undefined) return 'the catalog has no release before this one';
+  const key = exportObjects.trailer(input.storeId, input.catalog.id, input.baseReleaseId);
+  try {
+    return JSON.parse(await readText(objectStore.read(key))) as ExportTrailer;
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) return 'the release before kept no export';
+    throw error;
+  }
+}
+
+/**
+ * What this release's export takes from the release before and what it writes again, or why it is a whole
+ * export.
+ */
+export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
+  const { storeId, catalog, at } = input;
+  const now = input.now ?? Date.now();
+  const trailer = await baseTrailer(input);
+  if (typeof trailer === 'string') return { whole: trailer };
+  if (!sameSources(trailer.sources, catalog.sources))
+    return { whole: "the catalog's hierarchies or price books changed" };
+  if (at.getTime() < trailer.at) return { whole: 'the release before is newer than this one' };
+  if (trailer.next_boundary !== null && trailer.next_boundary <= at.getTime())
+    return { whole: 'a sale started or ended since the release before' };
+  if (now - trailer.started_at > CHANGE_WINDOW_MS)
+    return { whole: 'the release before was exported over a day ago' };
+  const baseRelease = input.baseReleaseId as string;
+  const base = {
+    document: exportObjects.document(storeId, catalog.id, baseRelease),
+    index: exportObjects.index(storeId, catalog.id, baseRelease),
+    trailer,
+  };
+  const bytes = (await objectStore.head(base.document))?.bytes;
+  if (bytes === undefined) return { whole: 'the release before kept no export' };
+
+  const changes = await catalogChangeRepository.since(
+    storeId,
+    tableName('products'),
+    trailer.started_at - getConfig().exportChangeMarginSeconds * 1000,
+    now,
+  );
+  if (changes.structure)
+    return { whole: 'a node, hierarchy, variation, price book, price modifier, file or currency changed' };
+  const changed = new Set(changes.products);
+  for (const id of await productRepository.idsOfSkuHashes(storeId, [...changes.skus])) changed.add(id);
+  if (changed.size > SPLICE_MAX_PRODUCTS) return { whole: `over ${SPLICE_MAX_PRODUCTS} products changed` };
+
+  const found = new Map((await productRepository.getMany(storeId, [...changed])).map((p) => [p.id, p]));
+  const heads = new Set([...found.values()].map((product) => product.parent_id ?? product.id));
+  const missingHeads = [...heads].filter((id) => !found.has(id));
+  for (const head of await productRepository.getMany(storeId, missingHeads)) found.set(head.id, head);
+
+  // The families of the release before that hold a changed product or head.
+  const wanted = new Set([...changed, ...heads]);
+  const families: ExportedFamily[] = [];
+  const inBase = new Set<string>();
+  for await (const line of readLines(objectStore.read(base.index))) {
+    const family = parseFamilyLine(line);
+    const hits = family.ids.filter((id) => wanted.has(id));
+    if (hits.length === 0) continue;
+    families.push(family);
+    for (const id of hits) inBase.add(id);
+  }
+  for (const id of changed) {
+    const product = found.get(id);
+    if (product === undefined) {
+      if (inBase.has(id)) return { whole: 'a product of the release before was deleted' };
+      continue;
+    }
+    const headId = product.parent_id ?? product.id;
+    if (inBase.has(id) || inBase.has(headId)) continue;
+    // Not in the release before: its family enters only through a live product attached to the catalog's
+    // hierarchies (then the family's place is new: a whole export).
+    for (const one of [product, found.get(headId)]) {
+      if (
+        one?.attributes.status === 'live' &&
+        (await attachedTo(storeId, one.id, catalog.sources.hierarchy_ids))
+      )
+        return { whole: "a product attached to the catalog's hierarchies went live" };
+    }
+  }
+
+  const modifiers = new Set(Object.keys(await bookModifiers(storeId, catalog.sources.pricebook_ids)));
+  const variations = new Map<string, DocumentVariation | null>();
+  const rewritten: Rewritten[] = [];
+  const boundaries: number[] = [];
+  for (const family of families.sort((a, b) => a.offset - b.offset)) {
+    if (family.length > SPLICE_MAX_FAMILY_BYTES) return { whole: 'a changed family is over 16 MB of document' };
+    const text = await readText(
+      objectStore.read(base.document, { start: family.offset, end: family.offset + family.length - 1 }),
+    );
+    const before = JSON.parse(`[${text}]`) as DocumentProduct[];
+    const placed = new Map(before.map((entry) => [entry.id, entry]));
+    const head =
+      found.get(family.ids[0] as string) ?? (await productRepository.get(storeId, family.ids[0] as string));
+    if (head === undefined) return { whole: 'a product of the release before was deleted' };
+    const childIds = await childIdsOf(storeId, head);
+    const children: ProductRecord[] = [];
+    for (let start = 0; start < childIds.length; start += EXPORT_PAGE) {
+      const page = childIds.slice(start, start + EXPORT_PAGE);
+      const read = new Map((await productRepository.getMany(storeId, page)).map((p) => [p.id, p]));
+      for (const id of page) {
+        const child = read.get(id);
+        if (child !== undefined) children.push(child);
+      }
+    }
+    const members = [head, ...children];
+    for (const member of members) {
+      const was = placed.get(member.id);
+      // An attached product's status decides whether, and where, its family is written: a change moves it.
+      if (was !== undefined && was.node_ids !== undefined && was.node_ids.length > 0) {
+        if ((was.attributes.status === 'live') !== (member.attributes.status === 'live'))
+          return { whole: 'a product attached to the catalog went live or stopped being live' };
+      }
+      if (was !== undefined) continue;
+      // A child built since: it is in the release through its parent, unless a node holds it (a whole export then).
+      if (await attachedTo(storeId, member.id, catalog.sources.hierarchy_ids))
+        return { whole: "a product attached to the catalog's hierarchies went live" };
+    }
+    const prices = await pricesOf(storeId, catalog.sources.pricebook_ids, members);
+    const entries: DocumentProduct[] = [];
+    for (const member of members) {
+      const price = prices.get(member.id);
+      boundaries.push(...saleBoundaries(price, at));
+      const was = placed.get(member.id);
+      entries.push(
+        documentProduct(member, {
+          node_ids: was?.node_ids ?? [],
+          curated: was?.attributes.curated_product === true,
+          ...(price === undefined ? {} : { price }),
+          variations: await variationsOf(storeId, member, variations),
+          modifiers,
+          at,
+        }),
+      );
+    }
+    if (named(entries) !== named(before))
+      return { whole: 'a changed product names other files or components' };
+    rewritten.push({
+      family,
+      text: entries.map((entry) => JSON.stringify(entry)).join(','),
+      ids: members.map((m) => m.id),
+    });
+  }
+  return { base: { ...base, bytes }, rewritten, boundaries, changed: changed.size };
+}
+
+/** The spliced document: the release before's bytes, its head and the rewritten families written anew. */
+export async function* splicedDocument(
+  plan: Exclude<SplicePlan, { whole: string }>,
+  head: string,
+): AsyncGenerator<Uint8Array | string> {
+  yield head;
+  let at = plan.base.trailer.head_end;
+  const copy = (end: number) =>
+    end > at ? objectStore.read(plan.base.document, { start: at, end: end - 1 }) : [];
+  for (const { family, text } of plan.rewritten) {
+    yield* copy(family.offset);
+    yield text;
+    at = family.offset + family.length;
+  }
+  yield* copy(plan.base.bytes);
+}
+
+/** The spliced document's index lines: the release before's, moved by what the head and rewritten families changed. */
+export async function* splicedIndex(
+  plan: Exclude<SplicePlan, { whole: string }>,
+  head: string,
+): AsyncGenerator<string> {
+  const rewritten = new Map(plan.rewritten.map((entry) => [entry.family.offset, entry]));
+  let shift = Buffer.byteLength(head) - plan.base.trailer.head_end;
+  for await (const line of readLines(objectStore.read(plan.base.index))) {
+    const family = parseFamilyLine(line);
+    const again = rewritten.get(family.offset);
+    if (again === undefined) {
+      yield `${familyLine({ ...family, offset: family.offset + shift })}\n`;
+      continue;
+    }
+    const length = Buffer.byteLength(again.text);
+    yield `${familyLine({ offset: family.offset + shift, length, extra: family.extra, ids: again.ids })}\n`;
+    shift += length - family.length;
+  }
+}
+
+/** The spliced export's trailer. */
+export function splicedTrailer(
+  plan: Exclude<SplicePlan, { whole: string }>,
+  head: string,
+  at: Date,
+  startedAt: number,
+): string {
+  let next = plan.base.trailer.next_boundary;
+  for (const ms of plan.boundaries) if (next === null || ms < next) next = ms;
+  return JSON.stringify({
+    head_end: Buffer.byteLength(head),
+    at: at.getTime(),
+    started_at: startedAt,
+    sources: plan.base.trailer.sources,
+    next_boundary: next,
+  } satisfies ExportTrailer);
+}
+
+/**
+ * Writes the release's export at `documentKey`, with its index and trailer beside it: the release before's
+ * spliced as `plan` says, or the whole catalog. Answers what the release records of it.
+ */
+export async function writeExport(
+  documentKey: string,
+  source: { storeId: string; catalog: SpliceInput['catalog']; at: Date; startedAt: number },
+  plan: SplicePlan,
+): Promise<{ spliced: boolean; why?: string; changed_products?: number; families?: number }> {
+  const keys = workExportKeys(documentKey);
+  const { storeId, catalog, at, startedAt } = source;
+  if (!('whole' in plan)) {
+    const head = catalogHead(catalog, catalog.sources.pricebook_ids);
+    await objectStore.put(documentKey, splicedDocument(plan, head), { contentType: 'application/json' });
+    await objectStore.put(keys.index, splicedIndex(plan, head));
+    await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt));
+    return { spliced: true, changed_products: plan.changed, families: plan.rewritten.length };
+  }
+  const channel = new LineChannel();
+  const index = indexWriter(channel);
+  let trailer: ExportTrailer | undefined;
+  async function* document(): AsyncGenerator<string> {
+    try {
+      yield* authoredDocument(storeId, catalog, at, index);
+    } finally {
+      // Also on a failure: the index's upload ends instead of waiting for lines forever.
+      trailer = index.finish({ at: at.getTime(), started_at: startedAt, sources: catalog.sources });
+    }
+  }
+  await Promise.all([
+    objectStore.put(documentKey, document(), { contentType: 'application/json' }),
+    objectStore.put(keys.index, channel),
+  ]);
+  await objectStore.put(keys.trailer, JSON.stringify(trailer));
+  return { spliced: false, why: plan.whole };
+}

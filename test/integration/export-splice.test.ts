@@ -1,0 +1,458 @@
+import { randomUUID } from 'node:crypto';
+import { handler as createCatalog } from '../../functions/pcm-create-catalog/handler';
+import { handler as createPrice } from '../../functions/pcm-create-price/handler';
+import { handler as createProduct } from '../../functions/pcm-create-product/handler';
+import { handler as linkVariations } from '../../functions/pcm-create-product-variations/handler';
+import { handler as createRelease } from '../../functions/pcm-create-release/handler';
+import { handler as updatePrice } from '../../functions/pcm-update-price/handler';
+import { handler as updateProduct } from '../../functions/pcm-update-product/handler';
+import { handler as writeNodeProducts } from '../../functions/pcm-write-node-products/handler';
+import { runChildProductsBuild } from '../../lib/builds/build';
+import { readText } from '../../lib/catalog/pipeline/codec';
+import { authoredDocument } from '../../lib/catalog/pipeline/export';
+import { exportObjects } from '../../lib/catalog/pipeline/export-splice';
+import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
+import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import { resetConfig } from '../../lib/config/index';
+import { catalogChangeRepository } from '../../lib/store/catalog-change-repository';
+import { changeItems } from '../../lib/store/catalog-changes';
+import { getDocumentClient } from '../../lib/store/client';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '../../lib/store/dynamodb';
+import { objectStore } from '../../lib/store/object-store';
+import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { tableName } from '../../lib/store/schema';
+import { adminOfNewStore } from '../support/catalog-fixtures';
+import { invoke } from '../support/fixtures';
+import { newPcmHierarchy, newPcmNode, newPricebook, newVariationWithOptions } from '../support/pcm-fixtures';
+
+/**
+ * Exporting only what changed (docs/publishing.md): an authored release's Export takes the release before's
+ * document and writes again only the families the store's change log names; the document it writes is,
+ * byte for byte, the one a whole export writes at the same moment. Whatever the log cannot bound is a
+ * whole export, and says why.
+ */
+
+jest.setTimeout(120_000);
+
+// Each test writes and publishes at once: the change log is read from the release before's export on.
+beforeAll(() => {
+  process.env.EXPORT_CHANGE_MARGIN_SECONDS = '0';
+  resetConfig();
+});
+afterAll(() => {
+  delete process.env.EXPORT_CHANGE_MARGIN_SECONDS;
+  resetConfig();
+});
+
+const runs: Promise<unknown>[] = [];
+beforeAll(() => {
+  registerLocalWorkflow((input) => {
+    const run = runWorkflowLocally(input);
+    runs.push(run);
+    return run;
+  });
+});
+
+type AnyHandler = Parameters<typeof invoke>[0];
+
+async function authoredCatalog() {
+  const { storeId, headers } = await adminOfNewStore();
+  const call = async (
+    handler: AnyHandler,
+    method: 'POST' | 'PUT',
+    path: string,
+    pathParameters: Record<string, string>,
+    body: unknown,
+  ) => {
+    const response = await invoke(handler, {
+      method,
+      path,
+      pathParameters,
+      headers,
+      body: JSON.stringify(body),
+    });
+    expect([response.status, response.body?.errors]).toEqual([expect.any(Number), undefined]);
+    return response.body?.data;
+  };
+  const hierarchyId = await newPcmHierarchy(storeId, 'Apparel');
+  const shirts = await newPcmNode(storeId, hierarchyId, 'Shirts');
+  const hats = await newPcmNode(storeId, hierarchyId, 'Hats');
+  const book = await newPricebook(storeId, 'Retail');
+
+  const product = async (name: string, sku: string, attributes: Record<string, unknown> = {}) =>
+    (
+      await call(
+        createProduct,
+        'POST',
+        '/pcm/products',
+        {},
+        {
+          data: {
+            type: 'product',
+            attributes: {
+              name,
+              sku,
+              slug: sku.toLowerCase(),
+              status: 'live',
+              commodity_type: 'physical',
+              ...attributes,
+            },
+          },
+        },
+      )
+    ).id as string;
+  const attach = (nodeId: string, ...ids: string[]) =>
+    call(
+      writeNodeProducts,
+      'POST',
+      `/pcm/hierarchies/${hierarchyId}/nodes/${nodeId}/relationships/products`,
+      { hierarchy_id: hierarchyId, node_id: nodeId },
+      { data: ids.map((id) => ({ type: 'product', id })) },
+    );
+  const price = async (sku: string, amount: number) =>
+    (
+      await call(
+        createPrice,
+        'POST',
+        `/pcm/pricebooks/${book}/prices`,
+        { pricebook_id: book },
+        {
+          data: {
+            type: 'product-price',
+            attributes: { sku, currencies: { USD: { amount, includes_tax: false } } },
+          },
+        },
+      )
+    ).id as string;
+
+  const tee = await product('Tee', 'TEE');
+  const cap = await product('Cap', 'CAP');
+  const sock = await product('Sock', 'SOCK');
+  const draft = await product('Draft', 'DRAFT', { status: 'draft' });
+  const loose = await product('Loose', 'LOOSE');
+  const bundle = await product('Kit', 'KIT', {
+    components: { main: { name: 'Main', options: [{ id: loose, type: 'product', quantity: 1 }] } },
+  });
+  const colour = await newVariationWithOptions(storeId, 'Colour', ['Red', 'Blue']);
+  await call(
+    linkVariations,
+    'POST',
+    `/pcm/products/${tee}/relationships/variations`,
+    { product_id: tee },
+    { data: [{ type: 'product-variation', id: colour.variationId }] },
+  );
+  await runChildProductsBuild({ storeId, productId: tee, jobId: 'test' });
+  await attach(shirts, tee, sock, draft, bundle);
+  await attach(hats, cap);
+  const prices = {
+    tee: await price('TEE', 2000),
+    cap: await price('CAP', 1500),
+    sock: await price('SOCK', 500),
+  };
+  await price('LOOSE', 300);
+
+  const catalog = await call(
+    createCatalog,
+    'POST',
+    '/pcm/catalogs',
+    {},
+    {
+      data: {
+        type: 'catalog',
+        attributes: { name: 'Authored', hierarchy_ids: [hierarchyId], pricebook_id: book },
+      },
+    },
+  );
+  const catalogId = catalog.id as string;
+
+  const publish = async (body: unknown = {}): Promise<PcmRelease> => {
+    runs.length = 0;
+    const created = await invoke(createRelease, {
+      method: 'POST',
+      path: `/pcm/catalogs/${catalogId}/releases`,
+      pathParameters: { catalog_id: catalogId },
+      headers,
+      body: JSON.stringify(body),
+    });
+    expect(created.status).toBe(201);
+    await Promise.all(runs);
+    const release = await pcmRepository.getRelease(storeId, catalogId, created.body.data.id);
+    expect(release?.state).toBe('PUBLISHED');
+    return release as PcmRelease;
+  };
+  /** The document the release kept, and the one a whole export writes for the same release now. */
+  const documents = async (release: PcmRelease) => {
+    const kept = await readText(
+      objectStore.read(exportObjects.document(storeId, catalogId, release.release_id)),
+    );
+    let whole = '';
+    for await (const piece of authoredDocument(
+      storeId,
+      { id: catalogId, name: release.name, sources: release.authored as NonNullable<PcmRelease['authored']> },
+      new Date(release.created_at),
+    ))
+      whole += piece;
+    return { kept, whole };
+  };
+  return {
+    storeId,
+    call,
+    attach,
+    price,
+    publish,
+    documents,
+    book,
+    prices,
+    shirts,
+    ids: { tee, cap, sock, draft, loose, bundle },
+  };
+}
+
+describe('an authored release exports only what changed since the release before', () => {
+  it('splices the changed families in place and writes what a whole export writes', async () => {
+    const c = await authoredCatalog();
+    const first = await c.publish();
+    expect(first.export).toEqual({ spliced: false, why: 'the catalog has no release before this one' });
+    expect(first.total_products).toBe(7);
+
+    // Nothing changed: the release before's document, spliced with nothing.
+    const same = await c.publish();
+    expect(same.export).toEqual({ spliced: true, changed_products: 0, families: 0 });
+    const unchanged = await c.documents(same);
+    expect(unchanged.kept).toBe(unchanged.whole);
+
+    // One price: one family (the cap's) written again.
+    await c.call(
+      updatePrice,
+      'PUT',
+      `/pcm/pricebooks/${c.book}/prices/${c.prices.cap}`,
+      { pricebook_id: c.book, price_id: c.prices.cap },
+      {
+        data: {
+          type: 'product-price',
+          id: c.prices.cap,
+          attributes: { currencies: { USD: { amount: 1700, includes_tax: false } } },
+        },
+      },
+    );
+    const priced = await c.publish();
+    expect(priced.export).toEqual({ spliced: true, changed_products: 1, families: 1 });
+    const afterPrice = await c.documents(priced);
+    expect(afterPrice.kept).toBe(afterPrice.whole);
+    expect(afterPrice.kept).toContain('"amount":1700');
+
+    // A child's name and the bundle component's description (a product outside the hierarchies).
+    const teeChild = JSON.parse(afterPrice.kept).products.find(
+      (p: { attributes: { base_product_id?: string } }) => p.attributes.base_product_id === c.ids.tee,
+    ).id as string;
+    await c.call(
+      updateProduct,
+      'PUT',
+      `/pcm/products/${teeChild}`,
+      { product_id: teeChild },
+      {
+        data: { type: 'product', id: teeChild, attributes: { name: 'Tee, renamed child' } },
+      },
+    );
+    await c.call(
+      updateProduct,
+      'PUT',
+      `/pcm/products/${c.ids.loose}`,
+      { product_id: c.ids.loose },
+      {
+        data: {
+          type: 'product',
+          id: c.ids.loose,
+          attributes: { description: 'Now described, and longer than before' },
+        },
+      },
+    );
+    const edited = await c.publish();
+    expect(edited.export).toEqual({ spliced: true, changed_products: 2, families: 2 });
+    const afterEdit = await c.documents(edited);
+    expect(afterEdit.kept).toBe(afterEdit.whole);
+    expect(afterEdit.kept).toContain('Tee, renamed child');
+  });
+
+  it('exports the whole catalog when a node changes, an attached product stops being live, or it is asked', async () => {
+    const c = await authoredCatalog();
+    await c.publish();
+    await c.attach(c.shirts, c.ids.cap);
+    const attached = await c.publish();
+    expect(attached.export).toEqual({
+      spliced: false,
+      why: 'a node, hierarchy, variation, price book, price modifier, file or currency changed',
+    });
+    const afterAttach = await c.documents(attached);
+    expect(afterAttach.kept).toBe(afterAttach.whole);
+
+    await c.call(
+      updateProduct,
+      'PUT',
+      `/pcm/products/${c.ids.sock}`,
+      { product_id: c.ids.sock },
+      {
+        data: { type: 'product', id: c.ids.sock, attributes: { status: 'draft' } },
+      },
+    );
+    const drafted = await c.publish();
+    expect(drafted.export).toEqual({
+      spliced: false,
+      why: 'a product attached to the catalog went live or stopped being live',
+    });
+    expect(drafted.total_products).toBe(6);
+
+    const asked = await c.publish({ export_full_delta: true });
+    expect(asked.export).toMatchObject({ spliced: false, why: expect.stringContaining('asked') });
+  });
+
+  it('a sale that starts between two releases makes the later one a whole export', async () => {
+    const c = await authoredCatalog();
+    // Far enough ahead that the first release is created before it, whatever the machine's speed.
+    const startsAt = Date.now() + 5000;
+    const sale = {
+      schedule: { valid_from: new Date(startsAt).toISOString(), valid_to: '2099-01-01T00:00:00Z' },
+      currencies: { USD: { amount: 250, includes_tax: false } },
+    };
+    await c.call(
+      updatePrice,
+      'PUT',
+      `/pcm/pricebooks/${c.book}/prices/${c.prices.sock}`,
+      { pricebook_id: c.book, price_id: c.prices.sock },
+      { data: { type: 'product-price', id: c.prices.sock, attributes: { sales: { later: sale } } } },
+    );
+    const before = await c.publish();
+    expect(Date.parse(before.created_at)).toBeLessThan(startsAt);
+    const sockOf = (document: string) =>
+      JSON.parse(document).products.find((p: { id: string }) => p.id === c.ids.sock);
+    expect(sockOf((await c.documents(before)).kept).sale).toBeUndefined();
+    // The release keeps when its first sale boundary comes: the next export compares its own time with it.
+    const trailer = JSON.parse(
+      await readText(
+        objectStore.read(exportObjects.trailer(c.storeId, before.catalog_id, before.release_id)),
+      ),
+    );
+    expect(trailer.next_boundary).toBe(startsAt);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startsAt - Date.now() + 50)));
+    const started = await c.publish();
+    expect(started.export).toEqual({
+      spliced: false,
+      why: 'a sale started or ended since the release before',
+    });
+    const { kept, whole } = await c.documents(started);
+    expect(kept).toBe(whole);
+    expect(JSON.parse(kept).products.find((p: { id: string }) => p.id === c.ids.sock).sale).toMatchObject({
+      id: 'later',
+    });
+  });
+
+  it('a draft product attached to the hierarchies that goes live makes a whole export', async () => {
+    const c = await authoredCatalog();
+    await c.publish();
+    await c.call(
+      updateProduct,
+      'PUT',
+      `/pcm/products/${c.ids.draft}`,
+      { product_id: c.ids.draft },
+      {
+        data: { type: 'product', id: c.ids.draft, attributes: { status: 'live' } },
+      },
+    );
+    const live = await c.publish();
+    expect(live.export).toEqual({
+      spliced: false,
+      why: "a product attached to the catalog's hierarchies went live",
+    });
+    expect(live.total_products).toBe(8);
+  });
+});
+
+describe('the change log names what a write touched', () => {
+  const table = 'products-table';
+  it('products, built children and skus by their claim hash; everything else of a store as structure', () => {
+    const kinds = (command: Parameters<typeof changeItems>[0]) =>
+      changeItems(command, table, Date.UTC(2026, 0, 1)).map((item) => [item.kind, item.id]);
+    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk: 'PRODUCT#p1' } }))).toEqual([
+      ['product', 'p1'],
+    ]);
+    expect(
+      kinds(
+        new UpdateCommand({
+          TableName: table,
+          Key: { pk: 'STORE#s1', sk: 'PCHILD#p2#o1+o2' },
+          UpdateExpression: 'x',
+        }),
+      ),
+    ).toEqual([['product', 'p2']]);
+    expect(
+      kinds(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table, Item: { pk: 'PRICES#s1#b1', sk: 'PRICE#x', sku: 'AbC' } } },
+            { Delete: { TableName: table, Key: { pk: 'PRICES#s1#b1', sk: 'PRICE_SKU#h1' } } },
+            { Put: { TableName: table, Item: { pk: 'PSKU#s1#h2', sk: 'CLAIM' } } },
+            { Put: { TableName: 'other', Item: { pk: 'STORE#s1', sk: 'NODE#h#n' } } },
+          ],
+        }),
+      ),
+    ).toEqual([
+      ['sku', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
+      ['sku', 'h1'],
+    ]);
+    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk: 'NODE#h#n' } }))).toEqual([
+      ['structure', ''],
+    ]);
+    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'NEWKIND#s1#x', sk: 'A' } }))).toEqual([
+      ['structure', ''],
+    ]);
+    for (const ignored of [
+      { pk: 'REL#r1#3', sk: 'P#p1' },
+      { pk: 'STORE#s1', sk: 'PCM#c1' },
+      { pk: 'STORE#s1', sk: 'JOB#j1' },
+      { pk: 'STORE#s1', sk: 'FILE_COUNT' },
+      { pk: 'INTEGRATION_LOGS#s1#i1', sk: 'LOG#1' },
+      { pk: 'PCHANGE#s1#2026-01-01T00#0', sk: 'x' },
+    ])
+      expect(kinds(new PutCommand({ TableName: table, Item: ignored }))).toEqual([]);
+    // A price deleted by key alone names its sku only through its claim: without one, structure.
+    expect(
+      kinds(
+        new TransactWriteCommand({
+          TransactItems: [{ Delete: { TableName: table, Key: { pk: 'PRICES#s1#b1', sk: 'PRICE#x' } } }],
+        }),
+      ),
+    ).toEqual([['structure', '']]);
+  });
+});
+
+describe('the client writes the change log with each write', () => {
+  it('in the same transaction (a cancelled one logs nothing), and before a single write', async () => {
+    const store = `log-${randomUUID()}`;
+    const since = () => catalogChangeRepository.since(store, tableName('products'), Date.now() - 60_000);
+    await expect(
+      getDocumentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName('products'), Item: { pk: `STORE#${store}`, sk: 'PRODUCT#p2' } } },
+            {
+              ConditionCheck: {
+                TableName: tableName('products'),
+                Key: { pk: `STORE#${store}`, sk: 'PRODUCT#missing' },
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+          ],
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    expect(await since()).toEqual({ products: new Set(), skus: new Set(), structure: false });
+
+    await getDocumentClient().send(
+      new PutCommand({ TableName: tableName('products'), Item: { pk: `STORE#${store}`, sk: 'PRODUCT#p1' } }),
+    );
+    await getDocumentClient().send(
+      new PutCommand({ TableName: tableName('products'), Item: { pk: `STORE#${store}`, sk: 'NODE#h#n' } }),
+    );
+    expect(await since()).toEqual({ products: new Set(['p1']), skus: new Set(), structure: true });
+  });
+});
