@@ -15,9 +15,8 @@ import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { resetConfig } from '../../lib/config/index';
 import { catalogChangeRepository } from '../../lib/store/catalog-change-repository';
-import { changeItems } from '../../lib/store/catalog-changes';
 import { getDocumentClient } from '../../lib/store/client';
-import { PutCommand, TransactWriteCommand, UpdateCommand } from '../../lib/store/dynamodb';
+import { PutCommand, TransactWriteCommand } from '../../lib/store/dynamodb';
 import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { tableName } from '../../lib/store/schema';
@@ -364,64 +363,6 @@ describe('an authored release exports only what changed since the release before
       why: "a product attached to the catalog's hierarchies went live",
     });
     expect(live.total_products).toBe(8);
-  });
-});
-
-describe('the change log names what a write touched', () => {
-  const table = 'products-table';
-  it('products, built children and skus by their claim hash; everything else of a store as structure', () => {
-    const kinds = (command: Parameters<typeof changeItems>[0]) =>
-      changeItems(command, table, Date.UTC(2026, 0, 1)).map((item) => [item.kind, item.id]);
-    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk: 'PRODUCT#p1' } }))).toEqual([
-      ['product', 'p1'],
-    ]);
-    expect(
-      kinds(
-        new UpdateCommand({
-          TableName: table,
-          Key: { pk: 'STORE#s1', sk: 'PCHILD#p2#o1+o2' },
-          UpdateExpression: 'x',
-        }),
-      ),
-    ).toEqual([['product', 'p2']]);
-    expect(
-      kinds(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: table, Item: { pk: 'PRICES#s1#b1', sk: 'PRICE#x', sku: 'AbC' } } },
-            { Delete: { TableName: table, Key: { pk: 'PRICES#s1#b1', sk: 'PRICE_SKU#h1' } } },
-            { Put: { TableName: table, Item: { pk: 'PSKU#s1#h2', sk: 'CLAIM' } } },
-            { Put: { TableName: 'other', Item: { pk: 'STORE#s1', sk: 'NODE#h#n' } } },
-          ],
-        }),
-      ),
-    ).toEqual([
-      ['sku', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
-      ['sku', 'h1'],
-    ]);
-    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk: 'NODE#h#n' } }))).toEqual([
-      ['structure', ''],
-    ]);
-    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'NEWKIND#s1#x', sk: 'A' } }))).toEqual([
-      ['structure', ''],
-    ]);
-    for (const ignored of [
-      { pk: 'REL#r1#3', sk: 'P#p1' },
-      { pk: 'STORE#s1', sk: 'PCM#c1' },
-      { pk: 'STORE#s1', sk: 'JOB#j1' },
-      { pk: 'STORE#s1', sk: 'FILE_COUNT' },
-      { pk: 'INTEGRATION_LOGS#s1#i1', sk: 'LOG#1' },
-      { pk: 'PCHANGE#s1#2026-01-01T00#0', sk: 'x' },
-    ])
-      expect(kinds(new PutCommand({ TableName: table, Item: ignored }))).toEqual([]);
-    // A price deleted by key alone names its sku only through its claim: without one, structure.
-    expect(
-      kinds(
-        new TransactWriteCommand({
-          TransactItems: [{ Delete: { TableName: table, Key: { pk: 'PRICES#s1#b1', sk: 'PRICE#x' } } }],
-        }),
-      ),
-    ).toEqual([['structure', '']]);
   });
 });
 
