@@ -16,6 +16,8 @@ import {
   childIdsOf,
   EXPORT_PAGE,
   type ExportedFamily,
+  inOrder,
+  PAGES_IN_FLIGHT,
   pricesOf,
   saleBoundaries,
   variationsOf,
@@ -191,34 +193,88 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
   }
 
   const modifiers = new Set(Object.keys(await bookModifiers(storeId, catalog.sources.pricebook_ids)));
-  const variations = new Map<string, DocumentVariation | null>();
+  const context: FamilyContext = {
+    storeId,
+    catalog,
+    at,
+    document: base.document,
+    found,
+    modifiers,
+    variations: new Map(),
+  };
+  const sorted = families.sort((a, b) => a.offset - b.offset);
+  const pages = Array.from(
+    { length: Math.ceil(sorted.length / EXPORT_PAGE) },
+    (_, n) => () => rewritePage(context, sorted.slice(n * EXPORT_PAGE, (n + 1) * EXPORT_PAGE)),
+  );
   const rewritten: Rewritten[] = [];
   const boundaries: number[] = [];
-  for (const family of families.sort((a, b) => a.offset - b.offset)) {
-    if (family.length > SPLICE_MAX_FAMILY_BYTES) return { whole: 'a changed family is over 16 MB of document' };
-    const text = await readText(
-      objectStore.read(base.document, { start: family.offset, end: family.offset + family.length - 1 }),
-    );
-    const before = JSON.parse(`[${text}]`) as DocumentProduct[];
-    const placed = new Map(before.map((entry) => [entry.id, entry]));
-    const head =
-      found.get(family.ids[0] as string) ?? (await productRepository.get(storeId, family.ids[0] as string));
+  for await (const page of inOrder(pages, PAGES_IN_FLIGHT)) {
+    if ('whole' in page) return page;
+    rewritten.push(...page.rewritten);
+    boundaries.push(...page.boundaries);
+  }
+  return { base: { ...base, bytes }, rewritten, boundaries, changed: changed.size };
+}
+
+/** What rewriting a family needs besides the family. */
+interface FamilyContext {
+  storeId: string;
+  catalog: SpliceInput['catalog'];
+  at: Date;
+  /** The release before's document. */
+  document: string;
+  /** The changed products and their heads, read. */
+  found: Map<string, ProductRecord>;
+  modifiers: ReadonlySet<string>;
+  variations: Map<string, DocumentVariation | null>;
+}
+
+/**
+ * A page of changed families written again (their old text read in ranges at once, their children and
+ * prices in batches, as a whole export reads a page), or why the export must be whole.
+ */
+async function rewritePage(
+  context: FamilyContext,
+  families: ExportedFamily[],
+): Promise<{ whole: string } | { rewritten: Rewritten[]; boundaries: number[] }> {
+  const { storeId, catalog, at, found } = context;
+  if (families.some((family) => family.length > SPLICE_MAX_FAMILY_BYTES))
+    return { whole: 'a changed family is over 16 MB of document' };
+  const texts = await Promise.all(
+    families.map((family) =>
+      readText(
+        objectStore.read(context.document, { start: family.offset, end: family.offset + family.length - 1 }),
+      ),
+    ),
+  );
+  const missing = families.map((family) => family.ids[0] as string).filter((id) => !found.has(id));
+  const read = new Map((await productRepository.getMany(storeId, missing)).map((p) => [p.id, p]));
+  const heads: ProductRecord[] = [];
+  for (const family of families) {
+    const head = found.get(family.ids[0] as string) ?? read.get(family.ids[0] as string);
     if (head === undefined) return { whole: 'a product of the release before was deleted' };
-    const childIds = await childIdsOf(storeId, head);
-    const children: ProductRecord[] = [];
-    for (let start = 0; start < childIds.length; start += EXPORT_PAGE) {
-      const page = childIds.slice(start, start + EXPORT_PAGE);
-      const read = new Map((await productRepository.getMany(storeId, page)).map((p) => [p.id, p]));
-      for (const id of page) {
-        const child = read.get(id);
-        if (child !== undefined) children.push(child);
-      }
-    }
-    const members = [head, ...children];
+    heads.push(head);
+  }
+  const childIds = await Promise.all(heads.map((head) => childIdsOf(storeId, head)));
+  const children = new Map(
+    (await productRepository.getMany(storeId, childIds.flat())).map((child) => [child.id, child]),
+  );
+  const memberLists = heads.map((head, n) => [
+    head,
+    ...(childIds[n] ?? []).flatMap((id) => children.get(id) ?? []),
+  ]);
+  const prices = await pricesOf(storeId, catalog.sources.pricebook_ids, memberLists.flat());
+  const rewritten: Rewritten[] = [];
+  const boundaries: number[] = [];
+  for (const [n, family] of families.entries()) {
+    const before = JSON.parse(`[${texts[n]}]`) as DocumentProduct[];
+    const placed = new Map(before.map((entry) => [entry.id, entry]));
+    const members = memberLists[n] as ProductRecord[];
     for (const member of members) {
       const was = placed.get(member.id);
       // An attached product's status decides whether, and where, its family is written: a change moves it.
-      if (was !== undefined && was.node_ids !== undefined && was.node_ids.length > 0) {
+      if (was?.node_ids !== undefined && was.node_ids.length > 0) {
         if ((was.attributes.status === 'live') !== (member.attributes.status === 'live'))
           return { whole: 'a product attached to the catalog went live or stopped being live' };
       }
@@ -227,7 +283,6 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
       if (await attachedTo(storeId, member.id, catalog.sources.hierarchy_ids))
         return { whole: "a product attached to the catalog's hierarchies went live" };
     }
-    const prices = await pricesOf(storeId, catalog.sources.pricebook_ids, members);
     const entries: DocumentProduct[] = [];
     for (const member of members) {
       const price = prices.get(member.id);
@@ -238,8 +293,8 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
           node_ids: was?.node_ids ?? [],
           curated: was?.attributes.curated_product === true,
           ...(price === undefined ? {} : { price }),
-          variations: await variationsOf(storeId, member, variations),
-          modifiers,
+          variations: await variationsOf(storeId, member, context.variations),
+          modifiers: context.modifiers,
           at,
         }),
       );
@@ -252,7 +307,7 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
       ids: members.map((m) => m.id),
     });
   }
-  return { base: { ...base, bytes }, rewritten, boundaries, changed: changed.size };
+  return { rewritten, boundaries };
 }
 
 /** The spliced document: the release before's bytes, its head and the rewritten families written anew. */
