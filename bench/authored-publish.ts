@@ -49,7 +49,7 @@ export function peakRssMb(pid: number | undefined): number {
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]) / 1024);
 }
 
-async function each<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function each<T>(items: T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(limit, items.length) }, async () => {

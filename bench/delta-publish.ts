@@ -2,6 +2,7 @@ import { type PcmRelease, WORKFLOW_STATES, type WorkflowState } from '../lib/sto
 import {
   API_HEAP_MB,
   type AuthoredBench,
+  each,
   peakRssMb,
   publishAndWait,
   setupAuthoredCatalog,
@@ -21,6 +22,8 @@ import { intOption, progress, round, runAsScript } from './support';
 
 /** Publishes after the whole one: enough to compact once (MAX_LAYERS is 4). */
 const DELTA_PUBLISHES = 5;
+/** The change log's margin (EXPORT_CHANGE_MARGIN_SECONDS' default), waited out after the setup. */
+const CHANGE_MARGIN_S = 120;
 /** Products read on each release for the read figures. */
 const READS = 300;
 /** Write units an item costs in AWS on average (docs/publishing.md: 6.14 WCU a product of 4.02 items). */
@@ -46,6 +49,8 @@ export interface DeltaFigures {
   products: number;
   whole: DeltaPublish;
   deltas: DeltaPublish[];
+  /** After the deltas: one price in a hundred changed, then one publish. */
+  price_list: { prices: number; publish: DeltaPublish };
   reads_ms: {
     whole: { cold_p50: number; warm_p50: number };
     layered: { cold_p50: number; warm_p50: number; layers: number };
@@ -102,6 +107,11 @@ async function readProducts(bench: AuthoredBench, ids: string[]) {
 export async function measureDeltaPublish(options: { products: number }): Promise<DeltaFigures> {
   const bench = await setupAuthoredCatalog(options);
   try {
+    // An export reads the store's change log from EXPORT_CHANGE_MARGIN_SECONDS before the release before's
+    // export began (docs/publishing.md, "Exporting only what changed"): waiting that long after the setup's
+    // writes measures what a merchant's one-price publish costs, not one just after building the catalog.
+    progress(`waiting ${CHANGE_MARGIN_S} s: the change log's margin past the catalog's setup`);
+    await new Promise((resolve) => setTimeout(resolve, CHANGE_MARGIN_S * 1000));
     progress(`publishing the authored catalog of ${bench.products} products whole`);
     const first = await publishAndWait(bench);
     const whole = await recorded(bench, first.release, first.published_s);
@@ -123,6 +133,20 @@ export async function measureDeltaPublish(options: { products: number }): Promis
     }
     // Other products than the first reads: the caches are by release, so theirs are cold as those were.
     const layeredReads = await readProducts(bench, all.slice(READS, READS * 2));
+    // A price list: one price in a hundred changed, then published.
+    const listed = bench.prices.filter((_, n) => n % 100 === 0);
+    progress(`changing ${listed.length} prices (one in a hundred), then publishing`);
+    await each(listed, 8, (price) =>
+      bench.call('PUT', `/pcm/pricebooks/${bench.book}/prices/${price.id}`, {
+        data: {
+          type: 'product-price',
+          id: price.id,
+          attributes: { currencies: { USD: { amount: 600_000, includes_tax: false } } },
+        },
+      }),
+    );
+    const listTimes = await publishAndWait(bench);
+    const priceList = await recorded(bench, listTimes.release, listTimes.published_s);
     const last = deltas.at(-1) as DeltaPublish;
     const written = deltas.reduce((sum, d) => sum + d.items_written, 0) / deltas.length;
     const fullWcu = 1_000_000 * 6.14;
@@ -130,6 +154,7 @@ export async function measureDeltaPublish(options: { products: number }): Promis
       products: bench.products,
       whole,
       deltas,
+      price_list: { prices: listed.length, publish: priceList },
       reads_ms: { whole: wholeReads, layered: { ...layeredReads, layers: last.layers } },
       peak_rss_mb: {
         api: peakRssMb(bench.api.pid),
@@ -169,6 +194,7 @@ export function describeDelta(f: DeltaFigures): string {
       (d, i) =>
         `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)})`,
     ),
+    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)})`,
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
     `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,
     `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,
