@@ -345,6 +345,25 @@ describe('an authored release exports only what changed since the release before
     });
   });
 
+  it('exports whole when the release before kept no export, or its export goes while it is read', async () => {
+    const c = await authoredCatalog();
+    const first = await c.publish();
+    const kept = (key: typeof exportObjects.index) => key(c.storeId, first.catalog_id, first.release_id);
+    // The index gone (as when the release before is deleted and its objects swept mid-read): whole.
+    await objectStore.deletePrefix(kept(exportObjects.index));
+    const second = await c.publish();
+    expect(second.export).toEqual({
+      spliced: false,
+      why: "the release before's export was deleted while it was read",
+    });
+    const afterIndex = await c.documents(second);
+    expect(afterIndex.kept).toBe(afterIndex.whole);
+    // The trailer gone: nothing to build on.
+    await objectStore.deletePrefix(exportObjects.trailer(c.storeId, second.catalog_id, second.release_id));
+    const third = await c.publish();
+    expect(third.export).toEqual({ spliced: false, why: 'the release before kept no export' });
+  });
+
   it('a draft product attached to the hierarchies that goes live makes a whole export', async () => {
     const c = await authoredCatalog();
     await c.publish();

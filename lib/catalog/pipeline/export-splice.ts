@@ -378,10 +378,16 @@ export async function writeExport(
   const { storeId, catalog, at, startedAt } = source;
   if (!('whole' in plan)) {
     const head = catalogHead(catalog, catalog.sources.pricebook_ids);
-    await objectStore.put(documentKey, splicedDocument(plan, head), { contentType: 'application/json' });
-    await objectStore.put(keys.index, splicedIndex(plan, head));
-    await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt));
-    return { spliced: true, changed_products: plan.changed, families: plan.rewritten.length };
+    try {
+      await objectStore.put(documentKey, splicedDocument(plan, head), { contentType: 'application/json' });
+      await objectStore.put(keys.index, splicedIndex(plan, head));
+      await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt));
+      return { spliced: true, changed_products: plan.changed, families: plan.rewritten.length };
+    } catch (error) {
+      // The release before's export went meanwhile (that release deleted, and its objects swept): whole.
+      if (!(error instanceof ObjectNotFoundError)) throw error;
+      plan = { whole: "the release before's export was deleted while it was read" };
+    }
   }
   const channel = new LineChannel();
   const index = indexWriter(channel);

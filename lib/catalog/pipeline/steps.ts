@@ -3,7 +3,7 @@ import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
-import { objectStore } from '../../store/object-store';
+import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
 import { CHILD_CHUNK_SIZE } from '../child-index';
@@ -179,6 +179,10 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
             catalog,
             at,
             baseReleaseId: registry?.catalogs[input.catalog_id]?.release.id,
+          }).catch((error: unknown) => {
+            // The release before's export went while it was read (that release deleted): a whole export.
+            if (!(error instanceof ObjectNotFoundError)) throw error;
+            return { whole: "the release before's export was deleted while it was read" };
           });
     exported = await writeExport(
       input.document_key,
