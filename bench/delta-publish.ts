@@ -194,7 +194,7 @@ export function describeDelta(f: DeltaFigures): string {
       (d, i) =>
         `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)})`,
     ),
-    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)})`,
+    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)})`,
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
     `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,
     `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,
