@@ -162,6 +162,9 @@ async function takeInDocument(input: ReleaseExecutionInput, upload: string): Pro
  * publish it as any document. A hierarchy or price book deleted since: the release is FAILED.
  */
 export async function exportStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
+  const registryRead = catalogRepository.getRegistry(input.store_id);
+  // Awaited below; a failure before then must not be an unhandled rejection meanwhile.
+  registryRead.catch(() => undefined);
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
   if (release?.authored === undefined) throw new Error(`release ${input.release_id} is not an authored one`);
@@ -170,7 +173,7 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
   const at = new Date(release.created_at);
   let exported: NonNullable<PcmRelease['export']>;
   try {
-    const registry = await catalogRepository.getRegistry(input.store_id);
+    const registry = await registryRead;
     const plan =
       release.full_delta === true
         ? { whole: 'a full export was asked for (export_full_delta)' }
@@ -521,8 +524,10 @@ async function keepExport(input: ReleaseExecutionInput): Promise<void> {
     key(input.store_id, input.catalog_id, input.release_id);
   try {
     // The trailer last: an export is built on only once its trailer is there.
-    await objectStore.copy(input.document_key, kept(exportObjects.document));
-    await objectStore.copy(work.index, kept(exportObjects.index));
+    await Promise.all([
+      objectStore.copy(input.document_key, kept(exportObjects.document)),
+      objectStore.copy(work.index, kept(exportObjects.index)),
+    ]);
     await objectStore.copy(work.trailer, kept(exportObjects.trailer));
   } catch (error) {
     log('warn', 'the export could not be kept: the next release exports the whole catalog', {
