@@ -9,13 +9,19 @@ import { TTL_ATTRIBUTE } from './schema';
  * (docs/publishing.md, "Exporting only what changed"). Writes to anything else a release exports (nodes,
  * attachments, hierarchies, variations, price modifiers, price books, files, currencies), and any key of
  * the products table this module does not know, are logged as `structure`: the next export is a whole one.
- * The log is written by the DynamoDB client itself (`writeHook`), so no write path can forget it.
+ * A hierarchy's own writes (the hierarchy, its nodes, attachments to them) are logged by hierarchy: they
+ * make a whole export only for catalogs that publish that hierarchy. The log is written by the DynamoDB
+ * client itself (`writeHook`), so no write path can forget it.
  */
 
-/** What a write touched: a product (its family), a sku (by the hash its claims use), or anything else. */
+/**
+ * What a write touched: a product (its family), a sku (by the hash its claims use), a hierarchy (itself, a
+ * node of it, or an attachment to one), or anything else.
+ */
 export type CatalogChange =
   | { kind: 'product'; id: string }
   | { kind: 'sku'; id: string }
+  | { kind: 'hierarchy'; id: string }
   | { kind: 'structure'; id: '' };
 
 /** Each log item lives this long (an export reads a day and a margin back at most). */
@@ -81,6 +87,14 @@ export function changeOfKey(
     // A built child's entry (PCHILD#<parent>#<options>) and a bundle's use of a component (PUSEDBY#<component>#<bundle>).
     if (sk.startsWith('PCHILD#')) return { store, change: { kind: 'product', id: sk.split('#')[1] ?? '' } };
     if (sk.startsWith('PUSEDBY#')) return { store, change: { kind: 'product', id: sk.split('#')[2] ?? '' } };
+    // A hierarchy (HIERARCHY#<h>), a node (NODE#<h>#<node>), an attachment (NODEPROD#<h>#…, PRODNODE#<product>#<h>#…).
+    const hierarchy =
+      sk.startsWith('HIERARCHY#') || sk.startsWith('NODE#') || sk.startsWith('NODEPROD#')
+        ? sk.split('#')[1]
+        : sk.startsWith('PRODNODE#')
+          ? sk.split('#')[2]
+          : undefined;
+    if (hierarchy) return { store, change: { kind: 'hierarchy', id: hierarchy } };
     return structure(store);
   }
   if (pk.startsWith('PRICES#')) {

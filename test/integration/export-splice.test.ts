@@ -276,11 +276,16 @@ describe('an authored release exports only what changed since the release before
   it('exports the whole catalog when a node changes, an attached product stops being live, or it is asked', async () => {
     const c = await authoredCatalog();
     await c.publish();
+    // Another hierarchy's nodes are not the catalog's: still spliced.
+    const other = await newPcmHierarchy(c.storeId, 'Elsewhere');
+    await newPcmNode(c.storeId, other, 'Not published here');
+    const elsewhere = await c.publish();
+    expect(elsewhere.export).toMatchObject({ spliced: true });
     await c.attach(c.shirts, c.ids.cap);
     const attached = await c.publish();
     expect(attached.export).toEqual({
       spliced: false,
-      why: 'a node, hierarchy, variation, price book, price modifier, file or currency changed',
+      why: "a node of the catalog's hierarchies, or what is attached to one, changed",
     });
     const afterAttach = await c.documents(attached);
     expect(afterAttach.kept).toBe(afterAttach.whole);
@@ -405,7 +410,12 @@ describe('the client writes the change log with each write', () => {
         }),
       ),
     ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
-    expect(await since()).toEqual({ products: new Set(), skus: new Set(), structure: false });
+    expect(await since()).toEqual({
+      products: new Set(),
+      skus: new Set(),
+      hierarchies: new Set(),
+      structure: false,
+    });
 
     await getDocumentClient().send(
       new PutCommand({ TableName: tableName('products'), Item: { pk: `STORE#${store}`, sk: 'PRODUCT#p1' } }),
@@ -413,6 +423,15 @@ describe('the client writes the change log with each write', () => {
     await getDocumentClient().send(
       new PutCommand({ TableName: tableName('products'), Item: { pk: `STORE#${store}`, sk: 'NODE#h#n' } }),
     );
-    expect(await since()).toEqual({ products: new Set(['p1']), skus: new Set(), structure: true });
+    expect(await since()).toEqual({
+      products: new Set(['p1']),
+      skus: new Set(),
+      hierarchies: new Set(['h']),
+      structure: false,
+    });
+    await getDocumentClient().send(
+      new PutCommand({ TableName: tableName('products'), Item: { pk: `STORE#${store}`, sk: 'VARIATION#v' } }),
+    );
+    expect((await since()).structure).toBe(true);
   });
 });

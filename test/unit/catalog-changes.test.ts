@@ -14,7 +14,7 @@ import {
 
 describe('the change log names what a write touched', () => {
   const table = 'products-table';
-  it('products, built children and skus by their claim hash; everything else of a store as structure', () => {
+  it('products, built children, skus by their claim hash, hierarchies by id; everything else of a store as structure', () => {
     const kinds = (command: Parameters<typeof changeItems>[0]) =>
       changeItems(command, table, Date.UTC(2026, 0, 1)).map((item) => [item.kind, item.id]);
     expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk: 'PRODUCT#p1' } }))).toEqual([
@@ -44,9 +44,14 @@ describe('the change log names what a write touched', () => {
       ['sku', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
       ['sku', 'h1'],
     ]);
-    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk: 'NODE#h#n' } }))).toEqual([
-      ['structure', ''],
-    ]);
+    // A hierarchy's own writes name the hierarchy: only catalogs publishing it export whole.
+    for (const sk of ['HIERARCHY#h1', 'NODE#h1#n', 'NODEPROD#h1#n#seq', 'PRODNODE#p1#h1#n'])
+      expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk } }))).toEqual([
+        ['hierarchy', 'h1'],
+      ]);
+    expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'STORE#s1', sk: 'VARIATION#v1' } }))).toEqual(
+      [['structure', '']],
+    );
     expect(kinds(new PutCommand({ TableName: table, Item: { pk: 'NEWKIND#s1#x', sk: 'A' } }))).toEqual([
       ['structure', ''],
     ]);

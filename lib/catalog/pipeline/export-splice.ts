@@ -28,9 +28,9 @@ import { releaseObjects } from './share';
 /**
  * Exporting only what changed: an authored release's document is the document of the release before it
  * with the families the store's change log names since that release's export written again in place
- * (docs/publishing.md, "Exporting only what changed"). Whatever the log cannot bound (a node, hierarchy,
- * variation, price book, file or currency written; a product of the release deleted or no longer live; a
- * live product attached that was not in it; a changed product naming other files or components; a sale
+ * (docs/publishing.md, "Exporting only what changed"). Whatever the log cannot bound (a node of the
+ * catalog's hierarchies or an attachment to one, a variation, price book, file or currency written; a
+ * product of the release deleted or no longer live; a live product attached that was not in it; a changed product naming other files or components; a sale
  * starting or ending in between; the release before exported over a day ago or without an index) makes a
  * whole export instead, which writes exactly the same document: the tests hold the two byte for byte.
  */
@@ -152,7 +152,9 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
     now,
   );
   if (changes.structure)
-    return { whole: 'a node, hierarchy, variation, price book, price modifier, file or currency changed' };
+    return { whole: 'a variation, price book, price modifier, file or currency changed' };
+  if (catalog.sources.hierarchy_ids.some((id) => changes.hierarchies.has(id)))
+    return { whole: "a node of the catalog's hierarchies, or what is attached to one, changed" };
   const changed = new Set(changes.products);
   for (const id of await productRepository.idsOfSkuHashes(storeId, [...changes.skus])) changed.add(id);
   if (changed.size > SPLICE_MAX_PRODUCTS) return { whole: `over ${SPLICE_MAX_PRODUCTS} products changed` };
