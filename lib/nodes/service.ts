@@ -85,8 +85,9 @@ async function subtreeLevels(storeId: string, hierarchyId: string, nodeId: strin
 }
 
 /**
- * Runs `write` until it is not refused for something read changing: a taken name or slug is 409, the
- * hierarchy gone 404, `refused` maps other reasons to an error (undefined: read again).
+ * Runs `write` until it is not refused for something read changing: the hierarchy gone is 404, then
+ * anything read that changed is read again, a taken name or slug is 409, and `refused` maps other reasons
+ * to an error (undefined: read again).
  */
 async function rounds<T>(
   write: () => Promise<T>,
@@ -100,6 +101,9 @@ async function rounds<T>(
       if (error instanceof ReadAgain) continue;
       if (!(error instanceof NodeWriteRefusedError)) throw error;
       if (error.reasons.includes('hierarchy')) throw new NotFoundError('hierarchy not found');
+      // Something read changed (the node deleted meanwhile, say): read again before judging a claim, which
+      // is no answer for a node gone by then and may be held by a concurrent write of this very node.
+      if (error.reasons.includes('changed')) continue;
       if (error.reasons.includes('name')) throw taken('name');
       if (error.reasons.includes('slug')) throw taken('slug');
       const mapped = refused?.(error.reasons);

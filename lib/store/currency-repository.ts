@@ -236,8 +236,11 @@ export const currencyRepository = {
       if (codes === undefined) {
         return { ...kept, ...record, version: current.version + 1, default: current.default || makeDefault };
       }
+      // The currency changed or went since it was read: read it again before judging the code's claim (a
+      // 404 once it is gone, whoever holds the code; a concurrent update of it may hold the code itself).
+      if (codes[0] === 'ConditionalCheckFailed') return false;
       if (codeMoves && codes[2] === 'ConditionalCheckFailed') throw new CurrencyCodeTakenError(record.code);
-      // The currency or the default changed since it was read: read again and re-apply.
+      // The default changed since it was read: read again and re-apply.
       return false;
     }, keptChanging);
   },

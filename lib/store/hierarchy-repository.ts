@@ -113,16 +113,18 @@ function claimDelete(storeId: string, slug: string, hierarchyId: string) {
 }
 
 /**
- * Runs the transaction, retrying while it only lost to concurrent transactions. A failed condition at
- * `claimIndex` is HierarchySlugTakenError; at 0 (the hierarchy) HierarchyChangedError.
+ * Runs the transaction, retrying while it only lost to concurrent transactions. A failed condition at 0
+ * (the hierarchy) is HierarchyChangedError, whatever else failed; at `claimIndex` HierarchySlugTakenError.
  */
 async function transact(items: TransactItems, claimIndex: number | undefined, caller?: WriteCaller) {
   for (let attempt = 1; ; attempt += 1) {
     const codes = await transactAsCaller(items, caller);
     if (codes === undefined) return;
+    // The hierarchy itself first: one deleted or changed meanwhile is read again before its slug's claim
+    // is judged (a 404 whoever holds the slug by then; the claim may be a concurrent update's of itself).
+    if (codes[0] === 'ConditionalCheckFailed') throw new HierarchyChangedError();
     if (claimIndex !== undefined && codes[claimIndex] === 'ConditionalCheckFailed')
       throw new HierarchySlugTakenError();
-    if (codes[0] === 'ConditionalCheckFailed') throw new HierarchyChangedError();
     const conflictOnly = codes.every((code) => code === 'None' || code === 'TransactionConflict');
     if (!conflictOnly || attempt >= ATTEMPTS)
       throw new Error(`the hierarchy could not be written (${codes.join(', ')})`);

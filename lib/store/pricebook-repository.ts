@@ -174,6 +174,9 @@ export const pricebookRepository = {
       }
       const codes = await transactRetrying(items, caller, conflicts);
       if (codes === undefined) return next;
+      // The book changed or went since it was read: read it again before judging the name's claim (a 404
+      // once it is gone, whoever holds the name; a concurrent rename of this same book may hold it).
+      if (codes[0] === 'ConditionalCheckFailed') return false;
       if (renamed && codes[1] === 'ConditionalCheckFailed') throw new PricebookNameTakenError();
       return false;
     }, keptChanging);

@@ -275,12 +275,17 @@ function claimDelete(key: { pk: string; sk: string }, productId: string) {
 
 /**
  * Runs a transaction with the caller's checks, retrying while it only lost to concurrent transactions;
- * a failed claim throws its error, any other cancellation is returned (undefined: written).
+ * a failed claim throws its error unless the product itself (the first item) refused too, any other
+ * cancellation is returned (undefined: written).
  */
 async function transact(items: TransactItems, claims: Claim[], caller: WriteCaller | undefined) {
   for (let attempt = 1; ; attempt += 1) {
     const codes = await transactAsCaller(items, caller);
     if (codes === undefined) return undefined;
+    // The product itself refused (gone, or changed since it was read): it is read again before any claim
+    // is judged. A product deleted meanwhile answers 404 whoever holds the sku by then, and the claim may
+    // be held by a concurrent update of this very product.
+    if (codes[0] === 'ConditionalCheckFailed') return codes;
     for (const claim of claims) {
       if (codes[claim.index] !== 'ConditionalCheckFailed') continue;
       throw claim.kind === 'sku' ? new SkuTakenError() : new ExternalRefTakenError();
