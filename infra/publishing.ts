@@ -340,7 +340,7 @@ export class Publishing extends Construct {
         .itemProcessor(task)
         .addCatch(abandon, onError);
 
-    // One item per line of the plan's ranges list ({n}: a range of products): DeriveInput.
+    // One item per line of the plan's ranges list ({n, base?}: a range of products): DeriveInput.
     const derive = releaseMap(
       'Derive',
       { listKey: '$.ranges_key', field: 'range', label: 'ReleaseDerive', concurrency: deriveConcurrency },

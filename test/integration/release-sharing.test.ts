@@ -8,7 +8,6 @@ import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { MAX_LAYERS, releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
-import * as steps from '../../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { cleanupReleases } from '../../lib/catalog/publisher';
 import { documentKey } from '../../lib/pcm/publishing';
@@ -28,6 +27,7 @@ import {
 } from '../support/catalog-fixtures';
 import { invoke } from '../support/fixtures';
 import { newPcmCatalog } from '../support/pcm-fixtures';
+import { runStepByStep } from '../support/step-runner';
 
 /**
  * Releases that share what did not change (docs/publishing.md): a publish writes the items that differ
@@ -47,14 +47,7 @@ async function runWithPause(input: ReleaseExecutionInput): Promise<unknown> {
   const pause = afterMerge;
   afterMerge = undefined;
   if (pause === undefined) return runWorkflowLocally(input);
-  await steps.validateStep(input);
-  const plan = await steps.planStep(input);
-  for (const range of await steps.readRanges(plan.ranges_key)) await steps.deriveStep({ ...input, range });
-  const merged = await steps.mergeStep(input);
-  await pause();
-  for (const chunk of await steps.readManifest(merged.manifest_key))
-    await steps.writeStep({ ...input, chunk });
-  return steps.switchStep(input);
+  return runStepByStep(input, { afterMerge: pause });
 }
 
 beforeAll(() => {

@@ -28,6 +28,28 @@ export const WHOLE_WRITE_SHARE = 0.5;
  */
 export const FULL_PUBLISH_AFTER_MS = 90 * 24 * 3600 * 1000;
 
+/**
+ * The release a publish on `base` compares its items with and lays its items over, when that is `base`
+ * itself: undefined when the publish is full (asked, or 90 days on), is laid out differently, or compacts
+ * (its base already has MAX_LAYERS layers): then it compares with another release, or with none.
+ */
+export function layeredOn(
+  base: ReleaseLayout | undefined,
+  layout: Pick<ReleaseLayout, 'shards' | 'chunk_size' | 'filter_index'>,
+  askedFullDelta: boolean,
+  now: number,
+): string | undefined {
+  if (base === undefined || askedFullDelta) return undefined;
+  if (now - Date.parse(base.published_at) > FULL_PUBLISH_AFTER_MS) return undefined;
+  if (
+    base.shards !== layout.shards ||
+    base.chunk_size !== layout.chunk_size ||
+    base.filter_index !== layout.filter_index
+  )
+    return undefined;
+  return 1 + (base.layers?.length ?? 0) >= MAX_LAYERS ? undefined : base.id;
+}
+
 /** Where a release's objects live: its item manifest (and its delta file), kept as long as its items. */
 export const releaseObjects = {
   prefix: (storeId: string, catalogId: string, releaseId: string) =>
@@ -83,8 +105,15 @@ export interface SharePlan {
 interface ShareInput {
   ids: ReleaseIds;
   layout: ReleaseLayout;
-  /** Every chunk file the derivation wrote, in order, each with its manifest part. */
+  /**
+   * Every chunk file the derivation wrote, in order, each with its manifest part; ranges taken up from
+   * `keptFrom` are chunks of entries only (`kept`).
+   */
   chunks: WriteChunk[];
+  /** The release whose kept ranges the chunks include, if any. */
+  keptFrom?: string;
+  /** Derives the kept ranges again: the chunks, every one with its item lines (called when those are read). */
+  materialize?: () => Promise<WriteChunk[]>;
   /** The release's `export_full_delta`. */
   askedFullDelta: boolean;
   /** An authored release's sources (compared with the base's: a source added or removed is a full publish). */
@@ -219,12 +248,22 @@ export async function planSharing(
   const changedProducts: Lines = new Map();
   let changedItems = 0;
   let derivedItems = 0;
+  // Kept ranges' entries are those of the release they came from: compared with any other, or read as
+  // lines (a whole write, a full delta file), they are derived again first.
+  const fullDelta = input.askedFullDelta || stale;
+  let chunks = input.chunks;
+  const materialize = async () => {
+    if (!chunks.some((chunk) => chunk.kept)) return;
+    if (!input.materialize) throw new Error('kept ranges without a way to derive them again');
+    chunks = await input.materialize();
+  };
+  if (whole !== undefined || fullDelta || against !== input.keptFrom) await materialize();
   const comparing = whole === undefined ? table : undefined;
   // The new manifest is the derived items' entries in chunk order; the comparison reads them on the way.
   await objectStore.put(
     releaseObjects.manifest(ids.store_id, ids.catalog_id, ids.release_id),
     (async function* () {
-      for (const [n, chunk] of input.chunks.entries()) {
+      for (const [n, chunk] of chunks.entries()) {
         const bytes = await readAll(objectStore.read(manifestPartKey(chunk.key)));
         yield bytes;
         if (comparing === undefined) {
@@ -253,7 +292,7 @@ export async function planSharing(
 
   if (whole !== undefined || table === undefined || against === undefined) {
     // Written whole: its delta file holds the whole catalog.
-    const chunks = input.chunks;
+    await materialize();
     return {
       chunks,
       items: derivedItems,
@@ -267,7 +306,7 @@ export async function planSharing(
     };
   }
 
-  for await (const line of pickLines(input.chunks, changed)) await input.emitLine(line);
+  for await (const line of pickLines(chunks, changed)) await input.emitLine(line);
   // A tombstone for every key of the compared release this one no longer has.
   const removed: string[] = [];
   let index = 0;
@@ -290,8 +329,7 @@ export async function planSharing(
       index += 1;
     }
   }
-  const full_delta = input.askedFullDelta || stale;
-  const chunks = input.chunks;
+  const full_delta = fullDelta;
   let createdOrUpdated = 0;
   for (const lines of changedProducts.values()) createdOrUpdated += lines.length;
   return {

@@ -1,3 +1,4 @@
+import { getConfig } from '../../config/index';
 import { errorFields, log } from '../../http/log';
 import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
@@ -25,10 +26,18 @@ import { ReleaseValidationError, type ValidationIssue } from '../validate-releas
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readLines, readText } from './codec';
 import { type DeltaChange, deleteDeltaFile, writeDeltaFile } from './delta-file';
+import { keepRange, rangeKey, readRangeBytes, takeUpRange } from './derive-memo';
 import { AuthoredSourceError } from './export';
 import { exportObjects, planSplice, workExportKeys, writeExport } from './export-splice';
 import { manifestEntry } from './item-manifest';
-import { manifestPartKey, planSharing, releaseObjects, type ShareChange, sweepReleaseObjects } from './share';
+import {
+  layeredOn,
+  manifestPartKey,
+  planSharing,
+  releaseObjects,
+  type ShareChange,
+  sweepReleaseObjects,
+} from './share';
 import type {
   AbandonInput,
   DeriveInput,
@@ -294,6 +303,7 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
       catalogId: input.catalog_id,
       layout,
       storeCurrencies: store.currencies,
+      rangeProducts: getConfig().deriveRangeProducts,
     });
   } catch (error) {
     if (!(error instanceof ReleaseValidationError)) throw error;
@@ -311,44 +321,72 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
   }
   await putJson(workKeys.plan(input), plan);
   for (const range of plan.ranges) await putJson(workKeys.picks(input, range.n), picks(range.n));
-  const lines = plan.ranges.map((range) => `${JSON.stringify({ n: range.n } satisfies RangeLine)}\n`);
+  // The release the ranges may be taken up from: the one this release will lay its items over.
+  const registry = await catalogRepository.getRegistry(input.store_id);
+  const current = registry?.catalogs[input.catalog_id]?.release;
+  const base =
+    current && layeredOn(current, layout, release.full_delta === true, Date.now())
+      ? { id: current.id, published_at: current.published_at }
+      : undefined;
+  const lines = plan.ranges.map(
+    (range) => `${JSON.stringify({ n: range.n, ...(base ? { base } : {}) } satisfies RangeLine)}\n`,
+  );
   await objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' });
   await record(input, { percent_completed: PLANNED_PERCENT });
   return { ...input, ranges_key: workKeys.ranges(input), ranges: plan.ranges.length };
 }
 
-/** What a range's derivation leaves in the bucket for the merge. */
+/**
+ * What a range's derivation leaves in the bucket for the merge; `kept_from` when it was taken up from
+ * that release (its one chunk then has entries only).
+ */
 interface PartialFile {
   partial: RangePartial;
   chunks: WriteChunk[];
+  kept_from?: string;
 }
 
-/**
- * Derive (one item of the derive map): one range's products, read by a ranged GET, derived into chunk
- * files; what crosses the range's edges, and the chunks' list, into its partial for the merge.
- */
-export async function deriveStep(input: DeriveInput): Promise<{ items: number }> {
+/** A range's derivation: its plan, picks and place, and its chunk files' writer. */
+async function rangeOf(input: DeriveInput) {
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
   const picks = await readJson<RangePicks>(workKeys.picks(input, range.n));
-  const files = chunkFiles(
-    (n) => workKeys.chunk(input, `r${String(range.n).padStart(4, '0')}`, n),
-    plan.layout.published_at,
-  );
-  const partial = await deriveRange({
-    plan,
-    picks,
-    range,
-    source: objectStore.read(input.document_key, {
-      start: range.offset,
-      end: range.offset + range.length - 1,
-    }),
-    emit: files.emit,
-  });
-  const file: PartialFile = { partial, chunks: await files.done() };
+  const bytes = () =>
+    objectStore.read(input.document_key, { start: range.offset, end: range.offset + range.length - 1 });
+  const derive = async () => {
+    const files = chunkFiles(
+      (n) => workKeys.chunk(input, `r${String(range.n).padStart(4, '0')}`, n),
+      plan.layout.published_at,
+    );
+    const partial = await deriveRange({ plan, picks, range, source: bytes(), emit: files.emit });
+    return { partial, chunks: await files.done() };
+  };
+  return { plan, range, picks, bytes, derive };
+}
+
+/**
+ * Derive (one item of the derive map): one range's products, read by a ranged GET, derived into chunk
+ * files; what crosses the range's edges, and the chunks' list, into its partial for the merge. A range the
+ * release it builds on derived from the same inputs is taken up instead (derive-memo.ts); every range is
+ * kept for the releases after this one.
+ */
+export async function deriveStep(input: DeriveInput): Promise<{ items: number; kept?: true }> {
+  const { plan, range, picks, bytes, derive } = await rangeOf(input);
+  const publishedAt = plan.layout.published_at;
+  const base = input.range.base;
+  const times = base === undefined ? [publishedAt] : [publishedAt, base.published_at];
+  const key = rangeKey(plan, picks, range, await readRangeBytes(bytes(), times), times);
+  const taken = key !== undefined && base !== undefined && (await takeUpRange(input, base, key, publishedAt));
+  if (taken) {
+    const file: PartialFile = { partial: taken.partial, chunks: [taken.chunk], kept_from: base.id };
+    await putJson(workKeys.partial(input, range.n), file);
+    return { items: taken.partial.items, kept: true };
+  }
+  const file: PartialFile = await derive();
+  if (key !== undefined) await keepRange(input, key, file.chunks, file.partial, publishedAt);
   await putJson(workKeys.partial(input, range.n), file);
-  return { items: partial.items };
+  return { items: file.partial.items };
 }
 
 /**
@@ -358,7 +396,9 @@ export async function deriveStep(input: DeriveInput): Promise<{ items: number }>
  */
 export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOutput> {
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
-  const chunks: WriteChunk[] = [];
+  // Each range's chunks, then the merge's.
+  const rangeChunks: WriteChunk[][] = [];
+  let keptFrom: string | undefined;
   const files = chunkFiles((n) => workKeys.chunk(input, 'merge', n), plan.layout.published_at);
   let derived: Awaited<ReturnType<typeof mergeRelease>>;
   try {
@@ -367,7 +407,8 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
       partials: (async function* () {
         for (const range of plan.ranges) {
           const file = await readJson<PartialFile>(workKeys.partial(input, range.n));
-          chunks.push(...file.chunks);
+          rangeChunks.push(file.chunks);
+          keptFrom ??= file.kept_from;
           yield file.partial;
         }
       })(),
@@ -380,7 +421,17 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     if (!(error instanceof ReleaseValidationError)) throw error;
     return invalid(input, error);
   }
-  chunks.push(...(await files.done()));
+  const mergeChunks = await files.done();
+  const chunks = [...rangeChunks.flat(), ...mergeChunks];
+  // The kept ranges derived again, when their item lines are needed: the same chunks, in the same order.
+  const materialize = async () => {
+    for (const [n, list] of rangeChunks.entries()) {
+      if (!list.some((chunk) => chunk.kept)) continue;
+      const { derive } = await rangeOf({ ...input, range: { n } });
+      rangeChunks[n] = (await derive()).chunks;
+    }
+    return [...rangeChunks.flat(), ...mergeChunks];
+  };
   // Compared with the catalog's current release: what differs is written, the rest is shared.
   const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
   if (!release) throw new Error(`release ${input.release_id} is gone`);
@@ -390,6 +441,8 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     ids: input,
     layout: plan.layout,
     chunks,
+    ...(keptFrom === undefined ? {} : { keptFrom }),
+    materialize,
     askedFullDelta: release.full_delta === true,
     ...(release.authored ? { authored: release.authored } : {}),
     base: registry?.catalogs[input.catalog_id]?.release,

@@ -176,6 +176,8 @@ export interface PlanOutput extends ReleaseExecutionInput {
 /** One line of the ranges list: a range of the plan (work/<store>/<release>/plan.json has the rest). */
 export interface RangeLine {
   n: number;
+  /** The release whose kept ranges this one may take up (derive-memo.ts), and its publish time; absent: derive every range. */
+  base?: { id: string; published_at: string };
 }
 
 /** The derive Distributed Map's item: the execution's ids and one range. */
@@ -194,6 +196,11 @@ export interface DeriveOutput extends ReleaseExecutionInput {
 export interface WriteChunk {
   key: string;
   items: number;
+  /**
+   * A range the release before derived and this one took up (derive-memo.ts): its manifest part is at
+   * `manifestPartKey(key)`, but there is no file of item lines at `key`. Never in the write map's manifest.
+   */
+  kept?: true;
 }
 
 /** The Distributed Map's item, as its ItemSelector builds it: the execution's ids and one manifest line. */

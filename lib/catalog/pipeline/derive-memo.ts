@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto';
+import { ObjectNotFoundError, objectStore } from '../../store/object-store';
+import type { DerivePlan, DeriveRange, RangePartial, RangePicks } from '../derive-stream';
+import { readText } from './codec';
+import { manifestPartKey, releaseObjects } from './share';
+import type { ReleaseIds, WriteChunk } from './workflow';
+
+/**
+ * Ranges derived once (docs/publishing.md, "Deriving only the ranges that changed"). A range's derivation
+ * is a function of the range's bytes, its picks, its place (its index, first product, live products and
+ * list positions before it) and the plan's release-wide facts; of the release itself it reads only the
+ * publish time. Each release keeps, beside its item manifest, what every range's derivation left: the
+ * manifest entries of its items and its partial for the merge, under a key that hashes all of those
+ * inputs. The next release's Derive looks its range's key up in the release it builds on: when it is
+ * there, the range's items are the ones that release already has (their entries are its entries) and the
+ * derivation is skipped; the merge joins the kept partial like any other.
+ *
+ * The publish time is the one input that differs: the derivation writes it into the items that have no
+ * time of their own, and the item manifest leaves it out of every item's content (item-manifest.ts). A
+ * kept partial carries the time of the publish that derived it, replaced by the new one when it is taken
+ * up; which is exact only when none of the inputs carries either time otherwise, so a range whose bytes,
+ * picks or plan hold either time as text is derived (and neither kept nor taken).
+ *
+ * A kept range gives no item lines: a step that needs them (a whole write, a full delta file, a
+ * comparison with another release than the one the entries came from) derives those ranges again first
+ * (`ShareInput.materialize`).
+ */
+
+/**
+ * The derivation's version: part of every key. Raise it with any change of what a range's derivation
+ * writes (its items or its partial), so that no release takes up what an older derivation left;
+ * `test/unit/derive-memo.test.ts` pins the output of a sample range to it.
+ */
+export const DERIVATION_VERSION = 1;
+
+/** Where a release keeps its ranges' derivations: beside its item manifest, swept with it. */
+export const memoObjects = {
+  manifest: (ids: Pick<ReleaseIds, 'store_id' | 'catalog_id'>, releaseId: string, key: string) =>
+    `${releaseObjects.prefix(ids.store_id, ids.catalog_id, releaseId)}ranges/${key}.manifest`,
+  partial: (ids: Pick<ReleaseIds, 'store_id' | 'catalog_id'>, releaseId: string, key: string) =>
+    `${releaseObjects.prefix(ids.store_id, ids.catalog_id, releaseId)}ranges/${key}.partial.json`,
+};
+
+/** A kept range as the merge's chunk list names it: entries only (its manifest part), no item lines. */
+export const memoChunkKey = (
+  ids: Pick<ReleaseIds, 'store_id' | 'catalog_id'>,
+  releaseId: string,
+  key: string,
+) => memoObjects.manifest(ids, releaseId, key).replace(/\.manifest$/, '.jsonl');
+
+/** What a range's bytes tell the memo: their digest, and whether they hold one of the publish times. */
+export interface RangeBytes {
+  digest: string;
+  holdsTime: boolean;
+}
+
+/**
+ * Reads a range's bytes once: their SHA-256, and whether any of `times` occurs in them as text (across the
+ * reads' chunk edges).
+ */
+export async function readRangeBytes(
+  source: AsyncIterable<Uint8Array>,
+  times: string[],
+): Promise<RangeBytes> {
+  const hash = createHash('sha256');
+  const needles = times.map((time) => Buffer.from(time, 'utf8'));
+  const keep = Math.max(0, ...needles.map((needle) => needle.length - 1));
+  let tail = Buffer.alloc(0);
+  let holdsTime = false;
+  for await (const chunk of source) {
+    hash.update(chunk);
+    if (holdsTime) continue;
+    const window = Buffer.concat([tail, chunk]);
+    holdsTime = needles.some((needle) => window.includes(needle));
+    tail = window.subarray(Math.max(0, window.length - keep));
+  }
+  return { digest: hash.digest('hex'), holdsTime };
+}
+
+/**
+ * The key of a range's derivation: a hash of every input it reads but the publish time (and the release's
+ * id, which no derived item's content holds). Undefined when the plan or the picks hold either publish
+ * time as text (see above).
+ */
+export function rangeKey(
+  plan: DerivePlan,
+  picks: RangePicks,
+  range: DeriveRange,
+  bytes: RangeBytes,
+  times: string[],
+): string | undefined {
+  if (bytes.holdsTime) return undefined;
+  const { layout, ranges: _ranges, ...facts } = plan;
+  const text = JSON.stringify([
+    DERIVATION_VERSION,
+    { shards: layout.shards, chunk_size: layout.chunk_size, filter_index: layout.filter_index ?? null },
+    facts,
+    picks,
+    [range.n, range.first, range.count, range.live_start, range.node_start],
+    bytes.digest,
+  ]);
+  if (times.some((time) => text.includes(time))) return undefined;
+  return createHash('sha256').update(text).digest('hex');
+}
+
+interface KeptPartial {
+  published_at: string;
+  items: number;
+  partial: RangePartial;
+}
+
+/**
+ * Keeps a derived range for the releases after this one: its chunks' manifest parts, concatenated, and
+ * its partial with the time it was derived at.
+ */
+export async function keepRange(
+  ids: ReleaseIds,
+  key: string,
+  chunks: WriteChunk[],
+  partial: RangePartial,
+  publishedAt: string,
+): Promise<void> {
+  const parts: Buffer[] = [];
+  for (const chunk of chunks) {
+    for await (const bytes of objectStore.read(manifestPartKey(chunk.key))) parts.push(Buffer.from(bytes));
+  }
+  const items = chunks.reduce((sum, chunk) => sum + chunk.items, 0);
+  await objectStore.put(memoObjects.manifest(ids, ids.release_id, key), Buffer.concat(parts), {
+    contentType: 'application/octet-stream',
+  });
+  const kept: KeptPartial = { published_at: publishedAt, items, partial };
+  await objectStore.put(memoObjects.partial(ids, ids.release_id, key), JSON.stringify(kept), {
+    contentType: 'application/json',
+  });
+}
+
+/**
+ * Takes up the range `key` that release `base` kept: keeps it for this release too (a server-side copy of
+ * its entries, its partial at this release's time) and answers the partial and its chunk, entries only.
+ * Undefined when `base` kept no such range (or its objects went meanwhile).
+ */
+export async function takeUpRange(
+  ids: ReleaseIds,
+  base: { id: string },
+  key: string,
+  publishedAt: string,
+): Promise<{ partial: RangePartial; chunk: WriteChunk } | undefined> {
+  let text: string;
+  try {
+    text = await readText(objectStore.read(memoObjects.partial(ids, base.id, key)));
+    await objectStore.copy(
+      memoObjects.manifest(ids, base.id, key),
+      memoObjects.manifest(ids, ids.release_id, key),
+    );
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) return undefined;
+    throw error;
+  }
+  const kept = JSON.parse(text) as KeptPartial;
+  const retimed = JSON.parse(text.split(kept.published_at).join(publishedAt)) as KeptPartial;
+  const partial = retimed.partial;
+  await objectStore.put(
+    memoObjects.partial(ids, ids.release_id, key),
+    JSON.stringify({ published_at: publishedAt, items: kept.items, partial } satisfies KeptPartial),
+    { contentType: 'application/json' },
+  );
+  return { partial, chunk: { key: memoChunkKey(ids, ids.release_id, key), items: kept.items, kept: true } };
+}

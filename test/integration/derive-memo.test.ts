@@ -1,0 +1,181 @@
+import { handler as getCatalogProduct } from '../../functions/get-catalog-product/handler';
+import { handler as createRelease } from '../../functions/pcm-create-release/handler';
+import { clearCatalogCaches } from '../../lib/catalog/cache';
+import { generateRelease } from '../../lib/catalog/generator';
+import { memoObjects } from '../../lib/catalog/pipeline/derive-memo';
+import { releaseObjects } from '../../lib/catalog/pipeline/share';
+import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
+import { resetConfig } from '../../lib/config/index';
+import { objectStore } from '../../lib/store/object-store';
+import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { adminOfNewStore, readRegistryEveryRequest } from '../support/catalog-fixtures';
+import { invoke } from '../support/fixtures';
+import { newPcmCatalog, setPcmDocument } from '../support/pcm-fixtures';
+import { runStepByStep } from '../support/step-runner';
+
+/**
+ * Deriving only the ranges that changed (docs/publishing.md): every release keeps what each range of its
+ * products derived; the next publish takes up the ranges whose inputs are the same and derives the others.
+ * The release is the one a derivation of every range makes: its item manifest is byte for byte the same.
+ */
+
+readRegistryEveryRequest();
+jest.setTimeout(120_000);
+
+beforeAll(() => {
+  // Ranges of about 100 products: a 450-product document is five of them.
+  process.env.DERIVE_RANGE_PRODUCTS = '100';
+  resetConfig();
+});
+afterAll(() => {
+  delete process.env.DERIVE_RANGE_PRODUCTS;
+  resetConfig();
+});
+
+/** Per publish: which ranges were taken up (true) or derived (false), in order. */
+let derived: boolean[] = [];
+/** Run once between a publish's derivations and its merge. */
+let beforeMerge: ((input: ReleaseExecutionInput) => Promise<void>) | undefined;
+const runs: Promise<unknown>[] = [];
+
+function run(input: ReleaseExecutionInput): Promise<unknown> {
+  derived = [];
+  const pause = beforeMerge;
+  beforeMerge = undefined;
+  return runStepByStep(input, {
+    derived: (kept) => {
+      derived.push(kept);
+    },
+    ...(pause ? { beforeMerge: () => pause(input) } : {}),
+  });
+}
+
+beforeAll(() => {
+  registerLocalWorkflow((input) => {
+    const running = run(input);
+    runs.push(running);
+    return running;
+  });
+});
+
+type Document = {
+  catalog: Record<string, unknown>;
+  products: { id: string; attributes: Record<string, unknown>; meta?: Record<string, unknown> }[];
+};
+
+/** 450 products; without their own times, so the derivation writes the publish time into every one. */
+function document(catalogId: string): Document {
+  const doc = generateRelease({ children: 149, parents: 3, seed: 21, catalogName: 'Memo' }) as Document;
+  doc.catalog.id = catalogId;
+  for (const product of doc.products) {
+    delete product.attributes.created_at;
+    delete product.attributes.updated_at;
+    if (product.meta) {
+      delete product.meta.created_at;
+      delete product.meta.updated_at;
+    }
+  }
+  return doc;
+}
+
+async function newCatalog() {
+  const { storeId, headers } = await adminOfNewStore();
+  const catalogId = await newPcmCatalog(storeId, 'Memo');
+  const publish = async (doc: Document, body = '{}'): Promise<PcmRelease> => {
+    await setPcmDocument(storeId, catalogId, doc);
+    const created = await invoke(createRelease, {
+      method: 'POST',
+      path: `/pcm/catalogs/${catalogId}/releases`,
+      pathParameters: { catalog_id: catalogId },
+      headers: { ...headers, 'content-type': 'application/json' },
+      body,
+    });
+    expect(created.status).toBe(201);
+    await Promise.all(runs.splice(0));
+    clearCatalogCaches();
+    const release = await pcmRepository.getRelease(storeId, catalogId, created.body.data.id);
+    expect([release?.state, release?.errors]).toEqual(['PUBLISHED', undefined]);
+    return release as PcmRelease;
+  };
+  const manifest = async (release: PcmRelease) => {
+    const parts: Buffer[] = [];
+    for await (const bytes of objectStore.read(
+      releaseObjects.manifest(storeId, catalogId, release.release_id),
+    ))
+      parts.push(Buffer.from(bytes));
+    return Buffer.concat(parts);
+  };
+  const kept = async (release: PcmRelease) => {
+    const names: string[] = [];
+    const prefix = memoObjects.partial({ store_id: storeId, catalog_id: catalogId }, release.release_id, '');
+    for await (const object of objectStore.list(prefix.slice(0, prefix.lastIndexOf('/') + 1)))
+      names.push(object.key);
+    return names.filter((name) => name.endsWith('.partial.json')).length;
+  };
+  const product = (productId: string) =>
+    invoke(getCatalogProduct, {
+      method: 'GET',
+      path: `/catalog/products/${productId}`,
+      pathParameters: { product_id: productId },
+      headers: { ...headers, 'ep-channel': 'web' },
+    });
+  return { storeId, catalogId, publish, manifest, kept, product };
+}
+
+describe('a publish derives only the ranges that changed', () => {
+  it('takes up every range of the same document, and derives only the range of a changed product', async () => {
+    const catalog = await newCatalog();
+    const first = await catalog.publish(document(catalog.catalogId));
+    expect(derived.length).toBeGreaterThanOrEqual(4);
+    expect(derived.every((kept) => !kept)).toBe(true);
+    expect(await catalog.kept(first)).toBe(derived.length);
+
+    const same = await catalog.publish(document(catalog.catalogId));
+    expect(derived.every((kept) => kept)).toBe(true);
+    expect(same.total_items).toBe(0);
+    expect(same.layers).toEqual([first.release_id]);
+    // Kept again by the release that took them up, for the one after it.
+    expect(await catalog.kept(same)).toBe(derived.length);
+
+    // One product of the third range renamed: that range is derived, every other one taken up.
+    const changed = document(catalog.catalogId);
+    const target = changed.products[250] as Document['products'][number];
+    target.attributes.name = 'Renamed in the third range';
+    const one = await catalog.publish(changed);
+    expect(derived.filter((kept) => !kept).length).toBe(1);
+    expect(one.sharing).toMatchObject({ changed_products: 1, removed_products: 0 });
+    const read = await catalog.product(target.id);
+    expect([read.status, read.body.data?.attributes?.name]).toEqual([200, 'Renamed in the third range']);
+
+    // The same document published with every range derived (a full publish takes up nothing): the same
+    // items, entry for entry, as the release that took most of them up.
+    const full = await catalog.publish(changed, JSON.stringify({ export_full_delta: true }));
+    expect(derived.every((kept) => !kept)).toBe(true);
+    expect((await catalog.manifest(full)).equals(await catalog.manifest(one))).toBe(true);
+  });
+
+  it('derives the taken-up ranges again when the merge needs their items: a full delta file asked meanwhile', async () => {
+    const catalog = await newCatalog();
+    await catalog.publish(document(catalog.catalogId));
+    const changed = document(catalog.catalogId);
+    (changed.products[120] as Document['products'][number]).attributes.name = 'Renamed';
+    // Planned on the release before (ranges taken up), then a whole write is asked before the merge.
+    beforeMerge = (input) =>
+      pcmRepository
+        .updateRelease(input.store_id, input.catalog_id, input.release_id, { full_delta: true })
+        .then(() => undefined);
+    const asked = await catalog.publish(changed);
+    expect(derived.filter((kept) => kept).length).toBe(derived.length - 1);
+    // Its delta file lists every product (read from the ranges derived again), its writes are the change.
+    expect(asked.is_full_publish).toBe(true);
+    expect(asked.delta?.full).toBe(true);
+    expect(asked.total_items).toBeLessThan(20);
+    // The same items and the same delta file as a release derived whole.
+    const whole = await catalog.publish(changed, JSON.stringify({ export_full_delta: true }));
+    expect(derived.every((kept) => !kept)).toBe(true);
+    expect((await catalog.manifest(whole)).equals(await catalog.manifest(asked))).toBe(true);
+    expect(asked.delta?.lines).toBe(whole.delta?.lines);
+    expect(asked.delta?.lines).toBeGreaterThan(400);
+  });
+});

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
+import { deriveRange, planRelease, type ReleaseItem } from '../../lib/catalog/derive-stream';
+import { FILTER_INDEX_VERSION } from '../../lib/catalog/filter-index';
+import { generateRelease } from '../../lib/catalog/generator';
+import { DERIVATION_VERSION, rangeKey, readRangeBytes } from '../../lib/catalog/pipeline/derive-memo';
+import type { ReleaseLayout } from '../../lib/catalog/types';
+import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
+
+/**
+ * What keys a range's kept derivation (lib/catalog/pipeline/derive-memo.ts): every input but the publish
+ * time and the release's id; and the derivation's version, pinned here to what it derives.
+ */
+
+const LAYOUT: ReleaseLayout = {
+  id: '01900000-0000-7000-8000-0000000000aa',
+  shards: 16,
+  chunk_size: 100,
+  published_at: '2026-11-25T12:00:00.000Z',
+  filter_index: FILTER_INDEX_VERSION,
+};
+const CATALOG_ID = '01900000-0000-7000-8000-0000000000cc';
+
+async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+/** A generated document without product times (the derivation writes the publish time into each). */
+function documentText(seed = 4): Buffer {
+  const doc = generateRelease({ children: 240, parents: 2, seed, images: true }) as {
+    products: { attributes: Record<string, unknown> }[];
+  };
+  for (const product of doc.products) {
+    delete product.attributes.created_at;
+    delete product.attributes.updated_at;
+  }
+  return Buffer.from(JSON.stringify(doc));
+}
+
+/** The plan of `text` in ranges of about 100 products, and each range's bytes. */
+async function planned(text: Buffer, layout = LAYOUT) {
+  const { plan, picks } = await planRelease({
+    open: () => pieces(text, 65_536),
+    catalogId: CATALOG_ID,
+    layout,
+    storeCurrencies: DEFAULT_CURRENCIES,
+    rangeProducts: 100,
+  });
+  const bytesOf = (n: number) => {
+    const range = plan.ranges[n] as (typeof plan.ranges)[number];
+    return text.subarray(range.offset, range.offset + range.length);
+  };
+  return { plan, picks, bytesOf };
+}
+
+async function keysOf(text: Buffer, layout = LAYOUT) {
+  const { plan, picks, bytesOf } = await planned(text, layout);
+  const times = [layout.published_at];
+  const keys: (string | undefined)[] = [];
+  for (const range of plan.ranges) {
+    const bytes = await readRangeBytes(pieces(bytesOf(range.n), 4096), times);
+    keys.push(rangeKey(plan, picks(range.n), range, bytes, times));
+  }
+  return keys;
+}
+
+describe('a range’s key', () => {
+  it('is the same for another release of the same document, at another time', async () => {
+    const text = documentText();
+    const first = await keysOf(text);
+    expect(first.length).toBeGreaterThanOrEqual(4);
+    expect(first.every((key) => typeof key === 'string')).toBe(true);
+    const later = await keysOf(text, {
+      ...LAYOUT,
+      id: '01900000-0000-7000-8000-0000000000ab',
+      published_at: '2026-11-26T08:30:00.000Z',
+    });
+    expect(later).toEqual(first);
+  });
+
+  it('changes with the range’s bytes and with the layout, and only for the range that changed', async () => {
+    const text = documentText();
+    const before = await keysOf(text);
+    const doc = JSON.parse(text.toString('utf8')) as { products: { attributes: { name: string } }[] };
+    (doc.products[150] as { attributes: { name: string } }).attributes.name =
+      'Renamed, a longer name than before';
+    const after = await keysOf(Buffer.from(JSON.stringify(doc)));
+    const differ = before.map((key, n) => key !== after[n]);
+    expect(differ.filter(Boolean).length).toBe(1);
+    expect(await keysOf(text, { ...LAYOUT, shards: 32 })).not.toEqual(before);
+  });
+
+  it('is none when the range’s bytes or the plan hold a publish time as text', async () => {
+    const text = documentText();
+    const { plan, picks, bytesOf } = await planned(text);
+    const range = plan.ranges[1] as (typeof plan.ranges)[number];
+    // Split at every byte: a time across two reads is found.
+    const bytes = bytesOf(1);
+    const inside = bytes.toString('utf8').slice(200, 224);
+    expect(await readRangeBytes(pieces(bytes, 1), [inside])).toMatchObject({ holdsTime: true });
+    expect(await readRangeBytes(pieces(bytes, 7), [LAYOUT.published_at])).toMatchObject({ holdsTime: false });
+    const held = await readRangeBytes(pieces(bytes, 7), [inside]);
+    expect(rangeKey(plan, picks(1), range, held, [inside])).toBeUndefined();
+    const clean = await readRangeBytes(pieces(bytes, 7), []);
+    const catalogName = (plan.head.catalog as { name: string }).name;
+    expect(rangeKey(plan, picks(1), range, clean, [catalogName])).toBeUndefined();
+    expect(rangeKey(plan, picks(1), range, clean, [LAYOUT.published_at])).toEqual(expect.any(String));
+  });
+});
+
+/** Every range's items and partial of a sample document, as one digest. */
+async function derivationDigest(): Promise<string> {
+  const text = documentText(7);
+  const { plan, picks, bytesOf } = await planned(text);
+  const hash = createHash('sha256');
+  for (const range of plan.ranges) {
+    const items: ReleaseItem[] = [];
+    const partial = await deriveRange({
+      plan,
+      picks: picks(range.n),
+      range,
+      source: pieces(bytesOf(range.n), 65_536),
+      emit: (item) => {
+        items.push(item);
+      },
+    });
+    hash.update(
+      // Deflated attributes as their text: the digest is of what is derived, not of zlib's encoding.
+      JSON.stringify([items, partial], (_k, value: unknown) =>
+        value instanceof Uint8Array ? inflateRawSync(value).toString('utf8') : value,
+      ),
+    );
+  }
+  return hash.digest('hex');
+}
+
+describe('the derivation’s version', () => {
+  it('names what a range derives: a change of it raises DERIVATION_VERSION (and the digest here)', async () => {
+    // When this fails, the derivation writes other items or partials than releases kept before: raise
+    // DERIVATION_VERSION in lib/catalog/pipeline/derive-memo.ts, so that no release takes up an older
+    // derivation, and record the new digest with it.
+    expect({ version: DERIVATION_VERSION, digest: await derivationDigest() }).toEqual({
+      version: 1,
+      digest: '5878b19796e374ddfc73f9569a3e3b79e6d4b9b881200b267d40c59ff57ed559',
+    });
+  });
+});
