@@ -43,6 +43,8 @@ export interface DeltaPublish {
   workflow_peak_rss_mb: number;
   /** How Export wrote the document: spliced from the release before's (with the families written again), or whole and why. */
   export: NonNullable<PcmRelease['export']> | undefined;
+  /** The derivation's ranges, and how many of them were taken up from the release before (not derived). */
+  derivation: NonNullable<PcmRelease['derivation']> | undefined;
 }
 
 export interface DeltaFigures {
@@ -81,6 +83,7 @@ async function recorded(bench: AuthoredBench, release: string, seconds: number):
     step_seconds: record.step_seconds ?? {},
     workflow_peak_rss_mb: record.workflow_peak_rss_mb ?? Number.NaN,
     export: record.export,
+    derivation: record.derivation,
   };
 }
 
@@ -173,6 +176,12 @@ export async function measureDeltaPublish(options: { products: number }): Promis
   }
 }
 
+/** How many ranges the derivation derived: `ranges: 1 of 10 derived, 9 taken up`. */
+const describeDerivation = (derivation: DeltaPublish['derivation']) =>
+  derivation === undefined
+    ? 'ranges not recorded'
+    : `ranges: ${derivation.ranges - derivation.kept} of ${derivation.ranges} derived, ${derivation.kept} taken up`;
+
 /** A publish's states and their seconds: `export 3.6, validate 0.4, ...`. */
 const describeSteps = (steps: DeltaPublish['step_seconds']) =>
   WORKFLOW_STATES.filter((state) => steps[state] !== undefined)
@@ -192,9 +201,9 @@ export function describeDelta(f: DeltaFigures): string {
     `delta publish: ${f.products.toLocaleString('en-US')} products; whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)})`,
     ...f.deltas.map(
       (d, i) =>
-        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)})`,
+        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)}; ${describeDerivation(d.derivation)})`,
     ),
-    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)})`,
+    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)}; ${describeDerivation(f.price_list.publish.derivation)})`,
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
     `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,
     `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,

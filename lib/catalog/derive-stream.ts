@@ -97,8 +97,11 @@ export type ReleaseItem = ReturnType<typeof catalogRepository.productItem>;
 
 /** The bytes of products a range holds, about (a range ends at the first product past it that fits the index). */
 export const DERIVE_RANGE_BYTES = 32 * 1024 * 1024;
-/** The most products a range holds, about (small products: a range's work stays a few seconds). */
-export const DERIVE_RANGE_PRODUCTS = 50_000;
+/**
+ * The most products a range holds, about: a range's work stays about a second, and a publish that changes
+ * a few products derives only the ranges holding them (lib/catalog/pipeline/derive-memo.ts).
+ */
+export const DERIVE_RANGE_PRODUCTS = 10_000;
 /**
  * The bytes of products the plan's first pass keeps as possible parents (products with variations) and
  * components (products a bundle read before them names), to save a second pass; past it, a second pass

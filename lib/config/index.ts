@@ -23,7 +23,7 @@ export interface Config {
    */
   exportChangeMarginSeconds: number;
   /**
-   * DERIVE_RANGE_PRODUCTS (default 50,000, 100-50,000): about how many products a range of the publishing
+   * DERIVE_RANGE_PRODUCTS (default 10,000, 100-50,000): about how many products a range of the publishing
    * workflow's derivation holds (lib/catalog/derive-stream.ts `DERIVE_RANGE_PRODUCTS`; a range also ends at
    * DERIVE_RANGE_BYTES). Smaller ranges are more derivations at once in AWS, and less derived again when a
    * publish changes few products (only the ranges holding a change are derived); tests set it low to publish
@@ -181,7 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheSeconds: intFrom(env, 'AUTH_CACHE_SECONDS', 2, 0, 2),
     releaseCacheSeconds: intFrom(env, 'RELEASE_CACHE_SECONDS', 2, 0, 10),
     exportChangeMarginSeconds: intFrom(env, 'EXPORT_CHANGE_MARGIN_SECONDS', 120, 0, 3600),
-    deriveRangeProducts: intFrom(env, 'DERIVE_RANGE_PRODUCTS', 50_000, 100, 50_000),
+    deriveRangeProducts: intFrom(env, 'DERIVE_RANGE_PRODUCTS', 10_000, 100, 50_000),
     rateLimits: rateLimits === 'on',
     rateLimitDeadlineMs: intFrom(env, 'RATE_LIMIT_DEADLINE_MS', 50, 5, 2000),
     maxKeysPerStore: intFrom(env, 'MAX_KEYS_PER_STORE', 1000, 1, 10000),

@@ -126,6 +126,11 @@ export interface PcmRelease extends ReleaseMarker {
    * and why (lib/catalog/pipeline/export-splice.ts).
    */
   export?: { spliced: boolean; why?: string; changed_products?: number; families?: number };
+  /**
+   * The derivation's ranges, and how many were taken up from the release before it rather than derived
+   * (lib/catalog/pipeline/derive-memo.ts; a range taken up and then derived again for its lines is not).
+   */
+  derivation?: { ranges: number; kept: number };
   total_products?: number;
   total_nodes?: number;
   /** What Derive counted: live and draft products, parents, children, bundles (the CLI prints them). */

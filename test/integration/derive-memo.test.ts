@@ -24,7 +24,7 @@ readRegistryEveryRequest();
 jest.setTimeout(120_000);
 
 beforeAll(() => {
-  // Ranges of about 100 products: a 450-product document is five of them.
+  // Ranges of about 100 products: a 600-product document is seven of them.
   process.env.DERIVE_RANGE_PRODUCTS = '100';
   resetConfig();
 });
@@ -64,9 +64,9 @@ type Document = {
   products: { id: string; attributes: Record<string, unknown>; meta?: Record<string, unknown> }[];
 };
 
-/** 450 products; without their own times, so the derivation writes the publish time into every one. */
+/** 600 products (seven ranges); without their own times, so the derivation writes the publish time into every one. */
 function document(catalogId: string): Document {
-  const doc = generateRelease({ children: 149, parents: 3, seed: 21, catalogName: 'Memo' }) as Document;
+  const doc = generateRelease({ children: 199, parents: 3, seed: 21, catalogName: 'Memo' }) as Document;
   doc.catalog.id = catalogId;
   for (const product of doc.products) {
     delete product.attributes.created_at;
@@ -177,5 +177,36 @@ describe('a publish derives only the ranges that changed', () => {
     expect((await catalog.manifest(whole)).equals(await catalog.manifest(asked))).toBe(true);
     expect(asked.delta?.lines).toBe(whole.delta?.lines);
     expect(asked.delta?.lines).toBeGreaterThan(400);
+  });
+
+  it('compacting, derives again only the kept ranges that differ from the bottom release', async () => {
+    const catalog = await newCatalog();
+    const doc = document(catalog.catalogId);
+    const bottom = await catalog.publish(doc);
+    const ranges = derived.length;
+    expect(ranges).toBeGreaterThanOrEqual(6);
+    // Three publishes, each renaming a product of another range: three layers over the first release.
+    const releases = [bottom];
+    for (const at of [150, 250, 350]) {
+      (doc.products[at] as Document['products'][number]).attributes.name = `Renamed ${at}`;
+      releases.push(await catalog.publish(doc));
+      expect(derived.filter((kept) => !kept).length).toBe(1);
+    }
+    expect(releases[3]?.layers).toHaveLength(3);
+    // The fifth compacts: compared with the first, ranges 1 to 3 differ (taken up, then derived again
+    // for their lines) and range 4 changed now; the others stay taken up.
+    (doc.products[450] as Document['products'][number]).attributes.name = 'Renamed 450';
+    const compacted = await catalog.publish(doc);
+    expect(compacted.layers).toEqual([bottom.release_id]);
+    expect(derived.filter((kept) => !kept).length).toBe(1);
+    expect(compacted.derivation).toEqual({ ranges, kept: ranges - 4 });
+    expect(compacted.sharing).toMatchObject({ changed_products: 1, removed_products: 0 });
+    for (const at of [150, 250, 350, 450]) {
+      const read = await catalog.product((doc.products[at] as Document['products'][number]).id);
+      expect([read.status, read.body.data?.attributes?.name]).toEqual([200, `Renamed ${at}`]);
+    }
+    const whole = await catalog.publish(doc, JSON.stringify({ export_full_delta: true }));
+    expect(whole.derivation).toEqual({ ranges, kept: 0 });
+    expect((await catalog.manifest(whole)).equals(await catalog.manifest(compacted))).toBe(true);
   });
 });

@@ -13,7 +13,7 @@ describe('loadConfig', () => {
       authCacheSeconds: 2,
       releaseCacheSeconds: 2,
       exportChangeMarginSeconds: 120,
-      deriveRangeProducts: 50_000,
+      deriveRangeProducts: 10_000,
       rateLimits: true,
       rateLimitDeadlineMs: 50,
       maxKeysPerStore: 1000,

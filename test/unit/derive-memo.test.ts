@@ -4,6 +4,7 @@ import { deriveRange, planRelease, type ReleaseItem } from '../../lib/catalog/de
 import { FILTER_INDEX_VERSION } from '../../lib/catalog/filter-index';
 import { generateRelease } from '../../lib/catalog/generator';
 import { DERIVATION_VERSION, rangeKey, readRangeBytes } from '../../lib/catalog/pipeline/derive-memo';
+import { relocation } from '../../lib/catalog/pipeline/share';
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 
@@ -143,5 +144,29 @@ describe('the derivation’s version', () => {
       version: 1,
       digest: '5878b19796e374ddfc73f9569a3e3b79e6d4b9b881200b267d40c59ff57ed559',
     });
+  });
+});
+
+describe('the lines of kept ranges derived again', () => {
+  it('follow each range into its chunk files; the other chunks move up or down', () => {
+    const chunk = (key: string, items: number, kept = false) => ({
+      key,
+      items,
+      ...(kept ? { kept: true as const } : {}),
+    });
+    const chunks = [chunk('a', 4), chunk('b', 5, true), chunk('c', 2)];
+    const moved = relocation(chunks, new Map([[1, [chunk('b1', 3), chunk('b2', 2)]]]));
+    expect(moved.chunks.map((c) => c.key)).toEqual(['a', 'b1', 'b2', 'c']);
+    const marked = new Map([
+      [0, [1, 3]],
+      [1, [0, 2, 3, 4]],
+      [2, [1]],
+    ]);
+    expect([...moved.lines(marked)]).toEqual([
+      [0, [1, 3]],
+      [1, [0, 2]],
+      [2, [0, 1]],
+      [3, [1]],
+    ]);
   });
 });

@@ -21,9 +21,10 @@ import type { ReleaseIds, WriteChunk } from './workflow';
  * up; which is exact only when none of the inputs carries either time otherwise, so a range whose bytes,
  * picks or plan hold either time as text is derived (and neither kept nor taken).
  *
- * A kept range gives no item lines: a step that needs them (a whole write, a full delta file, a
- * comparison with another release than the one the entries came from) derives those ranges again first
- * (`ShareInput.materialize`).
+ * A kept range gives no item lines, only its entries (the new release's own, whatever release they are
+ * compared with): the merge derives it again where its lines are read (`ShareInput.materialize`): all kept
+ * ranges for a whole write or a full delta file, else those holding an item that differs from the compared
+ * release or a product the delta file lists.
  */
 
 /**

@@ -29,11 +29,10 @@ export const WHOLE_WRITE_SHARE = 0.5;
 export const FULL_PUBLISH_AFTER_MS = 90 * 24 * 3600 * 1000;
 
 /**
- * The release a publish on `base` compares its items with and lays its items over, when that is `base`
- * itself: undefined when the publish is full (asked, or 90 days on), is laid out differently, or compacts
- * (its base already has MAX_LAYERS layers): then it compares with another release, or with none.
+ * The release a publish builds on, when it compares its items with what that release or one below it
+ * holds: `base`, unless the publish is full (asked, or 90 days on) or `base` is laid out differently.
  */
-export function layeredOn(
+export function buildsOn(
   base: ReleaseLayout | undefined,
   layout: Pick<ReleaseLayout, 'shards' | 'chunk_size' | 'filter_index'>,
   askedFullDelta: boolean,
@@ -41,13 +40,11 @@ export function layeredOn(
 ): string | undefined {
   if (base === undefined || askedFullDelta) return undefined;
   if (now - Date.parse(base.published_at) > FULL_PUBLISH_AFTER_MS) return undefined;
-  if (
-    base.shards !== layout.shards ||
-    base.chunk_size !== layout.chunk_size ||
-    base.filter_index !== layout.filter_index
-  )
-    return undefined;
-  return 1 + (base.layers?.length ?? 0) >= MAX_LAYERS ? undefined : base.id;
+  const same =
+    base.shards === layout.shards &&
+    base.chunk_size === layout.chunk_size &&
+    base.filter_index === layout.filter_index;
+  return same ? base.id : undefined;
 }
 
 /** Where a release's objects live: its item manifest (and its delta file), kept as long as its items. */
@@ -106,14 +103,15 @@ interface ShareInput {
   ids: ReleaseIds;
   layout: ReleaseLayout;
   /**
-   * Every chunk file the derivation wrote, in order, each with its manifest part; ranges taken up from
-   * `keptFrom` are chunks of entries only (`kept`).
+   * Every chunk file the derivation wrote, in order, each with its manifest part; a range taken up from
+   * the release before is one chunk of entries only (`kept`).
    */
   chunks: WriteChunk[];
-  /** The release whose kept ranges the chunks include, if any. */
-  keptFrom?: string;
-  /** Derives the kept ranges again: the chunks, every one with its item lines (called when those are read). */
-  materialize?: () => Promise<WriteChunk[]>;
+  /**
+   * Derives again the kept chunks at the indexes given: for each, the chunk files of its item lines (with
+   * their manifest parts), in order. Called only for chunks whose lines are read.
+   */
+  materialize?: (chunks: ReadonlySet<number>) => Promise<Map<number, WriteChunk[]>>;
   /** The release's `export_full_delta`. */
   askedFullDelta: boolean;
   /** An authored release's sources (compared with the base's: a source added or removed is a full publish). */
@@ -167,6 +165,41 @@ function mark(lines: Lines, n: number, line: number): void {
   const list = lines.get(n);
   if (list === undefined) lines.set(n, [line]);
   else list.push(line);
+}
+
+/**
+ * The chunk list with the chunks at `replaced`'s indexes replaced by their files, and where the lines
+ * marked in a list of the old chunks are in the new one (a replaced chunk's lines run through its files).
+ */
+export function relocation(chunks: WriteChunk[], replaced: ReadonlyMap<number, WriteChunk[]>) {
+  const starts: number[] = [];
+  const next: WriteChunk[] = [];
+  for (const [n, chunk] of chunks.entries()) {
+    starts.push(next.length);
+    next.push(...(replaced.get(n) ?? [chunk]));
+  }
+  const lines = (marked: Lines): Lines => {
+    const out: Lines = new Map();
+    for (const [n, list] of marked) {
+      const start = starts[n] as number;
+      const files = replaced.get(n);
+      if (files === undefined) {
+        out.set(start, list);
+        continue;
+      }
+      let file = 0;
+      let first = 0;
+      for (const line of list) {
+        while (line >= first + (files[file] as WriteChunk).items) {
+          first += (files[file] as WriteChunk).items;
+          file += 1;
+        }
+        mark(out, start + file, line - first);
+      }
+    }
+    return out;
+  };
+  return { chunks: next, lines };
 }
 
 /** The lines `lines` names of the chunk files, in order. */
@@ -248,16 +281,22 @@ export async function planSharing(
   const changedProducts: Lines = new Map();
   let changedItems = 0;
   let derivedItems = 0;
-  // Kept ranges' entries are those of the release they came from: compared with any other, or read as
-  // lines (a whole write, a full delta file), they are derived again first.
+  // A kept range's chunk has its entries (the items it would derive) but no item lines: the lines are
+  // derived again where they are read (a whole write, a full delta file: all of them; a layered write:
+  // the kept ranges holding an item that differs from the compared release, or a product the delta file
+  // lists).
   const fullDelta = input.askedFullDelta || stale;
   let chunks = input.chunks;
-  const materialize = async () => {
-    if (!chunks.some((chunk) => chunk.kept)) return;
+  const materialize = async (which: (n: number) => boolean) => {
+    const targets = new Set(chunks.flatMap((chunk, n) => (chunk.kept && which(n) ? [n] : [])));
+    if (targets.size === 0) return undefined;
     if (!input.materialize) throw new Error('kept ranges without a way to derive them again');
-    chunks = await input.materialize();
+    const replaced = await input.materialize(targets);
+    const moved = relocation(chunks, replaced);
+    chunks = moved.chunks;
+    return moved.lines;
   };
-  if (whole !== undefined || fullDelta || against !== input.keptFrom) await materialize();
+  if (whole !== undefined || fullDelta) await materialize(() => true);
   const comparing = whole === undefined ? table : undefined;
   // The new manifest is the derived items' entries in chunk order; the comparison reads them on the way.
   await objectStore.put(
@@ -289,10 +328,21 @@ export async function planSharing(
   );
   if (whole === undefined && table !== undefined && changedItems > table.count * WHOLE_WRITE_SHARE)
     whole = `it changes more than ${WHOLE_WRITE_SHARE * 100} % of the items`;
+  if (whole !== undefined) await materialize(() => true);
+  else {
+    // The kept ranges whose lines are read, derived again: the marked lines follow them to their files.
+    const moved = await materialize((n) => changed.has(n) || changedProducts.has(n));
+    if (moved) {
+      for (const lines of [changed, changedProducts]) {
+        const relocated = moved(lines);
+        lines.clear();
+        for (const [n, list] of relocated) lines.set(n, list);
+      }
+    }
+  }
 
   if (whole !== undefined || table === undefined || against === undefined) {
     // Written whole: its delta file holds the whole catalog.
-    await materialize();
     return {
       chunks,
       items: derivedItems,

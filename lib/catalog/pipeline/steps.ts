@@ -31,7 +31,7 @@ import { AuthoredSourceError } from './export';
 import { exportObjects, planSplice, workExportKeys, writeExport } from './export-splice';
 import { manifestEntry } from './item-manifest';
 import {
-  layeredOn,
+  buildsOn,
   manifestPartKey,
   planSharing,
   releaseObjects,
@@ -321,11 +321,11 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
   }
   await putJson(workKeys.plan(input), plan);
   for (const range of plan.ranges) await putJson(workKeys.picks(input, range.n), picks(range.n));
-  // The release the ranges may be taken up from: the one this release will lay its items over.
+  // The release the ranges may be taken up from: the one this release will be compared with or built on.
   const registry = await catalogRepository.getRegistry(input.store_id);
   const current = registry?.catalogs[input.catalog_id]?.release;
   const base =
-    current && layeredOn(current, layout, release.full_delta === true, Date.now())
+    current && buildsOn(current, layout, release.full_delta === true, Date.now())
       ? { id: current.id, published_at: current.published_at }
       : undefined;
   const lines = plan.ranges.map(
@@ -337,18 +337,29 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
 }
 
 /**
- * What a range's derivation leaves in the bucket for the merge; `kept_from` when it was taken up from
- * that release (its one chunk then has entries only).
+ * What a range's derivation leaves in the bucket for the merge (a range taken up from the release before:
+ * one chunk of entries only, `kept`).
  */
 interface PartialFile {
   partial: RangePartial;
   chunks: WriteChunk[];
-  kept_from?: string;
+}
+
+/**
+ * The last plan read, by its key: the local harness derives every range in one process, and a warm
+ * Lambda may derive several ranges of one publish (the plan is the same object; its key is the release's).
+ */
+let lastPlan: { key: string; plan: DerivePlan } | undefined;
+
+async function planOf(input: DeriveInput): Promise<DerivePlan> {
+  const key = workKeys.plan(input);
+  if (lastPlan?.key !== key) lastPlan = { key, plan: await readJson<DerivePlan>(key) };
+  return lastPlan.plan;
 }
 
 /** A range's derivation: its plan, picks and place, and its chunk files' writer. */
 async function rangeOf(input: DeriveInput) {
-  const plan = await readJson<DerivePlan>(workKeys.plan(input));
+  const plan = await planOf(input);
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
   const picks = await readJson<RangePicks>(workKeys.picks(input, range.n));
@@ -379,7 +390,7 @@ export async function deriveStep(input: DeriveInput): Promise<{ items: number; k
   const key = rangeKey(plan, picks, range, await readRangeBytes(bytes(), times), times);
   const taken = key !== undefined && base !== undefined && (await takeUpRange(input, base, key, publishedAt));
   if (taken) {
-    const file: PartialFile = { partial: taken.partial, chunks: [taken.chunk], kept_from: base.id };
+    const file: PartialFile = { partial: taken.partial, chunks: [taken.chunk] };
     await putJson(workKeys.partial(input, range.n), file);
     return { items: taken.partial.items, kept: true };
   }
@@ -398,7 +409,6 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   // Each range's chunks, then the merge's.
   const rangeChunks: WriteChunk[][] = [];
-  let keptFrom: string | undefined;
   const files = chunkFiles((n) => workKeys.chunk(input, 'merge', n), plan.layout.published_at);
   let derived: Awaited<ReturnType<typeof mergeRelease>>;
   try {
@@ -408,7 +418,6 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
         for (const range of plan.ranges) {
           const file = await readJson<PartialFile>(workKeys.partial(input, range.n));
           rangeChunks.push(file.chunks);
-          keptFrom ??= file.kept_from;
           yield file.partial;
         }
       })(),
@@ -423,14 +432,24 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
   }
   const mergeChunks = await files.done();
   const chunks = [...rangeChunks.flat(), ...mergeChunks];
-  // The kept ranges derived again, when their item lines are needed: the same chunks, in the same order.
-  const materialize = async () => {
-    for (const [n, list] of rangeChunks.entries()) {
-      if (!list.some((chunk) => chunk.kept)) continue;
+  // Kept ranges derived again when their item lines are read (each is one chunk of entries): by the
+  // chunk's index, the range's chunk files.
+  const rangeAt = new Map<number, number>();
+  for (const [n, list] of rangeChunks.entries()) {
+    const at = rangeChunks.slice(0, n).reduce((sum, before) => sum + before.length, 0);
+    if (list.length === 1 && list[0]?.kept) rangeAt.set(at, n);
+  }
+  let derivedAgain = 0;
+  const materialize = async (which: ReadonlySet<number>) => {
+    const replaced = new Map<number, WriteChunk[]>();
+    for (const at of which) {
+      const n = rangeAt.get(at);
+      if (n === undefined) throw new Error(`chunk ${at} is no kept range`);
       const { derive } = await rangeOf({ ...input, range: { n } });
-      rangeChunks[n] = (await derive()).chunks;
+      replaced.set(at, (await derive()).chunks);
+      derivedAgain += 1;
     }
-    return [...rangeChunks.flat(), ...mergeChunks];
+    return replaced;
   };
   // Compared with the catalog's current release: what differs is written, the rest is shared.
   const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
@@ -441,7 +460,6 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     ids: input,
     layout: plan.layout,
     chunks,
-    ...(keptFrom === undefined ? {} : { keptFrom }),
     materialize,
     askedFullDelta: release.full_delta === true,
     ...(release.authored ? { authored: release.authored } : {}),
@@ -479,6 +497,7 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     total_nodes: derived.totalNodes,
     counts: derived.counts,
     layers: shared.layers,
+    derivation: { ranges: plan.ranges.length, kept: rangeAt.size - derivedAgain },
     is_full_publish: shared.full_publish,
     delta: { key: delta.key, full: shared.full_delta, lines: delta.lines },
     sharing: {

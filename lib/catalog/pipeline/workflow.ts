@@ -116,7 +116,8 @@ export type WorkflowStepName = keyof typeof WORKFLOW_STEPS;
 export const DERIVE_CONCURRENCY = 1;
 /**
  * Range derivations at once in AWS: the derive Distributed Map's MaxConcurrency. Each range is about
- * DERIVE_RANGE_BYTES (32 MiB) of products, a million 1 KB products about 20 ranges: all of them at once.
+ * DERIVE_RANGE_PRODUCTS (10,000) products or DERIVE_RANGE_BYTES (32 MiB), a million 1 KB products about 100
+ * ranges: two waves of about a second each (and a publish that changes few products derives few of them).
  */
 export const AWS_DERIVE_CONCURRENCY = 64;
 /** Items a chunk file holds: one writer invocation's work (DynamoDB batches of 25 in flight, below). */
