@@ -43,9 +43,19 @@ export async function* readLines(source: AsyncIterable<Uint8Array>): AsyncGenera
   if (rest.trim() !== '') yield rest;
 }
 
-/** A whole (small, bounded by the caller) UTF-8 stream as one string. */
-export async function readText(source: AsyncIterable<Uint8Array>): Promise<string> {
+/** A whole stream (bounded by the caller) as one buffer. */
+export async function readBytes(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const chunk of source) parts.push(Buffer.from(chunk));
-  return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(parts));
+  return Buffer.concat(parts);
+}
+
+/** A whole (small, bounded by the caller) UTF-8 stream as one string. */
+export async function readText(source: AsyncIterable<Uint8Array>): Promise<string> {
+  return new TextDecoder('utf-8', { fatal: true }).decode(await readBytes(source));
+}
+
+/** A buffer as a stream of itself. */
+export async function* streamOf(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
 }

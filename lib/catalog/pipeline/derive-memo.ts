@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import type { DerivePlan, DeriveRange, RangePartial, RangePicks } from '../derive-stream';
 import { readText } from './codec';
-import { manifestPartKey, releaseObjects } from './share';
+import { releaseObjects } from './share';
 import type { ReleaseIds, WriteChunk } from './workflow';
 
 /**
@@ -111,28 +111,25 @@ interface KeptPartial {
 }
 
 /**
- * Keeps a derived range for the releases after this one: its chunks' manifest parts, concatenated, and
- * its partial with the time it was derived at.
+ * Keeps a derived range for the releases after this one: the manifest entries of its items (its chunks'
+ * manifest parts, in order) and its partial with the time it was derived at.
  */
 export async function keepRange(
   ids: ReleaseIds,
   key: string,
-  chunks: WriteChunk[],
+  entries: Buffer,
   partial: RangePartial,
   publishedAt: string,
 ): Promise<void> {
-  const parts: Buffer[] = [];
-  for (const chunk of chunks) {
-    for await (const bytes of objectStore.read(manifestPartKey(chunk.key))) parts.push(Buffer.from(bytes));
-  }
-  const items = chunks.reduce((sum, chunk) => sum + chunk.items, 0);
-  await objectStore.put(memoObjects.manifest(ids, ids.release_id, key), Buffer.concat(parts), {
-    contentType: 'application/octet-stream',
-  });
-  const kept: KeptPartial = { published_at: publishedAt, items, partial };
-  await objectStore.put(memoObjects.partial(ids, ids.release_id, key), JSON.stringify(kept), {
-    contentType: 'application/json',
-  });
+  const kept: KeptPartial = { published_at: publishedAt, items: partial.items, partial };
+  await Promise.all([
+    objectStore.put(memoObjects.manifest(ids, ids.release_id, key), entries, {
+      contentType: 'application/octet-stream',
+    }),
+    objectStore.put(memoObjects.partial(ids, ids.release_id, key), JSON.stringify(kept), {
+      contentType: 'application/json',
+    }),
+  ]);
 }
 
 /**
@@ -148,11 +145,13 @@ export async function takeUpRange(
 ): Promise<{ partial: RangePartial; chunk: WriteChunk } | undefined> {
   let text: string;
   try {
-    text = await readText(objectStore.read(memoObjects.partial(ids, base.id, key)));
-    await objectStore.copy(
-      memoObjects.manifest(ids, base.id, key),
-      memoObjects.manifest(ids, ids.release_id, key),
-    );
+    [text] = await Promise.all([
+      readText(objectStore.read(memoObjects.partial(ids, base.id, key))),
+      objectStore.copy(
+        memoObjects.manifest(ids, base.id, key),
+        memoObjects.manifest(ids, ids.release_id, key),
+      ),
+    ]);
   } catch (error) {
     if (error instanceof ObjectNotFoundError) return undefined;
     throw error;

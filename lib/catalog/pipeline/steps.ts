@@ -24,7 +24,7 @@ import { RegistryTooLargeError } from '../registry-size';
 import type { ReleaseLayout, StoredProduct } from '../types';
 import { ReleaseValidationError, type ValidationIssue } from '../validate-release';
 import { validateReleaseStream } from '../validate-stream';
-import { decodeItem, encodeItem, readLines, readText } from './codec';
+import { decodeItem, encodeItem, readBytes, readLines, readText, streamOf } from './codec';
 import { type DeltaChange, deleteDeltaFile, writeDeltaFile } from './delta-file';
 import { keepRange, rangeKey, readRangeBytes, takeUpRange } from './derive-memo';
 import { AuthoredSourceError } from './export';
@@ -233,9 +233,13 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
   return { ...input, valid: true };
 }
 
-/** The chunk files of one step's items, CHUNK_ITEMS each, named `name(n)`; `done` answers what it wrote. */
+/**
+ * The chunk files of one step's items, CHUNK_ITEMS each, named `name(n)`; `done` answers what it wrote,
+ * `entries` every manifest part it wrote, in order.
+ */
 function chunkFiles(name: (n: number) => string, publishedAt: string) {
   const chunks: WriteChunk[] = [];
+  const parts: Buffer[] = [];
   let lines: string[] = [];
   let entries: Buffer[] = [];
   const flush = async () => {
@@ -246,9 +250,13 @@ function chunkFiles(name: (n: number) => string, publishedAt: string) {
     const manifest = Buffer.concat(entries);
     lines = [];
     entries = [];
-    await objectStore.put(key, body, { contentType: 'application/x-ndjson' });
-    if (manifest.length > 0)
-      await objectStore.put(manifestPartKey(key), manifest, { contentType: 'application/octet-stream' });
+    await Promise.all([
+      objectStore.put(key, body, { contentType: 'application/x-ndjson' }),
+      manifest.length > 0
+        ? objectStore.put(manifestPartKey(key), manifest, { contentType: 'application/octet-stream' })
+        : undefined,
+    ]);
+    if (manifest.length > 0) parts.push(manifest);
     chunks.push({ key, items: count });
   };
   return {
@@ -266,6 +274,7 @@ function chunkFiles(name: (n: number) => string, publishedAt: string) {
       await flush();
       return chunks;
     },
+    entries: () => Buffer.concat(parts),
   };
 }
 
@@ -363,15 +372,17 @@ async function rangeOf(input: DeriveInput) {
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
   const picks = await readJson<RangePicks>(workKeys.picks(input, range.n));
-  const bytes = () =>
-    objectStore.read(input.document_key, { start: range.offset, end: range.offset + range.length - 1 });
+  // Read once (a range is at most DERIVE_RANGE_BYTES): hashed for its key, then derived when not taken up.
+  const bytes = await readBytes(
+    objectStore.read(input.document_key, { start: range.offset, end: range.offset + range.length - 1 }),
+  );
   const derive = async () => {
     const files = chunkFiles(
       (n) => workKeys.chunk(input, `r${String(range.n).padStart(4, '0')}`, n),
       plan.layout.published_at,
     );
-    const partial = await deriveRange({ plan, picks, range, source: bytes(), emit: files.emit });
-    return { partial, chunks: await files.done() };
+    const partial = await deriveRange({ plan, picks, range, source: streamOf(bytes), emit: files.emit });
+    return { partial, chunks: await files.done(), entries: files.entries() };
   };
   return { plan, range, picks, bytes, derive };
 }
@@ -387,17 +398,20 @@ export async function deriveStep(input: DeriveInput): Promise<{ items: number; k
   const publishedAt = plan.layout.published_at;
   const base = input.range.base;
   const times = base === undefined ? [publishedAt] : [publishedAt, base.published_at];
-  const key = rangeKey(plan, picks, range, await readRangeBytes(bytes(), times), times);
+  const key = rangeKey(plan, picks, range, await readRangeBytes(streamOf(bytes), times), times);
   const taken = key !== undefined && base !== undefined && (await takeUpRange(input, base, key, publishedAt));
   if (taken) {
     const file: PartialFile = { partial: taken.partial, chunks: [taken.chunk] };
     await putJson(workKeys.partial(input, range.n), file);
     return { items: taken.partial.items, kept: true };
   }
-  const file: PartialFile = await derive();
-  if (key !== undefined) await keepRange(input, key, file.chunks, file.partial, publishedAt);
-  await putJson(workKeys.partial(input, range.n), file);
-  return { items: file.partial.items };
+  const { partial, chunks, entries } = await derive();
+  const file: PartialFile = { partial, chunks };
+  await Promise.all([
+    key === undefined ? undefined : keepRange(input, key, entries, partial, publishedAt),
+    putJson(workKeys.partial(input, range.n), file),
+  ]);
+  return { items: partial.items };
 }
 
 /**
