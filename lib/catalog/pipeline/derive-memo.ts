@@ -79,6 +79,32 @@ export async function readRangeBytes(
 }
 
 /**
+ * The plan's release-wide facts as text and their digest, once per plan: at a million products the plan
+ * holds megabytes of parents' and components' inputs, the same for every range of the publish.
+ */
+interface PlanFacts {
+  text: string;
+  digest: string;
+  /** Whether the text holds a time, by time. */
+  holds: Map<string, boolean>;
+}
+const planFacts = new WeakMap<DerivePlan, PlanFacts>();
+
+function factsOf(plan: DerivePlan): PlanFacts {
+  let facts = planFacts.get(plan);
+  if (facts === undefined) {
+    const { layout, ranges: _ranges, ...rest } = plan;
+    const text = JSON.stringify([
+      { shards: layout.shards, chunk_size: layout.chunk_size, filter_index: layout.filter_index ?? null },
+      rest,
+    ]);
+    facts = { text, digest: createHash('sha256').update(text).digest('hex'), holds: new Map() };
+    planFacts.set(plan, facts);
+  }
+  return facts;
+}
+
+/**
  * The key of a range's derivation: a hash of every input it reads but the publish time (and the release's
  * id, which no derived item's content holds). Undefined when the plan or the picks hold either publish
  * time as text (see above).
@@ -91,17 +117,23 @@ export function rangeKey(
   times: string[],
 ): string | undefined {
   if (bytes.holdsTime) return undefined;
-  const { layout, ranges: _ranges, ...facts } = plan;
-  const text = JSON.stringify([
-    DERIVATION_VERSION,
-    { shards: layout.shards, chunk_size: layout.chunk_size, filter_index: layout.filter_index ?? null },
-    facts,
+  const facts = factsOf(plan);
+  const own = JSON.stringify([
     picks,
     [range.n, range.first, range.count, range.live_start, range.node_start],
-    bytes.digest,
   ]);
-  if (times.some((time) => text.includes(time))) return undefined;
-  return createHash('sha256').update(text).digest('hex');
+  const inFacts = (time: string) => {
+    let held = facts.holds.get(time);
+    if (held === undefined) {
+      held = facts.text.includes(time);
+      facts.holds.set(time, held);
+    }
+    return held;
+  };
+  if (times.some((time) => own.includes(time) || inFacts(time))) return undefined;
+  return createHash('sha256')
+    .update(JSON.stringify([DERIVATION_VERSION, facts.digest, own, bytes.digest]))
+    .digest('hex');
 }
 
 interface KeptPartial {
