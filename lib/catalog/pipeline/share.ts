@@ -1,7 +1,7 @@
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { pcmRepository } from '../../store/pcm-repository';
 import type { ReleaseLayout } from '../types';
-import { readLines } from './codec';
+import { readBytes, readLines, streamOf } from './codec';
 import { ManifestTable, readManifestEntries } from './item-manifest';
 import type { ReleaseIds, WriteChunk } from './workflow';
 
@@ -40,12 +40,12 @@ export function buildsOn(
 ): string | undefined {
   if (base === undefined || askedFullDelta) return undefined;
   if (now - Date.parse(base.published_at) > FULL_PUBLISH_AFTER_MS) return undefined;
-  const same =
-    base.shards === layout.shards &&
-    base.chunk_size === layout.chunk_size &&
-    base.filter_index === layout.filter_index;
-  return same ? base.id : undefined;
+  return sameLayout(base, layout) ? base.id : undefined;
 }
+
+/** Whether two releases lay their items out alike (a release is compared only with one laid out as it is). */
+const sameLayout = (a: ReleaseLayout, b: Pick<ReleaseLayout, 'shards' | 'chunk_size' | 'filter_index'>) =>
+  a.shards === b.shards && a.chunk_size === b.chunk_size && a.filter_index === b.filter_index;
 
 /** Where a release's objects live: its item manifest (and its delta file), kept as long as its items. */
 export const releaseObjects = {
@@ -128,16 +128,6 @@ interface ShareInput {
   emitLine: (line: string) => Promise<void>;
   doneLines: () => Promise<WriteChunk[]>;
   now?: Date;
-}
-
-async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of source) parts.push(Buffer.from(chunk));
-  return Buffer.concat(parts);
-}
-
-async function* once(bytes: Buffer): AsyncGenerator<Uint8Array> {
-  yield bytes;
 }
 
 const isProductKey = (sk: string) => sk.startsWith('P#');
@@ -261,12 +251,7 @@ export async function planSharing(
   await input.protect(chain);
   let whole: string | undefined;
   if (base === undefined || against === undefined) whole = 'the first release of the catalog';
-  else if (
-    base.shards !== layout.shards ||
-    base.chunk_size !== layout.chunk_size ||
-    base.filter_index !== layout.filter_index
-  )
-    whole = 'the release before it is laid out differently';
+  else if (!sameLayout(base, layout)) whole = 'the release before it is laid out differently';
   const table = whole === undefined ? await loadTable(ids, against as string) : undefined;
   if (whole === undefined && table === undefined) whole = 'the release before it has no item manifest';
   if (whole === undefined && table !== undefined && table.collisions > 0)
@@ -303,14 +288,14 @@ export async function planSharing(
     releaseObjects.manifest(ids.store_id, ids.catalog_id, ids.release_id),
     (async function* () {
       for (const [n, chunk] of chunks.entries()) {
-        const bytes = await readAll(objectStore.read(manifestPartKey(chunk.key)));
+        const bytes = await readBytes(objectStore.read(manifestPartKey(chunk.key)));
         yield bytes;
         if (comparing === undefined) {
-          for await (const _ of readManifestEntries(once(bytes))) derivedItems += 1;
+          for await (const _ of readManifestEntries(streamOf(bytes))) derivedItems += 1;
           continue;
         }
         let line = 0;
-        for await (const entry of readManifestEntries(once(bytes))) {
+        for await (const entry of readManifestEntries(streamOf(bytes))) {
           derivedItems += 1;
           const product = isProductKey(entry.sk);
           if (!comparing.unchanged(entry)) {
