@@ -1,6 +1,4 @@
 import { handler as getCatalogProduct } from '../../functions/get-catalog-product/handler';
-import { handler as createRelease } from '../../functions/pcm-create-release/handler';
-import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { generateRelease } from '../../lib/catalog/generator';
 import { memoObjects } from '../../lib/catalog/pipeline/derive-memo';
 import { releaseObjects } from '../../lib/catalog/pipeline/share';
@@ -11,8 +9,8 @@ import { objectStore } from '../../lib/store/object-store';
 import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { adminOfNewStore, readRegistryEveryRequest } from '../support/catalog-fixtures';
 import { invoke } from '../support/fixtures';
-import { newPcmCatalog, setPcmDocument } from '../support/pcm-fixtures';
-import { runStepByStep } from '../support/step-runner';
+import { newPcmCatalog } from '../support/pcm-fixtures';
+import { publishDocument, runStepByStep } from '../support/step-runner';
 
 /**
  * Deriving only the ranges that changed (docs/publishing.md): every release keeps what each range of its
@@ -83,18 +81,7 @@ async function newCatalog() {
   const { storeId, headers } = await adminOfNewStore();
   const catalogId = await newPcmCatalog(storeId, 'Memo');
   const publish = async (doc: Document, body = '{}'): Promise<PcmRelease> => {
-    await setPcmDocument(storeId, catalogId, doc);
-    const created = await invoke(createRelease, {
-      method: 'POST',
-      path: `/pcm/catalogs/${catalogId}/releases`,
-      pathParameters: { catalog_id: catalogId },
-      headers: { ...headers, 'content-type': 'application/json' },
-      body,
-    });
-    expect(created.status).toBe(201);
-    await Promise.all(runs.splice(0));
-    clearCatalogCaches();
-    const release = await pcmRepository.getRelease(storeId, catalogId, created.body.data.id);
+    const release = await publishDocument({ storeId, catalogId, headers, document: doc, runs, body });
     expect([release?.state, release?.errors]).toEqual(['PUBLISHED', undefined]);
     return release as PcmRelease;
   };

@@ -1,7 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { handler as getCatalogProduct } from '../../functions/get-catalog-product/handler';
 import { handler as listCatalogProducts } from '../../functions/list-catalog-products/handler';
-import { handler as createRelease } from '../../functions/pcm-create-release/handler';
 import { handler as deleteRelease } from '../../functions/pcm-delete-release/handler';
 import { handler as deleteReleases } from '../../functions/pcm-delete-releases/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
@@ -10,10 +9,9 @@ import { MAX_LAYERS, releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { cleanupReleases } from '../../lib/catalog/publisher';
-import { documentKey } from '../../lib/pcm/publishing';
 import { catalogRepository } from '../../lib/store/catalog-repository';
 import { objectStore } from '../../lib/store/object-store';
-import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import type { PcmRelease } from '../../lib/store/pcm-repository';
 import {
   adminOfNewStore,
   childrenRelease,
@@ -27,7 +25,7 @@ import {
 } from '../support/catalog-fixtures';
 import { invoke } from '../support/fixtures';
 import { newPcmCatalog } from '../support/pcm-fixtures';
-import { runStepByStep } from '../support/step-runner';
+import { publishDocument, runStepByStep } from '../support/step-runner';
 
 /**
  * Releases that share what did not change (docs/publishing.md): a publish writes the items that differ
@@ -65,26 +63,7 @@ async function newCatalog() {
   const catalogId = await newPcmCatalog(storeId, 'Main');
   const document = (): Document => childrenRelease({ catalogId, catalogName: 'Main' });
   const publish = async (doc: Document, body = '{}'): Promise<PcmRelease> => {
-    const text = JSON.stringify(doc);
-    const key = documentKey(storeId, catalogId);
-    await objectStore.put(key, text, { contentType: 'application/json' });
-    await pcmRepository.setDocument(storeId, catalogId, {
-      key,
-      bytes: Buffer.byteLength(text),
-      updated_at: new Date().toISOString(),
-    });
-    runs.length = 0;
-    const created = await invoke(createRelease, {
-      method: 'POST',
-      path: `/pcm/catalogs/${catalogId}/releases`,
-      pathParameters: { catalog_id: catalogId },
-      headers: { ...headers, 'content-type': 'application/json' },
-      body,
-    });
-    expect(created.status).toBe(201);
-    await Promise.all(runs);
-    clearCatalogCaches();
-    const release = await pcmRepository.getRelease(storeId, catalogId, created.body.data.id);
+    const release = await publishDocument({ storeId, catalogId, headers, document: doc, runs, body });
     expect(release?.state).toBe('PUBLISHED');
     return release as PcmRelease;
   };

@@ -1,5 +1,10 @@
+import { handler as createRelease } from '../../functions/pcm-create-release/handler';
+import { clearCatalogCaches } from '../../lib/catalog/cache';
 import * as steps from '../../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
+import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
+import { invoke } from './fixtures';
+import { setPcmDocument } from './pcm-fixtures';
 
 /** What a test runs between the publishing workflow's steps. */
 export interface StepHooks {
@@ -28,4 +33,33 @@ export async function runStepByStep(input: ReleaseExecutionInput, hooks: StepHoo
   for (const chunk of await steps.readManifest(merged.manifest_key))
     await steps.writeStep({ ...input, chunk });
   return steps.switchStep(input);
+}
+
+/**
+ * Sets the catalog's document, asks for a release of it (`POST /pcm/catalogs/{id}/releases` with `body`),
+ * waits for the workflow runs the local workflow registered in `runs` meanwhile, and answers the release
+ * record as it ended (catalog caches cleared, so shoppers' reads see it).
+ */
+export async function publishDocument(input: {
+  storeId: string;
+  catalogId: string;
+  headers: Record<string, string>;
+  document: unknown;
+  runs: Promise<unknown>[];
+  body?: string;
+}): Promise<PcmRelease | undefined> {
+  const { storeId, catalogId, runs } = input;
+  await setPcmDocument(storeId, catalogId, input.document);
+  runs.length = 0;
+  const created = await invoke(createRelease, {
+    method: 'POST',
+    path: `/pcm/catalogs/${catalogId}/releases`,
+    pathParameters: { catalog_id: catalogId },
+    headers: { ...input.headers, 'content-type': 'application/json' },
+    body: input.body ?? '{}',
+  });
+  expect(created.status).toBe(201);
+  await Promise.all(runs);
+  clearCatalogCaches();
+  return pcmRepository.getRelease(storeId, catalogId, created.body.data.id);
 }
