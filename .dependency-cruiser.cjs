@@ -52,6 +52,18 @@ module.exports = {
       to: { path: '(^|/)node_modules/ajv/', reachable: true },
     },
     {
+      name: 'no-ajv-compiler-in-functions',
+      severity: 'error',
+      comment:
+        "The release schema is compiled ahead of time (lib/catalog/release-validator.generated.ts, npm run catalog-types): a function that validates documents reaches only Ajv's runtime helpers, never its compiler (compiling the schema cost the publishing steps about 50 ms of each cold start). Its type declarations (dist/types) are allowed.",
+      from: { path: '^functions/' },
+      to: {
+        path: '(^|/)node_modules/ajv/',
+        pathNot: '(^|/)node_modules/ajv/dist/(runtime|types)/',
+        reachable: true,
+      },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'An import that resolves to nothing would fail at run time.',

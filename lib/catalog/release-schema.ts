@@ -1,13 +1,26 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/types';
 import schema from '../../catalog/release.schema.json' with { type: 'json' };
+import compiledValidator, { locations as compiledLocations } from './release-validator.generated';
 
 /**
- * The release document's shape, checked with `catalog/release.schema.json` (JSON Schema 2020-12) and Ajv.
- * Only the publisher and the catalog CLI use this: no function imports it, so Ajv never enters a Lambda
- * bundle (the functions keep `lib/schema` for request bodies).
+ * The release document's shape, checked with `catalog/release.schema.json` (JSON Schema 2020-12), compiled
+ * by Ajv ahead of time (`release-validator.generated.ts`, written by `npm run catalog-types`): the
+ * publishing workflow's Validate and Plan steps, the publisher and the catalog CLI use it, and none of them
+ * loads Ajv or compiles the schema (the API functions keep `lib/schema` for request bodies).
  */
 export const RELEASE_SCHEMA = schema;
+
+/** Ajv's options for the schema: every error, strict, each error with its subschema and data for wording. */
+export const RELEASE_SCHEMA_OPTIONS = {
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  allowUnionTypes: true,
+  // `format` is an annotation here (for editors); patterns carry the checks.
+  validateFormats: false,
+} as const;
+
+const validateShape = compiledValidator as unknown as ValidateFunction;
 
 /** A JSON path as its segments: object keys and array indexes, from the document root. */
 export type PathSegments = (string | number)[];
@@ -207,38 +220,22 @@ function genericWording(error: ErrorObject, allowed: () => string[]): { rule: st
   }
 }
 
-let compiled: { validate: ValidateFunction; locations: Map<object, string> } | undefined;
+/** Where an Ajv error comes from: the JSON pointer of its subschema (`#/$defs/uuid`). */
+export type Locate = (error: ErrorObject) => string;
 
-/** Compiles the schema once per process (all errors, strict), with each subschema's location for wording. */
-function compile(): NonNullable<typeof compiled> {
-  if (compiled) return compiled;
-  const ajv = new Ajv2020({
-    allErrors: true,
-    verbose: true,
-    strict: true,
-    allowUnionTypes: true,
-    // `format` is an annotation here (for editors); patterns carry the checks.
-    validateFormats: false,
-    // Compiling is most of a one-shot CLI's cost: these two halve it (~0.45 s -> ~0.27 s of CPU, cold)
-    // and cost ~10% of validation time (~5 ms for 10,000 products).
-    inlineRefs: false,
-    code: { optimize: false },
-  });
-  const locations = new Map<object, string>();
+/** Every object of each (subschema, pointer) pair, with its pointer: a Locate by `parentSchema`. */
+export function locatorOf(parts: Iterable<readonly [unknown, string]>): Locate {
+  const pointers = new Map<unknown, string>();
   const walk = (node: unknown, pointer: string): void => {
     if (typeof node !== 'object' || node === null) return;
-    if (!Array.isArray(node)) locations.set(node, pointer);
+    if (!Array.isArray(node)) pointers.set(node, pointer);
     for (const [key, child] of Object.entries(node)) walk(child, `${pointer}/${key}`);
   };
-  walk(schema, '#');
-  compiled = { validate: ajv.compile(schema), locations };
-  return compiled;
+  for (const [node, pointer] of parts) walk(node, pointer);
+  return (error) => pointers.get(error.parentSchema) ?? error.schemaPath;
 }
 
-/** The JSON pointer of the subschema an Ajv error comes from (`#/$defs/uuid`). */
-function locationOf(error: ErrorObject): string {
-  return compile().locations.get(error.parentSchema as object) ?? error.schemaPath;
-}
+let locateCompiled: Locate | undefined;
 
 /** Decodes an Ajv instance path into segments, numbers where the document holds an array. */
 function segmentsOf(root: unknown, pointer: string): PathSegments {
@@ -263,9 +260,14 @@ function segmentsOf(root: unknown, pointer: string): PathSegments {
  * (an error inside `propertyNames` is reported once, at the offending key).
  */
 export function checkShape(document: unknown): ShapeIssue[] {
-  const { validate } = compile();
-  if (validate(document)) return [];
-  const errors = validate.errors ?? [];
+  if (validateShape(document)) return [];
+  // Only a document with errors needs them located: built then, once per process.
+  locateCompiled ??= locatorOf(compiledLocations as [unknown, string][]);
+  return shapeIssues(document, validateShape.errors ?? [], locateCompiled);
+}
+
+/** The issues of Ajv's `errors` for `document` (see `checkShape`), each error's subschema found by `locate`. */
+export function shapeIssues(document: unknown, errors: ErrorObject[], locate: Locate): ShapeIssue[] {
   // A bad key is reported by its `propertyNames` error; the errors of the key's own checks (the value they
   // saw is the key, a string, at the object's path) would say it again.
   const keyed = new Set(
@@ -279,7 +281,7 @@ export function checkShape(document: unknown): ShapeIssue[] {
     ) {
       continue;
     }
-    const location = locationOf(error);
+    const location = locate(error);
     const segments = segmentsOf(document, error.instancePath);
     let wording = WORDING[`${location} ${error.keyword}`]?.(error);
     if (error.keyword === 'required') {

@@ -141,6 +141,21 @@ describe('dependency rules (npm run lint)', () => {
     expect(status).not.toBe(0);
   });
 
+  it("fail when a workflow step reaches Ajv's compiler, and not when it reaches only its runtime helpers", () => {
+    const { status, output } = run({
+      'node_modules/ajv/package.json': '{"name":"ajv","version":"0.0.0","main":"index.js"}',
+      'node_modules/ajv/index.js': 'module.exports = {};\n',
+      'node_modules/ajv/dist/runtime/equal.js': 'module.exports = {};\n',
+      'lib/v.ts': "import Ajv from 'ajv';\nexport const v = Ajv;\n",
+      'lib/r.ts': "import equal from 'ajv/dist/runtime/equal';\nexport const r = equal;\n",
+      'functions/release-compile/index.ts': "import { v } from '../../lib/v';\nexport const f = v;\n",
+      'functions/release-check/index.ts': "import { r } from '../../lib/r';\nexport const f = r;\n",
+    });
+    expect(output).toContain('error no-ajv-compiler-in-functions: functions/release-compile/index.ts');
+    expect(output).not.toContain('functions/release-check/index.ts');
+    expect(status).not.toBe(0);
+  });
+
   it('fail on an import cycle, even inside one layer', () => {
     const { status, output } = run({
       'lib/a.ts': "import { b } from './b';\nexport const a = () => b;\n",

@@ -1,10 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { generateRelease } from '../../lib/catalog/generator';
-import { RELEASE_SCHEMA, WORDING } from '../../lib/catalog/release-schema';
+import {
+  checkShape,
+  locatorOf,
+  RELEASE_SCHEMA,
+  RELEASE_SCHEMA_OPTIONS,
+  shapeIssues,
+  WORDING,
+} from '../../lib/catalog/release-schema';
+import compiledValidator, {
+  locations as compiledLocations,
+} from '../../lib/catalog/release-validator.generated';
 import type { ProductPricing, ReleaseDocument } from '../../lib/catalog/types';
 import type { ValidationIssue } from '../../lib/catalog/validate-release';
 import { validateRelease } from '../../lib/catalog/validate-stream';
@@ -27,6 +38,19 @@ function pointer(location: string): Record<string, unknown> | undefined {
 function issuesOf(input: unknown): ValidationIssue[] {
   const result = validateRelease(input);
   return result.ok ? [] : result.issues;
+}
+
+/** A document (schema-valid, the sample or a generated one), a path into it and a change to make there. */
+function mutatedDocuments() {
+  const documents = fc.oneof(
+    schemaValidRelease(),
+    fc.constant(sample),
+    fc.constant(generateRelease({ children: 3, drafts: 1 })),
+  );
+  return documents.chain((document) => {
+    const paths = pathsOf(document);
+    return fc.tuple(fc.constant(document), fc.constantFrom([], ...paths), mutation);
+  });
 }
 
 /** A validated document as an input document again (prices flat, with `tiers`), for the schema. */
@@ -96,6 +120,52 @@ describe('catalog/release.schema.json', () => {
     expect(readFileSync(join(__dirname, '../../lib/catalog/release-input.generated.ts'), 'utf8')).toBe(
       generated,
     );
+  });
+
+  it('the compiled validator is current (run `npm run catalog-types` after editing the schema)', () => {
+    const generated = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(__dirname, '../../local/release-types.ts'), '--print-validator'],
+      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+    );
+    expect(readFileSync(join(__dirname, '../../lib/catalog/release-validator.generated.ts'), 'utf8')).toBe(
+      generated,
+    );
+  });
+});
+
+describe('the validator compiled ahead of time', () => {
+  // The schema compiled now, each reference its own function (not inlined), errors with their subschemas.
+  const compiledNow = new Ajv2020({ ...RELEASE_SCHEMA_OPTIONS, inlineRefs: false }).compile(RELEASE_SCHEMA);
+  const locateNow = locatorOf([[RELEASE_SCHEMA, '#']]);
+  const compiledAhead = compiledValidator as unknown as ValidateFunction;
+  const locateAhead = locatorOf(compiledLocations as [unknown, string][]);
+
+  it('finds what the schema compiled at run time finds, each error located at the subschema it comes from (property)', () => {
+    const mutated = mutatedDocuments();
+    let broken = 0;
+    fc.assert(
+      fc.property(mutated, ([document, path, change]) => {
+        const changed = mutate(document, path, change);
+        const valid = compiledNow(changed);
+        const errors = compiledNow.errors ?? [];
+        if (!valid) broken += 1;
+        expect(compiledAhead(changed)).toBe(valid);
+        // The same errors in the same order, each from the same place of the schema.
+        const described = (locate: (error: ErrorObject) => string) => (error: ErrorObject) => [
+          error.instancePath,
+          error.keyword,
+          locate(error),
+          error.params,
+        ];
+        expect((compiledAhead.errors ?? []).map(described(locateAhead))).toEqual(
+          errors.map(described(locateNow)),
+        );
+        expect(checkShape(changed)).toEqual(shapeIssues(changed, errors, locateNow));
+      }),
+      { numRuns: 600 },
+    );
+    expect(broken).toBeGreaterThan(100);
   });
 });
 
@@ -340,15 +410,7 @@ describe('the schema, the code checks and the publisher agree (property)', () =>
   });
 
   it('mutated documents: whatever the schema rejects the validator rejects, and the issues point into the document', () => {
-    const documents = fc.oneof(
-      schemaValidRelease(),
-      fc.constant(sample),
-      fc.constant(generateRelease({ children: 3, drafts: 1 })),
-    );
-    const mutated = documents.chain((document) => {
-      const paths = pathsOf(document);
-      return fc.tuple(fc.constant(document), fc.constantFrom([], ...paths), mutation);
-    });
+    const mutated = mutatedDocuments();
     fc.assert(
       fc.property(mutated, ([document, path, change]) => {
         const changed = mutate(document, path, change);
