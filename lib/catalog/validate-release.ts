@@ -143,11 +143,20 @@ function onCalendar(value: string): boolean {
   return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
 }
 
+/** A date-time in UTC, to the second or the millisecond, with a month, hour, minute and second that exist. */
+const UTC_SECOND = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{3})?Z$/;
+
 /**
  * A date-time in UTC with milliseconds, or undefined for a day the calendar does not have, which
  * `Date.parse` would silently move into the next month. Documents repeat timestamps: each is worked out once.
  */
-function utc(value: string, cache: Map<string, string | undefined>): string | undefined {
+export function utc(value: string, cache = new Map<string, string | undefined>()): string | undefined {
+  // Already UTC, to the second or the millisecond (what the API and `toISOString` write): only the day is
+  // checked, and the text is the normal form as it stands (with `.000` added to a whole second).
+  if (UTC_SECOND.test(value)) {
+    if (!onCalendar(value)) return undefined;
+    return value.length === 20 ? `${value.slice(0, 19)}.000Z` : value;
+  }
   if (cache.has(value)) return cache.get(value);
   const normal = onCalendar(value) ? new Date(Date.parse(value)).toISOString() : undefined;
   cache.set(value, normal);

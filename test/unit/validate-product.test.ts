@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { generateRelease } from '../../lib/catalog/generator';
-import { type ValidationIssue, validateProduct } from '../../lib/catalog/validate-release';
+import { utc, type ValidationIssue, validateProduct } from '../../lib/catalog/validate-release';
 import { PRODUCT_FIELDS } from '../support/catalog-fixtures';
 import { validateReleaseDocument } from '../support/whole-release-validation';
 
@@ -124,5 +124,48 @@ describe('validateProduct', () => {
         message: 'a child must name its parent in base_product_id',
       },
     ]);
+  });
+});
+
+describe('utc', () => {
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  /** What `Date` makes of the text: its UTC form with milliseconds, or undefined for a day the month lacks. */
+  const byDate = (text: string, day: number) => {
+    const parsed = new Date(Date.parse(text));
+    return parsed.getUTCDate() === day ? parsed.toISOString() : undefined;
+  };
+
+  it("gives what Date gives for any date-time in the schema's form, in UTC or with an offset (property)", () => {
+    const dateTimes = fc.record({
+      year: fc.integer({ min: 0, max: 9999 }),
+      month: fc.integer({ min: 1, max: 12 }),
+      day: fc.integer({ min: 1, max: 31 }),
+      hour: fc.integer({ min: 0, max: 23 }),
+      minute: fc.integer({ min: 0, max: 59 }),
+      second: fc.integer({ min: 0, max: 59 }),
+      fraction: fc.constantFrom('', '.0', '.5', '.123', '.999', '.123456789'),
+      zone: fc.constantFrom('Z', 'Z', 'Z', '+00:00', '-05:30', '+14:00'),
+    });
+    fc.assert(
+      fc.property(dateTimes, (t) => {
+        const text = `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}T${pad(t.hour)}:${pad(t.minute)}:${pad(t.second)}${t.fraction}${t.zone}`;
+        // The calendar day is judged as written (before any offset moves it).
+        const onCalendar = byDate(`${text.slice(0, 10)}T00:00:00Z`, t.day) !== undefined;
+        expect([text, utc(text)]).toEqual([
+          text,
+          onCalendar ? new Date(Date.parse(text)).toISOString() : undefined,
+        ]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps a UTC time to the millisecond as written, adds .000 to a whole second, and refuses a day the month lacks', () => {
+    expect(utc('2024-05-01T12:34:56.789Z')).toBe('2024-05-01T12:34:56.789Z');
+    expect(utc('2024-05-01T12:34:56Z')).toBe('2024-05-01T12:34:56.000Z');
+    expect(utc('2024-02-29T00:00:00Z')).toBe('2024-02-29T00:00:00.000Z');
+    expect(utc('2023-02-29T00:00:00.000Z')).toBeUndefined();
+    expect(utc('2024-04-31T00:00:00Z')).toBeUndefined();
+    expect(utc('2024-05-01T12:00:00+02:00')).toBe('2024-05-01T10:00:00.000Z');
   });
 });
