@@ -265,6 +265,14 @@ export async function* readReleaseDocument(
         else if (byte === QUOTE) {
           inString = false;
           if (depth === 0) return { stop: i, complete: true };
+        } else {
+          // Most of a document's bytes are inside strings: pass the run up to the next quote or backslash
+          // in a loop that looks for nothing else.
+          while (i < length) {
+            const next = chunk[i] as number;
+            if (next === QUOTE || next === BACKSLASH) break;
+            i += 1;
+          }
         }
       } else if (byte === QUOTE) inString = true;
       else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
