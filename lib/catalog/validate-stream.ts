@@ -48,15 +48,19 @@ export type StreamValidation =
 class UniqueColumn {
   private readonly values: string[] = [];
   private readonly indexes: number[] = [];
+  /** The entries' order once sorted (the ids' column is asked for its repeats and its lookup). */
+  private order: Int32Array | undefined;
 
   add(value: string | null | undefined, index: number): void {
     if (value === undefined || value === null) return;
     this.values.push(value);
     this.indexes.push(index);
+    this.order = undefined;
   }
 
   /** The positions of the entries in value order, then document order. */
   private sorted(): Int32Array {
+    if (this.order !== undefined) return this.order;
     const order = Int32Array.from(this.values.keys());
     const { values, indexes } = this;
     order.sort((a, b) => {
@@ -64,6 +68,7 @@ class UniqueColumn {
       const y = values[b] as string;
       return x < y ? -1 : x > y ? 1 : (indexes[a] as number) - (indexes[b] as number);
     });
+    this.order = order;
     return order;
   }
 

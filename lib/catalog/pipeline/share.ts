@@ -80,6 +80,31 @@ export async function sweepReleaseObjects(
 /** A chunk file's manifest part (its items' entries, in its order), beside it in the work prefix. */
 export const manifestPartKey = (chunkKey: string) => chunkKey.replace(/\.jsonl$/, '.manifest');
 
+/** Manifest parts read ahead of the one the comparison reads (each one round trip, ~200 KB at most). */
+const MANIFEST_READ_AHEAD = 4;
+
+/**
+ * `read(n)` for n = 0, 1, ... count - 1, asked in that order: each read starts up to `ahead` places before
+ * it is asked for, so the round trips overlap the work between the asks. A read that fails is thrown when
+ * asked for (not before, and never unhandled).
+ */
+export function readAhead<T>(count: number, ahead: number, read: (n: number) => Promise<T>) {
+  const started = new Map<number, Promise<T>>();
+  let next = 0;
+  return (n: number): Promise<T> => {
+    while (next < count && next <= n + ahead) {
+      const reading = read(next);
+      reading.catch(() => undefined);
+      started.set(next, reading);
+      next += 1;
+    }
+    const reading = started.get(n);
+    started.delete(n);
+    if (reading === undefined) throw new Error(`part ${n} was asked for out of order`);
+    return reading;
+  };
+}
+
 /** What the publish writes and how readers reach the rest. */
 export interface SharePlan {
   /** The chunk files the write map writes: the derived ones (whole write), or the changes and tombstones. */
@@ -287,8 +312,11 @@ export async function planSharing(
   await objectStore.put(
     releaseObjects.manifest(ids.store_id, ids.catalog_id, ids.release_id),
     (async function* () {
-      for (const [n, chunk] of chunks.entries()) {
-        const bytes = await readBytes(objectStore.read(manifestPartKey(chunk.key)));
+      const parts = readAhead(chunks.length, MANIFEST_READ_AHEAD, (n) =>
+        readBytes(objectStore.read(manifestPartKey((chunks[n] as WriteChunk).key))),
+      );
+      for (const n of chunks.keys()) {
+        const bytes = await parts(n);
         yield bytes;
         if (comparing === undefined) {
           for await (const _ of readManifestEntries(streamOf(bytes))) derivedItems += 1;
