@@ -33,8 +33,8 @@ export async function releaseTypesText(): Promise<string> {
 }
 
 /**
- * The schema compiled by Ajv ahead of time (its standalone code): the module's default export is the
- * validating function, so nothing compiles the schema when a process first validates a document (it cost
+ * The schema compiled by Ajv ahead of time (its standalone code): the module's `compileReleaseValidator`
+ * answers the validating function (made on its first call), so nothing compiles the schema when a process first validates a document (it cost
  * the Validate and Plan steps' Lambdas 50 to 85 ms of every cold start). Each definition stays a function
  * of its own (inlining them made the code 30 KB larger, and no faster at validating 20,000 products); the
  * code is optimised. Ajv's standalone ES module still `require`s its two runtime helpers; they become
@@ -85,12 +85,22 @@ export function releaseValidatorText(): string {
   );
   if (code.includes('require('))
     throw new Error('the standalone validator requires a module it did not import');
+  // Everything inside one function, run on the first validation: its top-level statements (the schema
+  // constants, each validating function's `evaluated`) would otherwise keep the code in every bundle that
+  // imports the module without validating (the other steps reach it through the product normalisation).
+  const exported = /^"use strict";export const validate = (validate\d+);export default \1;/.exec(code);
+  if (!exported) throw new Error("Ajv's standalone code no longer starts as this generator expects");
+  const body = code.slice(exported[0].length);
   return [
     '/* Generated from catalog/release.schema.json by `npm run catalog-types`: edit the schema, not this file. */',
     '// @ts-nocheck',
     ...imports,
-    code.replace(/^"use strict";/, ''),
-    `/** Each schema constant above with its place in the schema (a JSON pointer). */\nexport const locations = [${locations.join(', ')}];`,
+    '',
+    '/** The validating function, and each schema constant with its place in the schema (a JSON pointer). */',
+    'export function compileReleaseValidator() {',
+    body,
+    `return { validate: ${exported[1]}, locations: [${locations.join(', ')}] };`,
+    '}',
     '',
   ].join('\n');
 }

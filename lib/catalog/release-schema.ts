@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/types';
 import schema from '../../catalog/release.schema.json' with { type: 'json' };
-import compiledValidator, { locations as compiledLocations } from './release-validator.generated';
+import { compileReleaseValidator } from './release-validator.generated';
 
 /**
  * The release document's shape, checked with `catalog/release.schema.json` (JSON Schema 2020-12), compiled
@@ -20,7 +20,8 @@ export const RELEASE_SCHEMA_OPTIONS = {
   validateFormats: false,
 } as const;
 
-const validateShape = compiledValidator as unknown as ValidateFunction;
+/** The validating function and its locator, made on the first validation (see `checkShape`). */
+let compiled: { validate: ValidateFunction; locate: Locate } | undefined;
 
 /** A JSON path as its segments: object keys and array indexes, from the document root. */
 export type PathSegments = (string | number)[];
@@ -235,8 +236,6 @@ export function locatorOf(parts: Iterable<readonly [unknown, string]>): Locate {
   return (error) => pointers.get(error.parentSchema) ?? error.schemaPath;
 }
 
-let locateCompiled: Locate | undefined;
-
 /** Decodes an Ajv instance path into segments, numbers where the document holds an array. */
 function segmentsOf(root: unknown, pointer: string): PathSegments {
   if (pointer === '') return [];
@@ -260,10 +259,21 @@ function segmentsOf(root: unknown, pointer: string): PathSegments {
  * (an error inside `propertyNames` is reported once, at the offending key).
  */
 export function checkShape(document: unknown): ShapeIssue[] {
-  if (validateShape(document)) return [];
-  // Only a document with errors needs them located: built then, once per process.
-  locateCompiled ??= locatorOf(compiledLocations as [unknown, string][]);
-  return shapeIssues(document, validateShape.errors ?? [], locateCompiled);
+  if (compiled === undefined) {
+    const made = compileReleaseValidator();
+    // The locator walks every subschema once: only when a document has errors.
+    let locate: Locate | undefined;
+    compiled = {
+      validate: made.validate as unknown as ValidateFunction,
+      locate: (error) => {
+        locate ??= locatorOf(made.locations as [unknown, string][]);
+        return locate(error);
+      },
+    };
+  }
+  const { validate, locate } = compiled;
+  if (validate(document)) return [];
+  return shapeIssues(document, validate.errors ?? [], locate);
 }
 
 /** The issues of Ajv's `errors` for `document` (see `checkShape`), each error's subschema found by `locate`. */
