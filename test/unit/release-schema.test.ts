@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
+import { build } from 'esbuild';
 import fc from 'fast-check';
+import { deployBuildOptions } from '../../infra/bundling';
 import { generateRelease } from '../../lib/catalog/generator';
 import {
   checkShape,
@@ -139,6 +141,25 @@ describe('the validator compiled ahead of time', () => {
   const made = compileReleaseValidator();
   const compiledAhead = made.validate as unknown as ValidateFunction;
   const locateAhead = locatorOf(made.locations as [unknown, string][]);
+
+  it('is in the bundle of a step that validates documents, and in none that only normalises products', async () => {
+    const root = join(__dirname, '../..');
+    const bundled = async (step: string) => {
+      const result = await build({
+        ...deployBuildOptions(root),
+        entryPoints: [join(root, 'functions', step, 'handler.ts')],
+        write: false,
+        outfile: join(root, '.bundle-check', `${step}.mjs`),
+        logLevel: 'silent',
+      });
+      return result.outputFiles[0]?.text ?? '';
+    };
+    // The validator's own constants: the schema's root (its `$schema`) and Ajv's runtime helper names.
+    const carries = (text: string) =>
+      text.includes('json-schema.org/draft/2020-12/schema') && /evaluated/.test(text);
+    expect(carries(await bundled('release-validate'))).toBe(true);
+    expect(carries(await bundled('release-derive'))).toBe(false);
+  }, 60_000);
 
   it('finds what the schema compiled at run time finds, each error located at the subschema it comes from (property)', () => {
     const mutated = mutatedDocuments();
