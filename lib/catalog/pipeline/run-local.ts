@@ -12,7 +12,7 @@ import {
   validateStep,
   writeStep,
 } from './steps';
-import { DERIVE_CONCURRENCY, type ReleaseExecutionInput, WRITE_CONCURRENCY } from './workflow';
+import { RANGES_AT_ONCE, type ReleaseExecutionInput, WRITE_CONCURRENCY } from './workflow';
 
 /**
  * The workflow outlives the request that started it, but the process's logger still holds the Lambda
@@ -26,8 +26,8 @@ export const WRITE_ATTEMPTS = 3;
 
 /**
  * The publishing workflow as the local harness runs it: the state machine's states (infra/publishing.ts) in
- * the same order, over the same step functions, with the same ranges and chunk files, DERIVE_CONCURRENCY
- * range derivations and WRITE_CONCURRENCY writers at once; an error after validation takes the Abandon step, as the state machine's Catch does.
+ * the same order, over the same step functions, with the same ranges and chunk files, one range derivation
+ * at a time (DERIVE_CONCURRENCY) among RANGES_AT_ONCE ranges and WRITE_CONCURRENCY writers at once; an error after validation takes the Abandon step, as the state machine's Catch does.
  */
 export async function runWorkflowLocally(
   input: ReleaseExecutionInput,
@@ -40,9 +40,12 @@ export async function runWorkflowLocally(
     if (!validated.valid) return 'FAILED';
     const planned = await timed('plan', () => planStep(input));
     const ranges = await readRanges(planned.ranges_key);
+    // Ranges taken up are object-store round trips: RANGES_AT_ONCE of them overlap, while derivations,
+    // which hold a range's items in memory, run DERIVE_CONCURRENCY (one) at a time.
+    const derivation = oneAtATime();
     await timed('derive', () =>
-      eachAtMost(ranges, DERIVE_CONCURRENCY, (range) =>
-        withRetries(() => deriveStep({ ...input, range }).then(() => undefined)),
+      eachAtMost(ranges, RANGES_AT_ONCE, (range) =>
+        withRetries(() => deriveStep({ ...input, range }, { derivation }).then(() => undefined)),
       ),
     );
     const derived = await timed('merge', () => mergeStep(input));
@@ -77,6 +80,19 @@ function stepTimer(input: ReleaseExecutionInput) {
       .updateRelease(input.store_id, input.catalog_id, input.release_id, { step_seconds: { ...seconds } })
       .catch(() => undefined);
     return result;
+  };
+}
+
+/**
+ * Runs the works given to it one at a time, in the order given (DERIVE_CONCURRENCY is one): a work that fails
+ * fails its own caller only.
+ */
+export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const run = tail.then(work);
+    tail = run.catch(() => undefined);
+    return run;
   };
 }
 

@@ -358,11 +358,18 @@ interface PartialFile {
  * The last plan read, by its key: the local harness derives every range in one process, and a warm
  * Lambda may derive several ranges of one publish (the plan is the same object; its key is the release's).
  */
-let lastPlan: { key: string; plan: DerivePlan } | undefined;
+let lastPlan: { key: string; plan: Promise<DerivePlan> } | undefined;
 
 async function planOf(input: DeriveInput): Promise<DerivePlan> {
   const key = workKeys.plan(input);
-  if (lastPlan?.key !== key) lastPlan = { key, plan: await readJson<DerivePlan>(key) };
+  if (lastPlan?.key !== key) {
+    // The read itself is kept: ranges of one publish taken up at once share it (one parse, one copy).
+    const plan = readJson<DerivePlan>(key);
+    lastPlan = { key, plan };
+    plan.catch(() => {
+      if (lastPlan?.plan === plan) lastPlan = undefined;
+    });
+  }
   return lastPlan.plan;
 }
 
@@ -393,7 +400,25 @@ async function rangeOf(input: DeriveInput) {
  * release it builds on derived from the same inputs is taken up instead (derive-memo.ts); every range is
  * kept for the releases after this one.
  */
-export async function deriveStep(input: DeriveInput): Promise<{ items: number; kept?: true }> {
+export async function deriveStep(
+  input: DeriveInput,
+  options: DeriveStepOptions = {},
+): Promise<{ items: number; kept?: true }> {
+  const derivation = options.derivation ?? ((work) => work());
+  // A range with no release to take it up from is derived: it waits its turn before it reads anything.
+  if (input.range.base === undefined) return derivation(() => deriveOrTakeUp(input, (work) => work()));
+  return deriveOrTakeUp(input, derivation);
+}
+
+/** How a process runs range derivations: `derivation` runs one (the local harness: one at a time). */
+export interface DeriveStepOptions {
+  derivation?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+async function deriveOrTakeUp(
+  input: DeriveInput,
+  derivation: NonNullable<DeriveStepOptions['derivation']>,
+): Promise<{ items: number; kept?: true }> {
   const { plan, range, picks, bytes, derive } = await rangeOf(input);
   const publishedAt = plan.layout.published_at;
   const base = input.range.base;
@@ -405,7 +430,7 @@ export async function deriveStep(input: DeriveInput): Promise<{ items: number; k
     await putJson(workKeys.partial(input, range.n), file);
     return { items: taken.partial.items, kept: true };
   }
-  const { partial, chunks, entries } = await derive();
+  const { partial, chunks, entries } = await derivation(derive);
   const file: PartialFile = { partial, chunks };
   await Promise.all([
     key === undefined ? undefined : keepRange(input, key, entries, partial, publishedAt),

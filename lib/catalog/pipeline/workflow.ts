@@ -115,6 +115,12 @@ export type WorkflowStepName = keyof typeof WORKFLOW_STEPS;
  */
 export const DERIVE_CONCURRENCY = 1;
 /**
+ * Ranges in flight at once in the local harness: a range the release before derived from the same inputs
+ * is taken up (derive-memo.ts), a few object-store round trips, about 50 ms; four overlap them. Only
+ * DERIVE_CONCURRENCY of them derive at once: a range waiting for its turn holds only its bytes.
+ */
+export const RANGES_AT_ONCE = 4;
+/**
  * Range derivations at once in AWS: the derive Distributed Map's MaxConcurrency. Each range is about
  * DERIVE_RANGE_PRODUCTS (10,000) products or DERIVE_RANGE_BYTES (32 MiB), a million 1 KB products about 100
  * ranges: two waves of about a second each (and a publish that changes few products derives few of them).
