@@ -12,7 +12,12 @@ import {
   validateStep,
   writeStep,
 } from './steps';
-import { RANGES_AT_ONCE, type ReleaseExecutionInput, WRITE_CONCURRENCY } from './workflow';
+import {
+  DERIVE_CONCURRENCY,
+  RANGES_AT_ONCE,
+  type ReleaseExecutionInput,
+  WRITE_CONCURRENCY,
+} from './workflow';
 
 /**
  * The workflow outlives the request that started it, but the process's logger still holds the Lambda
@@ -42,7 +47,7 @@ export async function runWorkflowLocally(
     const ranges = await readRanges(planned.ranges_key);
     // Ranges taken up are object-store round trips: RANGES_AT_ONCE of them overlap, while derivations,
     // which hold a range's items in memory, run DERIVE_CONCURRENCY (one) at a time.
-    const derivation = oneAtATime();
+    const derivation = atMost(DERIVE_CONCURRENCY);
     await timed('derive', () =>
       eachAtMost(ranges, RANGES_AT_ONCE, (range) =>
         withRetries(() => deriveStep({ ...input, range }, { derivation }).then(() => undefined)),
@@ -84,15 +89,23 @@ function stepTimer(input: ReleaseExecutionInput) {
 }
 
 /**
- * Runs the works given to it one at a time, in the order given (DERIVE_CONCURRENCY is one): a work that fails
- * fails its own caller only.
+ * Runs the works given to it at most `limit` at a time, in the order given: a work that fails fails its own
+ * caller only.
  */
-export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return (work) => {
-    const run = tail.then(work);
-    tail = run.catch(() => undefined);
-    return run;
+export function atMost(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    // A work that waits is handed its slot by the one that ends (no newcomer can take it meanwhile).
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running += 1;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
   };
 }
 

@@ -1,0 +1,45 @@
+import { atMost } from '../../lib/catalog/pipeline/run-local';
+
+/** A work that checks how many run beside it, logs its start and end, and answers its name. */
+function works(limit: number) {
+  const log: string[] = [];
+  let running = 0;
+  const work = (name: string, ms: number) => async () => {
+    running += 1;
+    expect(running).toBeLessThanOrEqual(limit);
+    log.push(`start ${name}`);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    log.push(`end ${name}`);
+    running -= 1;
+    return name;
+  };
+  return { log, work };
+}
+
+describe('atMost', () => {
+  it('runs the works given to it one at a time, in the order given, each answering its own caller', async () => {
+    const run = atMost(1);
+    const { log, work } = works(1);
+    const answers = await Promise.all([run(work('a', 20)), run(work('b', 1)), run(work('c', 5))]);
+    expect(answers).toEqual(['a', 'b', 'c']);
+    expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+  });
+
+  it('runs up to its limit at once', async () => {
+    const run = atMost(2);
+    const { log, work } = works(2);
+    await Promise.all([run(work('a', 10)), run(work('b', 10)), run(work('c', 1))]);
+    expect(log.slice(0, 2)).toEqual(['start a', 'start b']);
+    expect(log.indexOf('start c')).toBeGreaterThan(log.indexOf('end a'));
+  });
+
+  it('fails only the caller of a work that fails; the next work still runs', async () => {
+    const run = atMost(1);
+    const failing = run(async () => {
+      throw new Error('range 3 failed');
+    });
+    const next = run(async () => 'range 4');
+    await expect(failing).rejects.toThrow('range 3 failed');
+    await expect(next).resolves.toBe('range 4');
+  });
+});
