@@ -314,7 +314,7 @@ export function attachProducts(
     // products list in the order their attaches committed.
     const seqs: string[] = [];
     for (const _ of added) seqs.push(uuidv7After(seqs.at(-1) ?? node.attach_seq));
-    await nodeRepository.attach(storeId, node, added, seqs, caller);
+    await nodeRepository.attach(storeId, node, added, seqs, caller, attached);
     return { ...node, products: node.products + added.length };
   }, productsRefused);
 }

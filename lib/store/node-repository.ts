@@ -585,7 +585,9 @@ export const nodeRepository = {
 
   /**
    * Attaches the products (none attached yet), in the order given, counting them on the node: `seqs`
-   * ascending and after the node's `attach_seq` as read, which must be unchanged (else `changed`).
+   * ascending and after the node's `attach_seq` as read, which must be unchanged (else `changed`). `kept`:
+   * the request's other products, found attached (product id to `seq`), which must still be (else
+   * `changed`): a detach of one of them at the same moment would otherwise leave the request half applied.
    */
   async attach(
     storeId: string,
@@ -593,6 +595,7 @@ export const nodeRepository = {
     productIds: string[],
     seqs: string[],
     caller?: WriteCaller,
+    kept: ReadonlyMap<string, string> = new Map(),
   ) {
     await transact(
       [
@@ -616,6 +619,17 @@ export const nodeRepository = {
           reason: 'changed',
         },
         ...productIds.flatMap((id, index) => attachItems(storeId, node, id, seqs[index] as string)),
+        ...[...kept].map(([productId, seq]) => ({
+          item: {
+            ConditionCheck: {
+              TableName: table(),
+              Key: nodeKeys.productNode(storeId, productId, node.hierarchy_id, node.id),
+              ConditionExpression: 'seq = :seq',
+              ExpressionAttributeValues: { ':seq': seq },
+            },
+          },
+          reason: 'changed' as const,
+        })),
       ],
       caller,
     );

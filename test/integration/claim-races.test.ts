@@ -8,10 +8,12 @@ import { handler as deleteHierarchy } from '../../functions/pcm-delete-hierarchy
 import { handler as deleteNode } from '../../functions/pcm-delete-node/handler';
 import { handler as deletePricebook } from '../../functions/pcm-delete-pricebook/handler';
 import { handler as deleteProduct } from '../../functions/pcm-delete-product/handler';
+import { handler as listNodeProducts } from '../../functions/pcm-list-node-products/handler';
 import { handler as updateHierarchy } from '../../functions/pcm-update-hierarchy/handler';
 import { handler as updateNode } from '../../functions/pcm-update-node/handler';
 import { handler as updatePricebook } from '../../functions/pcm-update-pricebook/handler';
 import { handler as updateProduct } from '../../functions/pcm-update-product/handler';
+import { handler as writeNodeProducts } from '../../functions/pcm-write-node-products/handler';
 import { handler as updateCurrency } from '../../functions/update-currency/handler';
 import { getDocumentClient } from '../../lib/store/client';
 import {
@@ -104,6 +106,19 @@ function created(response: InvokeResult): string {
   return response.body.data.id;
 }
 
+/** A new hierarchy's id. */
+async function newHierarchy(): Promise<string> {
+  return created(
+    await call(
+      createHierarchy,
+      'POST',
+      '/pcm/hierarchies',
+      {},
+      { type: 'hierarchy', attributes: { name: 'H' } },
+    ),
+  );
+}
+
 /** A `/pcm` resource (`{type, attributes}` bodies) at `collection`, its id the path parameter `param`. */
 function pcmResource(input: {
   collection: string;
@@ -179,15 +194,7 @@ describe('a record deleted between its update’s read and transaction, its new 
   });
 
   test('a node whose slug moves answers 404, not 409', async () => {
-    const hierarchy = created(
-      await call(
-        createHierarchy,
-        'POST',
-        '/pcm/hierarchies',
-        {},
-        { type: 'hierarchy', attributes: { name: 'H' } },
-      ),
-    );
+    const hierarchy = await newHierarchy();
     const nodes = pcmResource({
       collection: `/pcm/hierarchies/${hierarchy}/nodes`,
       param: 'node_id',
@@ -243,5 +250,49 @@ describe('a record deleted between its update’s read and transaction, its new 
     } finally {
       remove();
     }
+  });
+});
+
+describe('an attach of several products, one of them detached between its read and its transaction', () => {
+  test('the attach is read again and applied whole: both products attached, as if it came after the detach', async () => {
+    const hierarchy = await newHierarchy();
+    const node = created(
+      await call(
+        createNode,
+        'POST',
+        `/pcm/hierarchies/${hierarchy}/nodes`,
+        { hierarchy_id: hierarchy },
+        { type: 'node', attributes: { name: unique('node') } },
+      ),
+    );
+    const [kept, added] = [await products.create(unique('sku')), await products.create(unique('sku'))];
+    const path = `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/products`;
+    const parameters = { hierarchy_id: hierarchy, node_id: node };
+    const write = (method: 'POST' | 'DELETE', ids: string[]) =>
+      invoke(writeNodeProducts, {
+        method,
+        path,
+        pathParameters: parameters,
+        headers,
+        body: JSON.stringify({ data: ids.map((id) => ({ type: 'product', id })) }),
+      });
+    expect((await write('POST', [kept])).status).toBe(201);
+    let detached: InvokeResult | undefined;
+    const remove = beforeNextTransaction(async () => {
+      detached = await write('DELETE', [kept]);
+    });
+    try {
+      const attached = await write('POST', [kept, added]);
+      expect([detached?.status, attached.status]).toEqual([200, 201]);
+    } finally {
+      remove();
+    }
+    const listed = await invoke(listNodeProducts, {
+      method: 'GET',
+      path: `/pcm/hierarchies/${hierarchy}/nodes/${node}/products`,
+      pathParameters: parameters,
+      headers,
+    });
+    expect(listed.body.data.map((product: { id: string }) => product.id)).toEqual([kept, added]);
   });
 });
