@@ -332,7 +332,8 @@ export function detachProducts(
       await assertCallerExists(caller);
       return node;
     }
-    await nodeRepository.detach(storeId, node, attached, caller);
+    const absent = [...new Set(productIds)].filter((id) => !attached.has(id));
+    await nodeRepository.detach(storeId, node, attached, caller, true, absent);
     return {
       ...node,
       products: node.products - attached.size,

@@ -638,7 +638,9 @@ export const nodeRepository = {
   /**
    * Detaches the products (product id to `seq`, as read) from the node as read (its version), dropping them
    * from its curated products, in one transaction. `versioned: false` (a node being deleted) conditions
-   * only on the node existing.
+   * only on the node existing. `absent`: the request's other products, found not attached, which must still
+   * not be (else `changed`): an attach of one of them at the same moment would otherwise leave the request
+   * half applied.
    */
   async detach(
     storeId: string,
@@ -646,6 +648,7 @@ export const nodeRepository = {
     attached: Map<string, string>,
     caller?: WriteCaller,
     versioned = true,
+    absent: readonly string[] = [],
   ) {
     const curated = node.curated_products.filter((id) => !attached.has(id));
     await transact(
@@ -667,6 +670,16 @@ export const nodeRepository = {
           reason: 'changed',
         },
         ...[...attached].flatMap(([productId, seq]) => detachItems(storeId, node, productId, seq)),
+        ...absent.map((productId) => ({
+          item: {
+            ConditionCheck: {
+              TableName: table(),
+              Key: nodeKeys.productNode(storeId, productId, node.hierarchy_id, node.id),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          reason: 'changed' as const,
+        })),
       ],
       caller,
     );

@@ -295,4 +295,46 @@ describe('an attach of several products, one of them detached between its read a
     });
     expect(listed.body.data.map((product: { id: string }) => product.id)).toEqual([kept, added]);
   });
+
+  test('a detach of several products, one of them attached meanwhile, is read again and applied whole', async () => {
+    const hierarchy = await newHierarchy();
+    const node = created(
+      await call(
+        createNode,
+        'POST',
+        `/pcm/hierarchies/${hierarchy}/nodes`,
+        { hierarchy_id: hierarchy },
+        { type: 'node', attributes: { name: unique('node') } },
+      ),
+    );
+    const [first, second] = [await products.create(unique('sku')), await products.create(unique('sku'))];
+    const path = `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/products`;
+    const parameters = { hierarchy_id: hierarchy, node_id: node };
+    const write = (method: 'POST' | 'DELETE', ids: string[]) =>
+      invoke(writeNodeProducts, {
+        method,
+        path,
+        pathParameters: parameters,
+        headers,
+        body: JSON.stringify({ data: ids.map((id) => ({ type: 'product', id })) }),
+      });
+    expect((await write('POST', [first])).status).toBe(201);
+    let attached: InvokeResult | undefined;
+    const remove = beforeNextTransaction(async () => {
+      attached = await write('POST', [second]);
+    });
+    try {
+      const detached = await write('DELETE', [first, second]);
+      expect([attached?.status, detached.status]).toEqual([201, 200]);
+    } finally {
+      remove();
+    }
+    const listed = await invoke(listNodeProducts, {
+      method: 'GET',
+      path: `/pcm/hierarchies/${hierarchy}/nodes/${node}/products`,
+      pathParameters: parameters,
+      headers,
+    });
+    expect(listed.body.data).toEqual([]);
+  });
 });
