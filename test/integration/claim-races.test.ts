@@ -253,29 +253,44 @@ describe('a record deleted between its update’s read and transaction, its new 
   });
 });
 
+/** A new node with two products of the store, its products' writes, and its products list (ids). */
+async function nodeWithTwoProducts() {
+  const hierarchy = await newHierarchy();
+  const node = created(
+    await call(
+      createNode,
+      'POST',
+      `/pcm/hierarchies/${hierarchy}/nodes`,
+      { hierarchy_id: hierarchy },
+      { type: 'node', attributes: { name: unique('node') } },
+    ),
+  );
+  const ids = [await products.create(unique('sku')), await products.create(unique('sku'))] as const;
+  const pathParameters = { hierarchy_id: hierarchy, node_id: node };
+  const write = (method: 'POST' | 'DELETE', productIds: readonly string[]) =>
+    invoke(writeNodeProducts, {
+      method,
+      path: `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/products`,
+      pathParameters,
+      headers,
+      body: JSON.stringify({ data: productIds.map((id) => ({ type: 'product', id })) }),
+    });
+  const listed = async () =>
+    (
+      await invoke(listNodeProducts, {
+        method: 'GET',
+        path: `/pcm/hierarchies/${hierarchy}/nodes/${node}/products`,
+        pathParameters,
+        headers,
+      })
+    ).body.data.map((product: { id: string }) => product.id);
+  return { ids, write, listed };
+}
+
 describe('an attach of several products, one of them detached between its read and its transaction', () => {
   test('the attach is read again and applied whole: both products attached, as if it came after the detach', async () => {
-    const hierarchy = await newHierarchy();
-    const node = created(
-      await call(
-        createNode,
-        'POST',
-        `/pcm/hierarchies/${hierarchy}/nodes`,
-        { hierarchy_id: hierarchy },
-        { type: 'node', attributes: { name: unique('node') } },
-      ),
-    );
-    const [kept, added] = [await products.create(unique('sku')), await products.create(unique('sku'))];
-    const path = `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/products`;
-    const parameters = { hierarchy_id: hierarchy, node_id: node };
-    const write = (method: 'POST' | 'DELETE', ids: string[]) =>
-      invoke(writeNodeProducts, {
-        method,
-        path,
-        pathParameters: parameters,
-        headers,
-        body: JSON.stringify({ data: ids.map((id) => ({ type: 'product', id })) }),
-      });
+    const { ids, write, listed } = await nodeWithTwoProducts();
+    const [kept, added] = ids;
     expect((await write('POST', [kept])).status).toBe(201);
     let detached: InvokeResult | undefined;
     const remove = beforeNextTransaction(async () => {
@@ -287,37 +302,12 @@ describe('an attach of several products, one of them detached between its read a
     } finally {
       remove();
     }
-    const listed = await invoke(listNodeProducts, {
-      method: 'GET',
-      path: `/pcm/hierarchies/${hierarchy}/nodes/${node}/products`,
-      pathParameters: parameters,
-      headers,
-    });
-    expect(listed.body.data.map((product: { id: string }) => product.id)).toEqual([kept, added]);
+    expect(await listed()).toEqual([kept, added]);
   });
 
   test('a detach of several products, one of them attached meanwhile, is read again and applied whole', async () => {
-    const hierarchy = await newHierarchy();
-    const node = created(
-      await call(
-        createNode,
-        'POST',
-        `/pcm/hierarchies/${hierarchy}/nodes`,
-        { hierarchy_id: hierarchy },
-        { type: 'node', attributes: { name: unique('node') } },
-      ),
-    );
-    const [first, second] = [await products.create(unique('sku')), await products.create(unique('sku'))];
-    const path = `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/products`;
-    const parameters = { hierarchy_id: hierarchy, node_id: node };
-    const write = (method: 'POST' | 'DELETE', ids: string[]) =>
-      invoke(writeNodeProducts, {
-        method,
-        path,
-        pathParameters: parameters,
-        headers,
-        body: JSON.stringify({ data: ids.map((id) => ({ type: 'product', id })) }),
-      });
+    const { ids, write, listed } = await nodeWithTwoProducts();
+    const [first, second] = ids;
     expect((await write('POST', [first])).status).toBe(201);
     let attached: InvokeResult | undefined;
     const remove = beforeNextTransaction(async () => {
@@ -329,12 +319,6 @@ describe('an attach of several products, one of them detached between its read a
     } finally {
       remove();
     }
-    const listed = await invoke(listNodeProducts, {
-      method: 'GET',
-      path: `/pcm/hierarchies/${hierarchy}/nodes/${node}/products`,
-      pathParameters: parameters,
-      headers,
-    });
-    expect(listed.body.data).toEqual([]);
+    expect(await listed()).toEqual([]);
   });
 });
