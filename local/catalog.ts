@@ -22,7 +22,6 @@ import {
   readDocumentCatalog,
 } from '../lib/pcm/cli-publish';
 import { releaseState } from '../lib/pcm/render';
-import { catalogRepository } from '../lib/store/catalog-repository';
 import { resetDocumentClient } from '../lib/store/client';
 import { objectStore } from '../lib/store/object-store';
 import type { PcmRelease } from '../lib/store/pcm-repository';
@@ -455,8 +454,7 @@ async function cleanup(values: Values): Promise<number> {
     values.now === true ? { abandonedAfterMs: 0, retainReplacedMs: 0 } : {},
   );
   // The objects (item manifests) of the releases that are gone, whichever removed them.
-  const markers = await catalogRepository.listReleases(storeId);
-  await sweepReleaseObjects(storeId, undefined, new Set(markers.map((marker) => marker.release_id)));
+  await sweepReleaseObjects(storeId, undefined);
   if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
   else
     process.stdout.write(

@@ -262,7 +262,14 @@ export async function createRelease(
     name: catalog.name,
     full_delta: options.fullDelta === true,
     ...(authored !== undefined || catalog.document === undefined
-      ? { document_key: authoredDocumentKey({ store_id: storeId, release_id: releaseId }), authored }
+      ? {
+          document_key: authoredDocumentKey({
+            store_id: storeId,
+            catalog_id: catalogId,
+            release_id: releaseId,
+          }),
+          authored,
+        }
       : {
           document_key: catalog.document.key,
           ...(catalog.document.copy_from === undefined ? {} : { copy_from: catalog.document.copy_from }),

@@ -31,7 +31,7 @@ export async function settleWorkers(
   worker: (stop: { failed: boolean }) => Promise<void>,
 ): Promise<void> {
   const stop = { failed: false };
-  const results = await Promise.allSettled(
+  await settleAll(
     Array.from({ length: Math.max(1, count) }, () =>
       worker(stop).catch((error: unknown) => {
         stop.failed = true;
@@ -39,7 +39,14 @@ export async function settleWorkers(
       }),
     ),
   );
-  const rejected = results.find((result) => result.status === 'rejected');
+}
+
+/**
+ * Waits for every piece of work and rejects with the first failure only once all have settled: a Lambda
+ * freezes what is still in flight when its handler answers, and a retry must not race the work it repeats.
+ */
+export async function settleAll(work: readonly Promise<unknown>[]): Promise<void> {
+  const rejected = (await Promise.allSettled(work)).find((result) => result.status === 'rejected');
   if (rejected) throw rejected.reason;
 }
 

@@ -23,7 +23,7 @@ import {
   variationsOf,
 } from './export';
 import { type ExportTrailer, familyLine, indexWriter, LineChannel, parseFamilyLine } from './export-index';
-import { releaseObjects } from './share';
+import { authoredDocumentKey } from './workflow';
 
 /**
  * Exporting only what changed: an authored release's document is the document of the release before it
@@ -41,17 +41,20 @@ export const SPLICE_MAX_PRODUCTS = 20_000;
 /** A changed family longer than this: a whole export (its old and new text are held at once). */
 export const SPLICE_MAX_FAMILY_BYTES = 16 * 1024 * 1024;
 
-/** Where an authored release keeps its export while it is kept: the document, its index and its trailer. */
+/**
+ * Where an authored release's export is, kept with the release: the document (its `document_key`, where
+ * Export writes it), its index and its trailer.
+ */
 export const exportObjects = {
   document: (storeId: string, catalogId: string, releaseId: string) =>
-    `${releaseObjects.prefix(storeId, catalogId, releaseId)}authored.json`,
+    authoredDocumentKey({ store_id: storeId, catalog_id: catalogId, release_id: releaseId }),
   index: (storeId: string, catalogId: string, releaseId: string) =>
-    `${releaseObjects.prefix(storeId, catalogId, releaseId)}authored.index`,
+    workExportKeys(exportObjects.document(storeId, catalogId, releaseId)).index,
   trailer: (storeId: string, catalogId: string, releaseId: string) =>
-    `${releaseObjects.prefix(storeId, catalogId, releaseId)}authored.export.json`,
+    workExportKeys(exportObjects.document(storeId, catalogId, releaseId)).trailer,
 };
 
-/** The index and trailer written beside a document at `documentKey` while the release is worked on. */
+/** The index and trailer Export writes beside a document at `documentKey`. */
 export const workExportKeys = (documentKey: string) => ({
   index: documentKey.replace(/\.json$/, '.index'),
   trailer: documentKey.replace(/\.json$/, '.export.json'),

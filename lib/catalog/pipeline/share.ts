@@ -1,9 +1,10 @@
+import { catalogRepository } from '../../store/catalog-repository';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { pcmRepository } from '../../store/pcm-repository';
 import type { ReleaseLayout } from '../types';
 import { readBytes, readLines, streamOf } from './codec';
 import { ManifestTable, readManifestEntries } from './item-manifest';
-import type { ReleaseIds, WriteChunk } from './workflow';
+import { type ReleaseIds, releaseObjectsPrefix, type WriteChunk } from './workflow';
 
 /**
  * Releases that share what did not change (docs/publishing.md, "Releases that share"). A release is read
@@ -49,32 +50,40 @@ const sameLayout = (a: ReleaseLayout, b: Pick<ReleaseLayout, 'shards' | 'chunk_s
 
 /** Where a release's objects live: its item manifest (and its delta file), kept as long as its items. */
 export const releaseObjects = {
-  prefix: (storeId: string, catalogId: string, releaseId: string) =>
-    `releases/${storeId}/${catalogId}/${releaseId}/`,
+  prefix: releaseObjectsPrefix,
   manifest: (storeId: string, catalogId: string, releaseId: string) =>
     `${releaseObjects.prefix(storeId, catalogId, releaseId)}items.manifest`,
 };
 
 /**
- * Deletes the objects of the catalog's releases that have no marker any more (the cleanup deleted them, or
- * a function without access to the bucket did); answers how many releases' objects went. Run after every
- * switch and by `catalog cleanup`; the bucket's lifecycle expires what is left after 90 days.
+ * Deletes the objects of the catalog's releases (every catalog's when `catalogId` is undefined) that have
+ * no marker any more (the cleanup deleted them, or a function without access to the bucket did); answers
+ * how many releases' objects went. Run after every switch and by `catalog cleanup`; the bucket's lifecycle
+ * expires what is left after 90 days.
+ *
+ * The objects are listed before the markers: a release's marker is written when it is created, before any
+ * of its objects, so every release whose objects the listing saw is in the markers read after it unless
+ * it is gone. Read the other way round, a release created between the two reads would lose its objects.
  */
-export async function sweepReleaseObjects(
-  storeId: string,
-  catalogId: string | undefined,
-  releases: ReadonlySet<string>,
-): Promise<number> {
+export async function sweepReleaseObjects(storeId: string, catalogId: string | undefined): Promise<number> {
   const prefix = catalogId === undefined ? `releases/${storeId}/` : `releases/${storeId}/${catalogId}/`;
-  const orphans = new Map<string, string>();
+  const seen = new Map<string, string>();
   for await (const object of objectStore.list(prefix)) {
     // releases/<store>/<catalog>/<release>/<name>
     const [, , catalog, release] = object.key.split('/') as [string, string, string, string];
-    if (!releases.has(release)) orphans.set(release, catalog);
+    seen.set(release, catalog);
   }
-  for (const [release, catalog] of orphans)
+  if (seen.size === 0) return 0;
+  const markers = new Set(
+    (await catalogRepository.listReleases(storeId, catalogId)).map((marker) => marker.release_id),
+  );
+  let swept = 0;
+  for (const [release, catalog] of seen) {
+    if (markers.has(release)) continue;
     await objectStore.deletePrefix(releaseObjects.prefix(storeId, catalog, release));
-  return orphans.size;
+    swept += 1;
+  }
+  return swept;
 }
 
 /** A chunk file's manifest part (its items' entries, in its order), beside it in the work prefix. */

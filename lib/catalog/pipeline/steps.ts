@@ -1,9 +1,9 @@
 import { getConfig } from '../../config/index';
-import { errorFields, log } from '../../http/log';
 import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
+import { settleAll } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
@@ -28,7 +28,7 @@ import { decodeItem, encodeItem, readBytes, readLines, readText, streamOf } from
 import { type DeltaChange, deleteDeltaFile, writeDeltaFile } from './delta-file';
 import { keepRange, rangeKey, readRangeBytes, takeUpRange } from './derive-memo';
 import { AuthoredSourceError } from './export';
-import { exportObjects, planSplice, workExportKeys, writeExport } from './export-splice';
+import { planSplice, writeExport } from './export-splice';
 import { manifestEntry } from './item-manifest';
 import {
   buildsOn,
@@ -121,18 +121,21 @@ async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], tot
     { state: 'FAILED', status: 'failed', errors: issues, errors_total: total, updated_at: now() },
     { unlessState: ['FAILED', 'PUBLISHED'] },
   );
-  await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
-  await endRelease(input);
+  await settleAll([
+    emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+    endRelease(input),
+  ]);
 }
 
 /**
  * Frees the catalog for its next release, then deletes the release's document unless the catalog still
  * needs it (lib/store/document-objects.ts): in this order, so that a document replaced while the release ran
  * is deleted either here or by the write that replaced it, which keeps it while the release holds the lock.
+ * An authored release's document is its export, one of the release's own objects: it goes with the release.
  */
 async function endRelease(input: ReleaseExecutionInput): Promise<void> {
   await pcmRepository.releaseLock(input.store_id, input.catalog_id, input.release_id);
-  await reclaimDocument(input.store_id, input.catalog_id, releaseDocument(input));
+  if (!input.export) await reclaimDocument(input.store_id, input.catalog_id, releaseDocument(input));
 }
 
 /**
@@ -616,42 +619,23 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     updated_at: at,
     warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
   });
-  await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
-  if (input.export) await keepExport(input);
-  await endRelease(input);
-  await cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
-  await sweepObjects(input).catch(() => undefined);
-  await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
+  // What follows the switch is independent but for one order: the objects of releases are swept after the
+  // cleanup deleted their markers. The pieces run together, so the step waits for the longest, not the sum.
+  await settleAll([
+    emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+    endRelease(input),
+    objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined),
+    cleanupReleases(input.store_id, { catalogId: input.catalog_id })
+      .catch(() => undefined)
+      .then(() => sweepObjects(input))
+      .catch(() => undefined),
+  ]);
   return { published: true };
-}
-
-/**
- * Keeps an authored release's export beside its items (server-side copies), for the next release's export
- * to build on; best effort: without it, the next export is a whole one.
- */
-async function keepExport(input: ReleaseExecutionInput): Promise<void> {
-  const work = workExportKeys(input.document_key);
-  const kept = (key: (store: string, catalog: string, release: string) => string) =>
-    key(input.store_id, input.catalog_id, input.release_id);
-  try {
-    // The trailer last: an export is built on only once its trailer is there.
-    await Promise.all([
-      objectStore.copy(input.document_key, kept(exportObjects.document)),
-      objectStore.copy(work.index, kept(exportObjects.index)),
-    ]);
-    await objectStore.copy(work.trailer, kept(exportObjects.trailer));
-  } catch (error) {
-    log('warn', 'the export could not be kept: the next release exports the whole catalog', {
-      release_id: input.release_id,
-      error: errorFields(error),
-    });
-  }
 }
 
 /** Deletes the objects of the catalog's releases that are gone. */
 async function sweepObjects(input: ReleaseIds): Promise<void> {
-  const markers = await catalogRepository.listReleases(input.store_id, input.catalog_id);
-  await sweepReleaseObjects(input.store_id, input.catalog_id, new Set(markers.map((m) => m.release_id)));
+  await sweepReleaseObjects(input.store_id, input.catalog_id);
 }
 
 /**
@@ -674,9 +658,13 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
     await endRelease(input);
     return { state: 'PUBLISHED' };
   }
-  await catalogRepository.deleteReleaseItems(release);
-  await objectStore.deletePrefix(releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id));
-  await deleteDeltaFile(input.store_id, input.catalog_id, input.release_id);
+  // Items are written only by Write steps, which start after Merge recorded the release's total: a release
+  // without one has none to query for (a release has 64 shards to query).
+  await settleAll([
+    release.total_items === undefined ? Promise.resolve() : catalogRepository.deleteReleaseItems(release),
+    objectStore.deletePrefix(releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id)),
+    deleteDeltaFile(input.store_id, input.catalog_id, input.release_id),
+  ]);
   const recorded = release.errors !== undefined && release.errors.length > 0;
   const cause = input.error?.Error ?? 'Error';
   await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
@@ -696,11 +684,13 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
           errors_total: 1,
         }),
   });
-  // A release a step recorded FAILED (`fail`) had its event then.
-  if (release.state !== 'FAILED') {
-    await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
-  }
-  await endRelease(input);
-  await objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined);
+  await settleAll([
+    // A release a step recorded FAILED (`fail`) had its event then.
+    release.state === 'FAILED'
+      ? Promise.resolve()
+      : emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+    endRelease(input),
+    objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined),
+  ]);
   return { state: 'FAILED' };
 }

@@ -165,9 +165,17 @@ export interface ReleaseExecutionInput extends ReleaseIds {
   export: boolean;
 }
 
-/** Where Export writes an authored catalog's release out as a document (a work file: Switch deletes it). */
-export const authoredDocumentKey = (input: Pick<ReleaseIds, 'store_id' | 'release_id'>) =>
-  `work/${input.store_id}/${input.release_id}/authored.json`;
+/** Where a release's own objects live (lib/catalog/pipeline/share.ts): kept and deleted with the release. */
+export const releaseObjectsPrefix = (storeId: string, catalogId: string, releaseId: string) =>
+  `releases/${storeId}/${catalogId}/${releaseId}/`;
+
+/**
+ * Where Export writes an authored catalog's release out as a document, with its index and trailer beside
+ * it: among the release's own objects, so that the release keeps its export, for the next release's to
+ * build on, without copying it (lib/catalog/pipeline/export-splice.ts `exportObjects`).
+ */
+export const authoredDocumentKey = (input: Pick<ReleaseIds, 'store_id' | 'catalog_id' | 'release_id'>) =>
+  `${releaseObjectsPrefix(input.store_id, input.catalog_id, input.release_id)}authored.json`;
 
 /** What Validate answers: the input, and whether the document is valid (it records FAILED itself). */
 export interface ValidateOutput extends ReleaseExecutionInput {

@@ -1,0 +1,83 @@
+import { generateRelease } from '../../lib/catalog/generator';
+import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import * as steps from '../../lib/catalog/pipeline/steps';
+import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
+import { getDocumentClient } from '../../lib/store/client';
+import { adminOfNewStore, itemsOfRelease } from '../support/catalog-fixtures';
+import { newPcmCatalog } from '../support/pcm-fixtures';
+import { publishDocument } from '../support/step-runner';
+
+/**
+ * The workflow's failure branch (Abandon) deletes what the release wrote: its items when a Write step ran,
+ * and reads none of its shards when none did (a release has 64 to query).
+ */
+
+jest.setTimeout(60_000);
+
+/** Where the registered workflow stops and abandons the release. */
+let stopAfter: 'validate' | 'first-write' = 'validate';
+/** The release's items found in its shards when the workflow stopped. */
+let itemsAtStop = -1;
+const runs: Promise<unknown>[] = [];
+
+async function run(input: ReleaseExecutionInput): Promise<unknown> {
+  await steps.validateStep(input);
+  if (stopAfter === 'first-write') {
+    const plan = await steps.planStep(input);
+    for (const range of await steps.readRanges(plan.ranges_key)) await steps.deriveStep({ ...input, range });
+    const merged = await steps.mergeStep(input);
+    const [first] = await steps.readManifest(merged.manifest_key);
+    if (!first) throw new Error('the merge wrote no chunk');
+    await steps.writeStep({ ...input, chunk: first });
+  }
+  itemsAtStop = await itemsOfRelease(input.release_id);
+  return steps.abandonStep({ ...input, error: { Error: 'Stopped', Cause: `stopped after ${stopAfter}` } });
+}
+
+beforeAll(() => {
+  registerLocalWorkflow((input) => {
+    const running = run(input);
+    runs.push(running);
+    return running;
+  });
+});
+
+async function abandonedRelease(after: typeof stopAfter, shardQueries?: string[]) {
+  stopAfter = after;
+  const { storeId, headers } = await adminOfNewStore();
+  const catalogId = await newPcmCatalog(storeId, 'Abandoned');
+  const document = generateRelease({ children: 40, parents: 2, seed: 5, catalogName: 'Abandoned' }) as {
+    catalog: { id: string };
+  };
+  document.catalog.id = catalogId;
+  const remove = shardQueries
+    ? getDocumentClient().use((next) => async (operation, body) => {
+        // The test's own counts select COUNT; any other query of the release's shards is the workflow's.
+        if (operation === 'Query' && body.includes('"REL#') && !body.includes('"Select":"COUNT"'))
+          shardQueries.push(body);
+        return next(operation, body);
+      })
+    : undefined;
+  try {
+    const release = await publishDocument({ storeId, catalogId, headers, document, runs });
+    if (!release) throw new Error('the release is gone');
+    return { release, left: await itemsOfRelease(release.release_id) };
+  } finally {
+    remove?.();
+  }
+}
+
+it('deletes the items a Write step wrote before the release failed', async () => {
+  const { release, left } = await abandonedRelease('first-write');
+  expect(release.state).toBe('FAILED');
+  expect(itemsAtStop).toBeGreaterThan(0);
+  expect(left).toBe(0);
+});
+
+it('queries none of the shards of a release that failed before any Write step', async () => {
+  const shardQueries: string[] = [];
+  const { release, left } = await abandonedRelease('validate', shardQueries);
+  expect(release.state).toBe('FAILED');
+  expect([itemsAtStop, left]).toEqual([0, 0]);
+  expect(shardQueries).toEqual([]);
+});
