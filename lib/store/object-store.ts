@@ -1,4 +1,5 @@
 import { type Config, getConfig } from '../config/index';
+import { type ComposePart, type ComposePiece, composeParts } from './compose-parts';
 import { presignedFor } from './object-urls';
 import {
   contentMd5,
@@ -53,6 +54,19 @@ export interface ObjectStore {
    * fails rather than mix two versions); ObjectNotFoundError for a missing source. Answers the size copied.
    */
   copy(from: string, to: string): Promise<{ bytes: number }>;
+  /**
+   * Writes `to` as `pieces` in order: byte ranges of the object `from` and new texts (compose-parts.ts). A
+   * range long enough to be a part of its own is copied server-side; only texts and the short ranges beside
+   * them pass through this process, so an object of gigabytes with a few changes costs megabytes here.
+   * The source must not change meanwhile (its copies are conditioned on its ETag); ObjectNotFoundError for a
+   * missing source. Answers the bytes written and how many of them were copied server-side.
+   */
+  compose(
+    to: string,
+    from: string,
+    pieces: readonly ComposePiece[],
+    options?: { contentType?: string },
+  ): Promise<{ bytes: number; copied: number }>;
   /** A pre-signed URL that lets anyone holding it PUT this key (with this Content-Type) until `expires_at`. */
   presignPut(
     key: string,
@@ -84,6 +98,8 @@ export interface ObjectStore {
  * 8 MiB parts hold an object up to 78 GiB, and a 1 GB document is 120 requests.
  */
 export const PART_BYTES = 8 * 1024 * 1024;
+/** S3's smallest part of a multipart upload but the last (EntityTooSmall below it). */
+export const MIN_PART_BYTES = 5 * 1024 * 1024;
 /**
  * Parts uploaded at once: one connection streams 50-90 MB/s from Lambda, a few in parallel fill it
  * better. A streamed `put` holds at most (PARTS_IN_FLIGHT + 1) parts: 40 MiB.
@@ -276,6 +292,101 @@ export function createObjectStore(
     }
   }
 
+  /** The bytes of an uploaded part of a composition: its texts, and its ranges of `from` read. */
+  async function partBytes(from: string, pieces: readonly ComposePiece[]): Promise<Buffer> {
+    const buffers: Buffer[] = [];
+    for (const piece of pieces) {
+      if ('text' in piece) buffers.push(Buffer.from(piece.text, 'utf8'));
+      else for await (const chunk of readObject(from, piece.copy)) buffers.push(Buffer.from(chunk));
+    }
+    return Buffer.concat(buffers);
+  }
+
+  async function compose(
+    to: string,
+    from: string,
+    pieces: readonly ComposePiece[],
+    contentType: string | undefined,
+  ): Promise<{ bytes: number; copied: number }> {
+    const found = await headObject(from);
+    if (found === undefined) throw new ObjectNotFoundError(from);
+    for (const piece of pieces) {
+      if ('copy' in piece && piece.copy.end >= piece.copy.start) {
+        checkRange(piece.copy);
+        if (piece.copy.end >= found.bytes)
+          throw new RangeError(`${from} has ${found.bytes} bytes, a piece asks for byte ${piece.copy.end}`);
+      }
+    }
+    const parts = composeParts(pieces, MIN_PART_BYTES, tuning.copyPartBytes ?? COPY_PART_BYTES);
+    if (parts.length > MAX_PARTS)
+      throw new RangeError(`${parts.length} parts are more than S3 takes in one upload`);
+    const copied = parts.reduce(
+      (sum, part) => sum + ('copy' in part ? part.copy.end - part.copy.start + 1 : 0),
+      0,
+    );
+    const only = parts[0];
+    if (parts.length <= 1 && (only === undefined || 'upload' in only)) {
+      // Nothing to copy server-side: one PutObject.
+      const bytes = only === undefined ? Buffer.alloc(0) : await partBytes(from, only.upload);
+      await putWhole(source.client(), to, bytes, contentType);
+      return { bytes: bytes.length, copied: 0 };
+    }
+    const bucket = source.bucket();
+    const upload = await createUpload(source.client(), bucket, to, contentType);
+    const completed: CompletedPart[] = [];
+    let bytes = 0;
+    let next = 0;
+    const sendParts = async () => {
+      while (next < parts.length) {
+        const n = next++;
+        const part = parts[n] as ComposePart;
+        const number = n + 1;
+        if ('copy' in part) {
+          const answer = await upload.client.sendForXml(bucket, {
+            operation: 'UploadPartCopy',
+            method: 'PUT',
+            key: to,
+            query: { partNumber: String(number), uploadId: upload.uploadId },
+            headers: {
+              'x-amz-copy-source': copySource(bucket, from),
+              'x-amz-copy-source-range': `bytes=${part.copy.start}-${part.copy.end}`,
+              ...(found.etag === undefined ? {} : { 'x-amz-copy-source-if-match': found.etag }),
+            },
+          });
+          completed[n] = { number, etag: xmlValue(answer, 'ETag') };
+          bytes += part.copy.end - part.copy.start + 1;
+        } else {
+          const body = await partBytes(from, part.upload);
+          const headers = await upload.client.sendForHeaders(bucket, {
+            operation: 'UploadPart',
+            method: 'PUT',
+            key: to,
+            query: { partNumber: String(number), uploadId: upload.uploadId },
+            body,
+          });
+          completed[n] = { number, etag: headers.etag };
+          bytes += body.length;
+        }
+      }
+    };
+    try {
+      const senders = Array.from({ length: Math.min(PARTS_IN_FLIGHT, parts.length) }, () =>
+        sendParts().catch((error: unknown) => {
+          next = parts.length;
+          throw error;
+        }),
+      );
+      const failed = (await Promise.allSettled(senders)).find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      await completeUpload(upload, completed);
+    } catch (error) {
+      await abortUpload(upload);
+      if (isNotFound(error)) throw new ObjectNotFoundError(from);
+      throw error;
+    }
+    return { bytes, copied };
+  }
+
   async function putStream(
     key: string,
     body: AsyncIterable<Uint8Array | string>,
@@ -465,6 +576,10 @@ export function createObjectStore(
         throw error;
       }
       return { bytes };
+    },
+
+    compose(to, from, pieces, options = {}) {
+      return compose(to, from, pieces, options.contentType);
     },
 
     presignPut(key, { expiresInSeconds, contentType }) {

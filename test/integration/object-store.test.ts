@@ -445,6 +445,70 @@ describe('objectStore', () => {
     expect((await bytesOf(objectStore.read(to))).equals(expected)).toBe(true);
   });
 
+  it('composes an object of ranges of another and new texts: long ranges copied server-side, the rest uploaded', async () => {
+    const MiB = 1024 * 1024;
+    const from = `${prefix}compose/base.bin`;
+    const base = Buffer.alloc(30 * MiB + 7);
+    for (let i = 0; i + 4 <= base.length; i += 4) base.writeUInt32LE(i, i);
+    await objectStore.put(from, base);
+    // A new head, a change in the middle (a longer text in place of 100 bytes), the rest as it was.
+    const head = '{"head":"ünïcödé"}';
+    const middle = '"changed ✓"'.repeat(20);
+    const cut = 17 * MiB + 3;
+    const pieces = [
+      { text: head },
+      { copy: { start: 10, end: cut - 1 } },
+      { text: middle },
+      { copy: { start: cut + 100, end: base.length - 1 } },
+    ];
+    const expected = Buffer.concat([
+      Buffer.from(head),
+      base.subarray(10, cut),
+      Buffer.from(middle),
+      base.subarray(cut + 100),
+    ]);
+    const { store, commands } = recordingStore();
+    const to = `${prefix}compose/composed.bin`;
+    const written = await store.compose(to, from, pieces, { contentType: 'application/octet-stream' });
+    expect((await bytesOf(objectStore.read(to))).equals(expected)).toBe(true);
+    expect(written.bytes).toBe(expected.length);
+    // The head is padded to 5 MiB from the first range, whose rest is copied; so is the change's.
+    expect([...commands.slice(0, 2), commands.at(-1)]).toEqual([
+      'HeadObject',
+      'CreateMultipartUpload',
+      'CompleteMultipartUpload',
+    ]);
+    expect(commands.slice(2, -1).sort()).toEqual([
+      'GetObject',
+      'GetObject',
+      'UploadPart',
+      'UploadPart',
+      'UploadPartCopy',
+      'UploadPartCopy',
+    ]);
+    expect(written.copied).toBe(expected.length - 2 * 5 * MiB);
+
+    // Short: one PutObject of the bytes; a missing source is refused, nothing written.
+    const small = recordingStore();
+    await small.store.compose(`${prefix}compose/small.bin`, from, [
+      { text: 'a' },
+      { copy: { start: 0, end: 9 } },
+    ]);
+    expect(small.commands).toEqual(['HeadObject', 'GetObject', 'PutObject']);
+    expect(
+      (await bytesOf(objectStore.read(`${prefix}compose/small.bin`))).equals(
+        Buffer.concat([Buffer.from('a'), base.subarray(0, 10)]),
+      ),
+    ).toBe(true);
+    await expect(
+      objectStore.compose(`${prefix}compose/x.bin`, `${prefix}compose/missing.bin`, [{ text: 'a' }]),
+    ).rejects.toThrow(ObjectNotFoundError);
+    await expect(
+      objectStore.compose(`${prefix}compose/x.bin`, from, [{ copy: { start: 0, end: base.length } }]),
+    ).rejects.toThrow(RangeError);
+    expect(await objectStore.head(`${prefix}compose/x.bin`)).toBeUndefined();
+  }, 60_000);
+
   it('deletes exactly the objects under a prefix, over 1,000 of them (several list pages), and counts them', async () => {
     const base = `${prefix}delete/`;
     const doomed = Array.from({ length: 1_003 }, (_, i) => `${base}a/${String(i).padStart(4, '0')}.json`);

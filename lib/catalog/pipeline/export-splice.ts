@@ -1,6 +1,8 @@
 import { getConfig } from '../../config/index';
 import { catalogChangeRepository } from '../../store/catalog-change-repository';
 import { CHANGE_WINDOW_MS } from '../../store/catalog-changes';
+import type { ComposePiece } from '../../store/compose-parts';
+import { settleAll } from '../../store/items';
 import { nodeRepository } from '../../store/node-repository';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import type { AuthoredSources } from '../../store/pcm-repository';
@@ -315,21 +317,23 @@ async function rewritePage(
   return { rewritten, boundaries };
 }
 
-/** The spliced document: the release before's bytes, its head and the rewritten families written anew. */
-export async function* splicedDocument(
-  plan: Exclude<SplicePlan, { whole: string }>,
-  head: string,
-): AsyncGenerator<Uint8Array | string> {
-  yield head;
+/**
+ * The spliced document as pieces of the release before's (compose-parts.ts): its new head, the ranges of
+ * the release before's document between the families written again, and their new text.
+ */
+export function splicedPieces(plan: Exclude<SplicePlan, { whole: string }>, head: string): ComposePiece[] {
+  const pieces: ComposePiece[] = [{ text: head }];
   let at = plan.base.trailer.head_end;
-  const copy = (end: number) =>
-    end > at ? objectStore.read(plan.base.document, { start: at, end: end - 1 }) : [];
+  const copy = (end: number) => {
+    if (end > at) pieces.push({ copy: { start: at, end: end - 1 } });
+  };
   for (const { family, text } of plan.rewritten) {
-    yield* copy(family.offset);
-    yield text;
+    copy(family.offset);
+    pieces.push({ text });
     at = family.offset + family.length;
   }
-  yield* copy(plan.base.bytes);
+  copy(plan.base.bytes);
+  return pieces;
 }
 
 /** The spliced document's index lines: the release before's, moved by what the head and rewritten families changed. */
@@ -384,8 +388,14 @@ export async function writeExport(
   if (!('whole' in plan)) {
     const head = catalogHead(catalog, catalog.sources.pricebook_ids);
     try {
-      await objectStore.put(documentKey, splicedDocument(plan, head), { contentType: 'application/json' });
-      await objectStore.put(keys.index, splicedIndex(plan, head));
+      // The unchanged stretches are copied server-side: at a million products, a one-price change passes
+      // megabytes through the step, not the whole document. The index beside it; the trailer last.
+      await settleAll([
+        objectStore.compose(documentKey, plan.base.document, splicedPieces(plan, head), {
+          contentType: 'application/json',
+        }),
+        objectStore.put(keys.index, splicedIndex(plan, head)),
+      ]);
       await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt));
       return { spliced: true, changed_products: plan.changed, families: plan.rewritten.length };
     } catch (error) {
