@@ -6,6 +6,7 @@ import { CallerRevokedError, isCallerKey, type WriteCaller, withCallerChecks } f
 import { getDocumentClient } from './client';
 import { TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { keysTable, tableName } from './schema';
 import { type StoreRecord, storeRepository } from './store-repository';
 import { cancellationCodes, throttledCancellation } from './transactions';
@@ -563,10 +564,10 @@ async function keysOfClients(storeId: string, clientIds: string[]): Promise<Appl
 function keysQuery(storeId: string) {
   return {
     TableName: tableName('keys'),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    KeyConditionExpression: SK_PREFIX_CONDITION,
     ExpressionAttributeValues: {
       ':pk': keysTable.store(storeId).pk,
-      ':prefix': keysTable.applicationKeyPrefix,
+      ...skPrefix(keysTable.applicationKeyPrefix),
     },
     ConsistentRead: true,
   };

@@ -14,6 +14,7 @@ import {
   UpdateCommand,
 } from './dynamodb';
 import { backoff, batchGetItems, settleWorkers } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 import type { CurrencySettings } from './store-repository';
 import { storeRepository } from './store-repository';
@@ -718,10 +719,10 @@ export const catalogRepository = {
       const page = await getDocumentClient().send(
         new QueryCommand({
           TableName: tableName('products'),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          KeyConditionExpression: SK_PREFIX_CONDITION,
           ExpressionAttributeValues: {
             ':pk': catalogKeys.registry(storeId).pk,
-            ':prefix': catalogId === undefined ? 'RELEASE#' : catalogKeys.releaseMarkerPrefix(catalogId),
+            ...skPrefix(catalogId === undefined ? 'RELEASE#' : catalogKeys.releaseMarkerPrefix(catalogId)),
           },
           ConsistentRead: true,
           ExclusiveStartKey: startKey,

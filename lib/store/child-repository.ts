@@ -1,6 +1,7 @@
 import { getDocumentClient } from './client';
 import { TransactWriteCommand } from './dynamodb';
 import { backoff, countItems, type PagedQuery, queryAll, queryPage, settleWorkers } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import {
   type ChildVariation,
   type ProductAttributes,
@@ -69,8 +70,8 @@ const WRITERS = 4;
 
 const indexQuery = (storeId: string, parentId: string): PagedQuery => ({
   TableName: tableName('products'),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': productKeys.childPrefix(parentId) },
+  KeyConditionExpression: SK_PREFIX_CONDITION,
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ...skPrefix(productKeys.childPrefix(parentId)) },
   ConsistentRead: true,
 });
 

@@ -1,5 +1,6 @@
 import type { transactAsCaller, WriteCaller } from './caller-check';
 import { queryAll, withoutKeys } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 import { movedClaim, rereadingWrites, transactRetrying } from './transact-retrying';
 
@@ -17,7 +18,7 @@ import { movedClaim, rereadingWrites, transactRetrying } from './transact-retryi
  *   it and every change of the default sets it, in the transaction of the currency: the store has exactly
  *   one default from its first currency on, and the default is never deleted or disabled.
  *
- * Reads query `begins_with(sk, "CURRENCY")`: the store's at most 10 currencies, their 10 claims and the state,
+ * Reads query `sk` under the prefix `CURRENCY` (key-prefix.ts): the store's at most 10 currencies, their 10 claims and the state,
  * 21 small items, about 8 KB (2 read units, one round trip), for the list and for one currency alike. No
  * other item of the table has a sort key starting `CURRENCY`.
  */
@@ -87,8 +88,8 @@ interface CurrencyState {
 async function readState(storeId: string): Promise<CurrencyState> {
   const items = await queryAll({
     TableName: tableName('products'),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': PK(storeId), ':prefix': 'CURRENCY' },
+    KeyConditionExpression: SK_PREFIX_CONDITION,
+    ExpressionAttributeValues: { ':pk': PK(storeId), ...skPrefix('CURRENCY') },
     ConsistentRead: true,
   });
   const state = items.find((item) => item.sk === 'CURRENCY_STATE');

@@ -2,6 +2,7 @@ import { transactAsCaller as transact, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { GetCommand, type TransactWriteCommand } from './dynamodb';
 import { backoff, batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 
 /**
@@ -21,7 +22,7 @@ import { tableName } from './schema';
  * concurrently: a link and a delete of one file are serialized on the file's item.
  *
  * No other item of the table has a sort key starting `FILE` (lib/store/catalog-repository.ts and
- * lib/store/pcm-repository.ts list theirs), so the list's `begins_with(sk, "FILE#")` reads files only.
+ * lib/store/pcm-repository.ts list theirs), so the list's `sk` under the prefix `FILE#` (key-prefix.ts) reads files only.
  */
 export interface FileRecord {
   id: string;
@@ -99,8 +100,8 @@ export const fileKeys = {
 
 const filesQuery = (storeId: string) => ({
   TableName: tableName('products'),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': FILE_PREFIX },
+  KeyConditionExpression: SK_PREFIX_CONDITION,
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ...skPrefix(FILE_PREFIX) },
   ConsistentRead: true,
 });
 

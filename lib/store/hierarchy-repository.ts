@@ -3,6 +3,7 @@ import type { HierarchyAttributes } from '../validation/hierarchy';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import type { TransactWriteCommand } from './dynamodb';
 import { backoff, countItems, getRecord, queryPage } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 
 /**
@@ -26,7 +27,7 @@ import { tableName } from './schema';
  * hierarchy's slug is free at once.
  *
  * Partitions and costs: a store's hierarchies share the store's partition key with its products and
- * variations (distinct sort key prefixes), so the list is one Query of `begins_with(sk, "HIERARCHY#")` in
+ * variations (distinct sort key prefixes), so the list is one Query of `sk` under the prefix `HIERARCHY#` (key-prefix.ts) in
  * id order (ids are UUID v7: creation order) and its total a COUNT Query of the same range (read units grow
  * with the store's hierarchies; no items are transferred). A create, update or delete is one transaction of
  * at most three items (the hierarchy and up to two claims) plus the caller's checks. Each claim is a
@@ -78,10 +79,10 @@ const ATTEMPTS = 8;
 
 const hierarchiesQuery = (storeId: string) => ({
   TableName: tableName('products'),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  KeyConditionExpression: SK_PREFIX_CONDITION,
   // A hierarchy being deleted is gone to every reader.
   FilterExpression: 'attribute_not_exists(deleting)',
-  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': PREFIX },
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ...skPrefix(PREFIX) },
   ConsistentRead: true,
 });
 

@@ -3,6 +3,7 @@ import type { WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from './dynamodb';
 import { getRecord, queryAll, withoutKeys } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { TTL_ATTRIBUTE, tableName } from './schema';
 import { rereadingWrites, transactRetrying } from './transact-retrying';
 
@@ -94,8 +95,8 @@ export const integrationRepository = {
   async list(storeId: string): Promise<IntegrationRecord[]> {
     const items = await queryAll({
       TableName: TABLE(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': PK(storeId), ':prefix': INTEGRATION_PREFIX },
+      KeyConditionExpression: SK_PREFIX_CONDITION,
+      ExpressionAttributeValues: { ':pk': PK(storeId), ...skPrefix(INTEGRATION_PREFIX) },
       ConsistentRead: true,
     });
     return items.map((item) => withoutKeys(item) as unknown as IntegrationRecord);
@@ -230,10 +231,10 @@ export const integrationRepository = {
     const result = await getDocumentClient().send(
       new QueryCommand({
         TableName: TABLE(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        KeyConditionExpression: SK_PREFIX_CONDITION,
         ExpressionAttributeValues: {
           ':pk': integrationKeys.logs(storeId, integrationId),
-          ':prefix': LOG_PREFIX,
+          ...skPrefix(LOG_PREFIX),
         },
         ScanIndexForward: false,
         Limit: MAX_LOGS_KEPT,

@@ -2,6 +2,7 @@ import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { UpdateCommand } from './dynamodb';
 import { batchWriteItems, countItems, getRecord, queryAll, queryPage, withoutKeys } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 
 /**
@@ -16,7 +17,7 @@ import { tableName } from './schema';
  *   store's.
  *
  * No other item of the store's partition has a sort key starting `JOB#` (see lib/store/product-repository.ts,
- * lib/store/file-repository.ts), so the list's `begins_with(sk, "JOB#")` reads jobs only.
+ * lib/store/file-repository.ts), so the list's `sk` under the prefix `JOB#` (key-prefix.ts) reads jobs only.
  */
 
 export type JobStatus = 'pending' | 'started' | 'success' | 'failed' | 'cancelled';
@@ -69,15 +70,15 @@ export const jobKeys = {
 
 const jobsQuery = (storeId: string) => ({
   TableName: tableName('products'),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': JOB_PREFIX },
+  KeyConditionExpression: SK_PREFIX_CONDITION,
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ...skPrefix(JOB_PREFIX) },
   ConsistentRead: true,
 });
 
 const errorsQuery = (storeId: string, jobId: string) => ({
   TableName: tableName('products'),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': `${JOB_PREFIX}${storeId}#${jobId}`, ':prefix': ERROR_PREFIX },
+  KeyConditionExpression: SK_PREFIX_CONDITION,
+  ExpressionAttributeValues: { ':pk': `${JOB_PREFIX}${storeId}#${jobId}`, ...skPrefix(ERROR_PREFIX) },
   ConsistentRead: true,
 });
 

@@ -5,6 +5,7 @@ import { getDocumentClient } from './client';
 import { QueryCommand, type TransactWriteCommand } from './dynamodb';
 import { hierarchyKeys } from './hierarchy-repository';
 import { backoff, batchGetItems, countItems, getRecord, type PagedQuery, queryAll, queryPage } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { productKeys } from './product-repository';
 import { tableName } from './schema';
 
@@ -374,11 +375,11 @@ function detachItems(
 
 const rangeQuery = (storeId: string, prefix: string, extra: Partial<PagedQuery> = {}): PagedQuery => ({
   TableName: table(),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  KeyConditionExpression: SK_PREFIX_CONDITION,
   ...extra,
   ExpressionAttributeValues: {
     ':pk': storePk(storeId),
-    ':prefix': prefix,
+    ...skPrefix(prefix),
     ...extra.ExpressionAttributeValues,
   },
   ConsistentRead: true,

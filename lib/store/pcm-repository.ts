@@ -6,6 +6,7 @@ import { catalogKeys, catalogRepository, type ReleaseMarker } from './catalog-re
 import { getDocumentClient } from './client';
 import { GetCommand, PutCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { countItems, queryAll, queryPage } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 
 /**
@@ -288,8 +289,8 @@ async function updateCatalogRecord(
 /** The Query of a store's catalog records, in id (creation) order. */
 const catalogsQuery = (storeId: string) => ({
   TableName: tableName('products'),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': PCM_PREFIX },
+  KeyConditionExpression: SK_PREFIX_CONDITION,
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ...skPrefix(PCM_PREFIX) },
   ConsistentRead: true,
 });
 

@@ -12,6 +12,7 @@ import {
   queryPage,
   withoutKeys,
 } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { pricebookKeys } from './pricebook-repository';
 import { tableName } from './schema';
 import { movedClaim, rereadingWrites, transactRetrying } from './transact-retrying';
@@ -126,8 +127,8 @@ type Entry = { id: string; sku?: string; name?: string; created_at: string; upda
 
 const entriesQuery = (kind: EntryKind, storeId: string, pricebookId: string): PagedQuery => ({
   TableName: TABLE(),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': PK(storeId, pricebookId), ':prefix': ENTRY_PREFIX[kind] },
+  KeyConditionExpression: SK_PREFIX_CONDITION,
+  ExpressionAttributeValues: { ':pk': PK(storeId, pricebookId), ...skPrefix(ENTRY_PREFIX[kind]) },
   ConsistentRead: true,
 });
 

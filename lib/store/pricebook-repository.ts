@@ -3,6 +3,7 @@ import type { transactAsCaller, WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { GetCommand } from './dynamodb';
 import { getRecord, queryPage, withoutKeys } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 import { movedClaim, rereadingWrites, transactRetrying } from './transact-retrying';
 
@@ -19,7 +20,7 @@ import { movedClaim, rereadingWrites, transactRetrying } from './transact-retryi
  * - `STORE#<store>` / `PRICEBOOK_COUNT`: how many books the store has (`pricebook_count`, the list's total),
  *   moved in the transaction of each creation and deletion and conditioned on MAX_PRICEBOOKS_PER_STORE.
  *
- * A page of the list is one query of `begins_with(sk, "PRICEBOOK#")` (offsets skipped with COUNT queries)
+ * A page of the list is one query of `sk` under the prefix `PRICEBOOK#` (key-prefix.ts) (offsets skipped with COUNT queries)
  * beside one read of the counter. No other item of the table has a sort key starting `PRICEBOOK`.
  */
 export interface PricebookRecord {
@@ -86,8 +87,8 @@ export const pricebookRepository = {
   ): Promise<{ pricebooks: PricebookRecord[]; total: number }> {
     const query = {
       TableName: TABLE(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': PK(storeId), ':prefix': BOOK_PREFIX },
+      KeyConditionExpression: SK_PREFIX_CONDITION,
+      ExpressionAttributeValues: { ':pk': PK(storeId), ...skPrefix(BOOK_PREFIX) },
       ConsistentRead: true,
     };
     const [items, total] = await Promise.all([queryPage(query, page), this.count(storeId)]);

@@ -12,6 +12,7 @@ import {
   queryPage,
   withoutKeys,
 } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 import { variationKeys } from './variation-repository';
 
@@ -53,7 +54,7 @@ import { variationKeys } from './variation-repository';
  * sku is free at once.
  *
  * Partitions and throughput: a store's products share one partition key (`STORE#<store>`), so the list
- * (`Query begins_with(sk, "PRODUCT#")`, in id order: ids are UUID v7, so creation order) and its COUNT
+ * (`Query sk` under the prefix `PRODUCT#` (key-prefix.ts), in id order: ids are UUID v7, so creation order) and its COUNT
  * need no index. DynamoDB serves one partition key at up to 3,000 read and 1,000 write units a second
  * before splitting it by sort key (no local index holds the table to 10 GB per key), so a store's product
  * writes are bounded by what that collection sustains: far above the store's rate limit (100 requests/s).
@@ -328,8 +329,8 @@ async function refusedWrite(
 
 const productsQuery = (storeId: string) => ({
   TableName: tableName('products'),
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': PRODUCT_PREFIX },
+  KeyConditionExpression: SK_PREFIX_CONDITION,
+  ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ...skPrefix(PRODUCT_PREFIX) },
   ConsistentRead: true,
 });
 
@@ -726,10 +727,10 @@ export const productRepository = {
   async usesOf(storeId: string, componentId: string): Promise<ProductUse[]> {
     const items = await queryAll({
       TableName: tableName('products'),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      KeyConditionExpression: SK_PREFIX_CONDITION,
       ExpressionAttributeValues: {
         ':pk': `STORE#${storeId}`,
-        ':prefix': `${USED_BY_PREFIX}${componentId}#`,
+        ...skPrefix(`${USED_BY_PREFIX}${componentId}#`),
       },
       ConsistentRead: true,
     });

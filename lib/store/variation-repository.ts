@@ -3,6 +3,7 @@ import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { BatchWriteCommand, GetCommand, type TransactWriteCommand } from './dynamodb';
 import { backoff, queryAll, withoutKeys } from './items';
+import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 
 /**
@@ -99,8 +100,8 @@ const exists = (key: { pk: string; sk: string }) => ({
 function itemsUnder(storeId: string, prefix: string): Promise<Record<string, unknown>[]> {
   return queryAll({
     TableName: tableName('products'),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ':prefix': prefix },
+    KeyConditionExpression: SK_PREFIX_CONDITION,
+    ExpressionAttributeValues: { ':pk': `STORE#${storeId}`, ...skPrefix(prefix) },
     ConsistentRead: true,
   });
 }
