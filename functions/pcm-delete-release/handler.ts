@@ -2,7 +2,7 @@ import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
 import { emitReleasesDeleted } from '../../lib/integrations/events';
-import { deleteRelease } from '../../lib/pcm/service';
+import { deleteRelease, reclaimDeleted } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 
@@ -14,6 +14,10 @@ export const handler = createHandler('pcm-delete-release', {}, async (event) => 
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
   const releaseId = parsePcmId(pathParameter(event, 'release_id'));
   await asWriteCaller(event, (caller) => deleteRelease(event.auth.storeId, catalogId, releaseId, caller));
-  await emitReleasesDeleted(event.auth.storeId, [releaseId]);
+  // The events and the reclaim of what no reader can hold any more, at once.
+  await Promise.all([
+    emitReleasesDeleted(event.auth.storeId, [releaseId]),
+    reclaimDeleted(event.auth.storeId, catalogId),
+  ]);
   return noContent();
 });

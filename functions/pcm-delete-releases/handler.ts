@@ -2,7 +2,7 @@ import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
 import { emitReleasesDeleted } from '../../lib/integrations/events';
-import { deleteReleases } from '../../lib/pcm/service';
+import { deleteReleases, reclaimDeleted } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
 
@@ -15,6 +15,10 @@ export const handler = createHandler('pcm-delete-releases', {}, async (event) =>
   const deleted = await asWriteCaller(event, (caller) =>
     deleteReleases(event.auth.storeId, catalogId, caller),
   );
-  await emitReleasesDeleted(event.auth.storeId, deleted);
+  // The events and the reclaim of what no reader can hold any more, at once.
+  await Promise.all([
+    emitReleasesDeleted(event.auth.storeId, deleted),
+    reclaimDeleted(event.auth.storeId, catalogId),
+  ]);
   return noContent();
 });

@@ -83,9 +83,11 @@ export function emitReleaseEvent(
 
 /** `catalog-release.deleted`, one event per release: `{type, id}` only, as the platform sends deletions. */
 export async function emitReleasesDeleted(storeId: string, releaseIds: readonly string[]): Promise<void> {
-  for (const id of releaseIds) {
-    await emitIntegrationEvent(storeId, 'catalog-release.deleted', () => ({ type: 'catalog-release', id }));
-  }
+  await Promise.all(
+    releaseIds.map((id) =>
+      emitIntegrationEvent(storeId, 'catalog-release.deleted', () => ({ type: 'catalog-release', id })),
+    ),
+  );
 }
 
 /** `catalog-rule.created` or `.updated`: the rule as the rules API renders it; `.deleted`: `{type, id}`. */

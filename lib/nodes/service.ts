@@ -256,11 +256,14 @@ export async function addChildren(
   children: { id: string; sortOrder: number | undefined }[],
   caller: WriteCaller,
 ): Promise<NodeRecord> {
-  await nodeOf(storeId, hierarchyId, parentId);
-  const found = await nodeRepository.getMany(
-    storeId,
-    children.map((child) => ({ hierarchy_id: hierarchyId, id: child.id })),
-  );
+  // The parent (404 first) and the children, read at once.
+  const [, found] = await Promise.all([
+    nodeOf(storeId, hierarchyId, parentId),
+    nodeRepository.getMany(
+      storeId,
+      children.map((child) => ({ hierarchy_id: hierarchyId, id: child.id })),
+    ),
+  ]);
   const missing = children.findIndex((child) => !found.some((node) => node.id === child.id));
   if (missing >= 0) {
     throw unprocessable(
@@ -475,10 +478,9 @@ export async function productNodesPage(
   const { refs, total } = await nodeRepository.nodesOfProduct(storeId, productId, page);
   const found = new Map((await nodeRepository.getMany(storeId, refs)).map((node) => [node.id, node]));
   const nodes = refs.map((ref) => found.get(ref.id)).filter((node): node is NodeRecord => !!node);
+  const ids = [...new Set(nodes.map((node) => node.hierarchy_id))];
+  const read = await Promise.all(ids.map((id) => hierarchyRepository.get(storeId, id)));
   const hierarchies = new Map<string, Hierarchy>();
-  for (const id of new Set(nodes.map((node) => node.hierarchy_id))) {
-    const hierarchy = await hierarchyRepository.get(storeId, id);
-    if (hierarchy) hierarchies.set(id, hierarchy);
-  }
+  for (const hierarchy of read) if (hierarchy) hierarchies.set(hierarchy.id, hierarchy);
   return { nodes, total, hierarchies };
 }

@@ -58,11 +58,18 @@ export async function putDocument(
   bytes: Uint8Array,
   caller: WriteCaller,
 ): Promise<PcmCatalog> {
-  await catalogOf(storeId, catalogId);
   const key = documentKey(storeId, catalogId);
-  await objectStore.put(key, bytes, { contentType: 'application/json' });
-  await replaceDocument(storeId, catalogId, { key, bytes: bytes.byteLength }, caller);
-  return catalogOf(storeId, catalogId);
+  // The catalog is read while the object is stored (a new key: nothing reads it yet); a catalog that is
+  // missing, or authored, deletes it again (replaceDocument).
+  const [read, stored] = await Promise.allSettled([
+    catalogOf(storeId, catalogId),
+    objectStore.put(key, bytes, { contentType: 'application/json' }),
+  ]);
+  if (read.status === 'rejected' || stored.status === 'rejected') {
+    if (stored.status === 'fulfilled') await objectStore.delete(key).catch(() => undefined);
+    throw read.status === 'rejected' ? read.reason : (stored as PromiseRejectedResult).reason;
+  }
+  return replaceDocument(storeId, catalogId, { key, bytes: bytes.byteLength }, caller, read.value);
 }
 
 /**
@@ -77,11 +84,14 @@ export async function replaceDocument(
   catalogId: string,
   document: { key: string; bytes: number },
   caller?: WriteCaller,
-): Promise<void> {
+  read?: PcmCatalog,
+): Promise<PcmCatalog> {
   let replaced: PcmCatalog['document'];
+  let known = read;
   try {
     for (let attempt = 1; ; attempt += 1) {
-      const catalog = await catalogOf(storeId, catalogId);
+      const catalog = known ?? (await catalogOf(storeId, catalogId));
+      known = undefined;
       if (catalog.hierarchy_ids.length > 0)
         throw new ConflictError(new CatalogSourceError('authored').message);
       replaced = catalog.document;
@@ -94,7 +104,12 @@ export async function replaceDocument(
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
     throw error;
   }
-  if (replaced !== undefined) await reclaimDocument(storeId, catalogId, replaced);
+  // The catalog as written, read while the replaced document goes.
+  const [catalog] = await Promise.all([
+    catalogOf(storeId, catalogId),
+    replaced === undefined ? undefined : reclaimDocument(storeId, catalogId, replaced),
+  ]);
+  return catalog;
 }
 
 /**

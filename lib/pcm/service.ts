@@ -123,10 +123,13 @@ export async function updateCatalog(
 
 /** Deletes a catalog that has no releases (409 otherwise: delete them first, which keeps the current one). */
 export async function deleteCatalog(storeId: string, catalogId: string, caller: WriteCaller): Promise<void> {
-  await catalogOf(storeId, catalogId);
-  const releases = (await catalogRepository.listReleases(storeId, catalogId)).filter(
-    (release) => release.deleted_at === undefined,
-  );
+  // The three reads at once; the catalog's absence answers first.
+  const [, markers, firstRegistry] = await Promise.all([
+    catalogOf(storeId, catalogId),
+    catalogRepository.listReleases(storeId, catalogId),
+    catalogRepository.getRegistry(storeId),
+  ]);
+  const releases = markers.filter((release) => release.deleted_at === undefined);
   if (releases.length > 0) {
     throw new ConflictError(
       `the catalog has ${releases.length} release${releases.length === 1 ? '' : 's'}; a catalog with releases cannot be deleted`,
@@ -135,7 +138,7 @@ export async function deleteCatalog(storeId: string, catalogId: string, caller: 
   for (let attempt = 1; ; attempt += 1) {
     // Rules must be changed first (the platform's rule): the deletion holds only while the registry, which
     // holds the rules, is still the one read here.
-    const registry = await catalogRepository.getRegistry(storeId);
+    const registry = attempt === 1 ? firstRegistry : await catalogRepository.getRegistry(storeId);
     const naming = rulesNaming(registry, catalogId);
     if (naming.length > 0) {
       throw new ConflictError(
@@ -223,7 +226,7 @@ export async function getRelease(
  * reclaims replaced releases, RETAIN_REPLACED_MS after the release was replaced (at once for one that never
  * served). Deleting the current release rolls the catalog back to the newest published release before it
  * (in the same transaction as the registry), or unpublishes the catalog when there is none. A release being
- * published is never deleted (409).
+ * published is never deleted (409). The caller then reclaims what it can at once (`reclaimDeleted`).
  */
 export async function deleteRelease(
   storeId: string,
@@ -239,17 +242,15 @@ export async function deleteRelease(
     const done = current
       ? await replaceCurrent(storeId, catalogId, release.release_id, caller)
       : await markDeleted(release, version, caller);
-    if (done) {
-      await reclaimDeleted(storeId, catalogId);
-      return;
-    }
+    if (done) return;
   }
   throw new ConflictError(WRITE_CONFLICT);
 }
 
 /**
  * Deletes every release of the catalog but one being published, and so unpublishes it (shoppers get what
- * the store's other catalogs and rules give them); returns the ids of those deleted.
+ * the store's other catalogs and rules give them); returns the ids of those deleted. The caller then
+ * reclaims what it can at once (`reclaimDeleted`).
  */
 export async function deleteReleases(
   storeId: string,
@@ -273,10 +274,7 @@ export async function deleteReleases(
         deleted.push(current);
       else changed = true;
     }
-    if (!changed) {
-      await reclaimDeleted(storeId, catalogId);
-      return deleted;
-    }
+    if (!changed) return deleted;
   }
   throw new ConflictError(WRITE_CONFLICT);
 }
@@ -356,7 +354,7 @@ export const RECLAIM_BUDGET_MS = 3000;
  * can hold any more; the rest waits for the next cleanup (after the catalog's next switch, or `catalog
  * cleanup`). The deletion is done whatever happens here.
  */
-async function reclaimDeleted(storeId: string, catalogId: string): Promise<void> {
+export async function reclaimDeleted(storeId: string, catalogId: string): Promise<void> {
   await cleanupReleases(storeId, { catalogId, deadline: Date.now() + RECLAIM_BUDGET_MS }).catch(
     () => undefined,
   );

@@ -55,7 +55,8 @@ export async function reclaimDocument(
       if (release?.document_key === document.key) return;
     }
     const keys = [document.key, document.copy_from].filter((key): key is string => key !== undefined);
-    for (const key of keys) await objectStore.deletePrefix(key);
+    // Each key is one object: a DeleteObject each, at once (a prefix's list and delete would be two trips).
+    await Promise.all(keys.map((key) => objectStore.delete(key)));
   } catch (error) {
     log('warn', 'a document no longer used could not be deleted', {
       catalog_id: catalogId,
@@ -70,9 +71,10 @@ export async function reclaimDocument(
  * objects went.
  */
 export async function deleteCatalogObjects(storeId: string, catalogId: string): Promise<number> {
-  let deleted = 0;
-  for (const prefix of [documentsPrefix, uploadsPrefix, deltasPrefix]) {
-    deleted += await objectStore.deletePrefix(prefix(storeId, catalogId));
-  }
-  return deleted;
+  const counts = await Promise.all(
+    [documentsPrefix, uploadsPrefix, deltasPrefix].map((prefix) =>
+      objectStore.deletePrefix(prefix(storeId, catalogId)),
+    ),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
 }

@@ -3,7 +3,7 @@ import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
-import { settleAll } from '../../store/items';
+import { settleAll, settleWorkers } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
@@ -67,6 +67,8 @@ const EXPORTED_PERCENT = 5;
 const VALIDATED_PERCENT = 10;
 const PLANNED_PERCENT = 12;
 const DERIVED_PERCENT = 20;
+/** Ranges' picks written at once by Plan: small objects, one round trip each. */
+const PICKS_IN_FLIGHT = 8;
 
 export const workKeys = {
   prefix: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
@@ -297,9 +299,14 @@ async function invalid(input: ReleaseExecutionInput, error: ReleaseValidationErr
  * keep), into the bucket: the plan, each range's picks, and the ranges as JSON Lines for the derive map.
  */
 export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput> {
-  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  const registryRead = catalogRepository.getRegistry(input.store_id);
+  // Awaited below; a failure before then must not be an unhandled rejection meanwhile.
+  registryRead.catch(() => undefined);
+  const [release, store] = await Promise.all([
+    pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
+    storeRepository.get(input.store_id, true),
+  ]);
   if (!release) throw new Error(`release ${input.release_id} is gone`);
-  const store = await storeRepository.get(input.store_id, true);
   if (!store) throw new Error(`store ${input.store_id} is gone`);
   const layout: ReleaseLayout = {
     id: input.release_id,
@@ -331,10 +338,20 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
     };
     return invalid(input, new ReleaseValidationError([issue], 1));
   }
-  await putJson(workKeys.plan(input), plan);
-  for (const range of plan.ranges) await putJson(workKeys.picks(input, range.n), picks(range.n));
-  // The release the ranges may be taken up from: the one this release will be compared with or built on.
-  const registry = await catalogRepository.getRegistry(input.store_id);
+  // The plan and every range's picks, several at once (a million products: a hundred ranges).
+  let next = 0;
+  await settleAll([
+    putJson(workKeys.plan(input), plan),
+    settleWorkers(PICKS_IN_FLIGHT, async (stop) => {
+      while (!stop.failed && next < plan.ranges.length) {
+        const n = next++;
+        await putJson(workKeys.picks(input, n), picks(n));
+      }
+    }),
+  ]);
+  // The release the ranges may be taken up from: the one this release will be compared with or built on
+  // (the catalog's lock keeps it from changing while this release runs).
+  const registry = await registryRead;
   const current = registry?.catalogs[input.catalog_id]?.release;
   const base =
     current && buildsOn(current, layout, release.full_delta === true, Date.now())
@@ -494,9 +511,11 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     return replaced;
   };
   // Compared with the catalog's current release: what differs is written, the rest is shared.
-  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  const [release, registry] = await Promise.all([
+    pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
+    catalogRepository.getRegistry(input.store_id),
+  ]);
   if (!release) throw new Error(`release ${input.release_id} is gone`);
-  const registry = await catalogRepository.getRegistry(input.store_id);
   const changes = chunkFiles((n) => workKeys.chunk(input, 'changes', n), plan.layout.published_at);
   const shared = await planSharing({
     ids: input,
