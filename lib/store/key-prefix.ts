@@ -4,7 +4,7 @@
  * same items, the same read units), but DynamoDB Local, which the local harness and the tests run on,
  * scans the whole partition for a `begins_with` and reads a range only for a `BETWEEN`: a store's
  * integrations or release markers, beside its 100,000 products, took 109-198 ms a Query, and 1.5 ms as a
- * range (docs/performance.md).
+ * range (docs/performance.md, "Fourth round").
  */
 export const SK_PREFIX_CONDITION = 'pk = :pk AND sk BETWEEN :prefix AND :prefixEnd';
 
