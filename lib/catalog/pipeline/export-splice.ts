@@ -51,13 +51,13 @@ export const exportObjects = {
   document: (storeId: string, catalogId: string, releaseId: string) =>
     authoredDocumentKey({ store_id: storeId, catalog_id: catalogId, release_id: releaseId }),
   index: (storeId: string, catalogId: string, releaseId: string) =>
-    workExportKeys(exportObjects.document(storeId, catalogId, releaseId)).index,
+    besideExport(exportObjects.document(storeId, catalogId, releaseId)).index,
   trailer: (storeId: string, catalogId: string, releaseId: string) =>
-    workExportKeys(exportObjects.document(storeId, catalogId, releaseId)).trailer,
+    besideExport(exportObjects.document(storeId, catalogId, releaseId)).trailer,
 };
 
 /** The index and trailer Export writes beside a document at `documentKey`. */
-export const workExportKeys = (documentKey: string) => ({
+export const besideExport = (documentKey: string) => ({
   index: documentKey.replace(/\.json$/, '.index'),
   trailer: documentKey.replace(/\.json$/, '.export.json'),
 });
@@ -383,7 +383,7 @@ export async function writeExport(
   source: { storeId: string; catalog: SpliceInput['catalog']; at: Date; startedAt: number },
   plan: SplicePlan,
 ): Promise<{ spliced: boolean; why?: string; changed_products?: number; families?: number }> {
-  const keys = workExportKeys(documentKey);
+  const keys = besideExport(documentKey);
   const { storeId, catalog, at, startedAt } = source;
   if (!('whole' in plan)) {
     const head = catalogHead(catalog, catalog.sources.pricebook_ids);

@@ -646,15 +646,10 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined),
     cleanupReleases(input.store_id, { catalogId: input.catalog_id })
       .catch(() => undefined)
-      .then(() => sweepObjects(input))
+      .then(() => sweepReleaseObjects(input.store_id, input.catalog_id))
       .catch(() => undefined),
   ]);
   return { published: true };
-}
-
-/** Deletes the objects of the catalog's releases that are gone. */
-async function sweepObjects(input: ReleaseIds): Promise<void> {
-  await sweepReleaseObjects(input.store_id, input.catalog_id);
 }
 
 /**
