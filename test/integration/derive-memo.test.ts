@@ -1,7 +1,7 @@
 import { handler as getCatalogProduct } from '../../functions/get-catalog-product/handler';
 import { generateRelease } from '../../lib/catalog/generator';
 import { memoObjects } from '../../lib/catalog/pipeline/derive-memo';
-import { releaseObjects } from '../../lib/catalog/pipeline/share';
+import { releaseManifest, releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { resetConfig } from '../../lib/config/index';
@@ -87,8 +87,9 @@ async function newCatalog() {
   };
   const manifest = async (release: PcmRelease) => {
     const parts: Buffer[] = [];
-    for await (const bytes of objectStore.read(
-      releaseObjects.manifest(storeId, catalogId, release.release_id),
+    for await (const bytes of releaseManifest(
+      { store_id: storeId, catalog_id: catalogId },
+      release.release_id,
     ))
       parts.push(Buffer.from(bytes));
     return Buffer.concat(parts);
@@ -195,5 +196,57 @@ describe('a publish derives only the ranges that changed', () => {
     const whole = await catalog.publish(doc, JSON.stringify({ export_full_delta: true }));
     expect(whole.derivation).toEqual({ ranges, kept: 0 });
     expect((await catalog.manifest(whole)).equals(await catalog.manifest(compacted))).toBe(true);
+  });
+  it('compares only the ranges it does not share with the release before: their manifest parts are not read', async () => {
+    const catalog = await newCatalog();
+    const first = await catalog.publish(document(catalog.catalogId));
+    const changed = document(catalog.catalogId);
+    (changed.products[250] as Document['products'][number]).attributes.name = 'Renamed';
+    const read = jest.spyOn(objectStore, 'read');
+    let one: PcmRelease;
+    let keys: string[];
+    try {
+      one = await catalog.publish(changed);
+    } finally {
+      keys = read.mock.calls.map(([key]) => key);
+      read.mockRestore();
+    }
+    expect(derived.filter((kept) => !kept).length).toBe(1);
+    expect(one.sharing).toMatchObject({ changed_products: 1, removed_products: 0 });
+    // Of the releases' manifests, only the compared release's merged part and its part of the changed
+    // range were read; neither the parts of the ranges both releases have nor any of the new release's.
+    const prefix = (release: PcmRelease) =>
+      releaseObjects.prefix(catalog.storeId, catalog.catalogId, release.release_id);
+    const manifests = new Set(keys.filter((key) => key.startsWith('releases/') && key.endsWith('.manifest')));
+    expect(manifests.size).toBe(2);
+    expect(manifests.has(`${prefix(first)}merged.manifest`)).toBe(true);
+    expect([...manifests].filter((key) => key.startsWith(`${prefix(first)}ranges/`))).toHaveLength(1);
+    // The same release as one derived whole.
+    const whole = await catalog.publish(changed, JSON.stringify({ export_full_delta: true }));
+    expect((await catalog.manifest(whole)).equals(await catalog.manifest(one))).toBe(true);
+  });
+
+  it('compares with a release whose manifest is one object (published before manifests had parts)', async () => {
+    const catalog = await newCatalog();
+    const first = await catalog.publish(document(catalog.catalogId));
+    // The first release's manifest as such a release keeps it: its entries in one object, no parts list.
+    const ids = { store_id: catalog.storeId, catalog_id: catalog.catalogId };
+    const entries = await catalog.manifest(first);
+    await objectStore.put(
+      releaseObjects.manifest(catalog.storeId, catalog.catalogId, first.release_id),
+      entries,
+      {
+        contentType: 'application/octet-stream',
+      },
+    );
+    await objectStore.delete(releaseObjects.manifestParts(ids.store_id, ids.catalog_id, first.release_id));
+    const changed = document(catalog.catalogId);
+    (changed.products[250] as Document['products'][number]).attributes.name = 'Renamed';
+    const one = await catalog.publish(changed);
+    expect(one.layers).toEqual([first.release_id]);
+    expect(one.sharing).toMatchObject({ changed_products: 1, removed_products: 0 });
+    expect(one.total_items).toBeLessThan(20);
+    const read = await catalog.product((changed.products[250] as Document['products'][number]).id);
+    expect(read.body.data?.attributes?.name).toBe('Renamed');
   });
 });

@@ -327,7 +327,9 @@ describe('deleting, rolling back and the cleanup keep what a kept release reads'
     const catalog = await newCatalog();
     const first = await catalog.publish(catalog.document());
     expect(
-      await objectStore.head(releaseObjects.manifest(catalog.storeId, catalog.catalogId, first.release_id)),
+      await objectStore.head(
+        releaseObjects.manifestParts(catalog.storeId, catalog.catalogId, first.release_id),
+      ),
     ).toBeDefined();
     await catalog.publish(
       catalog.document(),

@@ -2,7 +2,7 @@ import { catalogRepository } from '../../store/catalog-repository';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { pcmRepository } from '../../store/pcm-repository';
 import type { ReleaseLayout } from '../types';
-import { readBytes, readLines, streamOf } from './codec';
+import { readBytes, readLines, readText, streamOf } from './codec';
 import { ManifestTable, readManifestEntries } from './item-manifest';
 import { type ReleaseIds, releaseObjectsPrefix, type WriteChunk } from './workflow';
 
@@ -51,9 +51,70 @@ const sameLayout = (a: ReleaseLayout, b: Pick<ReleaseLayout, 'shards' | 'chunk_s
 /** Where a release's objects live: its item manifest (and its delta file), kept as long as its items. */
 export const releaseObjects = {
   prefix: releaseObjectsPrefix,
+  /** The item manifest as one object: how releases published before manifests had parts keep it. */
   manifest: (storeId: string, catalogId: string, releaseId: string) =>
     `${releaseObjects.prefix(storeId, catalogId, releaseId)}items.manifest`,
+  /** The item manifest's parts, in order (`{ parts: ManifestPart[] }`), written once they all are. */
+  manifestParts: (storeId: string, catalogId: string, releaseId: string) =>
+    `${releaseObjects.prefix(storeId, catalogId, releaseId)}manifest-parts.json`,
+  /** The part of the entries no range's key names: the merge's items, and ranges derived without a key. */
+  mergedManifest: (storeId: string, catalogId: string, releaseId: string) =>
+    `${releaseObjects.prefix(storeId, catalogId, releaseId)}merged.manifest`,
 };
+
+/**
+ * One part of a release's item manifest: an object of entries. A range's part is the entries its
+ * derivation kept (derive-memo.ts), named by the range's key: every release with a range of that key has
+ * the same entries in it, so two releases' manifests are compared without reading the parts they share.
+ */
+export interface ManifestPart {
+  key: string;
+  /** Its entries (unknown for a manifest of one object, from before parts). */
+  items?: number;
+  /** The range's key. */
+  range?: string;
+}
+
+/** A release's item manifest, its parts in order (one object for a release from before parts). */
+async function manifestParts(
+  ids: Pick<ReleaseIds, 'store_id' | 'catalog_id'>,
+  releaseId: string,
+): Promise<ManifestPart[]> {
+  try {
+    const text = await readText(
+      objectStore.read(releaseObjects.manifestParts(ids.store_id, ids.catalog_id, releaseId)),
+    );
+    return (JSON.parse(text) as { parts: ManifestPart[] }).parts;
+  } catch (error) {
+    if (!(error instanceof ObjectNotFoundError)) throw error;
+    // Read as any part: when it is not there either, the release has no manifest (ObjectNotFoundError).
+    return [{ key: releaseObjects.manifest(ids.store_id, ids.catalog_id, releaseId) }];
+  }
+}
+
+/**
+ * The bytes of `parts`, in order: a range's part read whole, a few ahead (one round trip each, bounded by
+ * the range's size), any other streamed when its turn comes (the merged part may hold a whole catalog's).
+ */
+async function* readParts(parts: ManifestPart[]): AsyncGenerator<Uint8Array> {
+  const ahead = readAhead(parts.length, MANIFEST_READ_AHEAD, (n) => {
+    const part = parts[n] as ManifestPart;
+    return part.range === undefined ? Promise.resolve(undefined) : readBytes(objectStore.read(part.key));
+  });
+  for (const [n, part] of parts.entries()) {
+    const bytes = await ahead(n);
+    if (bytes === undefined) yield* objectStore.read(part.key);
+    else yield bytes;
+  }
+}
+
+/** A release's item manifest as one stream of entries' bytes (ObjectNotFoundError when it has none). */
+export async function* releaseManifest(
+  ids: Pick<ReleaseIds, 'store_id' | 'catalog_id'>,
+  releaseId: string,
+): AsyncGenerator<Uint8Array> {
+  yield* readParts(await manifestParts(ids, releaseId));
+}
 
 /**
  * Deletes the objects of the catalog's releases (every catalog's when `catalogId` is undefined) that have
@@ -133,6 +194,12 @@ export interface SharePlan {
   removed_products: number;
 }
 
+/**
+ * A range's chunks among the derivation's, in order: how many, and, when the range has a key
+ * (derive-memo.ts), the key and the object where the release keeps the range's entries.
+ */
+export type ShareRange = { chunks: number } | { chunks: number; key: string; manifest: string };
+
 interface ShareInput {
   ids: ReleaseIds;
   layout: ReleaseLayout;
@@ -141,6 +208,8 @@ interface ShareInput {
    * the release before is one chunk of entries only (`kept`).
    */
   chunks: WriteChunk[];
+  /** The ranges' chunks, the first of `chunks` in order (the rest are the merge's). */
+  ranges?: ShareRange[];
   /**
    * Derives again the kept chunks at the indexes given: for each, the chunk files of its item lines (with
    * their manifest parts), in order. Called only for chunks whose lines are read.
@@ -166,18 +235,30 @@ interface ShareInput {
 
 const isProductKey = (sk: string) => sk.startsWith('P#');
 
-/** The release's manifest as a table, or undefined when it has none (published before manifests existed). */
-async function loadTable(ids: ReleaseIds, releaseId: string, only?: (sk: string) => boolean) {
+/**
+ * A release's manifest for a comparison, without the parts of the ranges `shared` names (the new release
+ * has the same entries there): the parts read (in order), the ranges' keys it has, the entries left out,
+ * and the table of the rest (only the sort keys `only` accepts, when given). Undefined when the release
+ * has no manifest (published before manifests existed, or expired).
+ */
+async function loadCompared(
+  ids: ReleaseIds,
+  releaseId: string,
+  shared: ReadonlySet<string>,
+  only?: (sk: string) => boolean,
+) {
   try {
-    return await ManifestTable.load(manifestOf(ids, releaseId), only);
+    const parts = await manifestParts(ids, releaseId);
+    const read = parts.filter((part) => part.range === undefined || !shared.has(part.range));
+    let skipped = 0;
+    for (const part of parts) if (!read.includes(part)) skipped += part.items ?? 0;
+    const ranges = new Set(parts.flatMap((part) => (part.range === undefined ? [] : [part.range])));
+    return { read, ranges, skipped, table: await ManifestTable.load(readParts(read), only) };
   } catch (error) {
     if (error instanceof ObjectNotFoundError) return undefined;
     throw error;
   }
 }
-
-const manifestOf = (ids: ReleaseIds, releaseId: string) =>
-  objectStore.read(releaseObjects.manifest(ids.store_id, ids.catalog_id, releaseId));
 
 const sameSet = (a: string[] = [], b: string[] = []) =>
   a.length === b.length && [...a].sort().join() === [...b].sort().join();
@@ -260,6 +341,11 @@ export type ShareChange = { type: 'createupdate'; line: string } | { type: 'dele
  * Compares the derived release with the catalog's current one and decides what to write: stores the new
  * release's item manifest (the derived items' entries, whatever is written), then either every chunk file
  * (a whole write) or new chunk files of the changed items and the tombstones (`emitLine`).
+ *
+ * The ranges this release and the compared one share (the same key: the same entries) are neither read
+ * nor compared: a one-price change reads the entries of the range that holds it and the merge's, whatever
+ * the catalog's size. The new manifest is the ranges' parts, which Derive already keeps among the
+ * release's objects, and one merged part of the other entries.
  */
 export async function planSharing(
   input: ShareInput,
@@ -277,6 +363,20 @@ export async function planSharing(
       sameSet(input.authored.pricebook_ids, baseRelease.authored.pricebook_ids)
     );
 
+  // Each chunk's range key (the merge's chunks have none), and the new manifest's range parts.
+  const rangeOf: (string | undefined)[] = [];
+  const ownParts: ManifestPart[] = [];
+  for (const range of input.ranges ?? []) {
+    const key = 'key' in range ? range.key : undefined;
+    let items = 0;
+    for (let i = 0; i < range.chunks; i += 1) {
+      items += (input.chunks[rangeOf.length] as WriteChunk).items;
+      rangeOf.push(key);
+    }
+    if ('key' in range) ownParts.push({ key: range.manifest, items, range: range.key });
+  }
+  const ownRanges = new Set(ownParts.map((part) => part.range as string));
+
   // Compared with the base, or, once the base has MAX_LAYERS layers, with its bottom layer (compaction:
   // the new layer then holds everything that differs from the bottom, and reads go two layers deep).
   const chain = base === undefined ? [] : [base.id, ...(base.layers ?? [])];
@@ -286,13 +386,17 @@ export async function planSharing(
   let whole: string | undefined;
   if (base === undefined || against === undefined) whole = 'the first release of the catalog';
   else if (!sameLayout(base, layout)) whole = 'the release before it is laid out differently';
-  const table = whole === undefined ? await loadTable(ids, against as string) : undefined;
+  const compared = whole === undefined ? await loadCompared(ids, against as string, ownRanges) : undefined;
+  const table = compared?.table;
   if (whole === undefined && table === undefined) whole = 'the release before it has no item manifest';
   if (whole === undefined && table !== undefined && table.collisions > 0)
     whole = 'two keys of the release before it share a hash';
   // Compacting: the products of the base itself, for what the delta file lists.
-  const baseProducts =
-    whole === undefined && compacting ? await loadTable(ids, base?.id as string, isProductKey) : undefined;
+  const baseCompared =
+    whole === undefined && compacting
+      ? await loadCompared(ids, base?.id as string, ownRanges, isProductKey)
+      : undefined;
+  const baseProducts = baseCompared?.table;
   if (compacting && whole === undefined && baseProducts === undefined)
     whole = 'the release before it has no item manifest';
 
@@ -315,32 +419,45 @@ export async function planSharing(
     chunks = moved.chunks;
     return moved.lines;
   };
-  if (whole !== undefined || fullDelta) await materialize(() => true);
   const comparing = whole === undefined ? table : undefined;
-  // The new manifest is the derived items' entries in chunk order; the comparison reads them on the way.
+  const sharedWith = (ranges: ReadonlySet<string> | undefined, n: number) => {
+    const range = rangeOf[n];
+    return range !== undefined && ranges?.has(range) === true;
+  };
+  // What each chunk's entries are read for: the merged part (no range), the comparison with the compared
+  // release, the delta file's comparison with the base (compacting); a chunk needed for none is not read.
+  const reads = chunks.flatMap((chunk, n) => {
+    const merged = rangeOf[n] === undefined;
+    const vsCompared = comparing !== undefined && !sharedWith(compared?.ranges, n);
+    const vsBase = baseProducts !== undefined && !sharedWith(baseCompared?.ranges, n);
+    if (merged || vsCompared || vsBase) return [{ n, merged, vsCompared, vsBase }];
+    derivedItems += chunk.items;
+    return [];
+  });
+  const mergedKey = releaseObjects.mergedManifest(ids.store_id, ids.catalog_id, ids.release_id);
+  let mergedItems = 0;
   await objectStore.put(
-    releaseObjects.manifest(ids.store_id, ids.catalog_id, ids.release_id),
+    mergedKey,
     (async function* () {
-      const parts = readAhead(chunks.length, MANIFEST_READ_AHEAD, (n) =>
-        readBytes(objectStore.read(manifestPartKey((chunks[n] as WriteChunk).key))),
+      const parts = readAhead(reads.length, MANIFEST_READ_AHEAD, (i) =>
+        readBytes(
+          objectStore.read(manifestPartKey((chunks[(reads[i] as { n: number }).n] as WriteChunk).key)),
+        ),
       );
-      for (const n of chunks.keys()) {
-        const bytes = await parts(n);
-        yield bytes;
-        if (comparing === undefined) {
-          for await (const _ of readManifestEntries(streamOf(bytes))) derivedItems += 1;
-          continue;
-        }
+      for (const [i, { n, merged, vsCompared, vsBase }] of reads.entries()) {
+        const bytes = await parts(i);
+        if (merged) yield bytes;
         let line = 0;
         for await (const entry of readManifestEntries(streamOf(bytes))) {
           derivedItems += 1;
+          if (merged) mergedItems += 1;
           const product = isProductKey(entry.sk);
-          if (!comparing.unchanged(entry)) {
+          if (vsCompared && comparing !== undefined && !comparing.unchanged(entry)) {
             mark(changed, n, line);
             changedItems += 1;
             if (product && baseProducts === undefined) mark(changedProducts, n, line);
           }
-          if (product && baseProducts !== undefined && !baseProducts.unchanged(entry))
+          if (product && vsBase && baseProducts !== undefined && !baseProducts.unchanged(entry))
             mark(changedProducts, n, line);
           line += 1;
         }
@@ -348,22 +465,32 @@ export async function planSharing(
     })(),
     { contentType: 'application/octet-stream' },
   );
-  if (whole === undefined && table !== undefined && changedItems > table.count * WHOLE_WRITE_SHARE)
+  // The manifest's list last: it names only parts that are there.
+  await objectStore.put(
+    releaseObjects.manifestParts(ids.store_id, ids.catalog_id, ids.release_id),
+    JSON.stringify({ parts: [...ownParts, { key: mergedKey, items: mergedItems }] }),
+    { contentType: 'application/json' },
+  );
+  if (
+    whole === undefined &&
+    compared !== undefined &&
+    changedItems > (compared.table.count + compared.skipped) * WHOLE_WRITE_SHARE
+  )
     whole = `it changes more than ${WHOLE_WRITE_SHARE * 100} % of the items`;
-  if (whole !== undefined) await materialize(() => true);
-  else {
-    // The kept ranges whose lines are read, derived again: the marked lines follow them to their files.
-    const moved = await materialize((n) => changed.has(n) || changedProducts.has(n));
-    if (moved) {
-      for (const lines of [changed, changedProducts]) {
-        const relocated = moved(lines);
-        lines.clear();
-        for (const [n, list] of relocated) lines.set(n, list);
-      }
+  // The kept ranges whose lines are read, derived again: every one for a whole write or a full delta
+  // file, else those with a marked line; the marked lines follow them to their files.
+  const moved = await materialize(
+    whole !== undefined || fullDelta ? () => true : (n) => changed.has(n) || changedProducts.has(n),
+  );
+  if (moved && whole === undefined) {
+    for (const lines of [changed, changedProducts]) {
+      const relocated = moved(lines);
+      lines.clear();
+      for (const [n, list] of relocated) lines.set(n, list);
     }
   }
 
-  if (whole !== undefined || table === undefined || against === undefined) {
+  if (whole !== undefined || compared === undefined || against === undefined) {
     // Written whole: its delta file holds the whole catalog.
     return {
       chunks,
@@ -379,11 +506,12 @@ export async function planSharing(
   }
 
   for await (const line of pickLines(chunks, changed)) await input.emitLine(line);
-  // A tombstone for every key of the compared release this one no longer has.
+  // A tombstone for every key of the compared release this one no longer has (the parts it shares with
+  // this one hold none).
   const removed: string[] = [];
   let index = 0;
-  for await (const entry of readManifestEntries(manifestOf(ids, against))) {
-    if (!table.kept(index)) {
+  for await (const entry of readManifestEntries(readParts(compared.read))) {
+    if (!compared.table.kept(index)) {
       await input.emitLine(
         JSON.stringify({ pk: `REL#${ids.release_id}#${entry.shard}`, sk: entry.sk, x: 1 }),
       );
@@ -392,12 +520,12 @@ export async function planSharing(
     }
     index += 1;
   }
-  if (baseProducts !== undefined) {
+  if (baseCompared !== undefined) {
     // Products the base had and this release has not (against the base, not the bottom).
     index = 0;
-    for await (const entry of readManifestEntries(manifestOf(ids, base?.id as string))) {
+    for await (const entry of readManifestEntries(readParts(baseCompared.read))) {
       if (!isProductKey(entry.sk)) continue;
-      if (!baseProducts.kept(index)) removed.push(entry.sk.slice(2));
+      if (!baseCompared.table.kept(index)) removed.push(entry.sk.slice(2));
       index += 1;
     }
   }

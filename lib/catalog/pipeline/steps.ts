@@ -26,7 +26,7 @@ import { ReleaseValidationError, type ValidationIssue } from '../validate-releas
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readBytes, readLines, readText, streamOf } from './codec';
 import { type DeltaChange, deleteDeltaFile, writeDeltaFile } from './delta-file';
-import { keepRange, rangeKey, readRangeBytes, takeUpRange } from './derive-memo';
+import { keepRange, memoObjects, rangeKey, readRangeBytes, takeUpRange } from './derive-memo';
 import { AuthoredSourceError } from './export';
 import { planSplice, writeExport } from './export-splice';
 import { manifestEntry } from './item-manifest';
@@ -372,6 +372,11 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
 interface PartialFile {
   partial: RangePartial;
   chunks: WriteChunk[];
+  /**
+   * The range's key (derive-memo.ts), when it has one: its items' entries are then kept among the release's
+   * objects, where the item manifest names them (share.ts).
+   */
+  range_key?: string;
 }
 
 /**
@@ -446,12 +451,12 @@ async function deriveOrTakeUp(
   const key = rangeKey(plan, picks, range, await readRangeBytes(streamOf(bytes), times), times);
   const taken = key !== undefined && base !== undefined && (await takeUpRange(input, base, key, publishedAt));
   if (taken) {
-    const file: PartialFile = { partial: taken.partial, chunks: [taken.chunk] };
+    const file: PartialFile = { partial: taken.partial, chunks: [taken.chunk], range_key: key };
     await putJson(workKeys.partial(input, range.n), file);
     return { items: taken.partial.items, kept: true };
   }
   const { partial, chunks, entries } = await derivation(derive);
-  const file: PartialFile = { partial, chunks };
+  const file: PartialFile = { partial, chunks, ...(key === undefined ? {} : { range_key: key }) };
   await Promise.all([
     key === undefined ? undefined : keepRange(input, key, entries, partial, publishedAt),
     putJson(workKeys.partial(input, range.n), file),
@@ -468,6 +473,7 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   // Each range's chunks, then the merge's.
   const rangeChunks: WriteChunk[][] = [];
+  const rangeKeys: (string | undefined)[] = [];
   const files = chunkFiles((n) => workKeys.chunk(input, 'merge', n), plan.layout.published_at);
   let derived: Awaited<ReturnType<typeof mergeRelease>>;
   try {
@@ -477,6 +483,7 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
         for (const range of plan.ranges) {
           const file = await readJson<PartialFile>(workKeys.partial(input, range.n));
           rangeChunks.push(file.chunks);
+          rangeKeys.push(file.range_key);
           yield file.partial;
         }
       })(),
@@ -521,6 +528,12 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     ids: input,
     layout: plan.layout,
     chunks,
+    ranges: rangeChunks.map((list, n) => {
+      const key = rangeKeys[n];
+      return key === undefined
+        ? { chunks: list.length }
+        : { chunks: list.length, key, manifest: memoObjects.manifest(input, input.release_id, key) };
+    }),
     materialize,
     askedFullDelta: release.full_delta === true,
     ...(release.authored ? { authored: release.authored } : {}),
