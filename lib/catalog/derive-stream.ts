@@ -244,6 +244,60 @@ async function* products(
 const OPEN_RANGE = new TextEncoder().encode('{"products":[');
 const CLOSE_RANGE = new TextEncoder().encode(']}');
 
+/**
+ * The document's bytes passed on to the reader as they are read, and fed to `onRangeBytes` range by range:
+ * each chunk is held from when it is read until every range byte in it has been fed (the reader parses a
+ * chunk before it asks for the next, so that is the chunk or two around the product just read; more only
+ * while a head member before the products is read, which the plan holds parsed anyway).
+ */
+function rangeTap(
+  source: AsyncIterable<Uint8Array>,
+  onRangeBytes: ((n: number, piece: Uint8Array) => void) | undefined,
+) {
+  const held: { at: number; bytes: Uint8Array }[] = [];
+  /** The first byte of the open range not fed yet. */
+  let fed = 0;
+  let fedRange = -1;
+  const drop = (to: number) => {
+    while (held.length > 0) {
+      const first = held[0] as { at: number; bytes: Uint8Array };
+      if (first.at + first.bytes.length > to) break;
+      held.shift();
+    }
+  };
+  if (onRangeBytes === undefined)
+    return {
+      source,
+      feed: (_range: DeriveRange, _to: number) => undefined,
+      drop: (_to: number) => undefined,
+    };
+  return {
+    source: (async function* () {
+      let at = 0;
+      for await (const chunk of source) {
+        held.push({ at, bytes: chunk });
+        at += chunk.length;
+        yield chunk;
+      }
+    })(),
+    /** Feeds range `range` its bytes up to `to` (the end of the product just read). */
+    feed: (range: DeriveRange, to: number) => {
+      if (fedRange !== range.n) {
+        fedRange = range.n;
+        fed = range.offset;
+      }
+      for (const { at, bytes } of held) {
+        const from = Math.max(fed, at);
+        const end = Math.min(to, at + bytes.length);
+        if (from < end) onRangeBytes(range.n, bytes.subarray(from - at, end - at));
+      }
+      fed = to;
+      drop(to);
+    },
+    drop,
+  };
+}
+
 /** A range's bytes read as a document of its products alone. */
 async function* rangeDocument(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield OPEN_RANGE;
@@ -394,7 +448,14 @@ const sameRoots = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string
  * document's small members are not valid (its products must have passed validation).
  */
 export async function planRelease(
-  options: Omit<StreamDeriveOptions, 'emit' | 'openRange'>,
+  options: Omit<StreamDeriveOptions, 'emit' | 'openRange'> & {
+    /**
+     * Given each range's bytes as the first pass reads them (range `n`, its pieces in order, exactly the
+     * bytes of its `offset` and `length`): what the release's derivation keys a range by, hashed here
+     * so that a range taken up is not read again.
+     */
+    onRangeBytes?: (n: number, piece: Uint8Array) => void;
+  },
 ): Promise<{ plan: DerivePlan; picks: (range: number) => RangePicks }> {
   const { layout } = options;
   const rangeBytes = options.rangeBytes ?? DERIVE_RANGE_BYTES;
@@ -414,7 +475,10 @@ export async function planRelease(
   const ranges: DeriveRange[] = [];
   let open: DeriveRange | undefined;
   let live = 0;
-  for await (const read of products(options.open(), (part) => {
+  const tap = rangeTap(options.open(), options.onRangeBytes);
+  for await (const read of products(tap.source, (part) => {
+    // Past this member's bytes no range's are (the products are one run, and this is not among them).
+    tap.drop(part.offset + part.length);
     if (part.kind === 'value') raw[part.key] = part.value;
     else {
       const list = lists.get(part.key) ?? [];
@@ -439,6 +503,7 @@ export async function planRelease(
     }
     open.count += 1;
     open.length = read.offset + read.length - open.offset;
+    tap.feed(open, read.offset + read.length);
 
     const a = product.attributes;
     const isLive = a.status === 'live';

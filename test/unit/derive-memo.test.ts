@@ -3,7 +3,12 @@ import { inflateRawSync } from 'node:zlib';
 import { deriveRange, planRelease, type ReleaseItem } from '../../lib/catalog/derive-stream';
 import { FILTER_INDEX_VERSION } from '../../lib/catalog/filter-index';
 import { generateRelease } from '../../lib/catalog/generator';
-import { DERIVATION_VERSION, rangeKey, readRangeBytes } from '../../lib/catalog/pipeline/derive-memo';
+import {
+  DERIVATION_VERSION,
+  RangeHasher,
+  rangeKey,
+  readRangeBytes,
+} from '../../lib/catalog/pipeline/derive-memo';
 import { relocation } from '../../lib/catalog/pipeline/share';
 import type { ReleaseLayout } from '../../lib/catalog/types';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
@@ -106,6 +111,44 @@ describe('a range’s key', () => {
     const catalogName = (plan.head.catalog as { name: string }).name;
     expect(rangeKey(plan, picks(1), range, clean, [catalogName])).toBeUndefined();
     expect(rangeKey(plan, picks(1), range, clean, [LAYOUT.published_at])).toEqual(expect.any(String));
+  });
+});
+
+describe('the plan’s hashes of its ranges', () => {
+  it('are those of each range’s bytes read alone, whatever the reads’ sizes and the members’ order', async () => {
+    const text = documentText();
+    const { products, ...rest } = JSON.parse(text.toString('utf8')) as Record<string, unknown>;
+    // The other members before the products (held while the first range is fed) and after them.
+    const productsLast = Buffer.from(JSON.stringify({ ...rest, products }));
+    const productsFirst = Buffer.from(JSON.stringify({ products, ...rest }));
+    for (const document of [productsLast, productsFirst]) {
+      const { plan, bytesOf } = await planned(document);
+      expect(plan.ranges.length).toBeGreaterThanOrEqual(3);
+      // A time that occurs in one range only, across the edges of small reads.
+      const inside = bytesOf(1).toString('utf8').slice(300, 324);
+      const times = [LAYOUT.published_at, inside];
+      expect((await readRangeBytes(pieces(bytesOf(1), 4096), times)).holdsTime).toBe(true);
+      expect((await readRangeBytes(pieces(bytesOf(0), 4096), times)).holdsTime).toBe(false);
+      for (const size of [1, 7, 4096, 65_536]) {
+        const hashers: RangeHasher[] = [];
+        await planRelease({
+          open: () => pieces(document, size),
+          catalogId: CATALOG_ID,
+          layout: LAYOUT,
+          storeCurrencies: DEFAULT_CURRENCIES,
+          rangeProducts: 100,
+          onRangeBytes: (n, piece) => {
+            hashers[n] ??= new RangeHasher(times);
+            hashers[n].update(piece);
+          },
+        });
+        expect(hashers.length).toBe(plan.ranges.length);
+        for (const range of plan.ranges) {
+          const alone = await readRangeBytes(pieces(bytesOf(range.n), 4096), times);
+          expect([size, range.n, hashers[range.n]?.done()]).toEqual([size, range.n, alone]);
+        }
+      }
+    }
   });
 });
 

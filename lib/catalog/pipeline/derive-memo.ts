@@ -56,26 +56,51 @@ export interface RangeBytes {
 }
 
 /**
- * Reads a range's bytes once: their SHA-256, and whether any of `times` occurs in them as text (across the
- * reads' chunk edges).
+ * A range's bytes fed in order (`update`), answered once (`done`): their SHA-256, and whether any of `times`
+ * occurs in them as text (across the pieces' edges). Plan feeds it each range's bytes as it reads the
+ * document, so Derive need not read a range it takes up.
  */
+export class RangeHasher {
+  private readonly hash = createHash('sha256');
+  private readonly needles: Buffer[];
+  private readonly keep: number;
+  private tail = Buffer.alloc(0);
+  private holdsTime = false;
+
+  constructor(times: string[]) {
+    this.needles = times.map((time) => Buffer.from(time, 'utf8'));
+    this.keep = Math.max(0, ...this.needles.map((needle) => needle.length - 1));
+  }
+
+  update(piece: Uint8Array): void {
+    this.hash.update(piece);
+    if (this.holdsTime) return;
+    const bytes = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    const window = this.tail.length === 0 ? bytes : Buffer.concat([this.tail, bytes]);
+    this.holdsTime = this.needles.some((needle) => window.includes(needle));
+    this.tail = Buffer.from(window.subarray(Math.max(0, window.length - this.keep)));
+  }
+
+  done(): RangeBytes {
+    return { digest: this.hash.digest('hex'), holdsTime: this.holdsTime };
+  }
+}
+
+/**
+ * The publish times a range's bytes are searched for: this release's, and that of the release it may take
+ * ranges up from (Plan, which hashes the ranges, and Derive, which keys them, must ask the same).
+ */
+export const memoTimes = (publishedAt: string, base: { published_at: string } | undefined): string[] =>
+  base === undefined ? [publishedAt] : [publishedAt, base.published_at];
+
+/** Reads a range's bytes once: see {@link RangeHasher}. */
 export async function readRangeBytes(
   source: AsyncIterable<Uint8Array>,
   times: string[],
 ): Promise<RangeBytes> {
-  const hash = createHash('sha256');
-  const needles = times.map((time) => Buffer.from(time, 'utf8'));
-  const keep = Math.max(0, ...needles.map((needle) => needle.length - 1));
-  let tail = Buffer.alloc(0);
-  let holdsTime = false;
-  for await (const chunk of source) {
-    hash.update(chunk);
-    if (holdsTime) continue;
-    const window = Buffer.concat([tail, chunk]);
-    holdsTime = needles.some((needle) => window.includes(needle));
-    tail = window.subarray(Math.max(0, window.length - keep));
-  }
-  return { digest: hash.digest('hex'), holdsTime };
+  const hasher = new RangeHasher(times);
+  for await (const chunk of source) hasher.update(chunk);
+  return hasher.done();
 }
 
 /**

@@ -26,7 +26,15 @@ import { ReleaseValidationError, type ValidationIssue } from '../validate-releas
 import { validateReleaseStream } from '../validate-stream';
 import { decodeItem, encodeItem, readBytes, readLines, readText, streamOf } from './codec';
 import { type DeltaChange, deleteDeltaFile, writeDeltaFile } from './delta-file';
-import { keepRange, memoObjects, rangeKey, readRangeBytes, takeUpRange } from './derive-memo';
+import {
+  keepRange,
+  memoObjects,
+  memoTimes,
+  RangeHasher,
+  rangeKey,
+  readRangeBytes,
+  takeUpRange,
+} from './derive-memo';
 import { AuthoredSourceError } from './export';
 import { planSplice, writeExport } from './export-splice';
 import { manifestEntry } from './item-manifest';
@@ -315,6 +323,17 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
     published_at: release.started_at,
     filter_index: FILTER_INDEX_VERSION,
   };
+  // The release the ranges may be taken up from: the one this release will be compared with or built on
+  // (the catalog's lock keeps it from changing while this release runs).
+  const registry = await registryRead;
+  const current = registry?.catalogs[input.catalog_id]?.release;
+  const base =
+    current && buildsOn(current, layout, release.full_delta === true, Date.now())
+      ? { id: current.id, published_at: current.published_at }
+      : undefined;
+  // Each range's bytes hashed on the way (derive-memo.ts): Derive then reads only the ranges it derives.
+  const times = memoTimes(layout.published_at, base);
+  const hashers: RangeHasher[] = [];
   let planned: Awaited<ReturnType<typeof planRelease>>;
   try {
     planned = await planRelease({
@@ -323,6 +342,10 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
       layout,
       storeCurrencies: store.currencies,
       rangeProducts: getConfig().deriveRangeProducts,
+      onRangeBytes: (n, piece) => {
+        hashers[n] ??= new RangeHasher(times);
+        hashers[n].update(piece);
+      },
     });
   } catch (error) {
     if (!(error instanceof ReleaseValidationError)) throw error;
@@ -349,17 +372,11 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
       }
     }),
   ]);
-  // The release the ranges may be taken up from: the one this release will be compared with or built on
-  // (the catalog's lock keeps it from changing while this release runs).
-  const registry = await registryRead;
-  const current = registry?.catalogs[input.catalog_id]?.release;
-  const base =
-    current && buildsOn(current, layout, release.full_delta === true, Date.now())
-      ? { id: current.id, published_at: current.published_at }
-      : undefined;
-  const lines = plan.ranges.map(
-    (range) => `${JSON.stringify({ n: range.n, ...(base ? { base } : {}) } satisfies RangeLine)}\n`,
-  );
+  const lines = plan.ranges.map((range) => {
+    const bytes = hashers[range.n]?.done();
+    const line: RangeLine = { n: range.n, ...(base ? { base } : {}), ...(bytes ? { bytes } : {}) };
+    return `${JSON.stringify(line)}\n`;
+  });
   await objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' });
   await record(input, { percent_completed: PLANNED_PERCENT });
   return { ...input, ranges_key: workKeys.ranges(input), ranges: plan.ranges.length };
@@ -404,16 +421,22 @@ async function rangeOf(input: DeriveInput) {
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
   const picks = await readJson<RangePicks>(workKeys.picks(input, range.n));
-  // Read once (a range is at most DERIVE_RANGE_BYTES): hashed for its key, then derived when not taken up.
-  const bytes = await readBytes(
-    objectStore.read(input.document_key, { start: range.offset, end: range.offset + range.length - 1 }),
-  );
+  // Read once, when asked (a range is at most DERIVE_RANGE_BYTES): hashed for its key unless Plan hashed
+  // it, then derived when not taken up.
+  let read: Promise<Uint8Array> | undefined;
+  const bytes = () => {
+    read ??= readBytes(
+      objectStore.read(input.document_key, { start: range.offset, end: range.offset + range.length - 1 }),
+    );
+    return read;
+  };
   const derive = async () => {
     const files = chunkFiles(
       (n) => workKeys.chunk(input, `r${String(range.n).padStart(4, '0')}`, n),
       plan.layout.published_at,
     );
-    const partial = await deriveRange({ plan, picks, range, source: streamOf(bytes), emit: files.emit });
+    const source = streamOf(await bytes());
+    const partial = await deriveRange({ plan, picks, range, source, emit: files.emit });
     return { partial, chunks: await files.done(), entries: files.entries() };
   };
   return { plan, range, picks, bytes, derive };
@@ -447,8 +470,9 @@ async function deriveOrTakeUp(
   const { plan, range, picks, bytes, derive } = await rangeOf(input);
   const publishedAt = plan.layout.published_at;
   const base = input.range.base;
-  const times = base === undefined ? [publishedAt] : [publishedAt, base.published_at];
-  const key = rangeKey(plan, picks, range, await readRangeBytes(streamOf(bytes), times), times);
+  const times = memoTimes(publishedAt, base);
+  const hashed = input.range.bytes ?? (await readRangeBytes(streamOf(await bytes()), times));
+  const key = rangeKey(plan, picks, range, hashed, times);
   const taken = key !== undefined && base !== undefined && (await takeUpRange(input, base, key, publishedAt));
   if (taken) {
     const file: PartialFile = { partial: taken.partial, chunks: [taken.chunk], range_key: key };

@@ -193,6 +193,11 @@ export interface RangeLine {
   n: number;
   /** The release whose kept ranges this one may take up (derive-memo.ts), and its publish time; absent: derive every range. */
   base?: { id: string; published_at: string };
+  /**
+   * What the range's key takes of its bytes (derive-memo.ts), as Plan read them with the publish times of
+   * this release and `base`: a range taken up is then not read. Absent: Derive reads and hashes them.
+   */
+  bytes?: { digest: string; holdsTime: boolean };
 }
 
 /** The derive Distributed Map's item: the execution's ids and one range. */
