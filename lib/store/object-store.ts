@@ -229,6 +229,31 @@ interface ObjectHead {
 }
 
 /**
+ * Part `number` of `upload`: bytes `start` to `end` (inclusive) of `from`, copied server-side
+ * (UploadPartCopy), only while `from` is still the object `found` described (its ETag).
+ */
+async function copyPart(
+  upload: Upload,
+  from: string,
+  found: ObjectHead,
+  number: number,
+  range: { start: number; end: number },
+): Promise<CompletedPart> {
+  const answer = await upload.client.sendForXml(upload.bucket, {
+    operation: 'UploadPartCopy',
+    method: 'PUT',
+    key: upload.key,
+    query: { partNumber: String(number), uploadId: upload.uploadId },
+    headers: {
+      'x-amz-copy-source': copySource(upload.bucket, from),
+      'x-amz-copy-source-range': `bytes=${range.start}-${range.end}`,
+      ...(found.etag === undefined ? {} : { 'x-amz-copy-source-if-match': found.etag }),
+    },
+  });
+  return { number, etag: xmlValue(answer, 'ETag') };
+}
+
+/**
  * An object store over `client()` and `bucket()`, read at each call so that a reset client or
  * configuration is picked up. `objectStore` is the service's; tests build others (a proxy, a bucket, a
  * smaller `copyPartBytes` to copy in parts without a 64 MiB object).
@@ -267,18 +292,7 @@ export function createObjectStore(
         const n = next++;
         const start = n * partBytes;
         const end = Math.min(found.bytes, start + partBytes) - 1;
-        const answer = await upload.client.sendForXml(bucket, {
-          operation: 'UploadPartCopy',
-          method: 'PUT',
-          key: to,
-          query: { partNumber: String(n + 1), uploadId: upload.uploadId },
-          headers: {
-            'x-amz-copy-source': copySource(bucket, from),
-            'x-amz-copy-source-range': `bytes=${start}-${end}`,
-            ...(found.etag === undefined ? {} : { 'x-amz-copy-source-if-match': found.etag }),
-          },
-        });
-        parts[n] = { number: n + 1, etag: xmlValue(answer, 'ETag') };
+        parts[n] = await copyPart(upload, from, found, n + 1, { start, end });
       }
     };
     try {
@@ -342,18 +356,7 @@ export function createObjectStore(
         const part = parts[n] as ComposePart;
         const number = n + 1;
         if ('copy' in part) {
-          const answer = await upload.client.sendForXml(bucket, {
-            operation: 'UploadPartCopy',
-            method: 'PUT',
-            key: to,
-            query: { partNumber: String(number), uploadId: upload.uploadId },
-            headers: {
-              'x-amz-copy-source': copySource(bucket, from),
-              'x-amz-copy-source-range': `bytes=${part.copy.start}-${part.copy.end}`,
-              ...(found.etag === undefined ? {} : { 'x-amz-copy-source-if-match': found.etag }),
-            },
-          });
-          completed[n] = { number, etag: xmlValue(answer, 'ETag') };
+          completed[n] = await copyPart(upload, from, found, number, part.copy);
           bytes += part.copy.end - part.copy.start + 1;
         } else {
           const body = await partBytes(from, part.upload);
