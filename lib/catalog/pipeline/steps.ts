@@ -10,6 +10,7 @@ import { storeRepository } from '../../store/store-repository';
 import { CHILD_CHUNK_SIZE } from '../child-index';
 import {
   type DerivePlan,
+  type DeriveRange,
   deriveRange,
   mergeRelease,
   planRelease,
@@ -42,6 +43,7 @@ import {
   buildsOn,
   manifestPartKey,
   planSharing,
+  readAhead,
   releaseObjects,
   type ShareChange,
   sweepReleaseObjects,
@@ -77,6 +79,8 @@ const PLANNED_PERCENT = 12;
 const DERIVED_PERCENT = 20;
 /** Ranges' picks written at once by Plan: small objects, one round trip each. */
 const PICKS_IN_FLIGHT = 8;
+/** Ranges' partials Merge reads ahead of the one it joins. */
+const PARTIALS_READ_AHEAD = 4;
 
 export const workKeys = {
   prefix: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
@@ -504,8 +508,12 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     derived = await mergeRelease({
       plan,
       partials: (async function* () {
-        for (const range of plan.ranges) {
-          const file = await readJson<PartialFile>(workKeys.partial(input, range.n));
+        // A few read ahead: a million products are a hundred ranges, each partial one round trip.
+        const partial = readAhead(plan.ranges.length, PARTIALS_READ_AHEAD, (n) =>
+          readJson<PartialFile>(workKeys.partial(input, (plan.ranges[n] as DeriveRange).n)),
+        );
+        for (const n of plan.ranges.keys()) {
+          const file = await partial(n);
           rangeChunks.push(file.chunks);
           rangeKeys.push(file.range_key);
           yield file.partial;
