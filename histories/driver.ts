@@ -84,6 +84,13 @@ export interface DriveOptions {
    * several raises it.
    */
   publishChance?: number;
+  /**
+   * Publishes the run holds at least (default 0): past `ops`, the clients go on until that many have
+   * ended, so a run that must see several releases sees them however few fit in its operations on this
+   * machine. A run that begins MIN_PUBLISHES_OPS_FACTOR times `ops` operations while no publish runs
+   * without beginning one (no release operation publishes) stops and throws.
+   */
+  minPublishes?: number;
   /** Stores the keys and prefixes are spread over (default 3). */
   stores?: number;
   /** Progress callback every 500 operations. */
@@ -189,6 +196,12 @@ const ROLLBACK_CHANCE = 0.12;
 
 /** The chance that a release operation publishes, when no publish runs. */
 const PUBLISH_CHANCE = 0.08;
+
+/**
+ * A run asked for `minPublishes` stops, and throws, once it has begun this many times its `ops` while no
+ * publish ran without beginning one.
+ */
+const MIN_PUBLISHES_OPS_FACTOR = 10;
 
 /**
  * Release n changes about a quarter of the sample's products (release 0 all of them): product i's name is
@@ -439,6 +452,9 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     keyOps.set(store.admin.id, []);
   }
   let publishing = false;
+  let publishesEnded = 0;
+  /** Operations begun while no publish ran, since the last publish began. */
+  let sincePublish = 0;
 
   /**
    * Runs one request and times it. Under faults, an answer may be lost (the request still runs to its
@@ -1035,6 +1051,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     }
     if (!publishing && random() < publishChance) {
       publishing = true;
+      sincePublish = 0;
       releases += 1;
       const release = `rel${releases}`;
       const number = releases;
@@ -1047,6 +1064,7 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
         }
       });
       publishing = false;
+      publishesEnded += 1;
       if (t.answer?.status === 200) kept = [release, ...kept].slice(0, 3);
       record(releaseOps, t, { op: 'publish', release }, t.answer && { status: t.answer.status });
       return;
@@ -1078,17 +1096,25 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
 
   let remaining = options.ops;
   let done = 0;
+  const minPublishes = options.minPublishes ?? 0;
+  const cap = options.ops * MIN_PUBLISHES_OPS_FACTOR;
   try {
     await Promise.all(
       Array.from({ length: options.clients }, async (_, clientNo) => {
-        while (remaining > 0) {
+        // Past `ops`, every client goes on (reads among them) until enough publishes have ended.
+        while ((remaining > 0 || publishesEnded < minPublishes) && sincePublish < cap) {
           remaining -= 1;
+          if (!publishing) sincePublish += 1;
           await step(clientNo);
           done += 1;
           if (done % 500 === 0) options.onProgress?.(done);
         }
       }),
     );
+    if (publishesEnded < minPublishes)
+      throw new Error(
+        `the run held ${publishesEnded} publishes, fewer than the ${minPublishes} asked for, and began none in ${cap} operations`,
+      );
     // Let requests the clients stopped waiting for finish before the tables are read or dropped.
     await new Promise((resolve) => setTimeout(resolve, options.faults ? CLIENT_TIMEOUT_MS : 0));
   } finally {

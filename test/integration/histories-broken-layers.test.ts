@@ -25,13 +25,15 @@ it('the default history run flags a release read through its layers in the wrong
     faults: false,
     productShare: 0,
     nodeShare: 0,
-    // The bug shows from the third release on (two layers below), and a rollback takes a layer away: a
-    // publish whenever none runs, since how many fit in a run depends on the machine's speed (at 0.5, a
-    // loaded machine fitted 4-6 in 1,500 operations, at 1 five to seven, and a run now and then caught nothing).
-    publishChance: 1,
+    // The bug shows from the third release on (two layers below), and a rollback takes a layer away. How
+    // many publishes fit in 1,500 operations depends on the machine's speed (a loaded one fitted 4-6 at
+    // half the release operations, and a run now and then caught nothing): the run goes on past its
+    // operations until eight have ended.
+    publishChance: 0.5,
+    minPublishes: 8,
   });
   expect(report.anomalies).toBeGreaterThan(0);
   expect(report.text.join('\n')).toContain('(published release (register, with rollback)): no linearization');
-  expect(report.caught_after).toBeLessThanOrEqual(1500);
+  expect(report.caught_after).not.toBeNull();
   process.stderr.write(`layers in the wrong order caught after ${report.caught_after} operations\n`);
 }, 180_000);

@@ -61,6 +61,19 @@ describe('histories of concurrent operations are linearizable', () => {
     expect(report.partitions).toBeGreaterThan(20);
   }, 180_000);
 
+  it('a run asked for publishes goes on past its operations until they have ended, and throws when none can begin', async () => {
+    const releasesOnly = { clients: 4, seed: 3, faults: false, productShare: 0, nodeShare: 0, priceShare: 0 };
+    const report = await runHistories({ ...releasesOnly, ops: 10, publishChance: 0.5, minPublishes: 4 });
+    expect(report.text).toEqual([]);
+    expect(report.by_kind.publish).toBeGreaterThanOrEqual(4);
+    expect(report.operations).toBeGreaterThan(10);
+    await expect(
+      runHistories({ ...releasesOnly, ops: 10, publishChance: 0, minPublishes: 1 }),
+    ).rejects.toThrow(
+      'the run held 0 publishes, fewer than the 1 asked for, and began none in 100 operations',
+    );
+  }, 180_000);
+
   // The workload of histories-broken-move.test.ts on the real build: nine operations in ten on hierarchies.
   it('1,500 operations aimed at hierarchies (creates, moves, attaches racing): no anomaly', async () => {
     const report = await runHistories(HIERARCHY_WORKLOAD);
