@@ -75,10 +75,13 @@ export class RangeHasher {
   update(piece: Uint8Array): void {
     this.hash.update(piece);
     if (this.holdsTime) return;
+    // The piece searched where it lies; only its edge with the bytes before it is copied.
     const bytes = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-    const window = this.tail.length === 0 ? bytes : Buffer.concat([this.tail, bytes]);
-    this.holdsTime = this.needles.some((needle) => window.includes(needle));
-    this.tail = Buffer.from(window.subarray(Math.max(0, window.length - this.keep)));
+    const edge =
+      this.tail.length === 0 ? undefined : Buffer.concat([this.tail, bytes.subarray(0, this.keep)]);
+    this.holdsTime = this.needles.some((needle) => bytes.includes(needle) || edge?.includes(needle) === true);
+    const last = bytes.length >= this.keep ? bytes : Buffer.concat([this.tail, bytes]);
+    this.tail = Buffer.from(last.subarray(Math.max(0, last.length - this.keep)));
   }
 
   done(): RangeBytes {
