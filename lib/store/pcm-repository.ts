@@ -132,6 +132,12 @@ export interface PcmRelease extends ReleaseMarker {
    * (lib/catalog/pipeline/derive-memo.ts; a range taken up and then derived again for its lines is not).
    */
   derivation?: { ranges: number; kept: number };
+  /**
+   * How a spliced export was validated and planned (lib/catalog/pipeline/spliced-checks.ts): by the families
+   * written again (`spliced`, with how many, and the ranges the plan read), or over the whole document and why.
+   */
+  validation?: { spliced: boolean; why?: string; families?: number };
+  planning?: { spliced: boolean; why?: string; ranges_read?: number };
   total_products?: number;
   total_nodes?: number;
   /** What Derive counted: live and draft products, parents, children, bundles (the CLI prints them). */

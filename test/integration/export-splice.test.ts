@@ -213,10 +213,13 @@ describe('an authored release exports only what changed since the release before
     const first = await c.publish();
     expect(first.export).toEqual({ spliced: false, why: 'the catalog has no release before this one' });
     expect(first.total_products).toBe(7);
+    expect([first.validation, first.planning]).toEqual([undefined, undefined]);
 
-    // Nothing changed: the release before's document, spliced with nothing.
+    // Nothing changed: the release before's document, spliced with nothing, checked and planned as it was.
     const same = await c.publish();
     expect(same.export).toEqual({ spliced: true, changed_products: 0, families: 0 });
+    expect(same.validation).toEqual({ spliced: true, families: 0 });
+    expect(same.planning).toEqual({ spliced: true, ranges_read: 0 });
     const unchanged = await c.documents(same);
     expect(unchanged.kept).toBe(unchanged.whole);
 
@@ -236,6 +239,9 @@ describe('an authored release exports only what changed since the release before
     );
     const priced = await c.publish();
     expect(priced.export).toEqual({ spliced: true, changed_products: 1, families: 1 });
+    // Validated by the family written again, planned from the release before's plan.
+    expect(priced.validation).toEqual({ spliced: true, families: 1 });
+    expect(priced.planning).toEqual({ spliced: true, ranges_read: 1 });
     const afterPrice = await c.documents(priced);
     expect(afterPrice.kept).toBe(afterPrice.whole);
     expect(afterPrice.kept).toContain('"amount":1700');
@@ -268,6 +274,11 @@ describe('an authored release exports only what changed since the release before
     );
     const edited = await c.publish();
     expect(edited.export).toEqual({ spliced: true, changed_products: 2, families: 2 });
+    // A rename keeps the child's slug (its own): what other products are checked against is the same.
+    expect([edited.validation, edited.planning]).toEqual([
+      { spliced: true, families: 2 },
+      { spliced: true, ranges_read: 1 },
+    ]);
     const afterEdit = await c.documents(edited);
     expect(afterEdit.kept).toBe(afterEdit.whole);
     expect(afterEdit.kept).toContain('Tee, renamed child');

@@ -146,9 +146,37 @@ describe('the plan’s hashes of its ranges', () => {
         for (const range of plan.ranges) {
           const alone = await readRangeBytes(pieces(bytesOf(range.n), 4096), times);
           expect([size, range.n, hashers[range.n]?.done()]).toEqual([size, range.n, alone]);
+          if (!alone.holdsTime) expect(alone.latest).toBe(latestStamp(bytesOf(range.n)));
         }
       }
     }
+  });
+});
+
+/** The greatest time written as `toISOString` writes it in `bytes`, as a regular expression finds it. */
+function latestStamp(bytes: Buffer): string | null {
+  const stamps = bytes.toString('latin1').match(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g) ?? [];
+  return stamps.length === 0 ? null : (stamps.sort().at(-1) as string);
+}
+
+describe('the latest time a range’s bytes hold', () => {
+  it('is the greatest written as toISOString anywhere in them, across the edges of reads of any size', async () => {
+    const latest = '2031-01-02T03:04:05.678Z';
+    const bytes = Buffer.from(
+      `{"a":"x2030-12-31T23:59:59.999Zy","b":"Z${latest}Z","c":"2099-01-01T00:00:00Z","d":"2099-01-01T00:00:00.000","e":"99999-01-01T00:00:00.000Z"}`,
+    );
+    expect(latestStamp(bytes)).toBe('9999-01-01T00:00:00.000Z');
+    for (const size of [1, 5, 23, 24, 25, 4096]) {
+      expect([size, (await readRangeBytes(pieces(bytes, size), [])).latest]).toEqual([
+        size,
+        '9999-01-01T00:00:00.000Z',
+      ]);
+      const without = Buffer.from(bytes.toString('latin1').replace(/"e":"[^"]*"/, '"e":1'));
+      expect([size, (await readRangeBytes(pieces(without, size), [])).latest]).toEqual([size, latest]);
+    }
+    expect((await readRangeBytes(pieces(Buffer.from('{"a":"2099-01-01T00:00:00Z"}'), 3), [])).latest).toBe(
+      null,
+    );
   });
 });
 

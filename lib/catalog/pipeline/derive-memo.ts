@@ -53,7 +53,30 @@ export const memoChunkKey = (
 export interface RangeBytes {
   digest: string;
   holdsTime: boolean;
+  /**
+   * The greatest time written as a publish time is (`toISOString`, 24 characters) anywhere in the bytes,
+   * null when none is: a later publish time cannot occur in them, which lets the next publish carry the
+   * range's digest forward without reading it (spliced-checks.ts). Absent when not looked for.
+   */
+  latest?: string | null;
 }
+
+/** The length of a time as `toISOString` writes it: `2026-11-28T07:22:38.123Z`. */
+const STAMP_LENGTH = 24;
+const Z = 0x5a;
+
+/** Whether `bytes` hold a time as `toISOString` writes it at `start` (digits where its digits are). */
+function stampAt(bytes: Uint8Array, start: number): boolean {
+  if (start < 0 || start + STAMP_LENGTH > bytes.length) return false;
+  for (let i = 0; i < STAMP_LENGTH; i += 1) {
+    const byte = bytes[start + i] as number;
+    const expected = STAMP_SHAPE.charCodeAt(i);
+    if (expected === 0x39 ? byte < 0x30 || byte > 0x39 : byte !== expected) return false;
+  }
+  return true;
+}
+/** `9` stands for any digit. */
+const STAMP_SHAPE = '9999-99-99T99:99:99.999Z';
 
 /**
  * A range's bytes fed in order (`update`), answered once (`done`): their SHA-256, and whether any of `times`
@@ -66,10 +89,11 @@ export class RangeHasher {
   private readonly keep: number;
   private tail = Buffer.alloc(0);
   private holdsTime = false;
+  private latest: string | null = null;
 
   constructor(times: string[]) {
     this.needles = times.map((time) => Buffer.from(time, 'utf8'));
-    this.keep = Math.max(0, ...this.needles.map((needle) => needle.length - 1));
+    this.keep = Math.max(STAMP_LENGTH - 1, ...this.needles.map((needle) => needle.length - 1));
   }
 
   update(piece: Uint8Array): void {
@@ -80,12 +104,27 @@ export class RangeHasher {
     const edge =
       this.tail.length === 0 ? undefined : Buffer.concat([this.tail, bytes.subarray(0, this.keep)]);
     this.holdsTime = this.needles.some((needle) => bytes.includes(needle) || edge?.includes(needle) === true);
+    this.findLatest(bytes, edge);
     const last = bytes.length >= this.keep ? bytes : Buffer.concat([this.tail, bytes]);
     this.tail = Buffer.from(last.subarray(Math.max(0, last.length - this.keep)));
   }
 
+  /** Every time ends with `Z`: each `Z` of the piece (or of its edge, for one begun before it) looked at. */
+  private findLatest(bytes: Buffer, edge: Buffer | undefined): void {
+    const look = (within: Buffer, start: number) => {
+      if (!stampAt(within, start)) return;
+      const stamp = within.toString('latin1', start, start + STAMP_LENGTH);
+      if (this.latest === null || stamp > this.latest) this.latest = stamp;
+    };
+    for (let z = bytes.indexOf(Z); z >= 0; z = bytes.indexOf(Z, z + 1)) {
+      const start = z - (STAMP_LENGTH - 1);
+      if (start >= 0) look(bytes, start);
+      else if (edge !== undefined) look(edge, this.tail.length + start);
+    }
+  }
+
   done(): RangeBytes {
-    return { digest: this.hash.digest('hex'), holdsTime: this.holdsTime };
+    return { digest: this.hash.digest('hex'), holdsTime: this.holdsTime, latest: this.latest };
   }
 }
 

@@ -72,7 +72,7 @@ interface Rewritten {
 export type SplicePlan =
   | { whole: string }
   | {
-      base: { document: string; index: string; bytes: number; trailer: ExportTrailer };
+      base: { release: string; document: string; index: string; bytes: number; trailer: ExportTrailer };
       rewritten: Rewritten[];
       /** Sale boundaries of the products written again. */
       boundaries: number[];
@@ -143,6 +143,7 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
     return { whole: 'the release before was exported over a day ago' };
   const baseRelease = input.baseReleaseId as string;
   const base = {
+    release: baseRelease,
     document: exportObjects.document(storeId, catalog.id, baseRelease),
     index: exportObjects.index(storeId, catalog.id, baseRelease),
     trailer,
@@ -336,24 +337,77 @@ export function splicedPieces(plan: Exclude<SplicePlan, { whole: string }>, head
   return pieces;
 }
 
-/** The spliced document's index lines: the release before's, moved by what the head and rewritten families changed. */
+/**
+ * The spliced document's index lines: the release before's, moved by what the head and rewritten families
+ * changed. `products` is given where the products' run lies in the spliced document once the lines are read.
+ */
 export async function* splicedIndex(
   plan: Exclude<SplicePlan, { whole: string }>,
   head: string,
+  products?: { run?: [number, number] },
 ): AsyncGenerator<string> {
   const rewritten = new Map(plan.rewritten.map((entry) => [entry.family.offset, entry]));
   let shift = Buffer.byteLength(head) - plan.base.trailer.head_end;
+  const seen = (offset: number, length: number) => {
+    if (products) products.run = [products.run?.[0] ?? offset, offset + length];
+  };
   for await (const line of readLines(objectStore.read(plan.base.index))) {
     const family = parseFamilyLine(line);
     const again = rewritten.get(family.offset);
     if (again === undefined) {
+      seen(family.offset + shift, family.length);
       yield `${familyLine({ ...family, offset: family.offset + shift })}\n`;
       continue;
     }
     const length = Buffer.byteLength(again.text);
+    seen(family.offset + shift, length);
     yield `${familyLine({ offset: family.offset + shift, length, extra: family.extra, ids: again.ids })}\n`;
     shift += length - family.length;
   }
+}
+
+/**
+ * What a spliced export leaves the steps after it (spliced-checks.ts): the document it was spliced from, and
+ * where the families written again lie in both documents; every other byte of the products is the release
+ * before's, moved.
+ */
+export interface SpliceFacts {
+  /** The release whose document this one was spliced from. */
+  base: string;
+  /** The spliced document's bytes, and the release before's. */
+  bytes: number;
+  base_bytes: number;
+  /** Where the products' run lies in the spliced document: its first product's first byte, its last's end. */
+  products: [number, number] | null;
+  /** The families written again, in document order: [offset, length] before, then [offset, length] now. */
+  families: [number, number, number, number][];
+}
+
+/** The facts of a spliced export whose index gave `products`. */
+export function spliceFacts(
+  plan: Exclude<SplicePlan, { whole: string }>,
+  head: string,
+  products: [number, number] | undefined,
+): SpliceFacts {
+  let shift = Buffer.byteLength(head) - plan.base.trailer.head_end;
+  const families = plan.rewritten.map(({ family, text }): [number, number, number, number] => {
+    const length = Buffer.byteLength(text);
+    const moved: [number, number, number, number] = [
+      family.offset,
+      family.length,
+      family.offset + shift,
+      length,
+    ];
+    shift += length - family.length;
+    return moved;
+  });
+  return {
+    base: plan.base.release,
+    bytes: plan.base.bytes + shift,
+    base_bytes: plan.base.bytes,
+    products: products ?? null,
+    families,
+  };
 }
 
 /** The spliced export's trailer. */
@@ -380,13 +434,25 @@ export function splicedTrailer(
  */
 export async function writeExport(
   documentKey: string,
-  source: { storeId: string; catalog: SpliceInput['catalog']; at: Date; startedAt: number },
+  source: {
+    storeId: string;
+    catalog: SpliceInput['catalog'];
+    at: Date;
+    startedAt: number;
+  },
   plan: SplicePlan,
-): Promise<{ spliced: boolean; why?: string; changed_products?: number; families?: number }> {
+): Promise<{
+  spliced: boolean;
+  why?: string;
+  changed_products?: number;
+  families?: number;
+  facts?: SpliceFacts;
+}> {
   const keys = besideExport(documentKey);
   const { storeId, catalog, at, startedAt } = source;
   if (!('whole' in plan)) {
     const head = catalogHead(catalog, catalog.sources.pricebook_ids);
+    const products: { run?: [number, number] } = {};
     try {
       // The unchanged stretches are copied server-side: at a million products, a one-price change passes
       // megabytes through the step, not the whole document. The index beside it; the trailer last.
@@ -394,10 +460,15 @@ export async function writeExport(
         objectStore.compose(documentKey, plan.base.document, splicedPieces(plan, head), {
           contentType: 'application/json',
         }),
-        objectStore.put(keys.index, splicedIndex(plan, head)),
+        objectStore.put(keys.index, splicedIndex(plan, head, products)),
       ]);
       await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt));
-      return { spliced: true, changed_products: plan.changed, families: plan.rewritten.length };
+      return {
+        spliced: true,
+        changed_products: plan.changed,
+        families: plan.rewritten.length,
+        facts: spliceFacts(plan, head, products.run),
+      };
     } catch (error) {
       // The release before's export went meanwhile (that release deleted, and its objects swept): whole.
       if (!(error instanceof ObjectNotFoundError)) throw error;

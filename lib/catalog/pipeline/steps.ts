@@ -9,6 +9,7 @@ import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
 import { CHILD_CHUNK_SIZE } from '../child-index';
 import {
+  DERIVE_RANGE_BYTES,
   type DerivePlan,
   type DeriveRange,
   deriveRange,
@@ -31,13 +32,14 @@ import {
   keepRange,
   memoObjects,
   memoTimes,
+  type RangeBytes,
   RangeHasher,
   rangeKey,
   readRangeBytes,
   takeUpRange,
 } from './derive-memo';
 import { AuthoredSourceError } from './export';
-import { planSplice, writeExport } from './export-splice';
+import { exportObjects, planSplice, type SpliceFacts, writeExport } from './export-splice';
 import { manifestEntry } from './item-manifest';
 import {
   buildsOn,
@@ -48,6 +50,14 @@ import {
   type ShareChange,
   sweepReleaseObjects,
 } from './share';
+import {
+  type KeptPlan,
+  type KeptPlanMeta,
+  planSpliced,
+  SPLICED_CHECKS_VERSION,
+  type SplicedPlanInput,
+  validateSpliced,
+} from './spliced-checks';
 import type {
   AbandonInput,
   DeriveInput,
@@ -87,12 +97,21 @@ export const workKeys = {
     `work/${input.store_id}/${input.release_id}/`,
   chunk: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, part: string, n: number) =>
     `${workKeys.prefix(input)}items-${part}-${String(n).padStart(6, '0')}.jsonl`,
-  plan: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
-    `${workKeys.prefix(input)}plan.json`,
-  picks: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, n: number) =>
-    `${workKeys.prefix(input)}picks-${String(n).padStart(4, '0')}.json`,
-  ranges: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
-    `${workKeys.prefix(input)}ranges.jsonl`,
+  /**
+   * The plan, each range's picks, the ranges' list and the plan's settings: among the release's own objects,
+   * kept with it for the next release's plan to build on (spliced-checks.ts).
+   */
+  plan: (input: Pick<ReleaseIds, 'store_id' | 'catalog_id' | 'release_id'>) =>
+    `${planPrefix(input)}plan.json`,
+  picks: (input: Pick<ReleaseIds, 'store_id' | 'catalog_id' | 'release_id'>, n: number) =>
+    `${planPrefix(input)}picks-${String(n).padStart(4, '0')}.json`,
+  ranges: (input: Pick<ReleaseIds, 'store_id' | 'catalog_id' | 'release_id'>) =>
+    `${planPrefix(input)}ranges.jsonl`,
+  planMeta: (input: Pick<ReleaseIds, 'store_id' | 'catalog_id' | 'release_id'>) =>
+    `${planPrefix(input)}meta.json`,
+  /** Where a spliced export says what it wrote again (export-splice.ts `SpliceFacts`). */
+  splice: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
+    `${workKeys.prefix(input)}splice.json`,
   partial: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>, n: number) =>
     `${workKeys.prefix(input)}partial-${String(n).padStart(4, '0')}.json`,
   manifest: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
@@ -100,6 +119,9 @@ export const workKeys = {
   switchFacts: (input: Pick<ReleaseExecutionInput, 'store_id' | 'release_id'>) =>
     `${workKeys.prefix(input)}switch.json`,
 };
+
+const planPrefix = (input: Pick<ReleaseIds, 'store_id' | 'catalog_id' | 'release_id'>) =>
+  `${releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id)}plan/`;
 
 /** What Derive leaves for the switch. */
 interface SwitchFile {
@@ -197,7 +219,7 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
   const startedAt = Date.now();
   const catalog = { id: input.catalog_id, name: release.name, sources: release.authored };
   const at = new Date(release.created_at);
-  let exported: NonNullable<PcmRelease['export']>;
+  let exported: Awaited<ReturnType<typeof writeExport>>;
   try {
     const registry = await registryRead;
     const plan =
@@ -223,8 +245,86 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
     await fail(input, [{ path: '', rule: 'authored', message: error.message }], 1);
     return { ...input, valid: false };
   }
-  await record(input, { percent_completed: EXPORTED_PERCENT, export: exported });
+  const { facts, ...recorded } = exported;
+  // What was written again, for Validate and Plan to check only that (spliced-checks.ts).
+  if (facts !== undefined) await putJson(workKeys.splice(input), facts);
+  await record(input, { percent_completed: EXPORTED_PERCENT, export: recorded });
   return { ...input, valid: true };
+}
+
+/** What a spliced export wrote again, when this release's was one. */
+async function spliceFactsOf(input: ReleaseExecutionInput): Promise<SpliceFacts | undefined> {
+  if (!input.export) return undefined;
+  try {
+    return await readJson<SpliceFacts>(workKeys.splice(input));
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** The release before's objects went while a step read them (that release deleted): the whole document is read. */
+function goneBefore(error: unknown): { why: string } {
+  if (error instanceof ObjectNotFoundError)
+    return { why: "the release before's objects went while they were read" };
+  throw error;
+}
+
+/**
+ * A spliced export's plan from the release before's, with every range's picks copied from it (the same
+ * families in the same ranges); or why the whole document must be read.
+ */
+async function planFromBefore(
+  input: ReleaseExecutionInput,
+  facts: SpliceFacts,
+  base: { id: string } | undefined,
+  options: Pick<SplicedPlanInput, 'layout' | 'storeCurrencies' | 'meta' | 'times'>,
+): Promise<Awaited<ReturnType<typeof planSpliced>>> {
+  const kept = base?.id === facts.base ? await keptPlan(input, facts.base) : undefined;
+  if (kept === undefined) return { why: 'the release before kept no plan to build on' };
+  const spliced = await planSpliced({
+    ...options,
+    facts,
+    documentKey: input.document_key,
+    baseDocumentKey: exportObjects.document(input.store_id, input.catalog_id, facts.base),
+    kept,
+    catalogId: input.catalog_id,
+  }).catch(goneBefore);
+  if (!('plan' in spliced)) return spliced;
+  const from = { ...input, release_id: facts.base };
+  let next = 0;
+  return settleWorkers(PICKS_IN_FLIGHT, async (stop) => {
+    while (!stop.failed && next < spliced.plan.ranges.length) {
+      const n = next++;
+      await objectStore.copy(workKeys.picks(from, n), workKeys.picks(input, n));
+    }
+  }).then(() => spliced, goneBefore);
+}
+
+/** The plan a release kept, when it kept one of this version (spliced-checks.ts). */
+async function keptPlan(ids: ReleaseIds, releaseId: string): Promise<KeptPlan | undefined> {
+  const at = { ...ids, release_id: releaseId };
+  try {
+    const [meta, plan, lines] = await Promise.all([
+      readJson<KeptPlanMeta>(workKeys.planMeta(at)),
+      readJson<DerivePlan>(workKeys.plan(at)),
+      readRanges(workKeys.ranges(at)),
+    ]);
+    return { meta, plan, bytes: lines.map((line) => line.bytes) };
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** The version a release's kept plan was made under, when it kept one. */
+async function keptVersion(ids: ReleaseIds, releaseId: string): Promise<number | undefined> {
+  try {
+    return (await readJson<KeptPlanMeta>(workKeys.planMeta({ ...ids, release_id: releaseId }))).version;
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) return undefined;
+    throw error;
+  }
 }
 
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
@@ -232,6 +332,27 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   if (input.copy_from !== undefined && !(await takeInDocument(input, input.copy_from))) {
     return { ...input, valid: false };
+  }
+  // A spliced export is checked by what it wrote again when the release before's document was checked
+  // under these rules (its kept plan says so: Plan runs only on a valid document).
+  const facts = await spliceFactsOf(input);
+  if (facts !== undefined) {
+    const spliced =
+      (await keptVersion(input, facts.base)) === SPLICED_CHECKS_VERSION
+        ? await validateSpliced(
+            input.document_key,
+            exportObjects.document(input.store_id, input.catalog_id, facts.base),
+            facts,
+          ).catch(goneBefore)
+        : { why: "the release before's checks are of another version" };
+    if ('families' in spliced) {
+      await record(input, {
+        percent_completed: VALIDATED_PERCENT,
+        validation: { spliced: true, families: spliced.families },
+      });
+      return { ...input, valid: true };
+    }
+    await record(input, { validation: { spliced: false, why: spliced.why } });
   }
   let result: Awaited<ReturnType<typeof validateReleaseStream>>;
   try {
@@ -337,25 +458,55 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
       : undefined;
   // Each range's bytes hashed on the way (derive-memo.ts): Derive then reads only the ranges it derives.
   const times = memoTimes(layout.published_at, base);
-  const hashers: RangeHasher[] = [];
-  let planned: Awaited<ReturnType<typeof planRelease>>;
-  try {
-    planned = await planRelease({
-      open: () => objectStore.read(input.document_key),
-      catalogId: input.catalog_id,
-      layout,
-      storeCurrencies: store.currencies,
-      rangeProducts: getConfig().deriveRangeProducts,
-      onRangeBytes: (n, piece) => {
-        hashers[n] ??= new RangeHasher(times);
-        hashers[n].update(piece);
-      },
-    });
-  } catch (error) {
-    if (!(error instanceof ReleaseValidationError)) throw error;
-    return invalid(input, error);
+  const meta: KeptPlanMeta = {
+    version: SPLICED_CHECKS_VERSION,
+    range_bytes: DERIVE_RANGE_BYTES,
+    range_products: getConfig().deriveRangeProducts,
+  };
+  // A spliced export is planned from the release before's plan when it can be (spliced-checks.ts).
+  const facts = await spliceFactsOf(input);
+  const spliced =
+    facts === undefined
+      ? undefined
+      : await planFromBefore(input, facts, base, {
+          layout,
+          storeCurrencies: store.currencies,
+          meta,
+          times,
+        });
+  let plan: DerivePlan;
+  let rangeBytes: (n: number) => RangeBytes | undefined;
+  let writePicks: (n: number) => Promise<unknown>;
+  if (spliced !== undefined && 'plan' in spliced) {
+    const { bytes } = spliced;
+    plan = spliced.plan;
+    rangeBytes = (n) => bytes[n];
+    writePicks = async () => undefined;
+  } else {
+    const hashers: RangeHasher[] = [];
+    let planned: Awaited<ReturnType<typeof planRelease>>;
+    try {
+      planned = await planRelease({
+        open: () => objectStore.read(input.document_key),
+        catalogId: input.catalog_id,
+        layout,
+        storeCurrencies: store.currencies,
+        rangeBytes: meta.range_bytes,
+        rangeProducts: meta.range_products,
+        onRangeBytes: (n, piece) => {
+          hashers[n] ??= new RangeHasher(times);
+          hashers[n].update(piece);
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof ReleaseValidationError)) throw error;
+      return invalid(input, error);
+    }
+    plan = planned.plan;
+    const { picks } = planned;
+    rangeBytes = (n) => hashers[n]?.done();
+    writePicks = (n) => putJson(workKeys.picks(input, n), picks(n));
   }
-  const { plan, picks } = planned;
   const named = plan.head.catalog.id;
   if (named !== undefined && named !== input.catalog_id) {
     const issue = {
@@ -369,19 +520,25 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
   let next = 0;
   await settleAll([
     putJson(workKeys.plan(input), plan),
+    putJson(workKeys.planMeta(input), meta),
     settleWorkers(PICKS_IN_FLIGHT, async (stop) => {
-      while (!stop.failed && next < plan.ranges.length) {
-        const n = next++;
-        await putJson(workKeys.picks(input, n), picks(n));
-      }
+      while (!stop.failed && next < plan.ranges.length) await writePicks(next++);
     }),
   ]);
   const lines = plan.ranges.map((range) => {
-    const bytes = hashers[range.n]?.done();
+    const bytes = rangeBytes(range.n);
     const line: RangeLine = { n: range.n, ...(base ? { base } : {}), ...(bytes ? { bytes } : {}) };
     return `${JSON.stringify(line)}\n`;
   });
   await objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' });
+  if (spliced !== undefined) {
+    await record(input, {
+      planning:
+        'plan' in spliced
+          ? { spliced: true, ranges_read: spliced.read }
+          : { spliced: false, why: spliced.why },
+    });
+  }
   await record(input, { percent_completed: PLANNED_PERCENT });
   return { ...input, ranges_key: workKeys.ranges(input), ranges: plan.ranges.length };
 }

@@ -197,7 +197,7 @@ export interface RangeLine {
    * What the range's key takes of its bytes (derive-memo.ts), as Plan read them with the publish times of
    * this release and `base`: a range taken up is then not read. Absent: Derive reads and hashes them.
    */
-  bytes?: { digest: string; holdsTime: boolean };
+  bytes?: { digest: string; holdsTime: boolean; latest?: string | null };
 }
 
 /** The derive Distributed Map's item: the execution's ids and one range. */
