@@ -45,6 +45,9 @@ export interface DeltaPublish {
   export: NonNullable<PcmRelease['export']> | undefined;
   /** The derivation's ranges, and how many of them were taken up from the release before (not derived). */
   derivation: NonNullable<PcmRelease['derivation']> | undefined;
+  /** How the spliced document was validated and planned: by what was written again, or whole and why. */
+  validation: PcmRelease['validation'];
+  planning: PcmRelease['planning'];
 }
 
 export interface DeltaFigures {
@@ -84,6 +87,8 @@ async function recorded(bench: AuthoredBench, release: string, seconds: number):
     workflow_peak_rss_mb: record.workflow_peak_rss_mb ?? Number.NaN,
     export: record.export,
     derivation: record.derivation,
+    validation: record.validation,
+    planning: record.planning,
   };
 }
 
@@ -196,14 +201,29 @@ const describeExport = (exported: DeltaPublish['export']) =>
       ? `export spliced, ${exported.families} family(ies) written again`
       : `export whole: ${exported.why}`;
 
+/** How Validate and Plan read a spliced document: `checked by 1 family, planned reading 1 range` or why whole. */
+const describeChecks = (d: DeltaPublish) =>
+  [
+    d.validation === undefined
+      ? 'validated whole'
+      : d.validation.spliced
+        ? `validated by ${d.validation.families} family(ies)`
+        : `validated whole: ${d.validation.why}`,
+    d.planning === undefined
+      ? 'planned whole'
+      : d.planning.spliced
+        ? `planned reading ${d.planning.ranges_read} range(s)`
+        : `planned whole: ${d.planning.why}`,
+  ].join(', ');
+
 export function describeDelta(f: DeltaFigures): string {
   const lines = [
     `delta publish: ${f.products.toLocaleString('en-US')} products; whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)})`,
     ...f.deltas.map(
       (d, i) =>
-        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)}; ${describeDerivation(d.derivation)})`,
+        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)}; ${describeChecks(d)}; ${describeDerivation(d.derivation)})`,
     ),
-    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)}; ${describeDerivation(f.price_list.publish.derivation)})`,
+    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)}; ${describeChecks(f.price_list.publish)}; ${describeDerivation(f.price_list.publish.derivation)})`,
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
     `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,
     `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,
