@@ -41,8 +41,12 @@ export const SPLICED_CHECKS_VERSION = 1;
 /** More families written again than this: the whole document is read (each family is two ranged reads). */
 export const SPLICED_CHECK_FAMILIES = 2_000;
 
-/** Families read at once, and ranges hashed at once. */
-const READS_IN_FLIGHT = 8;
+/** Groups of families read at once, and ranges hashed at once. */
+const READS_IN_FLIGHT = 4;
+/** Families closer than this (in both documents) are read in one ranged read, the bytes between included. */
+const SPAN_GAP = 256 * 1024;
+/** The most bytes a group of families is read in at once (a longer family is read alone). */
+const GROUP_BYTES = 4 * 1024 * 1024;
 
 /** What a release keeps beside its plan for the next release's (the plan's settings and the rules' version). */
 export interface KeptPlanMeta {
@@ -95,8 +99,7 @@ const OPEN = Buffer.from('{"products":[');
 const CLOSE = Buffer.from(']}');
 
 /** A family's products, raw, as the document's reader reads them (its rules: duplicate keys, sizes, encoding). */
-async function familyParts(key: string, offset: number, length: number): Promise<DocumentElement[]> {
-  const bytes = await readBytes(objectStore.read(key, { start: offset, end: offset + length - 1 }));
+async function familyParts(bytes: Buffer): Promise<DocumentElement[]> {
   const parts: DocumentElement[] = [];
   for await (const read of readReleaseDocument(streamOf(Buffer.concat([OPEN, bytes, CLOSE])))) {
     for (const part of read) if (part.kind === 'element') parts.push(part);
@@ -125,17 +128,69 @@ function declaredOf(head: Record<string, unknown>): DeclaredLists {
   };
 }
 
-/** Runs `work` for each family, READS_IN_FLIGHT at once; the first answer that is not undefined stops them. */
+/** A family written again: [offset, length] before, then [offset, length] now. */
+type FamilySpans = [number, number, number, number];
+
+/**
+ * The families in groups read together: neighbours less than SPAN_GAP apart in both documents, while a
+ * group's reads stay under GROUP_BYTES (a family longer than that is a group alone). A thousand families
+ * in a few megabytes are a few reads, not two thousand.
+ */
+export function familyGroups(families: readonly FamilySpans[]): [number, number][] {
+  const groups: [number, number][] = [];
+  let start = 0;
+  for (let n = 1; n <= families.length; n += 1) {
+    const first = families[start] as FamilySpans;
+    const previous = families[n - 1] as FamilySpans;
+    const next = families[n];
+    const joins =
+      next !== undefined &&
+      next[0] - (previous[0] + previous[1]) <= SPAN_GAP &&
+      next[2] - (previous[2] + previous[3]) <= SPAN_GAP &&
+      next[0] + next[1] - first[0] <= GROUP_BYTES &&
+      next[2] + next[3] - first[2] <= GROUP_BYTES;
+    if (!joins) {
+      groups.push([start, n]);
+      start = n;
+    }
+  }
+  return groups;
+}
+
+/** Bytes of `key` from `offset`, `length` of them. */
+const readSpan = (key: string, offset: number, length: number) =>
+  readBytes(objectStore.read(key, { start: offset, end: offset + length - 1 }));
+
+/**
+ * Runs `work` on each family written again with its bytes before and now, the groups' reads
+ * READS_IN_FLIGHT at once; the first answer that is not undefined stops them.
+ */
 async function eachFamily(
   facts: SpliceFacts,
-  work: (family: [number, number, number, number], n: number) => Promise<string | undefined>,
+  keys: { before: string; now: string },
+  work: (family: FamilySpans, n: number, before: Buffer, now: Buffer) => Promise<string | undefined>,
 ): Promise<string | undefined> {
+  const groups = familyGroups(facts.families);
   let next = 0;
   let why: string | undefined;
   await settleWorkers(READS_IN_FLIGHT, async (stop) => {
-    while (!stop.failed && why === undefined && next < facts.families.length) {
-      const n = next++;
-      why ??= await work(facts.families[n] as [number, number, number, number], n);
+    while (!stop.failed && why === undefined && next < groups.length) {
+      const [start, end] = groups[next++] as [number, number];
+      const first = facts.families[start] as FamilySpans;
+      const last = facts.families[end - 1] as FamilySpans;
+      const [before, now] = await Promise.all([
+        readSpan(keys.before, first[0], last[0] + last[1] - first[0]),
+        readSpan(keys.now, first[2], last[2] + last[3] - first[2]),
+      ]);
+      for (let n = start; why === undefined && n < end; n += 1) {
+        const family = facts.families[n] as FamilySpans;
+        why ??= await work(
+          family,
+          n,
+          before.subarray(family[0] - first[0], family[0] + family[1] - first[0]),
+          now.subarray(family[2] - first[2], family[2] + family[3] - first[2]),
+        );
+      }
     }
   });
   return why;
@@ -157,11 +212,9 @@ export async function validateSpliced(
   const checked = await validateReleaseStream(streamOf(Buffer.from(head)));
   if (!checked.ok) return { why: "the document's head has issues" };
   const declared = declaredOf(JSON.parse(head) as Record<string, unknown>);
-  const why = await eachFamily(facts, async ([offset, length, newOffset, newLength]) => {
-    const [before, after] = await Promise.all([
-      familyParts(baseDocumentKey, offset, length),
-      familyParts(documentKey, newOffset, newLength),
-    ]);
+  const keys = { before: baseDocumentKey, now: documentKey };
+  const why = await eachFamily(facts, keys, async (_family, _n, beforeBytes, nowBytes) => {
+    const [before, after] = await Promise.all([familyParts(beforeBytes), familyParts(nowBytes)]);
     if (before.length !== after.length) return 'a family written again has other products';
     for (const [n, part] of after.entries()) {
       const now = validateProduct(part.value, n);
@@ -190,8 +243,7 @@ interface ReadFamily {
 }
 
 /** Each product of a family's bytes, normalised, with its place in them. */
-async function familyProducts(key: string, offset: number, length: number) {
-  const bytes = await readBytes(objectStore.read(key, { start: offset, end: offset + length - 1 }));
+async function familyProducts(bytes: Buffer) {
   const read: { product: ProductInput; place: [number, number] }[] = [];
   for await (const one of readProducts(streamOf(Buffer.concat([OPEN, bytes, CLOSE])))) {
     const start = one.offset - OPEN.length;
@@ -282,11 +334,10 @@ export async function planSpliced(
   const families: ReadFamily[] = [];
   const inputs = new Map<string, ProductInput>();
   let shift = headShift;
-  const why = await eachFamily(facts, async ([offset, length, newOffset, newLength], n) => {
-    const [before, now] = await Promise.all([
-      familyProducts(input.baseDocumentKey, offset, length),
-      familyProducts(input.documentKey, newOffset, newLength),
-    ]);
+  const keys = { before: input.baseDocumentKey, now: input.documentKey };
+  const why = await eachFamily(facts, keys, async (spans, n, beforeBytes, nowBytes) => {
+    const [offset, length, newOffset, newLength] = spans;
+    const [before, now] = await Promise.all([familyProducts(beforeBytes), familyProducts(nowBytes)]);
     if (before.length !== now.length) return 'a family written again has other products';
     for (const [i, one] of now.entries()) {
       if (sharedFacts(one.product) !== sharedFacts((before[i] as (typeof before)[number]).product))
