@@ -140,7 +140,7 @@ export function* generateReleaseText(options: GenerateOptions): Generator<string
   yield `${piece}]${parts.files.length > 0 ? `,"files":${JSON.stringify(parts.files)}` : ''}}\n`;
 }
 
-function generateParts(options: GenerateOptions): GeneratedParts {
+export function generateParts(options: GenerateOptions): GeneratedParts {
   const next = seededRandom(options.seed ?? 1);
   const words = seededRandom((options.seed ?? 1) + 0x9e3779b9);
   const sized = <T extends { attributes: Record<string, unknown> }>(product: T): T => {
