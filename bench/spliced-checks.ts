@@ -6,7 +6,12 @@ import { generateParts } from '../lib/catalog/generator';
 import { readLines } from '../lib/catalog/pipeline/codec';
 import { memoTimes, type RangeBytes, RangeHasher } from '../lib/catalog/pipeline/derive-memo';
 import { catalogHead } from '../lib/catalog/pipeline/export';
-import { parseFamilyLine } from '../lib/catalog/pipeline/export-index';
+import {
+  type ExportTrailer,
+  familyLine,
+  INDEX_FORMAT,
+  readFamilies,
+} from '../lib/catalog/pipeline/export-index';
 import { type SpliceFacts, type SplicePlan, writeExport } from '../lib/catalog/pipeline/export-splice';
 import {
   type KeptPlanMeta,
@@ -127,7 +132,7 @@ export async function measureSplicedChecks(options: {
           offset += 1;
         }
         const length = Buffer.byteLength(text);
-        indexLines.push(`${offset} ${length} a ${product.id}`);
+        indexLines.push(familyLine({ length, extra: false, ids: [product.id as string] }));
         if (n === changedAt) changed = { id: product.id as string, offset, text };
         piece += text;
         offset += length;
@@ -145,17 +150,28 @@ export async function measureSplicedChecks(options: {
     const bytes = (await objectStore.head('bench/before/authored.json'))?.bytes as number;
     await objectStore.put('bench/before/authored.index', `${indexLines.join('\n')}\n`);
     indexLines.length = 0;
-    const headEnd = Buffer.byteLength(catalogHead(CATALOG, []));
+    const indexBytes = (await objectStore.head('bench/before/authored.index'))?.bytes as number;
     if (changed === undefined) throw new Error('no product changed');
     const target = changed;
+    const trailer: ExportTrailer = {
+      head_end: Buffer.byteLength(catalogHead(CATALOG, [])),
+      at: Date.parse(BEFORE),
+      started_at: Date.parse(BEFORE),
+      sources: { hierarchy_ids: [], pricebook_ids: [] },
+      next_boundary: null,
+      index_format: INDEX_FORMAT,
+      products: run,
+    };
 
     progress('planning the release before whole (its kept plan)');
     const kept = await wholePlan('bench/before/authored.json', BEFORE, memoTimes(BEFORE, undefined));
 
     // Export: the family found in the index (every line read), then the document spliced and written.
     const [family, find] = await seconds(async () => {
-      for await (const line of readLines(objectStore.read('bench/before/authored.index'))) {
-        const one = parseFamilyLine(line);
+      for await (const one of readFamilies(
+        readLines(objectStore.read('bench/before/authored.index')),
+        trailer,
+      )) {
         if (one.ids.includes(target.id)) return one;
       }
       throw new Error('the changed product is not in the index');
@@ -163,19 +179,14 @@ export async function measureSplicedChecks(options: {
     const product = JSON.parse(target.text) as { attributes: Record<string, unknown> };
     product.attributes.description = `${String(product.attributes.description ?? '')} and changed`;
     const text = JSON.stringify(product);
-    const plan: SplicePlan = {
+    const plan: Exclude<SplicePlan, { whole: string }> = {
       base: {
         release: 'before',
         document: 'bench/before/authored.json',
         index: 'bench/before/authored.index',
         bytes,
-        trailer: {
-          head_end: headEnd,
-          at: Date.parse(BEFORE),
-          started_at: Date.parse(BEFORE),
-          sources: { hierarchy_ids: [], pricebook_ids: [] },
-          next_boundary: null,
-        },
+        indexBytes,
+        trailer,
       },
       rewritten: [{ family, text, ids: family.ids }],
       boundaries: [],

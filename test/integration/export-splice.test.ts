@@ -8,8 +8,14 @@ import { handler as updatePrice } from '../../functions/pcm-update-price/handler
 import { handler as updateProduct } from '../../functions/pcm-update-product/handler';
 import { handler as writeNodeProducts } from '../../functions/pcm-write-node-products/handler';
 import { runChildProductsBuild } from '../../lib/builds/build';
-import { readText } from '../../lib/catalog/pipeline/codec';
+import { readLines, readText } from '../../lib/catalog/pipeline/codec';
 import { authoredDocument } from '../../lib/catalog/pipeline/export';
+import {
+  type ExportTrailer,
+  indexWriter,
+  LineChannel,
+  readFamilies,
+} from '../../lib/catalog/pipeline/export-index';
 import { exportObjects } from '../../lib/catalog/pipeline/export-splice';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
@@ -185,13 +191,22 @@ async function authoredCatalog() {
       objectStore.read(exportObjects.document(storeId, catalogId, release.release_id)),
     );
     let whole = '';
+    const channel = new LineChannel();
+    const index = indexWriter(channel);
     for await (const piece of authoredDocument(
       storeId,
       { id: catalogId, name: release.name, sources: release.authored as NonNullable<PcmRelease['authored']> },
       new Date(release.created_at),
+      index,
     ))
       whole += piece;
-    return { kept, whole };
+    index.finish({ at: 0, started_at: 0, sources: { hierarchy_ids: [], pricebook_ids: [] } });
+    let wholeIndex = '';
+    for await (const piece of channel) wholeIndex += piece;
+    const keptIndex = await readText(
+      objectStore.read(exportObjects.index(storeId, catalogId, release.release_id)),
+    );
+    return { kept, whole, index: { kept: keptIndex, whole: wholeIndex } };
   };
   return {
     storeId,
@@ -222,6 +237,8 @@ describe('an authored release exports only what changed since the release before
     expect(same.planning).toEqual({ spliced: true, ranges_read: 0 });
     const unchanged = await c.documents(same);
     expect(unchanged.kept).toBe(unchanged.whole);
+    // The index too: composed from the release before's, it is the one a whole export writes.
+    expect(unchanged.index.kept).toBe(unchanged.index.whole);
 
     // One price: one family (the cap's) written again.
     await c.call(
@@ -281,6 +298,7 @@ describe('an authored release exports only what changed since the release before
     ]);
     const afterEdit = await c.documents(edited);
     expect(afterEdit.kept).toBe(afterEdit.whole);
+    expect(afterEdit.index.kept).toBe(afterEdit.index.whole);
     expect(afterEdit.kept).toContain('Tee, renamed child');
   });
 
@@ -378,6 +396,51 @@ describe('an authored release exports only what changed since the release before
     await objectStore.deletePrefix(exportObjects.trailer(c.storeId, second.catalog_id, second.release_id));
     const third = await c.publish();
     expect(third.export).toEqual({ spliced: false, why: 'the release before kept no export' });
+  });
+
+  it('builds on an index of offsets, as releases exported before indexes gave lengths kept it', async () => {
+    const c = await authoredCatalog();
+    const first = await c.publish();
+    const keys = {
+      index: exportObjects.index(c.storeId, first.catalog_id, first.release_id),
+      trailer: exportObjects.trailer(c.storeId, first.catalog_id, first.release_id),
+    };
+    // The first release's index and trailer as an export before wrote them: offsets, no format.
+    const {
+      index_format: _format,
+      products: _products,
+      ...trailer
+    } = JSON.parse(await readText(objectStore.read(keys.trailer))) as ExportTrailer;
+    const current = JSON.parse(await readText(objectStore.read(keys.trailer))) as ExportTrailer;
+    const lines: string[] = [];
+    for await (const family of readFamilies(readLines(objectStore.read(keys.index)), current))
+      lines.push(`${family.offset} ${family.length} ${family.extra ? 'e' : 'a'} ${family.ids.join(' ')}\n`);
+    expect(lines.length).toBeGreaterThan(3);
+    await objectStore.put(keys.index, lines.join(''));
+    await objectStore.put(keys.trailer, JSON.stringify(trailer));
+
+    await c.call(
+      updatePrice,
+      'PUT',
+      `/pcm/pricebooks/${c.book}/prices/${c.prices.sock}`,
+      { pricebook_id: c.book, price_id: c.prices.sock },
+      {
+        data: {
+          type: 'product-price',
+          id: c.prices.sock,
+          attributes: { currencies: { USD: { amount: 650, includes_tax: false } } },
+        },
+      },
+    );
+    const priced = await c.publish();
+    expect(priced.export).toEqual({ spliced: true, changed_products: 1, families: 1 });
+    const after = await c.documents(priced);
+    expect(after.kept).toBe(after.whole);
+    // Written with lengths, as a whole export writes it; and the next release builds on that.
+    expect(after.index.kept).toBe(after.index.whole);
+    const again = await c.publish();
+    expect(again.export).toMatchObject({ spliced: true });
+    expect((await c.documents(again)).index.kept).toBe(after.index.whole);
   });
 
   it('a draft product attached to the hierarchies that goes live makes a whole export', async () => {

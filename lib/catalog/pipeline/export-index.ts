@@ -4,9 +4,13 @@ import type { ExportedFamily, ExportIndexSink } from './export';
 /**
  * An authored release's export index: where each family's text sits in the document Export wrote, kept
  * beside that document while the release is kept, so that the next release's Export rewrites only the
- * families that changed (lib/catalog/pipeline/export-splice.ts). One line a family, `<offset> <length>
- * <a|e> <id> <id>…` (`e`: written as a bundle's component); beside it a trailer (JSON): what the next
- * export checks before it builds on this one.
+ * families that changed (lib/catalog/pipeline/export-splice.ts). One line a family, `<length> <a|e> <id>
+ * <id>…` (`e`: written as a bundle's component), in document order: the families follow one another with
+ * one comma between them from the trailer's `products` on, so a line says where its family is without an
+ * offset, and the lines of the families not written again stay the same bytes (the next index is composed
+ * from this one, server-side, like the document). Exports before wrote `<offset> <length> <a|e> <id>…`
+ * (no `index_format` in their trailer), still read. Beside it a trailer (JSON): what the next export
+ * checks before it builds on this one.
  */
 
 export interface ExportTrailer {
@@ -19,14 +23,37 @@ export interface ExportTrailer {
   sources: AuthoredSources;
   /** The first time (ms) after `at` at which a sale of a product in it starts or ends (null: none). */
   next_boundary: number | null;
+  /** 2: the index's lines give lengths, not offsets (absent: an index of offsets, written before). */
+  index_format?: typeof INDEX_FORMAT;
+  /** The first family's first byte and the last one's end (null: no family); with `index_format` only. */
+  products?: [number, number] | null;
 }
 
-export const familyLine = (family: ExportedFamily) =>
-  `${family.offset} ${family.length} ${family.extra ? 'e' : 'a'} ${family.ids.join(' ')}`;
+export const INDEX_FORMAT = 2;
 
-export function parseFamilyLine(line: string): ExportedFamily {
-  const [offset, length, extra, ...ids] = line.split(' ');
-  return { offset: Number(offset), length: Number(length), extra: extra === 'e', ids };
+/** A family's line of the index (without its newline). */
+export const familyLine = (family: Omit<ExportedFamily, 'offset'>) =>
+  `${family.length} ${family.extra ? 'e' : 'a'} ${family.ids.join(' ')}`;
+
+/** A family of the index, with where its line is in the index (its first byte, and its bytes with the newline). */
+export type IndexedFamily = ExportedFamily & { line: [number, number] };
+
+/** The families of an index's lines, with their offsets, whichever format `trailer` says it has. */
+export async function* readFamilies(
+  lines: AsyncIterable<string>,
+  trailer: ExportTrailer,
+): AsyncGenerator<IndexedFamily> {
+  let at = 0;
+  let next = trailer.products?.[0] ?? 0;
+  for await (const line of lines) {
+    const fields = line.split(' ');
+    const offset = trailer.index_format === INDEX_FORMAT ? next : Number(fields.shift());
+    const [length, extra, ...ids] = fields;
+    const bytes = Buffer.byteLength(line) + 1;
+    yield { offset, length: Number(length), extra: extra === 'e', ids, line: [at, bytes] };
+    at += bytes;
+    next = offset + Number(length) + 1;
+  }
 }
 
 /** Lines handed over to a consumer (an upload) as they come, in pieces of about PIECE_CHARS. */
@@ -78,15 +105,22 @@ export class LineChannel implements AsyncIterable<string> {
 
 /** An index sink that writes lines to `channel`; `finish` ends it and answers the trailer. */
 export function indexWriter(channel: LineChannel): ExportIndexSink & {
-  finish(trailer: Omit<ExportTrailer, 'head_end' | 'next_boundary'>): ExportTrailer;
+  finish(
+    trailer: Omit<ExportTrailer, 'head_end' | 'next_boundary' | 'index_format' | 'products'>,
+  ): ExportTrailer;
 } {
   let headEnd = 0;
   let next: number | null = null;
+  let products: [number, number] | null = null;
   return {
     headEnd(offset) {
       headEnd = offset;
     },
     family(family) {
+      // A line says where its family is only if the families follow one another, one comma apart.
+      if (products !== null && family.offset !== products[1] + 1)
+        throw new Error(`a family at ${family.offset} does not follow the one ending at ${products[1]}`);
+      products = [products?.[0] ?? family.offset, family.offset + family.length];
       channel.push(familyLine(family));
     },
     boundary(ms) {
@@ -94,7 +128,7 @@ export function indexWriter(channel: LineChannel): ExportIndexSink & {
     },
     finish(trailer) {
       channel.end();
-      return { ...trailer, head_end: headEnd, next_boundary: next };
+      return { ...trailer, head_end: headEnd, next_boundary: next, index_format: INDEX_FORMAT, products };
     },
   };
 }

@@ -17,14 +17,21 @@ import {
   catalogHead,
   childIdsOf,
   EXPORT_PAGE,
-  type ExportedFamily,
   inOrder,
   PAGES_IN_FLIGHT,
   pricesOf,
   saleBoundaries,
   variationsOf,
 } from './export';
-import { type ExportTrailer, familyLine, indexWriter, LineChannel, parseFamilyLine } from './export-index';
+import {
+  type ExportTrailer,
+  familyLine,
+  INDEX_FORMAT,
+  type IndexedFamily,
+  indexWriter,
+  LineChannel,
+  readFamilies,
+} from './export-index';
 import { authoredDocumentKey } from './workflow';
 
 /**
@@ -62,9 +69,9 @@ export const besideExport = (documentKey: string) => ({
   trailer: documentKey.replace(/\.json$/, '.export.json'),
 });
 
-/** A family written again: the one it replaces, its new text and products. */
+/** A family written again: the one it replaces (with its line in the index), its new text and products. */
 interface Rewritten {
-  family: ExportedFamily;
+  family: IndexedFamily;
   text: string;
   ids: string[];
 }
@@ -72,7 +79,15 @@ interface Rewritten {
 export type SplicePlan =
   | { whole: string }
   | {
-      base: { release: string; document: string; index: string; bytes: number; trailer: ExportTrailer };
+      base: {
+        release: string;
+        document: string;
+        index: string;
+        bytes: number;
+        /** The index's bytes. */
+        indexBytes: number;
+        trailer: ExportTrailer;
+      };
       rewritten: Rewritten[];
       /** Sale boundaries of the products written again. */
       boundaries: number[];
@@ -172,10 +187,11 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
 
   // The families of the release before that hold a changed product or head.
   const wanted = new Set([...changed, ...heads]);
-  const families: ExportedFamily[] = [];
+  const families: IndexedFamily[] = [];
   const inBase = new Set<string>();
-  for await (const line of readLines(objectStore.read(base.index))) {
-    const family = parseFamilyLine(line);
+  let indexBytes = 0;
+  for await (const family of readFamilies(readLines(objectStore.read(base.index)), trailer)) {
+    indexBytes = family.line[0] + family.line[1];
     const hits = family.ids.filter((id) => wanted.has(id));
     if (hits.length === 0) continue;
     families.push(family);
@@ -222,7 +238,7 @@ export async function planSplice(input: SpliceInput): Promise<SplicePlan> {
     rewritten.push(...page.rewritten);
     boundaries.push(...page.boundaries);
   }
-  return { base: { ...base, bytes }, rewritten, boundaries, changed: changed.size };
+  return { base: { ...base, bytes, indexBytes }, rewritten, boundaries, changed: changed.size };
 }
 
 /** What rewriting a family needs besides the family. */
@@ -244,7 +260,7 @@ interface FamilyContext {
  */
 async function rewritePage(
   context: FamilyContext,
-  families: ExportedFamily[],
+  families: IndexedFamily[],
 ): Promise<{ whole: string } | { rewritten: Rewritten[]; boundaries: number[] }> {
   const { storeId, catalog, at, found } = context;
   if (families.some((family) => family.length > SPLICE_MAX_FAMILY_BYTES))
@@ -338,32 +354,53 @@ export function splicedPieces(plan: Exclude<SplicePlan, { whole: string }>, head
 }
 
 /**
- * The spliced document's index lines: the release before's, moved by what the head and rewritten families
- * changed. `products` is given where the products' run lies in the spliced document once the lines are read.
+ * The spliced document's index as pieces of the release before's (compose-parts.ts), when that one gives
+ * lengths: its lines, with those of the families written again written anew.
+ */
+export function splicedIndexPieces(plan: Exclude<SplicePlan, { whole: string }>): ComposePiece[] {
+  const pieces: ComposePiece[] = [];
+  let at = 0;
+  for (const { family, text, ids } of plan.rewritten) {
+    const [start, bytes] = family.line;
+    if (start > at) pieces.push({ copy: { start: at, end: start - 1 } });
+    pieces.push({ text: `${familyLine({ length: Buffer.byteLength(text), extra: family.extra, ids })}\n` });
+    at = start + bytes;
+  }
+  if (at < plan.base.indexBytes) pieces.push({ copy: { start: at, end: plan.base.indexBytes - 1 } });
+  return pieces;
+}
+
+/**
+ * The spliced document's index lines, every one written (the release before's index gives offsets: it was
+ * exported before indexes gave lengths). `products` is given where the products' run lies in the spliced
+ * document once the lines are read.
  */
 export async function* splicedIndex(
   plan: Exclude<SplicePlan, { whole: string }>,
   head: string,
-  products?: { run?: [number, number] },
+  products: { run?: [number, number] | null },
 ): AsyncGenerator<string> {
   const rewritten = new Map(plan.rewritten.map((entry) => [entry.family.offset, entry]));
   let shift = Buffer.byteLength(head) - plan.base.trailer.head_end;
-  const seen = (offset: number, length: number) => {
-    if (products) products.run = [products.run?.[0] ?? offset, offset + length];
-  };
-  for await (const line of readLines(objectStore.read(plan.base.index))) {
-    const family = parseFamilyLine(line);
+  products.run = null;
+  for await (const family of readFamilies(readLines(objectStore.read(plan.base.index)), plan.base.trailer)) {
     const again = rewritten.get(family.offset);
-    if (again === undefined) {
-      seen(family.offset + shift, family.length);
-      yield `${familyLine({ ...family, offset: family.offset + shift })}\n`;
-      continue;
-    }
-    const length = Buffer.byteLength(again.text);
-    seen(family.offset + shift, length);
-    yield `${familyLine({ offset: family.offset + shift, length, extra: family.extra, ids: again.ids })}\n`;
+    const length = again === undefined ? family.length : Buffer.byteLength(again.text);
+    const offset = family.offset + shift;
+    products.run = [products.run?.[0] ?? offset, offset + length];
+    yield `${familyLine({ length, extra: family.extra, ids: again?.ids ?? family.ids })}\n`;
     shift += length - family.length;
   }
+}
+
+/** Where the products' run lies in the spliced document, from the release before's trailer (an index of lengths). */
+function movedProducts(plan: Exclude<SplicePlan, { whole: string }>, head: string): [number, number] | null {
+  const run = plan.base.trailer.products;
+  if (run === undefined || run === null) return null;
+  let shift = Buffer.byteLength(head) - plan.base.trailer.head_end;
+  const start = run[0] + shift;
+  for (const { family, text } of plan.rewritten) shift += Buffer.byteLength(text) - family.length;
+  return [start, run[1] + shift];
 }
 
 /**
@@ -383,11 +420,11 @@ export interface SpliceFacts {
   families: [number, number, number, number][];
 }
 
-/** The facts of a spliced export whose index gave `products`. */
+/** The facts of a spliced export whose products' run is `products`. */
 export function spliceFacts(
   plan: Exclude<SplicePlan, { whole: string }>,
   head: string,
-  products: [number, number] | undefined,
+  products: [number, number] | null,
 ): SpliceFacts {
   let shift = Buffer.byteLength(head) - plan.base.trailer.head_end;
   const families = plan.rewritten.map(({ family, text }): [number, number, number, number] => {
@@ -405,7 +442,7 @@ export function spliceFacts(
     base: plan.base.release,
     bytes: plan.base.bytes + shift,
     base_bytes: plan.base.bytes,
-    products: products ?? null,
+    products,
     families,
   };
 }
@@ -416,6 +453,7 @@ export function splicedTrailer(
   head: string,
   at: Date,
   startedAt: number,
+  products: [number, number] | null,
 ): string {
   let next = plan.base.trailer.next_boundary;
   for (const ms of plan.boundaries) if (next === null || ms < next) next = ms;
@@ -425,6 +463,8 @@ export function splicedTrailer(
     started_at: startedAt,
     sources: plan.base.trailer.sources,
     next_boundary: next,
+    index_format: INDEX_FORMAT,
+    products,
   } satisfies ExportTrailer);
 }
 
@@ -452,22 +492,27 @@ export async function writeExport(
   const { storeId, catalog, at, startedAt } = source;
   if (!('whole' in plan)) {
     const head = catalogHead(catalog, catalog.sources.pricebook_ids);
-    const products: { run?: [number, number] } = {};
+    const lengths = plan.base.trailer.index_format === INDEX_FORMAT;
+    const products: { run?: [number, number] | null } = { run: movedProducts(plan, head) };
     try {
       // The unchanged stretches are copied server-side: at a million products, a one-price change passes
-      // megabytes through the step, not the whole document. The index beside it; the trailer last.
+      // megabytes through the step, not the whole document; and so is the index, its lines the same bytes
+      // (an index of offsets, from before, is written again). The trailer last.
       await settleAll([
         objectStore.compose(documentKey, plan.base.document, splicedPieces(plan, head), {
           contentType: 'application/json',
         }),
-        objectStore.put(keys.index, splicedIndex(plan, head, products)),
+        lengths
+          ? objectStore.compose(keys.index, plan.base.index, splicedIndexPieces(plan))
+          : objectStore.put(keys.index, splicedIndex(plan, head, products)),
       ]);
-      await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt));
+      const run = products.run ?? null;
+      await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt, run));
       return {
         spliced: true,
         changed_products: plan.changed,
         families: plan.rewritten.length,
-        facts: spliceFacts(plan, head, products.run),
+        facts: spliceFacts(plan, head, run),
       };
     } catch (error) {
       // The release before's export went meanwhile (that release deleted, and its objects swept): whole.

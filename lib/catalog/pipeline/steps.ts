@@ -75,7 +75,8 @@ import { CHUNK_ITEMS, uploadRefused, WRITER_BATCHES_IN_FLIGHT } from './workflow
 /**
  * The publishing workflow's steps (functions/workflow.ts): each takes the state's JSON and answers JSON,
  * and keeps what is large (chunk files, the manifest, the facts the switch needs) in the documents bucket,
- * under `work/<store>/<release>/`, since a state's input and output are bounded (256 KB). The Step Functions
+ * under `work/<store>/<release>/` (the plan among the release's own objects, kept for the next release's),
+ * since a state's input and output are bounded (256 KB). The Step Functions
  * state machine (infra/publishing.ts) and the local harness (run-local.ts) run these same functions.
  */
 

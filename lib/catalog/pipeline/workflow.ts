@@ -188,7 +188,7 @@ export interface PlanOutput extends ReleaseExecutionInput {
   ranges: number;
 }
 
-/** One line of the ranges list: a range of the plan (work/<store>/<release>/plan.json has the rest). */
+/** One line of the ranges list: a range of the plan (the release's `plan/plan.json` has the rest). */
 export interface RangeLine {
   n: number;
   /** The release whose kept ranges this one may take up (derive-memo.ts), and its publish time; absent: derive every range. */
