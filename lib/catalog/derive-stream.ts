@@ -222,7 +222,7 @@ interface ReadProduct {
  * the same object (`if-match`). So a product is normalised here, not checked again: checking it in each of
  * the derivation's passes (the plan's two, every range's, the merge's) cost a fifth of their time.
  */
-export async function* readProducts(
+async function* products(
   source: AsyncIterable<Uint8Array>,
   head?: (part: DocumentPart) => void,
   first = 0,
@@ -476,7 +476,7 @@ export async function planRelease(
   let open: DeriveRange | undefined;
   let live = 0;
   const tap = rangeTap(options.open(), options.onRangeBytes);
-  for await (const read of readProducts(tap.source, (part) => {
+  for await (const read of products(tap.source, (part) => {
     // Past this member's bytes no range's are (the products are one run, and this is not among them).
     tap.drop(part.offset + part.length);
     if (part.kind === 'value') raw[part.key] = part.value;
@@ -575,7 +575,7 @@ export async function planRelease(
       }
       return low;
     };
-    for await (const { index, product } of readProducts(options.open())) {
+    for await (const { index, product } of products(options.open())) {
       if (!missing.has(product.id)) continue;
       held.set(product.id, product);
       heldRange.set(product.id, rangeOf(index));
@@ -767,11 +767,7 @@ export async function deriveRange(options: {
   const nodeLists = new Map<string, { first: number; ids: string[] }>();
   const fragments: RangePartial['node_fragments'] = [];
 
-  for await (const { index, product } of readProducts(
-    rangeDocument(options.source),
-    undefined,
-    range.first,
-  )) {
+  for await (const { index, product } of products(rangeDocument(options.source), undefined, range.first)) {
     const derived = deriveProduct(product, scope, cache);
     const { stored } = derived;
     countProduct(counts, derived);
@@ -1027,7 +1023,7 @@ async function recountHierarchyLists(
   for (const key of [...totals.keys()]) if (isHierarchyList(key)) totals.delete(key);
   const counts = new Map<string, number>();
   let next = 0;
-  for await (const { index, product } of readProducts(open())) {
+  for await (const { index, product } of products(open())) {
     const range = ranges[next];
     if (range !== undefined && range.first === index) {
       range.node_start = [...range.node_start.filter(([key]) => !isHierarchyList(key)), ...counts];
@@ -1095,7 +1091,7 @@ async function exactProductBudget(
     return bytes;
   };
   const weights: Weighed[] = [];
-  for await (const { index, product } of readProducts(open())) {
+  for await (const { index, product } of products(open())) {
     const { stored } = deriveProduct(product, scope, cache);
     if (!stored.live) continue;
     let bytes = EXACT.product(stored, index) + 1;

@@ -2,13 +2,15 @@ import { settleWorkers } from '../../store/items';
 import { objectStore } from '../../store/object-store';
 import type { CurrencySettings } from '../../store/store-repository';
 import { slugFromName } from '../derive';
-import { type DerivePlan, type DeriveRange, planRelease, readProducts } from '../derive-stream';
+import { type DerivePlan, type DeriveRange, planRelease } from '../derive-stream';
 import { type DocumentElement, readReleaseDocument } from '../document-stream';
+import type { Product as ProductDocument } from '../release-input.generated';
 import type { ProductInput, ReleaseLayout } from '../types';
 import {
   type DeclaredLists,
   Issues,
   listReferences,
+  normaliseProduct,
   ReleaseValidationError,
   validateProduct,
 } from '../validate-release';
@@ -244,12 +246,12 @@ interface ReadFamily {
 
 /** Each product of a family's bytes, normalised, with its place in them. */
 async function familyProducts(bytes: Buffer) {
-  const read: { product: ProductInput; place: [number, number] }[] = [];
-  for await (const one of readProducts(streamOf(Buffer.concat([OPEN, bytes, CLOSE])))) {
-    const start = one.offset - OPEN.length;
-    read.push({ product: one.product, place: [start, start + one.length] });
-  }
-  return read;
+  return (await familyParts(bytes)).map((part) => {
+    const start = part.offset - OPEN.length;
+    // Normalised as the plan's reader normalises (the document passed its checks).
+    const product = normaliseProduct(part.value as ProductDocument, part.index, new Issues());
+    return { product, place: [start, start + part.length] as [number, number] };
+  });
 }
 
 /** Where a byte of the release before's products (a product's first byte, or its end) is in the spliced document. */

@@ -254,10 +254,13 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
 }
 
 /** What a spliced export wrote again, when this release's was one. */
-async function spliceFactsOf(input: ReleaseExecutionInput): Promise<SpliceFacts | undefined> {
-  if (!input.export) return undefined;
+const spliceFactsOf = async (input: ReleaseExecutionInput): Promise<SpliceFacts | undefined> =>
+  input.export ? unlessGone(readJson<SpliceFacts>(workKeys.splice(input))) : undefined;
+
+/** What `read` answers, or undefined when an object it reads is not there. */
+async function unlessGone<T>(read: Promise<T>): Promise<T | undefined> {
   try {
-    return await readJson<SpliceFacts>(workKeys.splice(input));
+    return await read;
   } catch (error) {
     if (error instanceof ObjectNotFoundError) return undefined;
     throw error;
@@ -302,31 +305,21 @@ async function planFromBefore(
   }).then(() => spliced, goneBefore);
 }
 
-/** The plan a release kept, when it kept one of this version (spliced-checks.ts). */
+/** The plan a release kept, when it kept one (spliced-checks.ts). */
 async function keptPlan(ids: ReleaseIds, releaseId: string): Promise<KeptPlan | undefined> {
   const at = { ...ids, release_id: releaseId };
-  try {
-    const [meta, plan, lines] = await Promise.all([
+  return unlessGone(
+    Promise.all([
       readJson<KeptPlanMeta>(workKeys.planMeta(at)),
       readJson<DerivePlan>(workKeys.plan(at)),
       readRanges(workKeys.ranges(at)),
-    ]);
-    return { meta, plan, bytes: lines.map((line) => line.bytes) };
-  } catch (error) {
-    if (error instanceof ObjectNotFoundError) return undefined;
-    throw error;
-  }
+    ]).then(([meta, plan, lines]) => ({ meta, plan, bytes: lines.map((line) => line.bytes) })),
+  );
 }
 
 /** The version a release's kept plan was made under, when it kept one. */
-async function keptVersion(ids: ReleaseIds, releaseId: string): Promise<number | undefined> {
-  try {
-    return (await readJson<KeptPlanMeta>(workKeys.planMeta({ ...ids, release_id: releaseId }))).version;
-  } catch (error) {
-    if (error instanceof ObjectNotFoundError) return undefined;
-    throw error;
-  }
-}
+const keptVersion = async (ids: ReleaseIds, releaseId: string) =>
+  (await unlessGone(readJson<KeptPlanMeta>(workKeys.planMeta({ ...ids, release_id: releaseId }))))?.version;
 
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
 export async function validateStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
