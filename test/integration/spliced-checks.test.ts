@@ -100,7 +100,11 @@ async function wholePlan(key: string, layout: ReleaseLayout, times: string[]) {
  * A release before (its document and whole plan) and one spliced from it: the products `change` edits
  * written again, each run of consecutive edited products one family.
  */
-async function splice(change: (products: Product[]) => number[], tweak?: (products: Product[]) => void) {
+async function splice(
+  change: (products: Product[]) => number[],
+  tweak?: (products: Product[]) => void,
+  keptAs: (plan: DerivePlan) => DerivePlan = (plan) => plan,
+) {
   const { head, products, files } = generated();
   tweak?.(products);
   const before = documentText(head, products, files);
@@ -139,7 +143,7 @@ async function splice(change: (products: Product[]) => number[], tweak?: (produc
     facts,
     documentKey: key,
     baseDocumentKey: baseKey,
-    kept: { plan: kept.plan, bytes: kept.bytes, meta },
+    kept: { plan: keptAs(kept.plan), bytes: kept.bytes, meta },
     catalogId: 'c',
     layout,
     storeCurrencies: {},
@@ -216,6 +220,17 @@ describe('a spliced document validated and planned by what changed', () => {
     });
     expect(drafted.validated).toMatchObject({ why: expect.stringContaining('changed what other products') });
     expect(drafted.spliced).toMatchObject({ why: expect.stringContaining('changed what the plan holds') });
+
+    // A kept plan whose filter index segments another size than this code's: planned whole.
+    const resized = await splice(
+      (products) => {
+        describeText(products[5] as Product, 'changed');
+        return [5];
+      },
+      undefined,
+      (plan) => ({ ...plan, segment: plan.segment / 2 }),
+    );
+    expect(resized.spliced).toEqual({ why: "the document's head changed beyond its catalog" });
 
     const broken = await splice((products) => {
       (products[11] as Product).attributes.name = '';

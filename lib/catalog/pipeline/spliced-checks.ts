@@ -298,8 +298,7 @@ export async function planSpliced(
     kept.meta.version !== input.meta.version ||
     kept.meta.range_bytes !== input.meta.range_bytes ||
     kept.meta.range_products !== input.meta.range_products ||
-    old.layout.chunk_size !== layout.chunk_size ||
-    (input.releaseSegment !== undefined && old.segment !== input.releaseSegment)
+    old.layout.chunk_size !== layout.chunk_size
   )
     return { why: "the release before's plan was made with other settings" };
   const first = old.ranges[0];
@@ -328,8 +327,9 @@ export async function planSpliced(
     if (error instanceof ReleaseValidationError) return { why: "the document's head has issues" };
     throw error;
   }
+  // The head's facts as this code plans them (the filter index's segment size included) against the kept plan's.
   const beyondCatalog = (plan: DerivePlan) =>
-    JSON.stringify([{ ...plan.head, catalog: null }, plan.currencies]);
+    JSON.stringify([{ ...plan.head, catalog: null }, plan.currencies, plan.segment]);
   if (beyondCatalog(head) !== beyondCatalog(old))
     return { why: "the document's head changed beyond its catalog" };
 
