@@ -351,10 +351,27 @@ export async function listen(server: Server, port: number, host = '127.0.0.1'): 
   return typeof address === 'object' && address ? address.port : port;
 }
 
-/** Stops accepting connections, closes the open ones and resolves once the server is closed. */
-export function closeServer(server: Server): Promise<void> {
-  return new Promise<void>((done) => {
+/** What each server stops once it is closed (`onServerClose`). */
+const closeHooks = new WeakMap<Server, (() => Promise<void>)[]>();
+
+/**
+ * Has `closeServer` stop `hook` with `server`: what the server started beside it (its in-process queues), whose
+ * timers must not outlive it to run in a process (or a test file) that has moved on.
+ */
+export function onServerClose(server: Server, hook: () => Promise<void>): void {
+  closeHooks.set(server, [...(closeHooks.get(server) ?? []), hook]);
+}
+
+/**
+ * Stops accepting connections, closes the open ones, resolves once the server is closed and what it
+ * started beside it (`onServerClose`) has stopped.
+ */
+export async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((done) => {
     server.closeAllConnections();
     server.close(() => done());
   });
+  const hooks = closeHooks.get(server) ?? [];
+  closeHooks.delete(server);
+  await Promise.all(hooks.map((hook) => hook()));
 }

@@ -6,9 +6,10 @@ import { registerLocalWorkflow } from '../lib/catalog/pipeline/start';
 import { getConfig } from '../lib/config/index';
 import { parseCorsOrigins } from '../lib/http/cors';
 import { redact, requestSecrets } from '../lib/http/log';
+import { unregisterLocalDeliveryQueue } from '../lib/integrations/queue';
 import { startLocalDeliveries } from './deliveries-local';
 import { localDocsResponse } from './docs';
-import { createGatewayServer, publicUrlFrom } from './gateway';
+import { createGatewayServer, onServerClose, publicUrlFrom } from './gateway';
 import { createLambdaContext } from './http-event';
 import { startLocalJobs } from './jobs-local';
 import { GATEWAY_ROUTES, loadHandler } from './router';
@@ -45,8 +46,8 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
   // Jobs enqueued through this server run through the job worker's handler in this process.
   startLocalJobs();
   // Webhook events emitted through this server are delivered by the delivery function's handler, off the request path.
-  startLocalDeliveries();
-  return createGatewayServer({
+  const deliveries = startLocalDeliveries();
+  const server = createGatewayServer({
     routes: GATEWAY_ROUTES,
     publicUrl: publicUrlFrom(env),
     cors: apiCorsConfiguration(options.corsOrigins ?? parseCorsOrigins(env.CORS_ORIGINS)),
@@ -63,4 +64,11 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
     describeError: (error, req) =>
       redact((error as Error).stack ?? String(error), requestSecrets(req.headers)),
   });
+  // Closing the server stops its deliveries: a retry waiting on its timer is dropped, a receive under way
+  // awaited, so none runs once the server is gone.
+  onServerClose(server, async () => {
+    await deliveries.close();
+    unregisterLocalDeliveryQueue(deliveries);
+  });
+  return server;
 }

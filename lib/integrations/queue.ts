@@ -35,6 +35,12 @@ export function registerLocalDeliveryQueue(queue: LocalDeliveryQueue | undefined
   (globalThis as Record<symbol, LocalDeliveryQueue | undefined>)[LOCAL_DELIVERY_QUEUE] = queue;
 }
 
+/** Removes the local harness's deliveries queue if `queue` is the one registered (another may have replaced it). */
+export function unregisterLocalDeliveryQueue(queue: LocalDeliveryQueue): void {
+  const registry = globalThis as Record<symbol, LocalDeliveryQueue | undefined>;
+  if (registry[LOCAL_DELIVERY_QUEUE] === queue) registry[LOCAL_DELIVERY_QUEUE] = undefined;
+}
+
 function localQueue(): LocalDeliveryQueue {
   const local = (globalThis as Record<symbol, LocalDeliveryQueue | undefined>)[LOCAL_DELIVERY_QUEUE];
   if (local === undefined) {

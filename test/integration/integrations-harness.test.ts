@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import { resetConfig } from '../../lib/config/index';
-import { registerLocalDeliveryQueue } from '../../lib/integrations/queue';
 import { closeServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { newPcmCatalog } from '../support/pcm-fixtures';
@@ -26,7 +25,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeServer(server);
-  registerLocalDeliveryQueue(undefined);
   delete process.env.INTEGRATIONS_DELIVERY_TIMEOUT_MS;
   delete process.env.INTEGRATIONS_RETRY_BASE_MS;
   resetConfig();

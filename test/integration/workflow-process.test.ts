@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
-import { registerLocalDeliveryQueue } from '../../lib/integrations/queue';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { closeServer, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
@@ -34,7 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeServer(server);
-  registerLocalDeliveryQueue(undefined);
 });
 
 const SECRET = 'child-secret';
