@@ -5,7 +5,9 @@ import {
   each,
   peakRssMb,
   publishAndWait,
+  type SetupMode,
   setupAuthoredCatalog,
+  setupOption,
 } from './authored-publish';
 import { stopProcess } from './local-server';
 import { endedRelease } from './publish';
@@ -54,8 +56,10 @@ export interface DeltaFigures {
   products: number;
   whole: DeltaPublish;
   deltas: DeltaPublish[];
-  /** After the deltas: one price in a hundred changed, then one publish. */
-  price_list: { prices: number; publish: DeltaPublish };
+  /** After the deltas: one price in a hundred changed, then one publish (unless left out: `--no-price-list`). */
+  price_list?: { prices: number; publish: DeltaPublish };
+  /** How the catalog was written: over the API, or its items in batches. */
+  setup: SetupMode;
   reads_ms: {
     whole: { cold_p50: number; warm_p50: number };
     layered: { cold_p50: number; warm_p50: number; layers: number };
@@ -112,8 +116,18 @@ async function readProducts(bench: AuthoredBench, ids: string[]) {
   return { cold_p50: p50(cold), warm_p50: p50(warm) };
 }
 
-export async function measureDeltaPublish(options: { products: number }): Promise<DeltaFigures> {
+export interface DeltaOptions {
+  products: number;
+  setup?: SetupMode;
+  /** One-price publishes after the whole one (default DELTA_PUBLISHES). */
+  deltas?: number;
+  /** False: no publish of one price in a hundred (at a million products, 10,000 families). */
+  priceList?: boolean;
+}
+
+export async function measureDeltaPublish(options: DeltaOptions): Promise<DeltaFigures> {
   const bench = await setupAuthoredCatalog(options);
+  const deltaPublishes = options.deltas ?? DELTA_PUBLISHES;
   try {
     // An export reads the store's change log from EXPORT_CHANGE_MARGIN_SECONDS before the release before's
     // export began (docs/publishing.md, "Exporting only what changed"): waiting that long after the setup's
@@ -126,7 +140,7 @@ export async function measureDeltaPublish(options: { products: number }): Promis
     const all = bench.productIds;
     const wholeReads = await readProducts(bench, all.slice(0, READS));
     const deltas: DeltaPublish[] = [];
-    for (let n = 0; n < DELTA_PUBLISHES; n += 1) {
+    for (let n = 0; n < deltaPublishes; n += 1) {
       const price = bench.prices[n] as { id: string };
       await bench.call('PUT', `/pcm/pricebooks/${bench.book}/prices/${price.id}`, {
         data: {
@@ -135,26 +149,13 @@ export async function measureDeltaPublish(options: { products: number }): Promis
           attributes: { currencies: { USD: { amount: 500_000 + n, includes_tax: false } } },
         },
       });
-      progress(`publishing after one price changed (${n + 1} of ${DELTA_PUBLISHES})`);
+      progress(`publishing after one price changed (${n + 1} of ${deltaPublishes})`);
       const times = await publishAndWait(bench);
       deltas.push(await recorded(bench, times.release, times.published_s));
     }
     // Other products than the first reads: the caches are by release, so theirs are cold as those were.
     const layeredReads = await readProducts(bench, all.slice(READS, READS * 2));
-    // A price list: one price in a hundred changed, then published.
-    const listed = bench.prices.filter((_, n) => n % 100 === 0);
-    progress(`changing ${listed.length} prices (one in a hundred), then publishing`);
-    await each(listed, 8, (price) =>
-      bench.call('PUT', `/pcm/pricebooks/${bench.book}/prices/${price.id}`, {
-        data: {
-          type: 'product-price',
-          id: price.id,
-          attributes: { currencies: { USD: { amount: 600_000, includes_tax: false } } },
-        },
-      }),
-    );
-    const listTimes = await publishAndWait(bench);
-    const priceList = await recorded(bench, listTimes.release, listTimes.published_s);
+    const priceList = options.priceList === false ? undefined : await publishPriceList(bench);
     const last = deltas.at(-1) as DeltaPublish;
     const written = deltas.reduce((sum, d) => sum + d.items_written, 0) / deltas.length;
     const fullWcu = 1_000_000 * 6.14;
@@ -162,7 +163,8 @@ export async function measureDeltaPublish(options: { products: number }): Promis
       products: bench.products,
       whole,
       deltas,
-      price_list: { prices: listed.length, publish: priceList },
+      ...(priceList === undefined ? {} : { price_list: priceList }),
+      setup: options.setup ?? 'api',
       reads_ms: { whole: wholeReads, layered: { ...layeredReads, layers: last.layers } },
       peak_rss_mb: {
         api: peakRssMb(bench.api.pid),
@@ -179,6 +181,23 @@ export async function measureDeltaPublish(options: { products: number }): Promis
   } finally {
     await stopProcess(bench.api);
   }
+}
+
+/** One price in a hundred changed over the API, then published. */
+async function publishPriceList(bench: AuthoredBench) {
+  const listed = bench.prices.filter((_, n) => n % 100 === 0);
+  progress(`changing ${listed.length} prices (one in a hundred), then publishing`);
+  await each(listed, 8, (price) =>
+    bench.call('PUT', `/pcm/pricebooks/${bench.book}/prices/${price.id}`, {
+      data: {
+        type: 'product-price',
+        id: price.id,
+        attributes: { currencies: { USD: { amount: 600_000, includes_tax: false } } },
+      },
+    }),
+  );
+  const times = await publishAndWait(bench);
+  return { prices: listed.length, publish: await recorded(bench, times.release, times.published_s) };
 }
 
 /** How many ranges the derivation derived: `ranges: 1 of 10 derived, 9 taken up`. */
@@ -218,12 +237,16 @@ const describeChecks = (d: DeltaPublish) =>
 
 export function describeDelta(f: DeltaFigures): string {
   const lines = [
-    `delta publish: ${f.products.toLocaleString('en-US')} products; whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)})`,
+    `delta publish: ${f.products.toLocaleString('en-US')} products (written ${f.setup === 'batched' ? 'in batches' : 'over the API'}); whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)})`,
     ...f.deltas.map(
       (d, i) =>
         `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)}; ${describeChecks(d)}; ${describeDerivation(d.derivation)})`,
     ),
-    `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)}; ${describeChecks(f.price_list.publish)}; ${describeDerivation(f.price_list.publish.derivation)})`,
+    ...(f.price_list === undefined
+      ? []
+      : [
+          `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)}; ${describeChecks(f.price_list.publish)}; ${describeDerivation(f.price_list.publish.derivation)})`,
+        ]),
     `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
     `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,
     `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,
@@ -233,6 +256,12 @@ export function describeDelta(f: DeltaFigures): string {
 
 runAsScript(
   import.meta.url,
-  (args) => measureDeltaPublish({ products: intOption(args, '--products', 100_000) }),
+  (args) =>
+    measureDeltaPublish({
+      products: intOption(args, '--products', 100_000),
+      setup: setupOption(args),
+      deltas: intOption(args, '--deltas', DELTA_PUBLISHES),
+      priceList: !args.includes('--no-price-list'),
+    }),
   describeDelta,
 );

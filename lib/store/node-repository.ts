@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NodeAttributes } from '../validation/node';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
-import { QueryCommand, type TransactWriteCommand } from './dynamodb';
+import { QueryCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
 import { hierarchyKeys } from './hierarchy-repository';
 import { backoff, batchGetItems, countItems, getRecord, type PagedQuery, queryAll, queryPage } from './items';
 import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
@@ -346,6 +346,40 @@ function attachItems(storeId: string, node: NodeRecord, productId: string, seq: 
   ];
 }
 
+/** The node's count of products moved by `count` and its latest seq set to `last`, as long as it is the one read. */
+function attachedCount(storeId: string, node: NodeRecord, count: number, last: string | undefined) {
+  return {
+    TableName: table(),
+    Key: nodeKeys.node(storeId, node.hierarchy_id, node.id),
+    UpdateExpression: 'ADD products :count SET attach_seq = :last',
+    ConditionExpression:
+      node.attach_seq === undefined
+        ? 'attribute_exists(pk) AND attribute_not_exists(attach_seq)'
+        : 'attach_seq = :read',
+    ExpressionAttributeValues: {
+      ':count': count,
+      ':last': last,
+      ...(node.attach_seq === undefined ? {} : { ':read': node.attach_seq }),
+    },
+  };
+}
+
+/**
+ * The items `attach` puts for one product, without the conditions and the product's check: for loading a
+ * store known not to have these attachments in batches (the `delta` bench's million products); the node's
+ * count and latest seq are then moved by `attachedInBulk`.
+ */
+export function attachmentItems(
+  storeId: string,
+  node: NodeRecord,
+  productId: string,
+  seq: string,
+): Record<string, unknown>[] {
+  return attachItems(storeId, node, productId, seq).flatMap(({ item }) =>
+    item.Put?.Item === undefined ? [] : [item.Put.Item as Record<string, unknown>],
+  );
+}
+
 function detachItems(
   storeId: string,
   node: { hierarchy_id: string; id: string },
@@ -600,25 +634,7 @@ export const nodeRepository = {
   ) {
     await transact(
       [
-        {
-          item: {
-            Update: {
-              TableName: table(),
-              Key: nodeKeys.node(storeId, node.hierarchy_id, node.id),
-              UpdateExpression: 'ADD products :count SET attach_seq = :last',
-              ConditionExpression:
-                node.attach_seq === undefined
-                  ? 'attribute_exists(pk) AND attribute_not_exists(attach_seq)'
-                  : 'attach_seq = :read',
-              ExpressionAttributeValues: {
-                ':count': productIds.length,
-                ':last': seqs[seqs.length - 1],
-                ...(node.attach_seq === undefined ? {} : { ':read': node.attach_seq }),
-              },
-            },
-          },
-          reason: 'changed',
-        },
+        { item: { Update: attachedCount(storeId, node, productIds.length, seqs.at(-1)) }, reason: 'changed' },
         ...productIds.flatMap((id, index) => attachItems(storeId, node, id, seqs[index] as string)),
         ...[...kept].map(([productId, seq]) => ({
           item: {
@@ -634,6 +650,14 @@ export const nodeRepository = {
       ],
       caller,
     );
+  },
+
+  /**
+   * Counts `count` products written by `attachmentItems` on the node, `lastSeq` the greatest of their seqs,
+   * on condition that the node's latest seq is still the one read.
+   */
+  async attachedInBulk(storeId: string, node: NodeRecord, count: number, lastSeq: string): Promise<void> {
+    await getDocumentClient().send(new UpdateCommand(attachedCount(storeId, node, count, lastSeq)));
   },
 
   /**

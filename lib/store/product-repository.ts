@@ -344,6 +344,18 @@ const toItem = (storeId: string, product: ProductRecord) => ({
   ...product,
   attributes: JSON.stringify(product.attributes),
 });
+/**
+ * The items `create` puts for a product that links no variation: the product and its sku and external_ref
+ * claims, without the conditions. For loading a store known to hold none of them in batches (the `delta`
+ * bench's million products): nothing checks that the claims are free.
+ */
+export function newProductItems(storeId: string, product: ProductRecord): Record<string, unknown>[] {
+  if ((product.variations ?? []).length > 0)
+    throw new Error('a product linking variations is created one by one');
+  const { items } = claimPuts(storeId, product.id, product.attributes, 0);
+  return [toItem(storeId, product), ...items.map((item) => item.Put?.Item as Record<string, unknown>)];
+}
+
 const toRecord = (item: Record<string, unknown>): ProductRecord => {
   const record = withoutKeys(item) as unknown as Omit<ProductRecord, 'attributes'> & { attributes: string };
   return { ...record, attributes: JSON.parse(record.attributes) as ProductAttributes };
