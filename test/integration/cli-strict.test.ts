@@ -133,6 +133,15 @@ describe('npm run bench and npm run fuzz refuse wrong arguments before starting 
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: npm run (bench|fuzz)/);
   });
+
+  it('bench/run.ts takes --setup api or batched, with the authored or delta stage only', () => {
+    const wrong = tsx('bench/run.ts', '--stage', 'delta', '--setup', 'bulk');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain("--setup must be api or batched, got 'bulk'");
+    const alone = tsx('bench/run.ts', '--setup', 'batched');
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain('--setup goes with --stage authored or delta');
+  });
 });
 
 describe("the tools' DynamoDB and object store", () => {
