@@ -65,6 +65,20 @@ export async function each<T>(items: T[], limit: number, work: (item: T) => Prom
   );
 }
 
+/** An answer other than 2xx. */
+export class ApiError extends Error {
+  constructor(
+    request: string,
+    readonly status: number,
+    body: string,
+  ) {
+    super(`${request}: ${status} ${body.slice(0, 300)}`);
+  }
+}
+
+/** Polls of a release answered 503 in a row before the bench gives up on it. */
+const UNAVAILABLE_POLLS = 40;
+
 /** A resource as the API answers it: what the bench reads of it. */
 interface ApiResource {
   id: string;
@@ -137,7 +151,7 @@ export async function setupAuthoredCatalog(options: {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+      if (!response.ok) throw new ApiError(`${method} ${path}`, response.status, text);
       return JSON.parse(text) as { data: ApiResource };
     };
 
@@ -358,6 +372,8 @@ export interface ReleaseTimes {
   planned_s: number;
   derived_s: number;
   published_s: number;
+  /** Polls answered 503 (made again). */
+  unavailable_polls: number;
   meta: Record<string, unknown>;
 }
 
@@ -368,9 +384,21 @@ export async function publishAndWait(bench: AuthoredBench, body?: unknown): Prom
     .id as string;
   const seen: Record<string, number> = {};
   let meta: Record<string, unknown> = {};
+  let unavailable = 0;
+  let inRow = 0;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    meta = (await bench.call('GET', `/pcm/catalogs/${bench.catalog}/releases/${release}`)).data.meta;
+    try {
+      meta = (await bench.call('GET', `/pcm/catalogs/${bench.catalog}/releases/${release}`)).data.meta;
+      inRow = 0;
+    } catch (error) {
+      // 503 says "retry": a poll the local API could not answer in time (DynamoDB Local busy with the
+      // publish's own reads and writes) is counted and made again, as a client would.
+      if (!(error instanceof ApiError) || error.status !== 503 || inRow >= UNAVAILABLE_POLLS) throw error;
+      unavailable += 1;
+      inRow += 1;
+      continue;
+    }
     const at = (performance.now() - started) / 1000;
     const percent = meta.percent_completed as number;
     if (percent >= 5) seen.exported ??= at;
@@ -393,6 +421,7 @@ export async function publishAndWait(bench: AuthoredBench, body?: unknown): Prom
     planned_s: round(seen.planned ?? published, 1),
     derived_s: round(seen.derived ?? published, 1),
     published_s: round(published, 1),
+    unavailable_polls: unavailable,
     meta,
   };
 }

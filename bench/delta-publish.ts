@@ -5,6 +5,7 @@ import {
   each,
   peakRssMb,
   publishAndWait,
+  type ReleaseTimes,
   type SetupMode,
   setupAuthoredCatalog,
   setupOption,
@@ -50,6 +51,8 @@ export interface DeltaPublish {
   /** How the spliced document was validated and planned: by what was written again, or whole and why. */
   validation: PcmRelease['validation'];
   planning: PcmRelease['planning'];
+  /** Polls of the release the local API answered 503 (made again). */
+  unavailable_polls: number;
 }
 
 export interface DeltaFigures {
@@ -78,7 +81,8 @@ const p50 = (values: number[]) => {
   return round(sorted[Math.floor(sorted.length / 2)] ?? Number.NaN, 2);
 };
 
-async function recorded(bench: AuthoredBench, release: string, seconds: number): Promise<DeltaPublish> {
+async function recorded(bench: AuthoredBench, times: ReleaseTimes): Promise<DeltaPublish> {
+  const { release, published_s: seconds } = times;
   const record = await endedRelease(bench.storeId, bench.catalog, release);
   if (!record) throw new Error(`release ${release} has no record`);
   return {
@@ -93,6 +97,7 @@ async function recorded(bench: AuthoredBench, release: string, seconds: number):
     derivation: record.derivation,
     validation: record.validation,
     planning: record.planning,
+    unavailable_polls: times.unavailable_polls,
   };
 }
 
@@ -136,7 +141,7 @@ export async function measureDeltaPublish(options: DeltaOptions): Promise<DeltaF
     await new Promise((resolve) => setTimeout(resolve, CHANGE_MARGIN_S * 1000));
     progress(`publishing the authored catalog of ${bench.products} products whole`);
     const first = await publishAndWait(bench);
-    const whole = await recorded(bench, first.release, first.published_s);
+    const whole = await recorded(bench, first);
     const all = bench.productIds;
     const wholeReads = await readProducts(bench, all.slice(0, READS));
     const deltas: DeltaPublish[] = [];
@@ -151,7 +156,7 @@ export async function measureDeltaPublish(options: DeltaOptions): Promise<DeltaF
       });
       progress(`publishing after one price changed (${n + 1} of ${deltaPublishes})`);
       const times = await publishAndWait(bench);
-      deltas.push(await recorded(bench, times.release, times.published_s));
+      deltas.push(await recorded(bench, times));
     }
     // Other products than the first reads: the caches are by release, so theirs are cold as those were.
     const layeredReads = await readProducts(bench, all.slice(READS, READS * 2));
@@ -197,8 +202,12 @@ async function publishPriceList(bench: AuthoredBench) {
     }),
   );
   const times = await publishAndWait(bench);
-  return { prices: listed.length, publish: await recorded(bench, times.release, times.published_s) };
+  return { prices: listed.length, publish: await recorded(bench, times) };
 }
+
+/** `; 3 polls answered 503` when the local API could not answer some polls in time. */
+const describeUnavailable = (d: DeltaPublish) =>
+  d.unavailable_polls > 0 ? `; ${d.unavailable_polls} poll(s) answered 503` : '';
 
 /** How many ranges the derivation derived: `ranges: 1 of 10 derived, 9 taken up`. */
 const describeDerivation = (derivation: DeltaPublish['derivation']) =>
@@ -237,10 +246,10 @@ const describeChecks = (d: DeltaPublish) =>
 
 export function describeDelta(f: DeltaFigures): string {
   const lines = [
-    `delta publish: ${f.products.toLocaleString('en-US')} products (written ${f.setup === 'batched' ? 'in batches' : 'over the API'}); whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)})`,
+    `delta publish: ${f.products.toLocaleString('en-US')} products (written ${f.setup === 'batched' ? 'in batches' : 'over the API'}); whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)}${describeUnavailable(f.whole)})`,
     ...f.deltas.map(
       (d, i) =>
-        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)}; ${describeChecks(d)}; ${describeDerivation(d.derivation)})`,
+        `  one price changed (${i + 1}): ${d.items_written} items written of ${d.release_items}, ${d.changed_products} product(s) changed, ${d.layers} layer(s) below, published in ${d.published_s} s (${describeSteps(d.step_seconds)}; ${describeExport(d.export)}; ${describeChecks(d)}; ${describeDerivation(d.derivation)}${describeUnavailable(d)})`,
     ),
     ...(f.price_list === undefined
       ? []
