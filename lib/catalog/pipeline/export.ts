@@ -17,13 +17,15 @@ import {
   documentPriceModifier,
   documentProduct,
 } from './authored-document';
+import { IdTable } from './id-table';
 
 /**
  * The Export step's work: an authored catalog (its hierarchies' nodes, the live products attached to them
  * with their built children and bundle components, priced from its books) written out as a release
  * document, one product at a time, so that the steps that publish documents publish it (docs/publishing.md,
- * "Authored catalogs"). What it holds at once: the hierarchies' nodes, one id list of the attached products
- * (with their nodes), the ids written so far, and one page of products.
+ * "Authored catalogs"). What it holds at once: the hierarchies' nodes, the attached products' ids with
+ * their nodes and the ids written so far (each in an IdTable: about 44 bytes an id, outside the heap), and
+ * the pages read ahead.
  */
 
 /** Products read, priced and written at once: one BatchGetItem of products, one of prices per book. */
@@ -75,16 +77,21 @@ const chunks = <T>(ids: T[], size: number): T[][] =>
  * The results of `tasks`, in their order, with at most `window` started and not yet yielded: reads ahead
  * while the consumer writes. A task's failure is thrown when its turn comes.
  */
-export async function* inOrder<T>(tasks: (() => Promise<T>)[], window: number): AsyncGenerator<T> {
+export async function* inOrder<T>(tasks: Iterable<() => Promise<T>>, window: number): AsyncGenerator<T> {
   const started: Promise<T>[] = [];
-  let next = 0;
+  const pending = tasks[Symbol.iterator]();
+  let done = false;
   const fill = () => {
-    while (started.length < window && next < tasks.length) {
-      const task = (tasks[next] as () => Promise<T>)();
+    while (!done && started.length < window) {
+      const next = pending.next();
+      if (next.done) {
+        done = true;
+        return;
+      }
+      const task = next.value();
       // Awaited in its turn; a failure before then must not be an unhandled rejection meanwhile.
       task.catch(() => undefined);
       started.push(task);
-      next += 1;
     }
   };
   fill();
@@ -93,6 +100,32 @@ export async function* inOrder<T>(tasks: (() => Promise<T>)[], window: number): 
     fill();
     yield result;
   }
+}
+
+/** `ids` in runs of `size`, taken as they come. */
+function* runs(ids: Iterable<string>, size: number): Generator<string[]> {
+  let run: string[] = [];
+  for (const id of ids) {
+    run.push(id);
+    if (run.length === size) {
+      yield run;
+      run = [];
+    }
+  }
+  if (run.length > 0) yield run;
+}
+
+function* mapped<T, U>(items: Iterable<T>, map: (item: T) => U): Generator<U> {
+  for (const item of items) yield map(item);
+}
+
+/** The value of a product attached to more than one node: MULTIPLE plus the number of its list. */
+const MULTIPLE = 0x40000000;
+
+/** The attached products in the order Export writes them: the curated ones first, then the others as attached. */
+function* attachedInOrder(curated: Set<string>, placed: IdTable): Generator<string> {
+  yield* curated;
+  for (const id of placed.keys()) if (!curated.has(id)) yield id;
 }
 
 /** Products of these ids in the order given, read and priced. */
@@ -196,25 +229,45 @@ async function* authoredPieces(
   }
   yield ']';
 
-  const placed = new Map<string, string[]>();
+  // Each attached product's nodes, held compactly (a million products in about 50 MB, outside the heap):
+  // a product's value is its one node's number, or MULTIPLE and the number of its list of nodes.
+  const nodeList = [...nodeIds];
+  const nodeNumber = new Map(nodeList.map((id, n) => [id, n]));
+  const placed = new IdTable();
+  const lists: number[][] = [];
   for (const hierarchyId of hierarchyIds) {
     for await (const { node_id: nodeId, product_id: productId } of nodeRepository.attachedProductsOf(
       storeId,
       hierarchyId,
     )) {
-      if (!nodeIds.has(nodeId)) continue;
-      const nodes = placed.get(productId) ?? [];
-      if (!nodes.includes(nodeId)) nodes.push(nodeId);
-      placed.set(productId, nodes);
+      const node = nodeNumber.get(nodeId);
+      if (node === undefined) continue;
+      const value = placed.get(productId);
+      if (value === undefined) placed.set(productId, node);
+      else if (value < MULTIPLE) {
+        if (value !== node) {
+          placed.set(productId, MULTIPLE + lists.length);
+          lists.push([value, node]);
+        }
+      } else {
+        const list = lists[value - MULTIPLE] as number[];
+        if (!list.includes(node)) list.push(node);
+      }
     }
   }
+  const nodesOf = (productId: string): string[] => {
+    const value = placed.get(productId);
+    if (value === undefined) return [];
+    const numbers = value < MULTIPLE ? [value] : (lists[value - MULTIPLE] as number[]);
+    return numbers.map((n) => nodeList[n] as string);
+  };
   const curatedIds = new Set(curated.filter((id) => placed.has(id)));
 
   const modifiers = await bookModifiers(storeId, pricebookIds);
   yield `,"price_modifiers":${JSON.stringify(modifiers)}`;
   const modifierNames = new Set(Object.keys(modifiers));
 
-  const written = new Set<string>();
+  const written = new IdTable();
   const fileIds = new Set<string>();
   const variations = new Map<string, DocumentVariation | null>();
   const extras: string[] = [];
@@ -225,7 +278,7 @@ async function* authoredPieces(
   const writeAll = async function* (page: LoadedPage, family: string[]): AsyncGenerator<string> {
     for (const product of page.products) {
       if (written.has(product.id)) continue;
-      written.add(product.id);
+      written.set(product.id, 1);
       family.push(product.id);
       for (const component of Object.values(product.attributes.components ?? {})) {
         for (const option of component.options) if (!written.has(option.id)) extras.push(option.id);
@@ -235,7 +288,7 @@ async function* authoredPieces(
       const price = page.prices.get(product.id);
       if (index !== undefined) for (const ms of saleBoundaries(price, at)) index.boundary(ms);
       const entry = documentProduct(product, {
-        node_ids: placed.get(product.id) ?? [],
+        node_ids: nodesOf(product.id),
         curated: curatedIds.has(product.id),
         ...(price === undefined ? {} : { price }),
         variations: await variationsOf(storeId, product, variations),
@@ -278,8 +331,8 @@ async function* authoredPieces(
   };
 
   /** Writes the families of `ids`, in the order given: each head, then its children in build order. */
-  const writeFamilies = async function* (ids: string[], liveOnly: boolean): AsyncGenerator<string> {
-    const pages = chunks(ids, EXPORT_PAGE).map((page) => () => loadHeads(page, liveOnly));
+  const writeFamilies = async function* (ids: Iterable<string>, liveOnly: boolean): AsyncGenerator<string> {
+    const pages = mapped(runs(ids, EXPORT_PAGE), (page) => () => loadHeads(page, liveOnly));
     for await (const loaded of inOrder(pages, PAGES_IN_FLIGHT)) {
       for (const head of loaded.products) {
         if (written.has(head.id)) continue;
@@ -295,7 +348,7 @@ async function* authoredPieces(
     }
   };
 
-  yield* writeFamilies([...curatedIds, ...[...placed.keys()].filter((id) => !curatedIds.has(id))], true);
+  yield* writeFamilies(attachedInOrder(curatedIds, placed), true);
   // Bundle components outside the hierarchies: in the release so that bundles can name them.
   while (extras.length > 0) {
     yield* writeFamilies(
