@@ -347,7 +347,11 @@ async function writeAttachments(
   batches: { node: string; ids: string[] }[],
 ) {
   const byNode = new Map<string, string[]>();
-  for (const { node, ids } of batches) byNode.set(node, [...(byNode.get(node) ?? []), ...ids]);
+  for (const { node, ids } of batches) {
+    const list = byNode.get(node) ?? [];
+    list.push(...ids);
+    byNode.set(node, list);
+  }
   for (const [nodeId, ids] of byNode) {
     const node = await nodeRepository.get(storeId, hierarchy, nodeId);
     if (node === undefined) throw new Error(`node ${nodeId} not found`);
