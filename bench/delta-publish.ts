@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type PcmRelease, WORKFLOW_STATES, type WorkflowState } from '../lib/store/pcm-repository';
 import {
   API_HEAP_MB,
@@ -11,6 +12,7 @@ import {
   setupOption,
 } from './authored-publish';
 import { stopProcess } from './local-server';
+import { cpuTicks } from './noise';
 import { endedRelease } from './publish';
 import { intOption, progress, round, runAsScript } from './support';
 
@@ -64,8 +66,8 @@ export interface DeltaFigures {
   /** How the catalog was written: over the API, or its items in batches. */
   setup: SetupMode;
   reads_ms: {
-    whole: { cold_p50: number; warm_p50: number };
-    layered: { cold_p50: number; warm_p50: number; layers: number };
+    whole: ProductReads;
+    layered: ProductReads & { layers: number };
   };
   /** The API process, and the largest of the workflow processes' (one a publish). */
   peak_rss_mb: { api: number; workflow: number };
@@ -101,8 +103,74 @@ async function recorded(bench: AuthoredBench, times: ReleaseTimes): Promise<Delt
   };
 }
 
-/** Reads READS products twice over HTTP (a shopper's token): the first read of each misses the cache. */
-async function readProducts(bench: AuthoredBench, ids: string[]) {
+/**
+ * Product reads of one release, p50 ms: `cold` (the first read of each product), `warm` (read again at once),
+ * `settled` (read again once the machine's other processes are quiet, see `settle`); `others_cores`: the CPU
+ * the processes other than the API and the bench used during each pass, in cores (2 = the whole machine).
+ */
+export interface ProductReads {
+  cold_p50: number;
+  warm_p50: number;
+  settled_p50: number;
+  others_cores: { cold: number; warm: number; settled: number };
+  /** Seconds waited for the others to fall quiet before the settled pass. */
+  settle_s: number;
+}
+
+/** CPU time (clock ticks) of the whole machine, busy, and of the given processes. */
+function cpuJiffies(pids: number[]): { busy: number; processes: number } {
+  const busy = cpuTicks(readFileSync('/proc/stat', 'utf8'))?.busy ?? Number.NaN;
+  let processes = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's closing parenthesis: utime and stime are fields 14 and 15 of the whole line.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    processes += Number(rest[11]) + Number(rest[12]);
+  }
+  return { busy, processes };
+}
+
+/** Jiffies a second (Linux's USER_HZ, 100 on every architecture Node runs on here). */
+const JIFFIES_PER_SECOND = 100;
+
+/** Runs `work` and says how many cores the processes other than `pids` kept busy meanwhile. */
+async function othersCores<T>(pids: number[], work: () => Promise<T>): Promise<{ result: T; cores: number }> {
+  const before = cpuJiffies(pids);
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const after = cpuJiffies(pids);
+  const others = after.busy - before.busy - (after.processes - before.processes);
+  return { result, cores: round(Math.max(0, others) / JIFFIES_PER_SECOND / seconds, 2) };
+}
+
+/** Below this many cores, two seconds in a row, the others are quiet. */
+const QUIET_CORES = 0.1;
+/** The longest wait for quiet: the settled pass then runs anyway (its `others_cores` says how loud). */
+const SETTLE_MAX_S = 300;
+
+/**
+ * Waits until the processes other than `pids` (DynamoDB Local, the workflow's, the object store) use less
+ * than QUIET_CORES two seconds in a row, or SETTLE_MAX_S; returns the seconds waited. After a publish,
+ * DynamoDB Local's JVM (gigabytes of heap at a million products) and the release's cleanup go on for a
+ * while; a read measured beside them measures them.
+ */
+async function settle(pids: number[]): Promise<number> {
+  const started = performance.now();
+  let quiet = 0;
+  while (quiet < 2 && performance.now() - started < SETTLE_MAX_S * 1000) {
+    const { cores } = await othersCores(pids, () => new Promise((resolve) => setTimeout(resolve, 1000)));
+    quiet = cores < QUIET_CORES ? quiet + 1 : 0;
+  }
+  return round((performance.now() - started) / 1000, 1);
+}
+
+/**
+ * Reads READS products over HTTP (a shopper's token) three times: the first read of each misses the cache,
+ * the second at once, the third once the machine is quiet (`settle`).
+ */
+async function readProducts(bench: AuthoredBench, ids: string[]): Promise<ProductReads> {
+  const pids = [process.pid, bench.api.pid as number];
   const once = async () => {
     const times: number[] = [];
     for (const id of ids) {
@@ -116,9 +184,17 @@ async function readProducts(bench: AuthoredBench, ids: string[]) {
     }
     return times;
   };
-  const cold = await once();
-  const warm = await once();
-  return { cold_p50: p50(cold), warm_p50: p50(warm) };
+  const cold = await othersCores(pids, once);
+  const warm = await othersCores(pids, once);
+  const settle_s = await settle(pids);
+  const settled = await othersCores(pids, once);
+  return {
+    cold_p50: p50(cold.result),
+    warm_p50: p50(warm.result),
+    settled_p50: p50(settled.result),
+    others_cores: { cold: cold.cores, warm: warm.cores, settled: settled.cores },
+    settle_s,
+  };
 }
 
 export interface DeltaOptions {
@@ -244,6 +320,10 @@ const describeChecks = (d: DeltaPublish) =>
         : `planned whole: ${d.planning.why}`,
   ].join(', ');
 
+/** `cold 1.2 / warm 0.4 / settled 0.39 (others 0.8, 0.6, 0.02 cores; settled after 12 s)`. */
+const describeReads = (r: ProductReads) =>
+  `cold ${r.cold_p50} / warm ${r.warm_p50} / settled ${r.settled_p50} (other processes ${r.others_cores.cold}, ${r.others_cores.warm}, ${r.others_cores.settled} cores; quiet after ${r.settle_s} s)`;
+
 export function describeDelta(f: DeltaFigures): string {
   const lines = [
     `delta publish: ${f.products.toLocaleString('en-US')} products (written ${f.setup === 'batched' ? 'in batches' : 'over the API'}); whole: ${f.whole.items_written} items written in ${f.whole.published_s} s (${describeSteps(f.whole.step_seconds)}${describeUnavailable(f.whole)})`,
@@ -256,7 +336,7 @@ export function describeDelta(f: DeltaFigures): string {
       : [
           `  one price in a hundred changed (${f.price_list.prices}): ${f.price_list.publish.items_written} items written, ${f.price_list.publish.changed_products} product(s) changed, ${f.price_list.publish.layers} layer(s) below, published in ${f.price_list.publish.published_s} s (${describeSteps(f.price_list.publish.step_seconds)}; ${describeExport(f.price_list.publish.export)}; ${describeChecks(f.price_list.publish)}; ${describeDerivation(f.price_list.publish.derivation)})`,
         ]),
-    `  product reads p50 (ms): whole release cold ${f.reads_ms.whole.cold_p50} / warm ${f.reads_ms.whole.warm_p50}; through ${f.reads_ms.layered.layers} layer(s) cold ${f.reads_ms.layered.cold_p50} / warm ${f.reads_ms.layered.warm_p50}`,
+    `  product reads p50 (ms): whole release ${describeReads(f.reads_ms.whole)}; through ${f.reads_ms.layered.layers} layer(s) ${describeReads(f.reads_ms.layered)}`,
     `  peak RSS: API process ${f.peak_rss_mb.api} MB (heap limit ${f.api_heap_mb} MB), workflow processes ${f.peak_rss_mb.workflow} MB at most`,
     `  paper model, AWS on-demand: a full rewrite of 1M products ${f.paper.full_rewrite_wcu_1m.toLocaleString('en-US')} WCU ($${f.paper.full_rewrite_usd_1m}); a one-price publish ${f.paper.delta_wcu} WCU ($${f.paper.delta_usd})`,
   ];
