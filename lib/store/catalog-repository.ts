@@ -147,6 +147,21 @@ export interface ReleaseMarker {
    * from then on the cleanup keeps their items as long as this release may be read.
    */
   layers?: string[];
+  /**
+   * How many items the release holds, recorded by the publishing workflow's Merge before any of them is
+   * written (the catalog API's releases; see `deleteRelease`).
+   */
+  total_items?: number;
+}
+
+/**
+ * False when the release cannot hold an item, so its partitions (64 Queries) need not be searched: a
+ * catalog-API release (one with a `state`) gets items only from the workflow's Write steps, which start
+ * after Merge recorded its `total_items`; without it (the publish failed before) or at 0 it has none.
+ * Releases of other publishers record no total and are searched.
+ */
+export function mayHoldItems(marker: ReleaseMarker): boolean {
+  return !('state' in marker) || (marker.total_items ?? 0) > 0;
 }
 
 /** The condition that the registry is still at `version` (undefined: that there is none yet). */
@@ -774,7 +789,9 @@ export const catalogRepository = {
    * the release is found and finished by a later cleanup).
    */
   async deleteRelease(marker: ReleaseMarker, options: DeleteReleaseOptions = {}): Promise<ReleaseDeletion> {
-    const deleted = await catalogRepository.deleteReleaseItems(marker, options);
+    const deleted = mayHoldItems(marker)
+      ? await catalogRepository.deleteReleaseItems(marker, options)
+      : { items: 0, complete: true };
     if (!deleted.complete) return deleted;
     // Its delta file, before the marker that names it goes (one DELETE: lib/store/object-urls.ts).
     await deleteDeltaFile(marker.store_id, marker.catalog_id, marker.release_id);
@@ -789,10 +806,12 @@ export const catalogRepository = {
 
   /**
    * Deletes every item of a release but its marker, without reading them: each of its partitions
-   * (`REL#<release>#<shard>`) is queried for keys only, DELETE_PAGE at a time, and each page deleted in
-   * BatchWriteItem requests of 25 sent together; `concurrency` partitions at once (unprocessed deletes
-   * retried with backoff). Returns the number of items deleted, and whether none is left (false when the
-   * deadline stopped it).
+   * (`REL#<release>#<shard>`) is queried for keys only, DELETE_PAGE at a time, `concurrency` partitions at
+   * once. The keys are pooled across partitions and deleted in full BatchWriteItem requests of 25, sent
+   * together (unprocessed deletes retried with backoff); what is left below 25 goes in one request at the
+   * end, unless the deadline has passed. A small release (a few items a partition, as a delta's layer or a small catalog is) so takes one
+   * request for about every 25 items, not one a partition. Returns the number of items deleted, and whether
+   * none is left (false when the deadline stopped it).
    */
   async deleteReleaseItems(
     marker: Pick<ReleaseMarker, 'release_id' | 'shards'>,
@@ -817,7 +836,10 @@ export const catalogRepository = {
         );
         pending = (result.UnprocessedItems?.[table] ?? []) as typeof pending;
       }
+      deleted += keys.length;
     };
+    // Keys queried but not yet sent: under BATCH_WRITE_MAX once each page's full batches have gone.
+    const pool: Key[] = [];
     const worker = async (stop: { failed: boolean }) => {
       for (let shard = next++; shard < marker.shards && !stop.failed; shard = next++) {
         let startKey: Record<string, unknown> | undefined;
@@ -833,18 +855,17 @@ export const catalogRepository = {
               ExclusiveStartKey: startKey,
             }),
           );
-          const keys = (page.Items ?? []) as Key[];
+          pool.push(...((page.Items ?? []) as Key[]));
           const batches: Key[][] = [];
-          for (let start = 0; start < keys.length; start += BATCH_WRITE_MAX) {
-            batches.push(keys.slice(start, start + BATCH_WRITE_MAX));
-          }
+          while (pool.length >= BATCH_WRITE_MAX) batches.push(pool.splice(0, BATCH_WRITE_MAX));
           await Promise.all(batches.map(deleteBatch));
-          deleted += keys.length;
           startKey = page.LastEvaluatedKey;
         } while (startKey && !stop.failed);
       }
     };
     await settleWorkers(Math.min(options.concurrency ?? DELETE_PARTITIONS, marker.shards), worker);
+    // Past the deadline the rest stays for the next cleanup, which queries it again.
+    if (pool.length > 0 && !late()) await deleteBatch(pool.splice(0));
     return { items: deleted, complete };
   },
 };

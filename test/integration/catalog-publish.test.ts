@@ -335,6 +335,29 @@ describe('switching releases', () => {
     expect(await itemsOfRelease(doomed)).toBe(0);
   });
 
+  it('deletes a release 25 items to a request, its partitions pooled (not one request a partition)', async () => {
+    const replaced = (await catalogRepository.getRegistry(store.store.id))?.catalogs;
+    const doomed = Object.values(replaced ?? {})[0]?.release.id as string;
+    await publishRelease(store.store.id, childrenRelease({ namePrefix: 'D ' }));
+    // The release's 105 items are spread over its partitions, a few each.
+    expect(RELEASE_ITEMS).toBeGreaterThan(25 * 4);
+    let requests = 0;
+    const counting = getDocumentClient().use((next) => async (operation, body) => {
+      if (operation === 'BatchWriteItem') requests += 1;
+      return next(operation, body);
+    });
+    try {
+      expect(await cleanupReleases(store.store.id, { retainReplacedMs: 0, keepReplaced: 0 })).toEqual({
+        releases: [doomed],
+        items: RELEASE_ITEMS,
+      });
+    } finally {
+      counting();
+    }
+    expect(await itemsOfRelease(doomed)).toBe(0);
+    expect(requests).toBe(Math.ceil(RELEASE_ITEMS / 25));
+  });
+
   it('cleans up a release whose publisher died (no heartbeat), and leaves a live publish alone', async () => {
     const now = new Date();
     const marker = {
