@@ -1,7 +1,7 @@
 import { getConfig } from '../../config/index';
 import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
-import { catalogRepository } from '../../store/catalog-repository';
+import { catalogRepository, mayHoldItems } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
 import { settleAll, settleWorkers } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
@@ -871,7 +871,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   // Items are written only by Write steps, which start after Merge recorded the release's total: a release
   // without one has none to query for (a release has 64 shards to query).
   await settleAll([
-    release.total_items === undefined ? Promise.resolve() : catalogRepository.deleteReleaseItems(release),
+    mayHoldItems(release) ? catalogRepository.deleteReleaseItems(release) : Promise.resolve(),
     objectStore.deletePrefix(releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id)),
     deleteDeltaFile(input.store_id, input.catalog_id, input.release_id),
   ]);
