@@ -2,7 +2,7 @@ import { releaseObjects, sweepReleaseObjects } from '../../lib/catalog/pipeline/
 import { uuidv7 } from '../../lib/ids';
 import { catalogKeys } from '../../lib/store/catalog-repository';
 import { getDocumentClient } from '../../lib/store/client';
-import { PutCommand } from '../../lib/store/dynamodb';
+import { DeleteCommand, PutCommand } from '../../lib/store/dynamodb';
 import { objectStore } from '../../lib/store/object-store';
 import { tableName } from '../../lib/store/schema';
 
@@ -68,4 +68,25 @@ it('deletes the objects of a release without a marker, and keeps those of a rele
     orphan: await exists(objectOf(orphan)),
     created: await exists(objectOf(created)),
   }).toEqual({ kept: true, orphan: false, created: true });
+});
+
+it('reads the markers only once the cleanup beside it has settled, so what that cleanup deleted is swept', async () => {
+  const doomed = uuidv7();
+  await newMarker(doomed);
+  await objectStore.put(objectOf(doomed), '{}');
+  // A cleanup running beside the sweep deletes the marker after the sweep has listed the objects.
+  let listed = false;
+  const cleanup = (async () => {
+    for await (const _ of objectStore.list(releaseObjects.prefix(storeId, catalogId, doomed))) listed = true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await getDocumentClient().send(
+      new DeleteCommand({
+        TableName: tableName('products'),
+        Key: catalogKeys.releaseMarker(storeId, catalogId, doomed),
+      }),
+    );
+  })();
+  expect(await sweepReleaseObjects(storeId, catalogId, cleanup)).toBe(1);
+  expect(listed).toBe(true);
+  expect(await exists(objectOf(doomed))).toBe(false);
 });

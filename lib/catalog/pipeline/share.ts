@@ -125,8 +125,14 @@ export async function* releaseManifest(
  * The objects are listed before the markers: a release's marker is written when it is created, before any
  * of its objects, so every release whose objects the listing saw is in the markers read after it unless
  * it is gone. Read the other way round, a release created between the two reads would lose its objects.
+ * `markersAfter`: the markers are read once it has settled too (a cleanup deleting markers meanwhile: the
+ * listing, which only needs to come first, runs beside it).
  */
-export async function sweepReleaseObjects(storeId: string, catalogId: string | undefined): Promise<number> {
+export async function sweepReleaseObjects(
+  storeId: string,
+  catalogId: string | undefined,
+  markersAfter?: Promise<unknown>,
+): Promise<number> {
   const prefix = catalogId === undefined ? `releases/${storeId}/` : `releases/${storeId}/${catalogId}/`;
   const seen = new Map<string, string>();
   for await (const object of objectStore.list(prefix)) {
@@ -134,6 +140,7 @@ export async function sweepReleaseObjects(storeId: string, catalogId: string | u
     const [, , catalog, release] = object.key.split('/') as [string, string, string, string];
     seen.set(release, catalog);
   }
+  await markersAfter?.catch(() => undefined);
   if (seen.size === 0) return 0;
   const markers = new Set(
     (await catalogRepository.listReleases(storeId, catalogId)).map((marker) => marker.release_id),

@@ -726,25 +726,34 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     doneLines: changes.done,
   });
   const layout: ReleaseLayout = { ...plan.layout, layers: shared.layers };
-  // The delta file: what changed against the release before (the whole catalog when full).
-  const delta = await writeDeltaFile({
-    storeId: input.store_id,
-    catalogId: input.catalog_id,
-    releaseId: input.release_id,
-    full: shared.full_delta,
-    changes: deltaChanges(shared.changes()),
-  });
+  // The delta file (what changed against the release before, the whole catalog when full), the manifest
+  // the write map reads and the switch's facts: three objects, written side by side.
   const manifestKey = workKeys.manifest(input);
-  await objectStore.put(manifestKey, shared.chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''), {
-    contentType: 'application/x-ndjson',
-  });
   const facts: SwitchFile = {
     facts: switchFacts(derived.head),
     layout,
     total_products: derived.counts.total,
     total_nodes: derived.totalNodes,
   };
-  await putJson(workKeys.switchFacts(input), facts);
+  const written = {
+    delta: writeDeltaFile({
+      storeId: input.store_id,
+      catalogId: input.catalog_id,
+      releaseId: input.release_id,
+      full: shared.full_delta,
+      changes: deltaChanges(shared.changes()),
+    }),
+    manifest: objectStore.put(
+      manifestKey,
+      shared.chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join(''),
+      {
+        contentType: 'application/x-ndjson',
+      },
+    ),
+    facts: putJson(workKeys.switchFacts(input), facts),
+  };
+  await settleAll(Object.values(written));
+  const delta = await written.delta;
   await record(input, {
     percent_completed: DERIVED_PERCENT,
     total_items: shared.items,
@@ -834,16 +843,16 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     updated_at: at,
     warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
   });
-  // What follows the switch is independent but for one order: the objects of releases are swept after the
-  // cleanup deleted their markers. The pieces run together, so the step waits for the longest, not the sum.
+  // What follows the switch is independent but for one order: the objects of releases are swept once the
+  // cleanup deleted their markers (the sweep lists the objects meanwhile). The pieces run together, so the
+  // step waits for the longest, not the sum.
+  const cleanup = cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
   await settleAll([
     emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
     endRelease(input),
     objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined),
-    cleanupReleases(input.store_id, { catalogId: input.catalog_id })
-      .catch(() => undefined)
-      .then(() => sweepReleaseObjects(input.store_id, input.catalog_id))
-      .catch(() => undefined),
+    cleanup,
+    sweepReleaseObjects(input.store_id, input.catalog_id, cleanup).catch(() => undefined),
   ]);
   return { published: true };
 }
