@@ -183,6 +183,12 @@ export async function* authoredDocument(
 export const catalogHead = (catalog: { id: string; name: string }, pricebookIds: string[]) =>
   `{"catalog":${JSON.stringify({ id: catalog.id, name: catalog.name, pricebook_id: pricebookIds[0] ?? null })}`;
 
+/** `read`, with its rejection marked handled until it is awaited (which still throws it). */
+function early<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
 async function* authoredPieces(
   storeId: string,
   catalog: { id: string; name: string; sources: AuthoredSources },
@@ -191,7 +197,14 @@ async function* authoredPieces(
   offset: () => number,
 ): AsyncGenerator<string> {
   const { hierarchy_ids: hierarchyIds, pricebook_ids: pricebookIds } = catalog.sources;
-  const books = await Promise.all(pricebookIds.map((id) => priceBookExists(storeId, id)));
+  // The small reads the document opens with go out together, each awaited where its part is written: one
+  // round trip, not five one after the other. A read left unawaited because an earlier one threw is no
+  // unhandled rejection (`early`).
+  const booksRead = early(Promise.all(pricebookIds.map((id) => priceBookExists(storeId, id))));
+  const currenciesRead = early(currencyRepository.list(storeId));
+  const hierarchiesRead = hierarchyIds.map((id) => early(hierarchyRepository.get(storeId, id)));
+  const modifiersRead = early(bookModifiers(storeId, pricebookIds));
+  const books = await booksRead;
   const gone = pricebookIds.find((_, i) => !books[i]);
   if (gone !== undefined) {
     throw new AuthoredSourceError(
@@ -199,7 +212,7 @@ async function* authoredPieces(
     );
   }
 
-  const currencies = documentCurrencies(await currencyRepository.list(storeId));
+  const currencies = documentCurrencies(await currenciesRead);
   yield catalogHead(catalog, pricebookIds);
   index?.headEnd(offset());
   if (currencies !== undefined) yield `,"currencies":${JSON.stringify(currencies)}`;
@@ -209,8 +222,8 @@ async function* authoredPieces(
   const curated: string[] = [];
   yield ',"nodes":[';
   let first = true;
-  for (const hierarchyId of hierarchyIds) {
-    const hierarchy = await hierarchyRepository.get(storeId, hierarchyId);
+  for (const [n, hierarchyId] of hierarchyIds.entries()) {
+    const hierarchy = await hierarchiesRead[n];
     if (hierarchy === undefined) {
       throw new AuthoredSourceError(
         `hierarchy ${hierarchyId} of the catalog was deleted: update the catalog's hierarchy_ids`,
@@ -263,7 +276,7 @@ async function* authoredPieces(
   };
   const curatedIds = new Set(curated.filter((id) => placed.has(id)));
 
-  const modifiers = await bookModifiers(storeId, pricebookIds);
+  const modifiers = await modifiersRead;
   yield `,"price_modifiers":${JSON.stringify(modifiers)}`;
   const modifierNames = new Set(Object.keys(modifiers));
 

@@ -214,8 +214,11 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
   const registryRead = catalogRepository.getRegistry(input.store_id);
   // Awaited below; a failure before then must not be an unhandled rejection meanwhile.
   registryRead.catch(() => undefined);
-  await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
-  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  // The release's sources and time do not change with its state: read while the state is recorded.
+  const [, release] = await Promise.all([
+    record(input, { state: 'IN_PROGRESS', percent_completed: 0 }),
+    pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
+  ]);
   if (release?.authored === undefined) throw new Error(`release ${input.release_id} is not an authored one`);
   const startedAt = Date.now();
   const catalog = { id: input.catalog_id, name: release.name, sources: release.authored };
