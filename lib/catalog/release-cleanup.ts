@@ -39,9 +39,13 @@ export async function cleanupReleases(
   const abandonedAfter = options.abandonedAfterMs ?? ABANDONED_AFTER_MS;
   const retainReplaced = options.retainReplacedMs ?? RETAIN_REPLACED_MS;
   const keep = options.keepReplaced ?? KEPT_REPLACED;
-  const registry = await catalogRepository.getRegistry(storeId);
+  // Read together, as they were one after the other: a release a rollback made current between the two
+  // reads (it restores one without touching its marker) is the newest replaced one, which a catalog keeps.
+  const [registry, markers] = await Promise.all([
+    catalogRepository.getRegistry(storeId),
+    catalogRepository.listReleases(storeId, options.catalogId),
+  ]);
   const current = new Set(Object.values(registry?.catalogs ?? {}).map((catalog) => catalog.release.id));
-  const markers = await catalogRepository.listReleases(storeId, options.catalogId);
   // Newest first (release ids are UUID v7): the first `keep` replaced (and failed) releases of each
   // catalog stay.
   markers.sort((a, b) => (a.release_id < b.release_id ? 1 : a.release_id > b.release_id ? -1 : 0));

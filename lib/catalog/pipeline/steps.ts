@@ -251,8 +251,10 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
   }
   const { facts, ...recorded } = exported;
   // What was written again, for Validate and Plan to check only that (spliced-checks.ts).
-  if (facts !== undefined) await putJson(workKeys.splice(input), facts);
-  await record(input, { percent_completed: EXPORTED_PERCENT, export: recorded });
+  await settleAll([
+    facts === undefined ? Promise.resolve() : putJson(workKeys.splice(input), facts),
+    record(input, { percent_completed: EXPORTED_PERCENT, export: recorded }),
+  ]);
   return { ...input, valid: true };
 }
 
@@ -326,13 +328,16 @@ const keptVersion = async (ids: ReleaseIds, releaseId: string) =>
 
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
 export async function validateStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
+  // What a spliced export wrote again (an object Export wrote) is read while the state is recorded.
+  const factsRead = spliceFactsOf(input);
+  factsRead.catch(() => undefined);
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   if (input.copy_from !== undefined && !(await takeInDocument(input, input.copy_from))) {
     return { ...input, valid: false };
   }
   // A spliced export is checked by what it wrote again when the release before's document was checked
   // under these rules (its kept plan says so: Plan runs only on a valid document).
-  const facts = await spliceFactsOf(input);
+  const facts = await factsRead;
   if (facts !== undefined) {
     const spliced =
       (await keptVersion(input, facts.base)) === SPLICED_CHECKS_VERSION
@@ -432,6 +437,9 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
   const registryRead = catalogRepository.getRegistry(input.store_id);
   // Awaited below; a failure before then must not be an unhandled rejection meanwhile.
   registryRead.catch(() => undefined);
+  // What a spliced export wrote again (an object) is read beside them.
+  const factsRead = spliceFactsOf(input);
+  factsRead.catch(() => undefined);
   const [release, store] = await Promise.all([
     pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
     storeRepository.get(input.store_id, true),
@@ -461,7 +469,7 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
     range_products: getConfig().deriveRangeProducts,
   };
   // A spliced export is planned from the release before's plan when it can be (spliced-checks.ts).
-  const facts = await spliceFactsOf(input);
+  const facts = await factsRead;
   const spliced =
     facts === undefined
       ? undefined
@@ -513,7 +521,13 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
     };
     return invalid(input, new ReleaseValidationError([issue], 1));
   }
-  // The plan and every range's picks, several at once (a million products: a hundred ranges).
+  // The plan, every range's picks (several at once: a million products are a hundred ranges) and the
+  // ranges' list the derive map reads once this step has returned.
+  const lines = plan.ranges.map((range) => {
+    const bytes = rangeBytes(range.n);
+    const line: RangeLine = { n: range.n, ...(base ? { base } : {}), ...(bytes ? { bytes } : {}) };
+    return `${JSON.stringify(line)}\n`;
+  });
   let next = 0;
   await settleAll([
     putJson(workKeys.plan(input), plan),
@@ -521,22 +535,19 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
     settleWorkers(PICKS_IN_FLIGHT, async (stop) => {
       while (!stop.failed && next < plan.ranges.length) await writePicks(next++);
     }),
+    objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' }),
   ]);
-  const lines = plan.ranges.map((range) => {
-    const bytes = rangeBytes(range.n);
-    const line: RangeLine = { n: range.n, ...(base ? { base } : {}), ...(bytes ? { bytes } : {}) };
-    return `${JSON.stringify(line)}\n`;
+  await record(input, {
+    percent_completed: PLANNED_PERCENT,
+    ...(spliced === undefined
+      ? {}
+      : {
+          planning:
+            'plan' in spliced
+              ? { spliced: true, ranges_read: spliced.read }
+              : { spliced: false, why: spliced.why },
+        }),
   });
-  await objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' });
-  if (spliced !== undefined) {
-    await record(input, {
-      planning:
-        'plan' in spliced
-          ? { spliced: true, ranges_read: spliced.read }
-          : { spliced: false, why: spliced.why },
-    });
-  }
-  await record(input, { percent_completed: PLANNED_PERCENT });
   return { ...input, ranges_key: workKeys.ranges(input), ranges: plan.ranges.length };
 }
 
@@ -575,10 +586,14 @@ async function planOf(input: DeriveInput): Promise<DerivePlan> {
 
 /** A range's derivation: its plan, picks and place, and its chunk files' writer. */
 async function rangeOf(input: DeriveInput) {
+  // A range's picks are read beside the plan (ranges are numbered by their place in the plan).
+  const picksRead = readJson<RangePicks>(workKeys.picks(input, input.range.n));
+  picksRead.catch(() => undefined);
   const plan = await planOf(input);
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
-  const picks = await readJson<RangePicks>(workKeys.picks(input, range.n));
+  if (range.n !== input.range.n) throw new Error(`the plan's range ${input.range.n} is numbered ${range.n}`);
+  const picks = await picksRead;
   // Read once, when asked (a range is at most DERIVE_RANGE_BYTES): hashed for its key unless Plan hashed
   // it, then derived when not taken up.
   let read: Promise<Uint8Array> | undefined;
