@@ -74,10 +74,12 @@ export function startProcess(
   return new Promise((done, reject) => {
     const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    let started = false;
     const timer = setTimeout(() => reject(new Error(`not ready in time: ${output.slice(-500)}`)), 60000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (ready.test(output)) {
+        started = true;
         clearTimeout(timer);
         child.stdout?.off('data', onData);
         child.stdout?.resume();
@@ -88,13 +90,24 @@ export function startProcess(
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output.slice(-500)}`)));
+    child.on('exit', (code, signal) => {
+      const why = `exited ${code ?? signal}: ${output.slice(-2000)}`;
+      reject(new Error(why));
+      // Once ready, an exit nobody asked for is said (with the end of its output) where the bench prints:
+      // the requests failing after it say only "fetch failed".
+      if (started && !stopping.has(child))
+        process.stderr.write(`[bench] ${command} ${args.join(' ')} ${why}\n`);
+    });
   });
 }
+
+/** Processes `stopProcess` is ending: their exit is expected. */
+const stopping = new WeakSet<ChildProcess>();
 
 export async function stopProcess(child: ChildProcess): Promise<void> {
   // A child ended by a signal has a null exitCode and its signalCode set: it has exited all the same.
   if (child.exitCode !== null || child.signalCode !== null) return;
+  stopping.add(child);
   const exited = new Promise((done) => child.once('exit', done));
   child.kill('SIGTERM');
   await exited;
