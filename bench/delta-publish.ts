@@ -320,7 +320,7 @@ const describeChecks = (d: DeltaPublish) =>
         : `planned whole: ${d.planning.why}`,
   ].join(', ');
 
-/** `cold 1.2 / warm 0.4 / settled 0.39 (others 0.8, 0.6, 0.02 cores; settled after 12 s)`. */
+/** `cold 1.2 / warm 0.4 / settled 0.39 (other processes 0.8, 0.6, 0.02 cores; quiet after 12 s)`. */
 const describeReads = (r: ProductReads) =>
   `cold ${r.cold_p50} / warm ${r.warm_p50} / settled ${r.settled_p50} (other processes ${r.others_cores.cold}, ${r.others_cores.warm}, ${r.others_cores.settled} cores; quiet after ${r.settle_s} s)`;
 

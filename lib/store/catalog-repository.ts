@@ -809,9 +809,9 @@ export const catalogRepository = {
    * (`REL#<release>#<shard>`) is queried for keys only, DELETE_PAGE at a time, `concurrency` partitions at
    * once. The keys are pooled across partitions and deleted in full BatchWriteItem requests of 25, sent
    * together (unprocessed deletes retried with backoff); what is left below 25 goes in one request at the
-   * end, unless the deadline has passed. A small release (a few items a partition, as a delta's layer or a small catalog is) so takes one
-   * request for about every 25 items, not one a partition. Returns the number of items deleted, and whether
-   * none is left (false when the deadline stopped it).
+   * end, unless the deadline has passed. A small release (a few items a partition, as a delta's layer or a
+   * small catalog has) so takes one request for about every 25 items, not one a partition. Returns the
+   * number of items deleted, and whether none is left (false when the deadline stopped it).
    */
   async deleteReleaseItems(
     marker: Pick<ReleaseMarker, 'release_id' | 'shards'>,
