@@ -42,6 +42,15 @@ export async function settleWorkers(
 }
 
 /**
+ * `work`, started now and awaited later: its rejection is marked handled until then (awaiting it still
+ * throws), so a failure before the await is not an unhandled rejection that stops the process.
+ */
+export function startedEarly<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => undefined);
+  return work;
+}
+
+/**
  * Waits for every piece of work and rejects with the first failure only once all have settled: a Lambda
  * freezes what is still in flight when its handler answers, and a retry must not race the work it repeats.
  */

@@ -3,6 +3,7 @@ import type { Currency } from '../../store/currency-repository';
 import { currencyRepository } from '../../store/currency-repository';
 import { fileRepository } from '../../store/file-repository';
 import { hierarchyRepository } from '../../store/hierarchy-repository';
+import { startedEarly } from '../../store/items';
 import { nodeRepository } from '../../store/node-repository';
 import type { AuthoredSources } from '../../store/pcm-repository';
 import { priceRepository } from '../../store/price-repository';
@@ -88,10 +89,8 @@ export async function* inOrder<T>(tasks: Iterable<() => Promise<T>>, window: num
         done = true;
         return;
       }
-      const task = next.value();
-      // Awaited in its turn; a failure before then must not be an unhandled rejection meanwhile.
-      task.catch(() => undefined);
-      started.push(task);
+      // Awaited in its turn.
+      started.push(startedEarly(next.value()));
     }
   };
   fill();
@@ -183,12 +182,6 @@ export async function* authoredDocument(
 export const catalogHead = (catalog: { id: string; name: string }, pricebookIds: string[]) =>
   `{"catalog":${JSON.stringify({ id: catalog.id, name: catalog.name, pricebook_id: pricebookIds[0] ?? null })}`;
 
-/** `read`, with its rejection marked handled until it is awaited (which still throws it). */
-function early<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => undefined);
-  return read;
-}
-
 async function* authoredPieces(
   storeId: string,
   catalog: { id: string; name: string; sources: AuthoredSources },
@@ -199,11 +192,11 @@ async function* authoredPieces(
   const { hierarchy_ids: hierarchyIds, pricebook_ids: pricebookIds } = catalog.sources;
   // The small reads the document opens with go out together, each awaited where its part is written: one
   // round trip, not five one after the other. A read left unawaited because an earlier one threw is no
-  // unhandled rejection (`early`).
-  const booksRead = early(Promise.all(pricebookIds.map((id) => priceBookExists(storeId, id))));
-  const currenciesRead = early(currencyRepository.list(storeId));
-  const hierarchiesRead = hierarchyIds.map((id) => early(hierarchyRepository.get(storeId, id)));
-  const modifiersRead = early(bookModifiers(storeId, pricebookIds));
+  // unhandled rejection (`startedEarly`).
+  const booksRead = startedEarly(Promise.all(pricebookIds.map((id) => priceBookExists(storeId, id))));
+  const currenciesRead = startedEarly(currencyRepository.list(storeId));
+  const hierarchiesRead = hierarchyIds.map((id) => startedEarly(hierarchyRepository.get(storeId, id)));
+  const modifiersRead = startedEarly(bookModifiers(storeId, pricebookIds));
   const books = await booksRead;
   const gone = pricebookIds.find((_, i) => !books[i]);
   if (gone !== undefined) {

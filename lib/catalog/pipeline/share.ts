@@ -1,4 +1,5 @@
 import { catalogRepository } from '../../store/catalog-repository';
+import { startedEarly } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { pcmRepository } from '../../store/pcm-repository';
 import type { ReleaseLayout } from '../types';
@@ -170,9 +171,7 @@ export function readAhead<T>(count: number, ahead: number, read: (n: number) => 
   let next = 0;
   return (n: number): Promise<T> => {
     while (next < count && next <= n + ahead) {
-      const reading = read(next);
-      reading.catch(() => undefined);
-      started.set(next, reading);
+      started.set(next, startedEarly(read(next)));
       next += 1;
     }
     const reading = started.get(n);

@@ -3,7 +3,7 @@ import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository, mayHoldItems } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
-import { settleAll, settleWorkers } from '../../store/items';
+import { settleAll, settleWorkers, startedEarly } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
@@ -211,9 +211,7 @@ async function takeInDocument(input: ReleaseExecutionInput, upload: string): Pro
  * publish it as any document. A hierarchy or price book deleted since: the release is FAILED.
  */
 export async function exportStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
-  const registryRead = catalogRepository.getRegistry(input.store_id);
-  // Awaited below; a failure before then must not be an unhandled rejection meanwhile.
-  registryRead.catch(() => undefined);
+  const registryRead = startedEarly(catalogRepository.getRegistry(input.store_id));
   // The release's sources and time do not change with its state: read while the state is recorded.
   const [, release] = await Promise.all([
     record(input, { state: 'IN_PROGRESS', percent_completed: 0 }),
@@ -329,8 +327,7 @@ const keptVersion = async (ids: ReleaseIds, releaseId: string) =>
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
 export async function validateStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
   // What a spliced export wrote again (an object Export wrote) is read while the state is recorded.
-  const factsRead = spliceFactsOf(input);
-  factsRead.catch(() => undefined);
+  const factsRead = startedEarly(spliceFactsOf(input));
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   if (input.copy_from !== undefined && !(await takeInDocument(input, input.copy_from))) {
     return { ...input, valid: false };
@@ -434,12 +431,9 @@ async function invalid(input: ReleaseExecutionInput, error: ReleaseValidationErr
  * keep), into the bucket: the plan, each range's picks, and the ranges as JSON Lines for the derive map.
  */
 export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput> {
-  const registryRead = catalogRepository.getRegistry(input.store_id);
-  // Awaited below; a failure before then must not be an unhandled rejection meanwhile.
-  registryRead.catch(() => undefined);
+  const registryRead = startedEarly(catalogRepository.getRegistry(input.store_id));
   // What a spliced export wrote again (an object) is read beside them.
-  const factsRead = spliceFactsOf(input);
-  factsRead.catch(() => undefined);
+  const factsRead = startedEarly(spliceFactsOf(input));
   const [release, store] = await Promise.all([
     pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
     storeRepository.get(input.store_id, true),
@@ -587,8 +581,7 @@ async function planOf(input: DeriveInput): Promise<DerivePlan> {
 /** A range's derivation: its plan, picks and place, and its chunk files' writer. */
 async function rangeOf(input: DeriveInput) {
   // A range's picks are read beside the plan (ranges are numbered by their place in the plan).
-  const picksRead = readJson<RangePicks>(workKeys.picks(input, input.range.n));
-  picksRead.catch(() => undefined);
+  const picksRead = startedEarly(readJson<RangePicks>(workKeys.picks(input, input.range.n)));
   const plan = await planOf(input);
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
