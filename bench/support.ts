@@ -1,4 +1,6 @@
 import '../local/quiet-sdk';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -79,9 +81,15 @@ export interface BenchDatabase {
   stop(): Promise<void>;
 }
 
-/** Starts an in-memory DynamoDB Local on a free port, points the library at it and creates the tables. */
+/**
+ * Starts DynamoDB Local on a free port, points the library at it and creates the tables. In memory,
+ * unless `BENCH_DYNAMODB_DIR` names a folder: then its data is kept in a new folder there, removed when
+ * it stops (a million products in memory need more than 23 GB; on disk the JVM stays small).
+ */
 export async function startBenchDatabase(): Promise<BenchDatabase> {
-  const database: DynamoDbLocal = await startDynamoDbLocal();
+  const parent = process.env.BENCH_DYNAMODB_DIR;
+  const dataDir = parent ? mkdtempSync(join(resolve(parent), 'bench-dynamodb-')) : undefined;
+  const database: DynamoDbLocal = await startDynamoDbLocal(dataDir ? { dataDir } : {});
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: database.endpoint,
     // For the stages that report every process's peak memory (bench/publish.ts).
@@ -101,7 +109,13 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
   });
   await ensureTables(client);
   client.destroy();
-  return { endpoint: database.endpoint, stop: () => database.stop() };
+  return {
+    endpoint: database.endpoint,
+    async stop() {
+      await database.stop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A progress line on stderr (stdout stays clean for `--json`). */
