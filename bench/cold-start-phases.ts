@@ -8,17 +8,21 @@ import { type ColdStart, type ColdStartPhases, measureColdStart } from './cold-s
 import { setUpChildList } from './list-child-products';
 import { createScenario } from './scenario';
 import { iterationsArg, progress, round, runAsScript } from './support';
+import { startTlsFront } from './tls-front';
 
 /**
  * `npx tsx bench/cold-start-phases.ts [--iterations N]`: the cold-start stage's per-phase breakdown
  * (see ColdStartPhases) on its own database, for a read, a write, the token grant and the child list,
- * the child list also with `RATE_LIMITS=off` (the limiter's share is the difference), each in fresh
- * processes beside `node -e 0`.
+ * the child list also with `RATE_LIMITS=off` (the limiter's share is the difference), and a read with
+ * DynamoDB Local reached directly and through a TLS front (as a Lambda reaches DynamoDB: what TLS adds to
+ * the first request), each in fresh processes beside `node -e 0`.
  */
 export interface PhaseFigures {
   functions: Record<string, ColdStart>;
   /** The child list with the limiter on and off, runs alternating in pairs. */
   limiter: { on: ColdStart; off: ColdStart };
+  /** `get-merchant-realm-mapping` with DynamoDB Local over plain HTTP and behind a TLS front, alternating. */
+  tls: { plain: ColdStart; tls: ColdStart };
 }
 
 async function measureAll(runs: number): Promise<PhaseFigures> {
@@ -86,7 +90,27 @@ async function measureAll(runs: number): Promise<PhaseFigures> {
     on.push(await measureColdStart(file, childList, 200, { ...env, RATE_LIMITS: 'on' }, 1));
     off.push(await measureColdStart(file, childList, 200, { ...env, RATE_LIMITS: 'off' }, 1));
   }
-  return { functions, limiter: { on: combine(on), off: combine(off) } };
+  progress(`cold start phases: get-merchant-realm-mapping, DynamoDB over HTTP and over TLS (${runs} each)`);
+  const front = await startTlsFront(process.env.DYNAMODB_ENDPOINT ?? '');
+  const plain: ColdStart[] = [];
+  const overTls: ColdStart[] = [];
+  try {
+    const read = events['get-merchant-realm-mapping'];
+    if (!read) throw new Error('no event for get-merchant-realm-mapping');
+    const mapping = bundles['get-merchant-realm-mapping']?.file ?? '';
+    const tlsEnv = { ...env, ...front.env, DYNAMODB_ENDPOINT: front.endpoint };
+    for (let batch = 0; batch < runs; batch += 1) {
+      plain.push(await measureColdStart(mapping, read.event, read.status, env, 1));
+      overTls.push(await measureColdStart(mapping, read.event, read.status, tlsEnv, 1));
+    }
+  } finally {
+    await front.close();
+  }
+  return {
+    functions,
+    limiter: { on: combine(on), off: combine(off) },
+    tls: { plain: combine(plain), tls: combine(overTls) },
+  };
 }
 
 /** Medians over single-run cold starts. */
@@ -129,6 +153,8 @@ runAsScript(
       ...Object.entries(f.functions).map(([name, c]) => describePhases(name, c)),
       describePhases('child list, limiter on', f.limiter.on),
       describePhases('child list, RATE_LIMITS=off', f.limiter.off),
+      describePhases('mapping read, DynamoDB over HTTP', f.tls.plain),
+      describePhases('mapping read, DynamoDB over TLS', f.tls.tls),
       '',
     ].join('\n'),
 );
