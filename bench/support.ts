@@ -83,13 +83,20 @@ export interface BenchDatabase {
 
 /**
  * Starts DynamoDB Local on a free port, points the library at it and creates the tables. In memory,
- * unless `BENCH_DYNAMODB_DIR` names a folder: then its data is kept in a new folder there, removed when
- * it stops (a million products in memory need more than 23 GB; on disk the JVM stays small).
+ * unless `BENCH_DYNAMODB_DIR` names a folder: then its tables are a file in a new folder there, removed
+ * when it stops (a million products in memory need more than this machine's 23 GB; as a file in a
+ * RAM-backed folder such as /dev/shm they take 14 GB, and the JVM stays small).
  */
 export async function startBenchDatabase(): Promise<BenchDatabase> {
   const parent = process.env.BENCH_DYNAMODB_DIR;
   const dataDir = parent ? mkdtempSync(join(resolve(parent), 'bench-dynamodb-')) : undefined;
-  const database: DynamoDbLocal = await startDynamoDbLocal(dataDir ? { dataDir } : {});
+  const removeData = () => {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const database: DynamoDbLocal = await startDynamoDbLocal(dataDir ? { dataDir } : {}).catch((error) => {
+    removeData();
+    throw error;
+  });
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: database.endpoint,
     // For the stages that report every process's peak memory (bench/publish.ts).
@@ -113,7 +120,7 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
     endpoint: database.endpoint,
     async stop() {
       await database.stop();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      removeData();
     },
   };
 }
