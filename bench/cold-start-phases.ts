@@ -82,35 +82,49 @@ async function measureAll(runs: number): Promise<PhaseFigures> {
     functions[name] = await measureColdStart(bundles[name]?.file ?? '', spec.event, spec.status, env, runs);
   }
   progress(`cold start phases: list-child-products, RATE_LIMITS on and off (${runs} each)`);
-  const file = bundles['list-child-products']?.file ?? '';
-  const on: ColdStart[] = [];
-  const off: ColdStart[] = [];
-  // Alternating small batches, so drift on a shared machine hits both alike.
-  for (let batch = 0; batch < runs; batch += 1) {
-    on.push(await measureColdStart(file, childList, 200, { ...env, RATE_LIMITS: 'on' }, 1));
-    off.push(await measureColdStart(file, childList, 200, { ...env, RATE_LIMITS: 'off' }, 1));
-  }
+  const [on, off] = await alternating(
+    bundles['list-child-products']?.file ?? '',
+    { event: childList, status: 200 },
+    [
+      { ...env, RATE_LIMITS: 'on' },
+      { ...env, RATE_LIMITS: 'off' },
+    ],
+    runs,
+  );
   progress(`cold start phases: get-merchant-realm-mapping, DynamoDB over HTTP and over TLS (${runs} each)`);
+  const read = events['get-merchant-realm-mapping'];
+  if (!read) throw new Error('no event for get-merchant-realm-mapping');
   const front = await startTlsFront(process.env.DYNAMODB_ENDPOINT ?? '');
-  const plain: ColdStart[] = [];
-  const overTls: ColdStart[] = [];
   try {
-    const read = events['get-merchant-realm-mapping'];
-    if (!read) throw new Error('no event for get-merchant-realm-mapping');
-    const mapping = bundles['get-merchant-realm-mapping']?.file ?? '';
-    const tlsEnv = { ...env, ...front.env, DYNAMODB_ENDPOINT: front.endpoint };
-    for (let batch = 0; batch < runs; batch += 1) {
-      plain.push(await measureColdStart(mapping, read.event, read.status, env, 1));
-      overTls.push(await measureColdStart(mapping, read.event, read.status, tlsEnv, 1));
-    }
+    const [plain, overTls] = await alternating(
+      bundles['get-merchant-realm-mapping']?.file ?? '',
+      read,
+      [env, { ...env, ...front.env, DYNAMODB_ENDPOINT: front.endpoint }],
+      runs,
+    );
+    return { functions, limiter: { on, off }, tls: { plain, tls: overTls } };
   } finally {
     await front.close();
   }
-  return {
-    functions,
-    limiter: { on: combine(on), off: combine(off) },
-    tls: { plain: combine(plain), tls: combine(overTls) },
-  };
+}
+
+/**
+ * One function's cold start in two environments, one process each in turn (so drift on a shared machine
+ * hits both alike), `runs` of each: their medians.
+ */
+async function alternating(
+  file: string,
+  spec: { event: (run: number) => unknown; status: number },
+  [envA, envB]: [NodeJS.ProcessEnv, NodeJS.ProcessEnv],
+  runs: number,
+): Promise<[ColdStart, ColdStart]> {
+  const a: ColdStart[] = [];
+  const b: ColdStart[] = [];
+  for (let batch = 0; batch < runs; batch += 1) {
+    a.push(await measureColdStart(file, spec.event, spec.status, envA, 1));
+    b.push(await measureColdStart(file, spec.event, spec.status, envB, 1));
+  }
+  return [combine(a), combine(b)];
 }
 
 /** Medians over single-run cold starts. */
