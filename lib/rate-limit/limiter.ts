@@ -159,6 +159,8 @@ export class RateLimiter {
     unleased: 0,
   };
   private readonly buckets = new Map<string, StoreBucket>();
+  /** Every lease in flight, also of buckets `reset` forgot (they still write the counters and the stats). */
+  private readonly leasing = new Set<Promise<void>>();
 
   constructor(private readonly deps: LimiterDeps) {}
 
@@ -337,12 +339,15 @@ export class RateLimiter {
     }
   }
 
-  /** Resolves once every lease in flight has been applied (tests: background work made visible). */
+  /**
+   * Resolves once every lease in flight has been applied, those started before a `reset` included (tests:
+   * background work made visible, and kept from running into the next test).
+   */
   async settled(): Promise<void> {
-    for (const bucket of this.buckets.values()) await Promise.all(bucket.inflight.values());
+    while (this.leasing.size > 0) await Promise.all(this.leasing);
   }
 
-  /** Forgets every lease and observation (tests). */
+  /** Forgets every lease and observation (tests); leases in flight still finish (`settled`). */
   reset(): void {
     this.buckets.clear();
   }
@@ -520,6 +525,8 @@ export class RateLimiter {
         if (bucket.inflight.size === 0) bucket.stalled = false;
       });
     bucket.inflight.set(window, lease);
+    this.leasing.add(lease);
+    void lease.finally(() => this.leasing.delete(lease));
     return lease;
   }
 }

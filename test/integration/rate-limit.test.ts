@@ -57,7 +57,10 @@ beforeAll(() => {
   // Production's client and attempts; retry delays of milliseconds, so injected faults are spent quickly.
   setDocumentClient(createDocumentClient(getConfig(), { retryBaseMs: { throttling: 2, other: 1 } }));
 });
-afterEach(() => {
+afterEach(async () => {
+  // A test's leases still in flight would write (or, under the next test's injected faults, fail) in the
+  // next one, and count in its stats.
+  await rateLimiter.settled();
   for (const injector of injectors) injector.remove();
   injectors = [];
 });

@@ -231,6 +231,35 @@ describe('RateLimiter', () => {
   });
 });
 
+describe('settled', () => {
+  it('waits for a lease started before a reset, which still counts in the stats', async () => {
+    let release: (() => void) | undefined;
+    const shared = new SharedWindows();
+    const limiter = new RateLimiter({
+      now: () => 10_000 * WINDOW_MS,
+      take: (storeId, window, ask) =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }).then(() => shared.take(storeId, window, ask)),
+    });
+    // The first request is admitted at once; its lease goes out in the background and is held here.
+    expect((await limiter.admit(STORE, 'k', unreserved(10))).admitted).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(release).toBeDefined();
+    limiter.reset();
+    let done = false;
+    const settling = limiter.settled().then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    release?.();
+    await settling;
+    expect(shared.writes).toBe(1);
+    expect(limiter.stats.leases).toBe(1);
+  });
+});
+
 describe('storefront source addresses', () => {
   /** Storefront requests of `address` in the current window; returns how many were admitted. */
   async function fromAddress(limiter: RateLimiter, address: string, count: number): Promise<number> {
