@@ -523,10 +523,10 @@ export class RateLimiter {
       .finally(() => {
         bucket.inflight.delete(window);
         if (bucket.inflight.size === 0) bucket.stalled = false;
+        this.leasing.delete(lease);
       });
     bucket.inflight.set(window, lease);
     this.leasing.add(lease);
-    void lease.finally(() => this.leasing.delete(lease));
     return lease;
   }
 }
