@@ -79,6 +79,12 @@ export interface DriveOptions {
   /** The share of operations on each store's hierarchy, its nodes and their products (default NODE_SHARE). */
   nodeShare?: number;
   /**
+   * The share of node moves sent as a pair at once, as from two tabs (default 0, no draw taken): one node
+   * under another and that one under the first, the race a cycle check on what a move read alone lets
+   * through.
+   */
+  pairedMoves?: number;
+  /**
    * The chance that a release operation publishes when no publish runs (default PUBLISH_CHANCE). A publish
    * runs the whole workflow, so how many a run holds depends on the machine's speed: a run that needs
    * several raises it.
@@ -109,7 +115,10 @@ export interface DriveResult {
   ms: number;
 }
 
-/** A run aimed at hierarchies: nine operations in ten on nodes and their products, none on products. */
+/**
+ * A run aimed at hierarchies: nine operations in ten on nodes and their products, none on products, and a
+ * third of the moves sent in opposite pairs at once.
+ */
 export const HIERARCHY_WORKLOAD: DriveOptions = {
   ops: 1500,
   clients: 8,
@@ -117,6 +126,7 @@ export const HIERARCHY_WORKLOAD: DriveOptions = {
   faults: false,
   productShare: 0,
   nodeShare: 0.9,
+  pairedMoves: 0.3,
 };
 
 /** Under `--faults`: the share of answers the client never sees, and how long it waits for one. */
@@ -350,6 +360,9 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
   // Runs without products run without prices too: draw for draw as before either was added.
   const priceShare = options.priceShare ?? (productShare > 0 ? PRICE_SHARE : 0);
   const nodeShare = options.nodeShare ?? NODE_SHARE;
+  const pairedMoves = options.pairedMoves ?? 0;
+  /** Operations the run has yet to begin (a pair of moves takes two). */
+  let remaining = options.ops;
   const publishChance = options.publishChance ?? PUBLISH_CHANCE;
   // Reads must see the current release: the release cache's bounded staleness is by design, not a bug.
   const releaseCache = process.env.RELEASE_CACHE_SECONDS;
@@ -696,25 +709,24 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       );
       return;
     }
-    const id = pick(store.nodes);
-    const one = { hierarchy_id: h, node_id: id };
-    const path = `/pcm/hierarchies/${h}/nodes/${id}`;
-    if (what < 0.5) {
-      const parent = someParent();
-      const t = await timed(clientNo, 'node-move', () =>
+    /** A move of a node under a parent (null: to the top level), by PUT or DELETE of its parent. */
+    const move = async (client: number, node: string, parent: string | null) => {
+      const at = { hierarchy_id: h, node_id: node };
+      const relationship = `/pcm/hierarchies/${h}/nodes/${node}/relationships/parent`;
+      const t = await timed(client, 'node-move', () =>
         parent === null
           ? call('pcm-delete-node-parent', {
               method: 'DELETE',
-              path: `${path}/relationships/parent`,
+              path: relationship,
               routeKey: `DELETE ${N}/{node_id}/relationships/parent`,
-              pathParameters: one,
+              pathParameters: at,
               headers,
             })
           : call('pcm-write-node-parent', {
               method: 'PUT',
-              path: `${path}/relationships/parent`,
+              path: relationship,
               routeKey: `PUT ${N}/{node_id}/relationships/parent`,
-              pathParameters: one,
+              pathParameters: at,
               headers,
               body: JSON.stringify({ data: { type: 'node', id: parent } }),
             }),
@@ -722,9 +734,23 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
       record(
         ops,
         t,
-        { op: 'move', id, parent },
+        { op: 'move', id: node, parent },
         t.answer && { status: t.answer.status, ...errorOf(t.answer) },
       );
+    };
+    const id = pick(store.nodes);
+    const one = { hierarchy_id: h, node_id: id };
+    const path = `/pcm/hierarchies/${h}/nodes/${id}`;
+    if (what < 0.5) {
+      // The pair's second move is one more of the run's operations (none when the run has no more left).
+      if (pairedMoves > 0 && store.nodes.length >= 2 && random() < pairedMoves && remaining > 0) {
+        remaining -= 1;
+        const other = pick(store.nodes.filter((node) => node !== id));
+        // The second of the pair comes from another tab of the same client: a lane of its own in the report.
+        await Promise.all([move(clientNo, id, other), move(clientNo + options.clients, other, id)]);
+        return;
+      }
+      await move(clientNo, id, someParent());
       return;
     }
     if (what < 0.75) {
@@ -1094,7 +1120,6 @@ export async function driveHistory(options: DriveOptions): Promise<DriveResult> 
     );
   };
 
-  let remaining = options.ops;
   let done = 0;
   const minPublishes = options.minPublishes ?? 0;
   const cap = options.ops * MIN_PUBLISHES_OPS_FACTOR;
