@@ -67,16 +67,33 @@ async function parentChain(
   return chainOf(storeId, hierarchyId, parent);
 }
 
+/** Every node of the hierarchy by id, from one consistent Query. */
+async function hierarchyNodes(storeId: string, hierarchyId: string): Promise<Map<string, NodeRecord>> {
+  const nodes = new Map<string, NodeRecord>();
+  for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) nodes.set(node.id, node);
+  return nodes;
+}
+
+/** The node and its ancestors out of `nodes`, the node first; ReadAgain when one is missing or a loop. */
+function chainIn(nodes: Map<string, NodeRecord>, node: NodeRecord): NodeRecord[] {
+  const chain = [node];
+  for (let parentId = node.parent_id; parentId !== null; ) {
+    const parent = nodes.get(parentId);
+    if (!parent || chain.length >= MAX_LEVELS || chain.includes(parent)) throw new ReadAgain();
+    chain.push(parent);
+    parentId = parent.parent_id;
+  }
+  return chain;
+}
+
 /** Levels of the subtree below and including `nodeId` (1: a node without children). */
-async function subtreeLevels(storeId: string, hierarchyId: string, nodeId: string): Promise<number> {
-  const parents = new Map<string, string | null>();
-  for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) parents.set(node.id, node.parent_id);
+function subtreeLevels(nodes: Map<string, NodeRecord>, nodeId: string): number {
   let levels = 1;
-  for (const id of parents.keys()) {
+  for (const id of nodes.keys()) {
     let depth = 1;
     let at: string | null | undefined = id;
     while (at !== nodeId && at !== null && at !== undefined && depth <= MAX_LEVELS) {
-      at = parents.get(at);
+      at = nodes.get(at)?.parent_id;
       depth += 1;
     }
     if (at === nodeId) levels = Math.max(levels, depth);
@@ -223,18 +240,22 @@ export function moveNode(
   source = 'data.id',
 ): Promise<NodeRecord> {
   return rounds(async () => {
-    const before = await nodeOf(storeId, hierarchyId, nodeId);
-    const ancestors = await parentChain(storeId, hierarchyId, parentId, source);
+    // One consistent Query of the hierarchy's nodes gives the node, the new parent's chain, the subtree's
+    // depth and the old parent: no read waits on another (the transaction conditions on each as read).
+    const nodes = await hierarchyNodes(storeId, hierarchyId);
+    const before = nodes.get(nodeId);
+    if (!before) throw new NotFoundError('node not found');
+    const parent = parentId === null ? undefined : nodes.get(parentId);
+    if (parentId !== null && !parent) {
+      throw unprocessable(`${source}: no node ${parentId} in this hierarchy`, source);
+    }
+    const ancestors = parent ? chainIn(nodes, parent) : [];
     if (parentId === nodeId || ancestors.some((node) => node.id === nodeId)) {
       throw unprocessable(`${source}: a node cannot move under itself or one of its descendants`, source);
     }
-    if (parentId !== before.parent_id) {
-      checkLevels(ancestors.length, await subtreeLevels(storeId, hierarchyId, nodeId));
-    }
+    if (parentId !== before.parent_id) checkLevels(ancestors.length, subtreeLevels(nodes, nodeId));
     const oldParent =
-      before.parent_id === null || before.parent_id === parentId
-        ? undefined
-        : await nodeRepository.get(storeId, hierarchyId, before.parent_id);
+      before.parent_id === null || before.parent_id === parentId ? undefined : nodes.get(before.parent_id);
     if (before.parent_id !== null && before.parent_id !== parentId && !oldParent) throw new ReadAgain();
     const after: NodeRecord = {
       ...before,
