@@ -134,11 +134,14 @@ export async function activate(
   catalogId: string,
   layout: ReleaseLayout,
   now: () => Date,
+  registryRead?: Promise<CatalogRegistry | undefined>,
 ): Promise<CatalogRegistry | undefined> {
   const publishedMs = Date.parse(layout.published_at);
   let generatedRules: CatalogRule[] | undefined;
   for (let attempt = 1; attempt <= MAX_ACTIVATION_ATTEMPTS; attempt += 1) {
-    const registry = await catalogRepository.getRegistry(storeId);
+    // A registry read before the call serves the first attempt: a stale one only fails its condition.
+    const registry =
+      attempt === 1 && registryRead ? await registryRead : await catalogRepository.getRegistry(storeId);
     const previous = registry?.catalogs[catalogId];
     generatedRules ??= registeredRules(document, catalogId, previous, publishedMs);
     const catalog: RegisteredCatalog = {

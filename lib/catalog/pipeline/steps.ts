@@ -660,6 +660,10 @@ async function deriveOrTakeUp(
  * Lines) that the write map reads, and the facts the switch needs.
  */
 export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOutput> {
+  // The release needs nothing the merge reads: read beside it.
+  const releaseRead = startedEarly(
+    pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
+  );
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   // Each range's chunks, then the merge's.
   const rangeChunks: WriteChunk[][] = [];
@@ -690,6 +694,10 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     if (!(error instanceof ReleaseValidationError)) throw error;
     return invalid(input, error);
   }
+  // The registry names the release this one is compared with, which the comparison protects only once
+  // read: read as late as before (a read long before could name a release reclaimed meanwhile), beside
+  // the merge's last chunk files.
+  const registryRead = startedEarly(catalogRepository.getRegistry(input.store_id));
   const mergeChunks = await files.done();
   const chunks = [...rangeChunks.flat(), ...mergeChunks];
   // Kept ranges derived again when their item lines are read (each is one chunk of entries): by the
@@ -712,10 +720,7 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     return replaced;
   };
   // Compared with the catalog's current release: what differs is written, the rest is shared.
-  const [release, registry] = await Promise.all([
-    pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
-    catalogRepository.getRegistry(input.store_id),
-  ]);
+  const [release, registry] = await Promise.all([releaseRead, registryRead]);
   if (!release) throw new Error(`release ${input.release_id} is gone`);
   const changes = chunkFiles((n) => workKeys.chunk(input, 'changes', n), plan.layout.published_at);
   const shared = await planSharing({
@@ -832,10 +837,19 @@ export async function writeStep(input: WriteInput): Promise<{ written: number }>
 
 /** Switch: the release becomes the catalog's current one in one transaction; older releases go. */
 export async function switchStep(input: ReleaseExecutionInput): Promise<{ published: true }> {
+  // The registry the switch conditions on is read beside the facts, not after them.
+  const registryRead = startedEarly(catalogRepository.getRegistry(input.store_id));
   const file = JSON.parse(await readText(objectStore.read(workKeys.switchFacts(input)))) as SwitchFile;
   let registry: Awaited<ReturnType<typeof activate>>;
   try {
-    registry = await activate(input.store_id, file.facts, input.catalog_id, file.layout, () => new Date());
+    registry = await activate(
+      input.store_id,
+      file.facts,
+      input.catalog_id,
+      file.layout,
+      () => new Date(),
+      registryRead,
+    );
   } catch (error) {
     if (!(error instanceof RegistryTooLargeError)) throw error;
     // The release's error says why (Abandon keeps it), not DynamoDB's bare ValidationException.
