@@ -238,11 +238,15 @@ export function moveNode(
   sortOrder: number | undefined,
   caller: WriteCaller,
   source = 'data.id',
+  nodesRead?: Map<string, NodeRecord>,
 ): Promise<NodeRecord> {
+  // The caller's read of the hierarchy's nodes, when it made one, serves the first round.
+  let read = nodesRead;
   return rounds(async () => {
     // One consistent Query of the hierarchy's nodes gives the node, the new parent's chain, the subtree's
     // depth and the old parent: no read waits on another (the transaction conditions on each as read).
-    const nodes = await hierarchyNodes(storeId, hierarchyId);
+    const nodes = read ?? (await hierarchyNodes(storeId, hierarchyId));
+    read = undefined;
     const before = nodes.get(nodeId);
     if (!before) throw new NotFoundError('node not found');
     const parent = parentId === null ? undefined : nodes.get(parentId);
@@ -277,15 +281,10 @@ export async function addChildren(
   children: { id: string; sortOrder: number | undefined }[],
   caller: WriteCaller,
 ): Promise<NodeRecord> {
-  // The parent (404 first) and the children, read at once.
-  const [, found] = await Promise.all([
-    nodeOf(storeId, hierarchyId, parentId),
-    nodeRepository.getMany(
-      storeId,
-      children.map((child) => ({ hierarchy_id: hierarchyId, id: child.id })),
-    ),
-  ]);
-  const missing = children.findIndex((child) => !found.some((node) => node.id === child.id));
+  // The parent (404 first) and the children, from the read of the hierarchy's nodes the first move uses.
+  const nodes = await hierarchyNodes(storeId, hierarchyId);
+  if (!nodes.has(parentId)) throw new NotFoundError('node not found');
+  const missing = children.findIndex((child) => !nodes.has(child.id));
   if (missing >= 0) {
     throw unprocessable(
       `data[${missing}].id: no node ${children[missing]?.id} in this hierarchy`,
@@ -293,7 +292,17 @@ export async function addChildren(
     );
   }
   for (const [index, child] of children.entries()) {
-    await moveNode(storeId, hierarchyId, child.id, parentId, child.sortOrder, caller, `data[${index}].id`);
+    const source = `data[${index}].id`;
+    await moveNode(
+      storeId,
+      hierarchyId,
+      child.id,
+      parentId,
+      child.sortOrder,
+      caller,
+      source,
+      index === 0 ? nodes : undefined,
+    );
   }
   return nodeOf(storeId, hierarchyId, parentId);
 }

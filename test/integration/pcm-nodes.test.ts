@@ -237,6 +237,26 @@ describe('nodes', () => {
     expect(selfChild.status).toBe(422);
   });
 
+  it('POST children: a parent not in the hierarchy is 404, a child not in it 422 naming it, and nothing moves', async () => {
+    const h = await newHierarchy();
+    const [a, b, c] = [await newNode(h, 'A'), await newNode(h, 'B'), await newNode(h, 'C')];
+    const other = await newNode(await newHierarchy('Other'), 'Elsewhere');
+    const children = (parent: string, childIds: string[]) =>
+      call(createChildren, 'POST', `/pcm/hierarchies/${h}/nodes/${parent}/relationships/children`, {
+        data: childIds.map((id) => ({ type: 'node', id })),
+      });
+    const noParent = await children(other, [a]);
+    expect([noParent.status, noParent.body.errors[0].detail]).toEqual([404, 'node not found']);
+    const noChild = await children(c, [a, other, b]);
+    expect([noChild.status, noChild.body.errors[0].source]).toEqual([422, 'data[1].id']);
+    expect(noChild.body.errors[0].detail).toContain(`no node ${other} in this hierarchy`);
+    expect([await parentOf(h, a), await parentOf(h, b)]).toEqual([h, h]);
+    // Several children: each moves under the parent in turn, the parent answered as it is after them.
+    const both = await children(c, [a, b]);
+    expect([both.status, both.body.data.id]).toEqual([200, c]);
+    expect([await parentOf(h, a), await parentOf(h, b)]).toEqual([c, c]);
+  });
+
   it('at most 10 levels, the hierarchy the first: a create or a move past it is 422', async () => {
     const h = await newHierarchy();
     let parent: string | undefined;
