@@ -1,14 +1,14 @@
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { childrenPage, nodeOf, nodeRoute, renderNodePage } from '../../lib/nodes/service';
+import { childrenPage, nodeAtRoute, renderNodePage } from '../../lib/nodes/service';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { createHandler } from '../create-handler';
 
 /** GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/children: a node's children, highest sort_order first. */
 export const handler = createHandler('pcm-list-node-children', {}, async (event) => {
-  const { storeId, hierarchy, nodeId } = await nodeRoute(event);
+  const { storeId, hierarchy, node } = await nodeAtRoute(event);
+  const nodeId = node.id;
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
-  await nodeOf(storeId, hierarchy.id, nodeId);
   const slice = await childrenPage(storeId, hierarchy.id, nodeId, page);
   const base = `${requestOrigin(event)}/pcm/hierarchies/${hierarchy.id}/nodes/${nodeId}/children`;
   return ok(await renderNodePage(storeId, hierarchy, slice, page, base));

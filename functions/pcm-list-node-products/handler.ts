@@ -1,6 +1,6 @@
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { nodeOf, nodeProductsPage, nodeRoute } from '../../lib/nodes/service';
+import { nodeAtRoute, nodeProductsPage } from '../../lib/nodes/service';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { fittingResponse, renderProductPage } from '../../lib/products/render';
 import { createHandler } from '../create-handler';
@@ -10,9 +10,9 @@ import { createHandler } from '../create-handler';
  * (in curated order), then the others in attach order, as `GET /pcm/products` renders products.
  */
 export const handler = createHandler('pcm-list-node-products', {}, async (event) => {
-  const { storeId, hierarchy, nodeId } = await nodeRoute(event);
+  const { storeId, hierarchy, node } = await nodeAtRoute(event);
+  const nodeId = node.id;
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
-  const node = await nodeOf(storeId, hierarchy.id, nodeId);
   const { products, total } = await nodeProductsPage(storeId, node, page);
   const base = `${requestOrigin(event)}/pcm/hierarchies/${hierarchy.id}/nodes/${nodeId}/products`;
   return ok(fittingResponse(renderProductPage(products, total, page, base, undefined)));

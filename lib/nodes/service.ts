@@ -208,9 +208,13 @@ export function updateNode(
   nodeId: string,
   update: NodeUpdate,
   caller: WriteCaller,
+  nodeRead?: NodeRecord,
 ): Promise<NodeRecord> {
+  // The caller's read of the node, when it made one, serves the first round.
+  let read = nodeRead;
   return rounds(async () => {
-    const before = await nodeOf(storeId, hierarchyId, nodeId);
+    const before = read ?? (await nodeOf(storeId, hierarchyId, nodeId));
+    read = undefined;
     const after: NodeRecord = {
       ...before,
       ...update.attributes,
@@ -449,6 +453,36 @@ export async function nodeRoute(
   const hierarchy = await hierarchyOf(storeId, parseHierarchyId(pathParameter(event, 'hierarchy_id')));
   const rawNodeId = event.pathParameters?.node_id;
   return { storeId, hierarchy, nodeId: rawNodeId === undefined ? '' : parseNodeId(rawNodeId) };
+}
+
+/**
+ * The route's store, hierarchy and node (undefined when it is not there), both read in one request: 404
+ * for the hierarchy first, as when the node's id is no id.
+ */
+export async function hierarchyAndNode(
+  event: APIGatewayProxyEventV2 & { auth: { storeId: string } },
+): Promise<{ storeId: string; hierarchy: Hierarchy; nodeId: string; node: NodeRecord | undefined }> {
+  const storeId = event.auth.storeId;
+  const hierarchyId = parseHierarchyId(pathParameter(event, 'hierarchy_id'));
+  let nodeId: string;
+  try {
+    nodeId = parseNodeId(event.pathParameters?.node_id ?? '');
+  } catch (error) {
+    await hierarchyOf(storeId, hierarchyId);
+    throw error;
+  }
+  const { hierarchy, node } = await nodeRepository.getWithHierarchy(storeId, hierarchyId, nodeId);
+  if (!hierarchy || hierarchy.deleting) throw new NotFoundError('hierarchy not found');
+  return { storeId, hierarchy, nodeId, node };
+}
+
+/** The route's store, hierarchy and node, read in one request: 404 for the hierarchy, then the node. */
+export async function nodeAtRoute(
+  event: APIGatewayProxyEventV2 & { auth: { storeId: string } },
+): Promise<{ storeId: string; hierarchy: Hierarchy; node: NodeRecord }> {
+  const { storeId, hierarchy, node } = await hierarchyAndNode(event);
+  if (!node) throw new NotFoundError('node not found');
+  return { storeId, hierarchy, node };
 }
 
 /** Nodes as the platform renders them, each with its parent's name (`hierarchies`: theirs). */

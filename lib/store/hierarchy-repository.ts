@@ -86,7 +86,8 @@ const hierarchiesQuery = (storeId: string) => ({
   ConsistentRead: true,
 });
 
-function toHierarchy(item: Record<string, unknown>): Hierarchy {
+/** A hierarchy as stored, without its keys. */
+export function toHierarchy(item: Record<string, unknown>): Hierarchy {
   const { pk: _pk, sk: _sk, kind: _kind, ...rest } = item;
   return rest as unknown as Hierarchy;
 }

@@ -3,7 +3,7 @@ import type { NodeAttributes } from '../validation/node';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { QueryCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
-import { hierarchyKeys } from './hierarchy-repository';
+import { type Hierarchy, hierarchyKeys, toHierarchy } from './hierarchy-repository';
 import { backoff, batchGetItems, countItems, getRecord, type PagedQuery, queryAll, queryPage } from './items';
 import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { productKeys } from './product-repository';
@@ -457,6 +457,20 @@ export const nodeRepository = {
       true,
     );
     return item ? toNode(item) : undefined;
+  },
+
+  /** The hierarchy and one of its nodes (strongly consistent), each undefined when absent: one request. */
+  async getWithHierarchy(
+    storeId: string,
+    hierarchyId: string,
+    nodeId: string,
+  ): Promise<{ hierarchy?: Hierarchy; node?: NodeRecord }> {
+    const hierarchyKey = hierarchyKeys.hierarchy(storeId, hierarchyId);
+    const nodeKey = nodeKeys.node(storeId, hierarchyId, nodeId);
+    const items = await batchGetItems('products', [hierarchyKey, nodeKey], true);
+    const hierarchy = items.find((item) => item.sk === hierarchyKey.sk);
+    const node = items.find((item) => item.sk === nodeKey.sk);
+    return { ...(hierarchy && { hierarchy: toHierarchy(hierarchy) }), ...(node && { node: toNode(node) }) };
   },
 
   /** The nodes of these ids that exist, in no particular order. */
