@@ -1,6 +1,6 @@
 import { created, ok } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { attachProducts, detachProducts, nodeDocument, nodeRoute } from '../../lib/nodes/service';
+import { attachProducts, detachProducts, hierarchyAndNode, nodeDocument } from '../../lib/nodes/service';
 import { parseNodeProducts } from '../../lib/validation/node';
 import { createHandler } from '../create-handler';
 
@@ -9,12 +9,13 @@ import { createHandler } from '../create-handler';
  * `{data: [{type: "product", id}]}`, answered with the node.
  */
 export const handler = createHandler('pcm-write-node-products', {}, async (event) => {
-  const { storeId, hierarchy, nodeId } = await nodeRoute(event);
+  // The node is read with the hierarchy (absent: the write answers 404 after the body's errors).
+  const { storeId, hierarchy, nodeId, node: read } = await hierarchyAndNode(event);
   const productIds = parseNodeProducts(event.parsedBody);
   const attach = event.requestContext.http.method === 'POST';
   const write = attach ? attachProducts : detachProducts;
   const node = await asWriteCaller(event, (caller) =>
-    write(storeId, hierarchy.id, nodeId, productIds, caller),
+    write(storeId, hierarchy.id, nodeId, productIds, caller, read),
   );
   const body = await nodeDocument(storeId, hierarchy, node);
   return attach ? created(body) : ok(body);

@@ -312,11 +312,9 @@ export async function addChildren(
 }
 
 /** 422 naming the product ids that are no products of the store (or are being deleted). */
-async function productsOf(storeId: string, productIds: string[]): Promise<ProductRecord[]> {
-  const found = await productRepository.getMany(storeId, productIds);
+function checkProducts(productIds: string[], found: ProductRecord[]): void {
   const unknown = productIds.filter((id) => !found.some((product) => product.id === id && !product.deleting));
   if (unknown.length > 0) throw unprocessable(`data: no such products: ${unknown.join(', ')}`, 'data');
-  return found;
 }
 
 const productsRefused = (reasons: string[]) => {
@@ -325,10 +323,19 @@ const productsRefused = (reasons: string[]) => {
 };
 
 /** The node as it is, 422 unless every id is a product of the store, and which of them it has attached. */
-async function attachmentsRead(storeId: string, hierarchyId: string, nodeId: string, productIds: string[]) {
-  const node = await nodeOf(storeId, hierarchyId, nodeId);
-  await productsOf(storeId, productIds);
-  return { node, attached: await nodeRepository.attachmentsOf(storeId, node, productIds) };
+async function attachmentsRead(
+  storeId: string,
+  hierarchyId: string,
+  nodeId: string,
+  productIds: string[],
+  nodeRead: NodeRecord | undefined,
+) {
+  const node = nodeRead ?? (await nodeOf(storeId, hierarchyId, nodeId));
+  // After the node, whose attach_seq the write conditions on (an attach between the two reads changes it):
+  // the products and the node's attachments of them, in one request.
+  const { products, attached } = await nodeRepository.productsAndAttachments(storeId, node, productIds);
+  checkProducts(productIds, products);
+  return { node, attached };
 }
 
 export function attachProducts(
@@ -337,11 +344,15 @@ export function attachProducts(
   nodeId: string,
   productIds: string[],
   caller: WriteCaller,
+  nodeRead?: NodeRecord,
 ): Promise<NodeRecord> {
   if (nodeId === hierarchyId)
     throw unprocessable('products cannot be attached to the hierarchy itself, only to its nodes');
+  // The caller's read of the node, when it made one, serves the first round.
+  let read = nodeRead;
   return rounds(async () => {
-    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds);
+    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds, read);
+    read = undefined;
     const added = productIds.filter((id) => !attached.has(id));
     if (added.length === 0) {
       await assertCallerExists(caller);
@@ -362,9 +373,12 @@ export function detachProducts(
   nodeId: string,
   productIds: string[],
   caller: WriteCaller,
+  nodeRead?: NodeRecord,
 ): Promise<NodeRecord> {
+  let read = nodeRead;
   return rounds(async () => {
-    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds);
+    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds, read);
+    read = undefined;
     if (attached.size === 0) {
       await assertCallerExists(caller);
       return node;

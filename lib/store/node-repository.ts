@@ -6,7 +6,7 @@ import { QueryCommand, type TransactWriteCommand, UpdateCommand } from './dynamo
 import { type Hierarchy, hierarchyKeys, toHierarchy } from './hierarchy-repository';
 import { backoff, batchGetItems, countItems, getRecord, type PagedQuery, queryAll, queryPage } from './items';
 import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
-import { productKeys } from './product-repository';
+import { type ProductRecord, productKeys, toRecord as toProduct } from './product-repository';
 import { tableName } from './schema';
 
 /**
@@ -624,6 +624,35 @@ export const nodeRepository = {
   },
 
   /** Which of these products are attached to the node: product id to its attachment's `seq`. */
+  /**
+   * The products of these ids that exist, and which of them the node has attached (product id to `seq`):
+   * one request.
+   */
+  async productsAndAttachments(
+    storeId: string,
+    node: NodeRecord,
+    productIds: string[],
+  ): Promise<{ products: ProductRecord[]; attached: Map<string, string> }> {
+    const ids = [...new Set(productIds)];
+    const productSks = new Set(ids.map((id) => productKeys.product(storeId, id).sk));
+    const items = await batchGetItems(
+      'products',
+      [
+        ...ids.map((id) => productKeys.product(storeId, id)),
+        ...ids.map((id) => nodeKeys.productNode(storeId, id, node.hierarchy_id, node.id)),
+      ],
+      true,
+    );
+    return {
+      products: items.filter((item) => productSks.has(item.sk)).map(toProduct),
+      attached: new Map(
+        items
+          .filter((item) => item.sk.startsWith(PRODNODE))
+          .map((item) => [item.sk.slice(PRODNODE.length).split('#')[0] as string, item.seq as string]),
+      ),
+    };
+  },
+
   async attachmentsOf(storeId: string, node: NodeRecord, productIds: string[]): Promise<Map<string, string>> {
     const keys = productIds.map((id) => nodeKeys.productNode(storeId, id, node.hierarchy_id, node.id));
     const items = await batchGetItems('products', keys, true);

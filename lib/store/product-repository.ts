@@ -356,7 +356,8 @@ export function newProductItems(storeId: string, product: ProductRecord): Record
   return [toItem(storeId, product), ...items.map((item) => item.Put?.Item as Record<string, unknown>)];
 }
 
-const toRecord = (item: Record<string, unknown>): ProductRecord => {
+/** A product as stored, without its keys and with its attributes parsed. */
+export const toRecord = (item: Record<string, unknown>): ProductRecord => {
   const record = withoutKeys(item) as unknown as Omit<ProductRecord, 'attributes'> & { attributes: string };
   return { ...record, attributes: JSON.parse(record.attributes) as ProductAttributes };
 };
