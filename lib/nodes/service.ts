@@ -5,7 +5,7 @@ import { pathParameter } from '../http/request';
 import { uuidv7, uuidv7After } from '../ids';
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
-import { type Hierarchy, hierarchyRepository } from '../store/hierarchy-repository';
+import type { Hierarchy } from '../store/hierarchy-repository';
 import { backoff } from '../store/items';
 import { type NodeRecord, NodeWriteRefusedError, nodeRepository } from '../store/node-repository';
 import { type ProductRecord, productRepository } from '../store/product-repository';
@@ -554,11 +554,10 @@ export async function productNodesPage(
   page: PageRequest,
 ): Promise<{ nodes: NodeRecord[]; total: number; hierarchies: Map<string, Hierarchy> }> {
   const { refs, total } = await nodeRepository.nodesOfProduct(storeId, productId, page);
-  const found = new Map((await nodeRepository.getMany(storeId, refs)).map((node) => [node.id, node]));
+  // The nodes and their hierarchies (the refs name both), in one read.
+  const read = await nodeRepository.getManyWithHierarchies(storeId, refs);
+  const found = new Map(read.nodes.map((node) => [node.id, node]));
   const nodes = refs.map((ref) => found.get(ref.id)).filter((node): node is NodeRecord => !!node);
-  const ids = [...new Set(nodes.map((node) => node.hierarchy_id))];
-  const read = await Promise.all(ids.map((id) => hierarchyRepository.get(storeId, id)));
-  const hierarchies = new Map<string, Hierarchy>();
-  for (const hierarchy of read) if (hierarchy) hierarchies.set(hierarchy.id, hierarchy);
+  const hierarchies = new Map(read.hierarchies.map((hierarchy) => [hierarchy.id, hierarchy]));
   return { nodes, total, hierarchies };
 }

@@ -465,12 +465,34 @@ export const nodeRepository = {
     hierarchyId: string,
     nodeId: string,
   ): Promise<{ hierarchy?: Hierarchy; node?: NodeRecord }> {
-    const hierarchyKey = hierarchyKeys.hierarchy(storeId, hierarchyId);
-    const nodeKey = nodeKeys.node(storeId, hierarchyId, nodeId);
-    const items = await batchGetItems('products', [hierarchyKey, nodeKey], true);
-    const hierarchy = items.find((item) => item.sk === hierarchyKey.sk);
-    const node = items.find((item) => item.sk === nodeKey.sk);
-    return { ...(hierarchy && { hierarchy: toHierarchy(hierarchy) }), ...(node && { node: toNode(node) }) };
+    const { nodes, hierarchies } = await nodeRepository.getManyWithHierarchies(storeId, [
+      { hierarchy_id: hierarchyId, id: nodeId },
+    ]);
+    return {
+      ...(hierarchies[0] && { hierarchy: hierarchies[0] }),
+      ...(nodes[0] && { node: nodes[0] }),
+    };
+  },
+
+  /**
+   * The nodes of these ids that exist and the hierarchies they name (strongly consistent, in no particular
+   * order): read together, not the hierarchies after the nodes.
+   */
+  async getManyWithHierarchies(
+    storeId: string,
+    refs: { hierarchy_id: string; id: string }[],
+  ): Promise<{ nodes: NodeRecord[]; hierarchies: Hierarchy[] }> {
+    const hierarchySks = new Map<string, { pk: string; sk: string }>();
+    for (const ref of refs) {
+      const key = hierarchyKeys.hierarchy(storeId, ref.hierarchy_id);
+      hierarchySks.set(key.sk, key);
+    }
+    const nodeKeysRead = refs.map((ref) => nodeKeys.node(storeId, ref.hierarchy_id, ref.id));
+    const items = await batchGetItems('products', [...hierarchySks.values(), ...nodeKeysRead], true);
+    return {
+      nodes: items.filter((item) => !hierarchySks.has(item.sk)).map(toNode),
+      hierarchies: items.filter((item) => hierarchySks.has(item.sk)).map(toHierarchy),
+    };
   },
 
   /** The nodes of these ids that exist, in no particular order. */

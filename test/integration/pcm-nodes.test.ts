@@ -402,6 +402,28 @@ describe('nodes', () => {
     expect((await call(productNodes, 'GET', `/pcm/products/${product}/nodes`)).body.data).toEqual([]);
   });
 
+  it("a product's nodes in two hierarchies: each node with its parent's name, the hierarchy's for a top-level one", async () => {
+    const [apparel, gear] = [await newHierarchy('Apparel'), await newHierarchy('Gear')];
+    const top = await newNode(apparel, 'Shirts');
+    const packs = await newNode(gear, 'Packs');
+    const nested = await newNode(gear, 'Daypacks', packs);
+    const product = await newProduct();
+    expect((await attach(apparel, top, [product])).status).toBe(201);
+    expect((await attach(gear, nested, [product])).status).toBe(201);
+    const listed = await call(productNodes, 'GET', `/pcm/products/${product}/nodes`);
+    const names = Object.fromEntries(
+      listed.body.data.map((node: { id: string; meta: { parent_name: string } }) => [
+        node.id,
+        node.meta.parent_name,
+      ]),
+    );
+    expect([listed.status, listed.body.meta.results.total, names]).toEqual([
+      200,
+      2,
+      { [top]: 'Apparel', [nested]: 'Packs' },
+    ]);
+  });
+
   it('deleting a hierarchy deletes its nodes and attachments', async () => {
     const h = await newHierarchy();
     const a = await newNode(h, 'A');
