@@ -5,7 +5,7 @@ import { ApiError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/
 import { uuidv7 } from '../ids';
 import type { WriteCaller } from '../store/caller-check';
 import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
-import { catalogExistsCheck, pcmRepository } from '../store/pcm-repository';
+import { catalogExistsCheck } from '../store/pcm-repository';
 import type { CatalogRuleAttributes } from '../validation/catalog-rule';
 
 /**
@@ -144,16 +144,15 @@ async function writeRules<T extends StoredCatalogRule | undefined>(
         `the store's catalog rules would take ${bytes} bytes, over the ${RULES_MAX_BYTES} they may take together: shorten or delete rules first`,
       );
     }
-    if (rule !== undefined) await assertCatalogExists(storeId, rule.catalog_id);
     const next: CatalogRegistry = {
       version: (registry?.version ?? 0) + 1,
       catalogs: registry?.catalogs ?? {},
       rules,
     };
+    // The catalog named is checked in the transaction, not read before it: a missing one cancels it (422).
     const checks = rule === undefined ? [] : [catalogExistsCheck(storeId, rule.catalog_id)];
     const codes = await catalogRepository.replaceRegistry(storeId, registry?.version, next, checks, caller);
     if (codes === undefined) return rule;
-    // The catalog was deleted between the read and the write.
     if (codes[1] === 'ConditionalCheckFailed') throw catalogMissing();
   }
   throw new ConflictError(WRITE_CONFLICT);
@@ -161,10 +160,6 @@ async function writeRules<T extends StoredCatalogRule | undefined>(
 
 const catalogMissing = () =>
   new ApiError(422, 'must be the id of a catalog of the store', { source: 'data.attributes.catalog_id' });
-
-async function assertCatalogExists(storeId: string, catalogId: string): Promise<void> {
-  if (!(await pcmRepository.getCatalog(storeId, catalogId))) throw catalogMissing();
-}
 
 /** The store's rules of the API that give shoppers `catalogId` (a catalog with any cannot be deleted). */
 export function rulesNaming(registry: CatalogRegistry | undefined, catalogId: string): CatalogRule[] {
