@@ -46,7 +46,9 @@ export async function deleteSubtrees(
     if (order.length === 0) return;
     try {
       for (const node of order) {
-        await detachAll(storeId, node, caller);
+        // A node read without products is not queried for them: its delete conditions on none (a product
+        // attached meanwhile refuses it, and the tree is read again).
+        if (node.products > 0) await detachAll(storeId, node, caller);
         await nodeRepository.deleteLeaf(storeId, { ...node, products: 0 }, caller);
       }
       return;

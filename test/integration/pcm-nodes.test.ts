@@ -402,6 +402,31 @@ describe('nodes', () => {
     expect((await call(productNodes, 'GET', `/pcm/products/${product}/nodes`)).body.data).toEqual([]);
   });
 
+  it('a node read without products and attached one before its delete: the delete reads again, detaches it, and the node goes', async () => {
+    const h = await newHierarchy();
+    const late = await newNode(h, 'Late');
+    const product = await newProduct();
+    const deleteLeaf = nodeRepository.deleteLeaf.bind(nodeRepository);
+    let attachedBetween = false;
+    const spy = jest.spyOn(nodeRepository, 'deleteLeaf').mockImplementation(async (...args) => {
+      // Between the delete's read of the tree (no products on the node) and the node's delete.
+      if (!attachedBetween) {
+        attachedBetween = true;
+        expect((await attach(h, late, [product])).status).toBe(201);
+      }
+      return deleteLeaf(...args);
+    });
+    try {
+      expect((await call(deleteNode, 'DELETE', `/pcm/hierarchies/${h}/nodes/${late}`)).status).toBe(204);
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await call(getNode, 'GET', `/pcm/hierarchies/${h}/nodes/${late}`)).status).toBe(404);
+    const nodes = await call(productNodes, 'GET', `/pcm/products/${product}/nodes`);
+    expect([nodes.body.data, nodes.body.meta.results.total]).toEqual([[], 0]);
+  });
+
   it("a product's nodes in two hierarchies: each node with its parent's name, the hierarchy's for a top-level one", async () => {
     const [apparel, gear] = [await newHierarchy('Apparel'), await newHierarchy('Gear')];
     const top = await newNode(apparel, 'Shirts');
