@@ -7,7 +7,12 @@ import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/in
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import type { Hierarchy } from '../store/hierarchy-repository';
 import { backoff } from '../store/items';
-import { type NodeRecord, NodeWriteRefusedError, nodeRepository } from '../store/node-repository';
+import {
+  type NodeLink,
+  type NodeRecord,
+  NodeWriteRefusedError,
+  nodeRepository,
+} from '../store/node-repository';
 import { type ProductRecord, productRepository } from '../store/product-repository';
 import { parseHierarchyId } from '../validation/hierarchy';
 import { checkNodeSize, type NewNode, type NodeUpdate, parseNodeId } from '../validation/node';
@@ -67,15 +72,15 @@ async function parentChain(
   return chainOf(storeId, hierarchyId, parent);
 }
 
-/** Every node of the hierarchy by id, from one consistent Query. */
-async function hierarchyNodes(storeId: string, hierarchyId: string): Promise<Map<string, NodeRecord>> {
-  const nodes = new Map<string, NodeRecord>();
-  for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) nodes.set(node.id, node);
-  return nodes;
+/** The links (place and version) of every node of the hierarchy by id, from one consistent Query. */
+async function hierarchyLinks(storeId: string, hierarchyId: string): Promise<Map<string, NodeLink>> {
+  const links = new Map<string, NodeLink>();
+  for await (const link of nodeRepository.linksOf(storeId, hierarchyId)) links.set(link.id, link);
+  return links;
 }
 
 /** The node and its ancestors out of `nodes`, the node first; ReadAgain when one is missing or a loop. */
-function chainIn(nodes: Map<string, NodeRecord>, node: NodeRecord): NodeRecord[] {
+function chainIn(nodes: Map<string, NodeLink>, node: NodeLink): NodeLink[] {
   const chain = [node];
   for (let parentId = node.parent_id; parentId !== null; ) {
     const parent = nodes.get(parentId);
@@ -87,7 +92,7 @@ function chainIn(nodes: Map<string, NodeRecord>, node: NodeRecord): NodeRecord[]
 }
 
 /** Levels of the subtree below and including `nodeId` (1: a node without children). */
-function subtreeLevels(nodes: Map<string, NodeRecord>, nodeId: string): number {
+function subtreeLevels(nodes: Map<string, NodeLink>, nodeId: string): number {
   let levels = 1;
   for (const id of nodes.keys()) {
     let depth = 1;
@@ -242,17 +247,18 @@ export function moveNode(
   sortOrder: number | undefined,
   caller: WriteCaller,
   source = 'data.id',
-  nodesRead?: Map<string, NodeRecord>,
+  linksRead?: Map<string, NodeLink>,
 ): Promise<NodeRecord> {
-  // The caller's read of the hierarchy's nodes, when it made one, serves the first round.
-  let read = nodesRead;
+  // The caller's read of the hierarchy's links, when it made one, serves the first round.
+  let read = linksRead;
   return rounds(async () => {
-    // One consistent Query of the hierarchy's nodes gives the node, the new parent's chain, the subtree's
-    // depth and the old parent: no read waits on another (the transaction conditions on each as read).
-    const nodes = read ?? (await hierarchyNodes(storeId, hierarchyId));
+    // The node, and the links of the hierarchy's nodes (one consistent Query) for the new parent's chain,
+    // the subtree's height and the old parent, read at once: the transaction conditions on each version.
+    const [before, nodes] = await Promise.all([
+      nodeOf(storeId, hierarchyId, nodeId),
+      read ?? hierarchyLinks(storeId, hierarchyId),
+    ]);
     read = undefined;
-    const before = nodes.get(nodeId);
-    if (!before) throw new NotFoundError('node not found');
     const parent = parentId === null ? undefined : nodes.get(parentId);
     if (parentId !== null && !parent) {
       throw unprocessable(`${source}: no node ${parentId} in this hierarchy`, source);
@@ -285,8 +291,8 @@ export async function addChildren(
   children: { id: string; sortOrder: number | undefined }[],
   caller: WriteCaller,
 ): Promise<NodeRecord> {
-  // The parent (404 first) and the children, from the read of the hierarchy's nodes the first move uses.
-  const nodes = await hierarchyNodes(storeId, hierarchyId);
+  // The parent (404 first) and the children, from the read of the hierarchy's links the first move uses.
+  const nodes = await hierarchyLinks(storeId, hierarchyId);
   if (!nodes.has(parentId)) throw new NotFoundError('node not found');
   const missing = children.findIndex((child) => !nodes.has(child.id));
   if (missing >= 0) {
