@@ -199,10 +199,10 @@ export async function startObjectStoreLocal(
 
 /**
  * Node's server closes a keep-alive connection after 5 s idle, and a client's pool hands it out again until
- * its own timer (fetch's: the server's hint less 1 s) runs. A client whose event loop is busy past that
- * timer (a test generating a document, on a loaded machine) can send its next request on a connection the
- * store is closing at that moment: `ECONNRESET`. Idle connections are kept for 65 s, so a client reuses
- * one well inside the time the store keeps it.
+ * its own timer (fetch's: the server's hint less 1 s) runs. A client whose event loop was busy past that
+ * timer (a test generating a document, on a loaded machine) sent its next request, an upload, on a
+ * connection the store was closing at that moment: `ECONNRESET`. Idle connections are kept for 65 s, as
+ * long-lived clients of S3 expect, so a request reuses one well inside the time the store keeps it.
  */
 export const OBJECT_STORE_KEEP_ALIVE_MS = 65_000;
 
