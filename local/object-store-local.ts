@@ -179,7 +179,6 @@ export async function startObjectStoreLocal(
     removeTemporary();
     throw error;
   }
-  keepIdleConnections(server.httpServer);
   let stopped = false;
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
@@ -195,22 +194,6 @@ export async function startObjectStoreLocal(
       removeTemporary();
     },
   };
-}
-
-/**
- * Node's server closes a keep-alive connection after 5 s idle, and a client's pool hands it out again until
- * its own timer (fetch's: the server's hint less 1 s) runs. A client whose event loop was busy past that
- * timer (a test generating a document, on a loaded machine) sent its next request, an upload, on a
- * connection the store was closing at that moment: `ECONNRESET`. Idle connections are kept for 65 s, as
- * long-lived clients of S3 expect, so a request reuses one well inside the time the store keeps it.
- */
-export const OBJECT_STORE_KEEP_ALIVE_MS = 65_000;
-
-function keepIdleConnections(server: Server | undefined): void {
-  if (!server) return;
-  server.keepAliveTimeout = OBJECT_STORE_KEEP_ALIVE_MS;
-  // Past the keep-alive, so a connection reused near its end still has the time to send its headers.
-  server.headersTimeout = OBJECT_STORE_KEEP_ALIVE_MS + 1000;
 }
 
 /** True when 127.0.0.1:port can be listened on. */

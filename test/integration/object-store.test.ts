@@ -13,7 +13,6 @@ import {
   resetObjectStoreClient,
 } from '../../lib/store/object-store';
 import { S3Error, S3Http, type S3Request } from '../../lib/store/s3-http';
-import { OBJECT_STORE_KEEP_ALIVE_MS } from '../../local/object-store-local';
 import { withAlteredSignature } from '../support/signed-urls';
 
 /**
@@ -554,13 +553,6 @@ describe('the local object store refuses requests S3 would refuse', () => {
     const text = await response.text();
     return { status: response.status, code: /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? null };
   }
-
-  it('keeps idle connections 65 s and says so, so a client reusing one after a busy moment finds it open', async () => {
-    const response = await fetch(`${endpoint()}/${bucket()}/${guarded}`);
-    await response.text();
-    expect(response.headers.get('keep-alive')).toBe(`timeout=${OBJECT_STORE_KEEP_ALIVE_MS / 1000}`);
-    expect(OBJECT_STORE_KEEP_ALIVE_MS).toBe(65_000);
-  });
 
   it('answers 403 AccessDenied to every unsigned request, and changes nothing', async () => {
     const object = `/${bucket()}/${guarded}`;
