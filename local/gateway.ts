@@ -337,9 +337,19 @@ export function createGatewayServer<T>(options: GatewayOptions<T>): Server {
       else res.destroy();
     });
   });
-  server.keepAliveTimeout = 5000;
+  // Idle connections are kept 65 s, not 5. fetch keeps an idle connection for the server's hint less 1 s,
+  // but its timers tick once a second and run late on a busy event loop, so a connection idle for about 5 s
+  // could still be handed out as node's 5 s timer closed it: the request was reset (ECONNRESET; seen on the
+  // SDK's token grant about 5 s after a test's last request, while it uploaded 6 MB elsewhere). With 65 s
+  // that gap is a minute (the race: https://github.com/nodejs/undici/issues/3141). `closeServer` ends
+  // every connection, so stopping does not wait for them.
+  server.keepAliveTimeout = LOCAL_KEEP_ALIVE_MS;
+  server.headersTimeout = LOCAL_KEEP_ALIVE_MS + 1000;
   return server;
 }
+
+/** How long the local gateway keeps an idle keep-alive connection. */
+export const LOCAL_KEEP_ALIVE_MS = 65_000;
 
 /** Starts a server on a port (0 = any free port) and resolves with the bound port. */
 export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<number> {

@@ -1,7 +1,7 @@
 import { resetConfig } from '../../lib/config/index';
 import { sendLocalDelivery } from '../../lib/integrations/queue';
 import { integrationLogs } from '../../lib/integrations/service';
-import { closeServer, listen } from '../../local/gateway';
+import { closeServer, LOCAL_KEEP_ALIVE_MS, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { newIntegration, newPcmCatalog } from '../support/pcm-fixtures';
 import { newStoreClient } from '../support/store-client';
@@ -51,5 +51,17 @@ it('ends the delivery under way, drops its retry and unregisters the queue befor
     expect(listener.received).toHaveLength(1);
   } finally {
     await listener.close();
+  }
+});
+
+it('keeps idle connections 65 s and says so (fetch then keeps them 64 s, far from the time it hands one out)', async () => {
+  const server = createLocalServer();
+  try {
+    const response = await fetch(`http://127.0.0.1:${await listen(server, 0)}/openapi.json`);
+    await response.arrayBuffer();
+    expect([response.status, response.headers.get('keep-alive')]).toEqual([200, 'timeout=65']);
+    expect(LOCAL_KEEP_ALIVE_MS).toBe(65_000);
+  } finally {
+    await closeServer(server);
   }
 });
