@@ -20,7 +20,7 @@ import type { HttpResponse } from '../lib/http/response';
 import { metricsPublisher } from '../lib/metrics/index';
 import { rateLimit, rateLimitResponseHeaders } from '../lib/rate-limit/middleware';
 import { getDocumentClient } from '../lib/store/client';
-import { FUNCTIONS, type FunctionDefinition, type FunctionName } from './routes';
+import type { FUNCTIONS, FunctionDefinition, FunctionName } from './routes';
 
 /**
  * The request path of every function: API Gateway event -> security headers, logs, the rate-limit headers
@@ -67,18 +67,16 @@ export function buildHandler<A extends AuthRequirement>(
 }
 
 /**
- * The handler of a function of the route table: who may call it and which bodies it takes come from
- * `functions/routes.ts`, which the OpenAPI document is built from too, so the two cannot disagree.
+ * The handler of a function of the route table: who may call it and which bodies it takes come from its
+ * definition in `functions/routes.ts`, which the OpenAPI document is built from too, so the two cannot
+ * disagree. The handler imports its own definition (typed to be the one its name has), so its bundle holds
+ * that entry of the table and not the whole table.
  */
 export function createHandler<N extends FunctionName>(
   functionName: N,
+  definition: (typeof FUNCTIONS)[N],
   options: HandlerOptions,
   handler: Handler<(typeof FUNCTIONS)[N]['auth']>,
 ) {
-  const definition: {
-    auth: (typeof FUNCTIONS)[N]['auth'];
-    body?: BodyKind;
-    tables: FunctionDefinition['tables'];
-  } = FUNCTIONS[functionName];
   return buildHandler(functionName, definition, options, handler);
 }

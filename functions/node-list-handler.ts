@@ -16,6 +16,7 @@ import { pathParameter, queryParameter } from '../lib/http/request';
 import { jsonText } from '../lib/http/response';
 import { parsePageRequest } from '../lib/pagination/index';
 import { createHandler } from './create-handler';
+import type { FUNCTIONS } from './routes';
 
 /** What one of the node-list routes lists: whose nodes, which of them, and where its pages link. */
 export interface NodeListRoute {
@@ -36,11 +37,10 @@ export type ProductListRoute = Omit<NodeListRoute, 'kind'>;
  * in document order, paginated; `filter=in(id,...)` keeps the named ones, in the order they were last
  * updated. Any token of the store.
  */
-export function nodeListHandler(
-  name: 'list-node-children' | 'list-hierarchy-children' | 'list-hierarchy-nodes',
-  route: NodeListRoute,
-) {
-  return createHandler(name, { prefetch: prefetchRegistry }, async (event) => {
+export function nodeListHandler<
+  N extends 'list-node-children' | 'list-hierarchy-children' | 'list-hierarchy-nodes',
+>(name: N, definition: (typeof FUNCTIONS)[N], route: NodeListRoute) {
+  return createHandler(name, definition, { prefetch: prefetchRegistry }, async (event) => {
     const store = event.auth.store;
     const { channel, tag } = shopperHeaders(event.headers, event.auth.store);
     const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });
@@ -64,11 +64,12 @@ export function nodeListHandler(
  * catalog the shopper's context selects, in document order, paginated, rendered as the child list renders
  * products (locale, display currency, `include`); no `filter` (400). Any token of the store.
  */
-export function productListHandler(
-  name: 'list-node-products' | 'list-hierarchy-products',
+export function productListHandler<N extends 'list-node-products' | 'list-hierarchy-products'>(
+  name: N,
+  definition: (typeof FUNCTIONS)[N],
   route: ProductListRoute,
 ) {
-  return createHandler(name, { prefetch: prefetchRegistry }, async (event) => {
+  return createHandler(name, definition, { prefetch: prefetchRegistry }, async (event) => {
     const store = event.auth.store;
     const { channel, tag } = shopperHeaders(event.headers, event.auth.store);
     const page = parsePageRequest(event.queryStringParameters, { defaultLimit: store.page_length });

@@ -5,9 +5,10 @@ import { integrationUrl, renderIntegration } from '../../lib/integrations/render
 import { createIntegration } from '../../lib/integrations/service';
 import { parseNewIntegration } from '../../lib/validation/integration';
 import { createHandler } from '../create-handler';
+import { CREATE_INTEGRATION } from '../routes';
 
 /** POST /v2/integrations: creates a webhook integration (200, as the platform answers; its URL checked first). */
-export const handler = createHandler('create-integration', {}, async (event) => {
+export const handler = createHandler('create-integration', CREATE_INTEGRATION, {}, async (event) => {
   const fields = parseNewIntegration(event.parsedBody);
   const origin = requestOrigin(event);
   const integration = await asWriteCaller(event, (caller) =>

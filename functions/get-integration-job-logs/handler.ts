@@ -6,13 +6,19 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { renderPage } from '../../lib/pcm/render';
 import { parseIntegrationId, parseIntegrationJobId } from '../../lib/validation/integration';
 import { createHandler } from '../create-handler';
+import { GET_INTEGRATION_JOB_LOGS } from '../routes';
 
 /** GET /v2/integrations/{integration_id}/jobs/{job_id}/logs: the attempts of one delivery, newest first. */
-export const handler = createHandler('get-integration-job-logs', {}, async (event) => {
-  const integrationId = parseIntegrationId(pathParameter(event, 'integration_id'));
-  const jobId = parseIntegrationJobId(pathParameter(event, 'job_id'));
-  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
-  const logs = await jobLogs(event.auth.storeId, integrationId, jobId);
-  const base = `${integrationUrl(requestOrigin(event), integrationId)}/jobs/${jobId}/logs`;
-  return ok(renderPage(logs, page, base, renderIntegrationLog));
-});
+export const handler = createHandler(
+  'get-integration-job-logs',
+  GET_INTEGRATION_JOB_LOGS,
+  {},
+  async (event) => {
+    const integrationId = parseIntegrationId(pathParameter(event, 'integration_id'));
+    const jobId = parseIntegrationJobId(pathParameter(event, 'job_id'));
+    const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+    const logs = await jobLogs(event.auth.storeId, integrationId, jobId);
+    const base = `${integrationUrl(requestOrigin(event), integrationId)}/jobs/${jobId}/logs`;
+    return ok(renderPage(logs, page, base, renderIntegrationLog));
+  },
+);

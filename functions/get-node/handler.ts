@@ -4,9 +4,10 @@ import { getNode, rejectFilter } from '../../lib/catalog/nodes';
 import { pathParameter, queryParameter } from '../../lib/http/request';
 import { jsonText } from '../../lib/http/response';
 import { createHandler } from '../create-handler';
+import { GET_NODE } from '../routes';
 
 /** GET /catalog/nodes/{node_id}: one node of the catalog the shopper's context selects (404 when it has none by that id). Any token of the store. */
-export const handler = createHandler('get-node', { prefetch: prefetchRegistry }, async (event) => {
+export const handler = createHandler('get-node', GET_NODE, { prefetch: prefetchRegistry }, async (event) => {
   const store = event.auth.store;
   const { channel, tag } = shopperHeaders(event.headers, event.auth.store);
   rejectFilter(queryParameter(event, 'filter'));

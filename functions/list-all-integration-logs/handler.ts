@@ -5,10 +5,16 @@ import { storeLogs } from '../../lib/integrations/service';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { renderPage } from '../../lib/pcm/render';
 import { createHandler } from '../create-handler';
+import { LIST_ALL_INTEGRATION_LOGS } from '../routes';
 
 /** GET /v2/integrations/logs: the delivery attempts of every integration of the store, newest first. */
-export const handler = createHandler('list-all-integration-logs', {}, async (event) => {
-  const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
-  const logs = await storeLogs(event.auth.storeId);
-  return ok(renderPage(logs, page, `${requestOrigin(event)}/v2/integrations/logs`, renderIntegrationLog));
-});
+export const handler = createHandler(
+  'list-all-integration-logs',
+  LIST_ALL_INTEGRATION_LOGS,
+  {},
+  async (event) => {
+    const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+    const logs = await storeLogs(event.auth.storeId);
+    return ok(renderPage(logs, page, `${requestOrigin(event)}/v2/integrations/logs`, renderIntegrationLog));
+  },
+);

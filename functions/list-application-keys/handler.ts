@@ -5,12 +5,13 @@ import { ok } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { createHandler } from '../create-handler';
+import { LIST_APPLICATION_KEYS } from '../routes';
 
 /**
  * GET /v2/application-keys: a page of the token's store's keys with the store's totals;
  * `filter` (`eq`/`in` on name and client_id) narrows the list and its count.
  */
-export const handler = createHandler('list-application-keys', {}, async (event) => {
+export const handler = createHandler('list-application-keys', LIST_APPLICATION_KEYS, {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, {
     defaultLimit: APPLICATION_KEYS_DEFAULT_LIMIT,
   });

@@ -11,6 +11,7 @@ import { queryParameter } from '../../lib/http/request';
 import { jsonText } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { createHandler } from '../create-handler';
+import { LIST_CATALOG_PRODUCTS } from '../routes';
 
 /**
  * GET /catalog/products: the live products of the release the shopper's context selects, filtered and
@@ -18,6 +19,7 @@ import { createHandler } from '../create-handler';
  */
 export const handler = createHandler(
   'list-catalog-products',
+  LIST_CATALOG_PRODUCTS,
   { prefetch: prefetchRegistry },
   async (event) => {
     const store = event.auth.store;

@@ -5,9 +5,10 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { renderPage } from '../../lib/pcm/render';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { createHandler } from '../create-handler';
+import { LIST_CURRENCIES } from '../routes';
 
 /** GET /v2/currencies: the store's currencies (at most 10), oldest first, paginated. */
-export const handler = createHandler('list-currencies', {}, async (event) => {
+export const handler = createHandler('list-currencies', LIST_CURRENCIES, {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const currencies = await currencyRepository.list(event.auth.storeId);
   const origin = requestOrigin(event);

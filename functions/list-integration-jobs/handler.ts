@@ -6,9 +6,10 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { renderPage } from '../../lib/pcm/render';
 import { parseIntegrationId } from '../../lib/validation/integration';
 import { createHandler } from '../create-handler';
+import { LIST_INTEGRATION_JOBS } from '../routes';
 
 /** GET /v2/integrations/{integration_id}/jobs: the integration's deliveries (one per event), newest first. */
-export const handler = createHandler('list-integration-jobs', {}, async (event) => {
+export const handler = createHandler('list-integration-jobs', LIST_INTEGRATION_JOBS, {}, async (event) => {
   const integrationId = parseIntegrationId(pathParameter(event, 'integration_id'));
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const jobs = await integrationJobs(event.auth.storeId, integrationId);

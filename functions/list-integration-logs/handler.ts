@@ -6,9 +6,10 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { renderPage } from '../../lib/pcm/render';
 import { parseIntegrationId } from '../../lib/validation/integration';
 import { createHandler } from '../create-handler';
+import { LIST_INTEGRATION_LOGS } from '../routes';
 
 /** GET /v2/integrations/{integration_id}/logs: the integration's delivery attempts, newest first. */
-export const handler = createHandler('list-integration-logs', {}, async (event) => {
+export const handler = createHandler('list-integration-logs', LIST_INTEGRATION_LOGS, {}, async (event) => {
   const integrationId = parseIntegrationId(pathParameter(event, 'integration_id'));
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const logs = await integrationLogs(event.auth.storeId, integrationId);

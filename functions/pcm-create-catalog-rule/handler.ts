@@ -5,18 +5,24 @@ import { emitRuleEvent } from '../../lib/integrations/events';
 import { catalogRuleUrl, createCatalogRule, renderCatalogRule } from '../../lib/pcm/rules';
 import { parseNewCatalogRule } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
+import { PCM_CREATE_CATALOG_RULE } from '../routes';
 
 /** POST /pcm/catalogs/rules: creates a catalog rule (its catalog must be one of the store's). */
-export const handler = createHandler('pcm-create-catalog-rule', {}, async (event) => {
-  const attributes = parseNewCatalogRule(event.parsedBody);
-  const rule = await asWriteCaller(event, (caller) =>
-    createCatalogRule(event.auth.storeId, attributes, caller),
-  );
-  await emitRuleEvent(event.auth.storeId, 'catalog-rule.created', rule);
-  const origin = requestOrigin(event);
-  return json(
-    201,
-    { data: renderCatalogRule(rule, origin), links: { self: catalogRuleUrl(origin, rule.id) } },
-    { Location: catalogRuleUrl(origin, rule.id) },
-  );
-});
+export const handler = createHandler(
+  'pcm-create-catalog-rule',
+  PCM_CREATE_CATALOG_RULE,
+  {},
+  async (event) => {
+    const attributes = parseNewCatalogRule(event.parsedBody);
+    const rule = await asWriteCaller(event, (caller) =>
+      createCatalogRule(event.auth.storeId, attributes, caller),
+    );
+    await emitRuleEvent(event.auth.storeId, 'catalog-rule.created', rule);
+    const origin = requestOrigin(event);
+    return json(
+      201,
+      { data: renderCatalogRule(rule, origin), links: { self: catalogRuleUrl(origin, rule.id) } },
+      { Location: catalogRuleUrl(origin, rule.id) },
+    );
+  },
+);

@@ -6,9 +6,10 @@ import { createPrice } from '../../lib/prices/service';
 import { parseNewPrice } from '../../lib/validation/price';
 import { parsePricebookId } from '../../lib/validation/pricebook';
 import { createHandler } from '../create-handler';
+import { PCM_CREATE_PRICE } from '../routes';
 
 /** POST /pcm/pricebooks/{pricebook_id}/prices: creates a price (one per sku in the book). */
-export const handler = createHandler('pcm-create-price', {}, async (event) => {
+export const handler = createHandler('pcm-create-price', PCM_CREATE_PRICE, {}, async (event) => {
   const pricebookId = parsePricebookId(pathParameter(event, 'pricebook_id'));
   const attributes = parseNewPrice(event.parsedBody);
   const price = await asWriteCaller(event, (caller) =>

@@ -6,12 +6,13 @@ import { createRelease } from '../../lib/pcm/publishing';
 import { releaseUrl, renderRelease } from '../../lib/pcm/render';
 import { parseNewRelease, parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
+import { PCM_CREATE_RELEASE } from '../routes';
 
 /**
  * POST /pcm/catalogs/{catalog_id}/releases: publishes the catalog's current document. Answers 201 at once
  * with `release_status: PENDING`; the publishing workflow moves it to IN_PROGRESS, then PUBLISHED or FAILED.
  */
-export const handler = createHandler('pcm-create-release', {}, async (event) => {
+export const handler = createHandler('pcm-create-release', PCM_CREATE_RELEASE, {}, async (event) => {
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
   const { fullDelta } = parseNewRelease(event.parsedBody);
   const release = await asWriteCaller(event, (caller) =>

@@ -5,11 +5,17 @@ import { emitRuleEvent } from '../../lib/integrations/events';
 import { deleteCatalogRule } from '../../lib/pcm/rules';
 import { parseCatalogRuleId } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
+import { PCM_DELETE_CATALOG_RULE } from '../routes';
 
 /** DELETE /pcm/catalogs/rules/{catalog_rule_id}: deletes a catalog rule (204); shoppers are re-matched. */
-export const handler = createHandler('pcm-delete-catalog-rule', {}, async (event) => {
-  const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
-  await asWriteCaller(event, (caller) => deleteCatalogRule(event.auth.storeId, id, caller));
-  await emitRuleEvent(event.auth.storeId, 'catalog-rule.deleted', { id });
-  return noContent();
-});
+export const handler = createHandler(
+  'pcm-delete-catalog-rule',
+  PCM_DELETE_CATALOG_RULE,
+  {},
+  async (event) => {
+    const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
+    await asWriteCaller(event, (caller) => deleteCatalogRule(event.auth.storeId, id, caller));
+    await emitRuleEvent(event.auth.storeId, 'catalog-rule.deleted', { id });
+    return noContent();
+  },
+);

@@ -2,12 +2,13 @@ import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
 import { moveNode, nodeRoute } from '../../lib/nodes/service';
 import { createHandler } from '../create-handler';
+import { PCM_DELETE_NODE_PARENT } from '../routes';
 
 /**
  * DELETE /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent: the node goes back to the top
  * level (a child of the hierarchy itself), its subtree along; 204.
  */
-export const handler = createHandler('pcm-delete-node-parent', {}, async (event) => {
+export const handler = createHandler('pcm-delete-node-parent', PCM_DELETE_NODE_PARENT, {}, async (event) => {
   const { storeId, hierarchy, nodeId } = await nodeRoute(event);
   await asWriteCaller(event, (caller) => moveNode(storeId, hierarchy.id, nodeId, null, undefined, caller));
   return noContent();

@@ -7,9 +7,10 @@ import { renderRelease } from '../../lib/pcm/render';
 import { getRelease, LATEST_PUBLISHED, releaseTexts } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
+import { PCM_GET_RELEASE } from '../routes';
 
 /** GET /pcm/catalogs/{catalog_id}/releases/{release_id}: one release, or `latestPublished`. */
-export const handler = createHandler('pcm-get-release', {}, async (event) => {
+export const handler = createHandler('pcm-get-release', PCM_GET_RELEASE, {}, async (event) => {
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
   const raw = pathParameter(event, 'release_id');
   if (raw !== LATEST_PUBLISHED && !isUuid(raw)) throw new NotFoundError('release not found');

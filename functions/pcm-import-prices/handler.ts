@@ -6,6 +6,7 @@ import { renderJob } from '../../lib/jobs/render';
 import { enqueueJob } from '../../lib/jobs/service';
 import { PRICE_IMPORT_CONTENT_TYPE, priceImportFileKey } from '../../lib/prices/import';
 import { createHandler } from '../create-handler';
+import { PCM_IMPORT_PRICES } from '../routes';
 
 /**
  * POST /pcm/pricebooks/import: the JSONL file (gzipped or not) of the form's `file` part (up to 4 MiB), or
@@ -13,7 +14,7 @@ import { createHandler } from '../create-handler';
  * `upload_id`, is imported by a `price-import` job, queued (201, pending); the job validates the whole file,
  * then applies it (docs/price-books.md).
  */
-export const handler = createHandler('pcm-import-prices', {}, async (event, context) => {
+export const handler = createHandler('pcm-import-prices', PCM_IMPORT_PRICES, {}, async (event, context) => {
   const storeId = event.auth.storeId;
   const fileKey = await importFileOf(storeId, event, {
     type: 'price-import',

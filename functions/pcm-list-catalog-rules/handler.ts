@@ -4,9 +4,10 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { renderPage } from '../../lib/pcm/render';
 import { listCatalogRules, parseRuleFilter, renderCatalogRule } from '../../lib/pcm/rules';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_CATALOG_RULES } from '../routes';
 
 /** GET /pcm/catalogs/rules: the store's catalog rules, oldest first, paginated; `filter=in(id,…)`. */
-export const handler = createHandler('pcm-list-catalog-rules', {}, async (event) => {
+export const handler = createHandler('pcm-list-catalog-rules', PCM_LIST_CATALOG_RULES, {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const filter = queryParameter(event, 'filter');
   const ids = filter === undefined ? undefined : parseRuleFilter(filter);

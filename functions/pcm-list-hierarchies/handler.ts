@@ -5,9 +5,10 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { renderPageOf } from '../../lib/pcm/render';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_HIERARCHIES } from '../routes';
 
 /** GET /pcm/hierarchies: the store's hierarchies, oldest first, paginated. */
-export const handler = createHandler('pcm-list-hierarchies', {}, async (event) => {
+export const handler = createHandler('pcm-list-hierarchies', PCM_LIST_HIERARCHIES, {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const { hierarchies, total } = await hierarchyRepository.page(event.auth.storeId, page);
   const base = `${requestOrigin(event)}/pcm/hierarchies`;

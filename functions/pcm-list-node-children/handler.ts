@@ -3,9 +3,10 @@ import { ok } from '../../lib/http/response';
 import { childrenPage, nodeAtRoute, renderNodePage } from '../../lib/nodes/service';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_NODE_CHILDREN } from '../routes';
 
 /** GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/children: a node's children, highest sort_order first. */
-export const handler = createHandler('pcm-list-node-children', {}, async (event) => {
+export const handler = createHandler('pcm-list-node-children', PCM_LIST_NODE_CHILDREN, {}, async (event) => {
   const { storeId, hierarchy, node } = await nodeAtRoute(event);
   const nodeId = node.id;
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });

@@ -4,12 +4,13 @@ import { nodeAtRoute, nodeProductsPage } from '../../lib/nodes/service';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { fittingResponse, renderProductPage } from '../../lib/products/render';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_NODE_PRODUCTS } from '../routes';
 
 /**
  * GET /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/products: the products attached, curated ones first
  * (in curated order), then the others in attach order, as `GET /pcm/products` renders products.
  */
-export const handler = createHandler('pcm-list-node-products', {}, async (event) => {
+export const handler = createHandler('pcm-list-node-products', PCM_LIST_NODE_PRODUCTS, {}, async (event) => {
   const { storeId, hierarchy, node } = await nodeAtRoute(event);
   const nodeId = node.id;
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });

@@ -8,9 +8,10 @@ import { renderPrice } from '../../lib/prices/render';
 import { listPrices } from '../../lib/prices/service';
 import { parsePricebookId } from '../../lib/validation/pricebook';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_PRICES } from '../routes';
 
 /** GET /pcm/pricebooks/{pricebook_id}/prices: a page of the book's prices, oldest first, filtered. */
-export const handler = createHandler('pcm-list-prices', {}, async (event) => {
+export const handler = createHandler('pcm-list-prices', PCM_LIST_PRICES, {}, async (event) => {
   const pricebookId = parsePricebookId(pathParameter(event, 'pricebook_id'));
   const text = queryParameter(event, 'filter');
   const filter = parseEntryFilter(text, BOOK_PRICE_FILTER);

@@ -5,9 +5,10 @@ import { parsePageRequest } from '../../lib/pagination/index';
 import { productOf } from '../../lib/products/service';
 import { parseProductId } from '../../lib/validation/product';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_PRODUCT_NODES } from '../routes';
 
 /** GET /pcm/products/{product_id}/nodes: the nodes the product is attached to, in any hierarchy. */
-export const handler = createHandler('pcm-list-product-nodes', {}, async (event) => {
+export const handler = createHandler('pcm-list-product-nodes', PCM_LIST_PRODUCT_NODES, {}, async (event) => {
   const storeId = event.auth.storeId;
   const productId = parseProductId(pathParameter(event, 'product_id'));
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });

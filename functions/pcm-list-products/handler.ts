@@ -5,9 +5,10 @@ import { fittingResponse, renderProductPage } from '../../lib/products/render';
 import { includedFor, listProducts } from '../../lib/products/service';
 import { parseProductInclude } from '../../lib/validation/product';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_PRODUCTS } from '../routes';
 
 /** GET /pcm/products: the store's products, oldest first, `filter`ed (eq, like, in) and paginated. */
-export const handler = createHandler('pcm-list-products', {}, async (event) => {
+export const handler = createHandler('pcm-list-products', PCM_LIST_PRODUCTS, {}, async (event) => {
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const filter = queryParameter(event, 'filter');
   const includes = parseProductInclude(queryParameter(event, 'include'));

@@ -6,9 +6,10 @@ import { catalogUrl, renderPage, renderRelease } from '../../lib/pcm/render';
 import { listReleases, releaseTexts } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';
+import { PCM_LIST_RELEASES } from '../routes';
 
 /** GET /pcm/catalogs/{catalog_id}/releases: the catalog's releases, newest first, paginated. */
-export const handler = createHandler('pcm-list-releases', {}, async (event) => {
+export const handler = createHandler('pcm-list-releases', PCM_LIST_RELEASES, {}, async (event) => {
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
   const origin = requestOrigin(event);

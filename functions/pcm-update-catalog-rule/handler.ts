@@ -5,15 +5,21 @@ import { emitRuleEvent } from '../../lib/integrations/events';
 import { catalogRuleUrl, renderCatalogRule, updateCatalogRule } from '../../lib/pcm/rules';
 import { parseCatalogRuleId, parseCatalogRuleUpdate } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
+import { PCM_UPDATE_CATALOG_RULE } from '../routes';
 
 /** PUT /pcm/catalogs/rules/{catalog_rule_id}: changes only the attributes sent (`id` and `type` required). */
-export const handler = createHandler('pcm-update-catalog-rule', {}, async (event) => {
-  const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
-  const changes = parseCatalogRuleUpdate(event.parsedBody, id);
-  const rule = await asWriteCaller(event, (caller) =>
-    updateCatalogRule(event.auth.storeId, id, changes, caller),
-  );
-  await emitRuleEvent(event.auth.storeId, 'catalog-rule.updated', rule);
-  const origin = requestOrigin(event);
-  return ok({ data: renderCatalogRule(rule, origin), links: { self: catalogRuleUrl(origin, id) } });
-});
+export const handler = createHandler(
+  'pcm-update-catalog-rule',
+  PCM_UPDATE_CATALOG_RULE,
+  {},
+  async (event) => {
+    const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
+    const changes = parseCatalogRuleUpdate(event.parsedBody, id);
+    const rule = await asWriteCaller(event, (caller) =>
+      updateCatalogRule(event.auth.storeId, id, changes, caller),
+    );
+    await emitRuleEvent(event.auth.storeId, 'catalog-rule.updated', rule);
+    const origin = requestOrigin(event);
+    return ok({ data: renderCatalogRule(rule, origin), links: { self: catalogRuleUrl(origin, id) } });
+  },
+);

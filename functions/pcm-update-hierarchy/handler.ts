@@ -5,9 +5,10 @@ import { ok } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
 import { parseHierarchyId, parseHierarchyUpdate } from '../../lib/validation/hierarchy';
 import { createHandler } from '../create-handler';
+import { PCM_UPDATE_HIERARCHY } from '../routes';
 
 /** PUT /pcm/hierarchies/{hierarchy_id}: changes the attributes sent (`data.id` names the hierarchy). */
-export const handler = createHandler('pcm-update-hierarchy', {}, async (event) => {
+export const handler = createHandler('pcm-update-hierarchy', PCM_UPDATE_HIERARCHY, {}, async (event) => {
   const hierarchyId = parseHierarchyId(pathParameter(event, 'hierarchy_id'));
   const changes = parseHierarchyUpdate(event.parsedBody, hierarchyId);
   const hierarchy = await asWriteCaller(event, (caller) =>

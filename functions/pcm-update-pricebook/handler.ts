@@ -5,9 +5,10 @@ import { renderPricebookDocument } from '../../lib/pricebooks/render';
 import { updatePricebook } from '../../lib/pricebooks/service';
 import { parsePricebookId, parsePricebookUpdate } from '../../lib/validation/pricebook';
 import { createHandler } from '../create-handler';
+import { PCM_UPDATE_PRICEBOOK } from '../routes';
 
 /** PUT /pcm/pricebooks/{pricebook_id}: changes only the attributes sent. */
-export const handler = createHandler('pcm-update-pricebook', {}, async (event) => {
+export const handler = createHandler('pcm-update-pricebook', PCM_UPDATE_PRICEBOOK, {}, async (event) => {
   const id = parsePricebookId(pathParameter(event, 'pricebook_id'));
   const changes = parsePricebookUpdate(event.parsedBody, id);
   const book = await asWriteCaller(event, (caller) =>

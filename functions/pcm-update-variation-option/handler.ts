@@ -5,15 +5,21 @@ import { parseOptionUpdate, parseVariationId } from '../../lib/validation/variat
 import { renderOption } from '../../lib/variations/render';
 import { modifiersOf, updateOption } from '../../lib/variations/service';
 import { createHandler } from '../create-handler';
+import { PCM_UPDATE_VARIATION_OPTION } from '../routes';
 
 /** PUT /pcm/variations/{variation_id}/options/{option_id}: changes name, description or sort_order. */
-export const handler = createHandler('pcm-update-variation-option', {}, async (event) => {
-  const variationId = parseVariationId(pathParameter(event, 'variation_id'));
-  const optionId = parseVariationId(pathParameter(event, 'option_id'));
-  const changes = parseOptionUpdate(event.parsedBody, optionId);
-  const storeId = event.auth.storeId;
-  const option = await asWriteCaller(event, (caller) =>
-    updateOption(storeId, variationId, optionId, changes, caller),
-  );
-  return ok({ data: renderOption(option, await modifiersOf(storeId, variationId, optionId)) });
-});
+export const handler = createHandler(
+  'pcm-update-variation-option',
+  PCM_UPDATE_VARIATION_OPTION,
+  {},
+  async (event) => {
+    const variationId = parseVariationId(pathParameter(event, 'variation_id'));
+    const optionId = parseVariationId(pathParameter(event, 'option_id'));
+    const changes = parseOptionUpdate(event.parsedBody, optionId);
+    const storeId = event.auth.storeId;
+    const option = await asWriteCaller(event, (caller) =>
+      updateOption(storeId, variationId, optionId, changes, caller),
+    );
+    return ok({ data: renderOption(option, await modifiersOf(storeId, variationId, optionId)) });
+  },
+);

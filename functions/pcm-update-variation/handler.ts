@@ -5,9 +5,10 @@ import { parseVariationId, parseVariationUpdate } from '../../lib/validation/var
 import { renderVariation } from '../../lib/variations/render';
 import { updateVariation } from '../../lib/variations/service';
 import { createHandler } from '../create-handler';
+import { PCM_UPDATE_VARIATION } from '../routes';
 
 /** PUT /pcm/variations/{variation_id}: changes the name or sort_order (null removes it). */
-export const handler = createHandler('pcm-update-variation', {}, async (event) => {
+export const handler = createHandler('pcm-update-variation', PCM_UPDATE_VARIATION, {}, async (event) => {
   const variationId = parseVariationId(pathParameter(event, 'variation_id'));
   const changes = parseVariationUpdate(event.parsedBody, variationId);
   const variation = await asWriteCaller(event, (caller) =>

@@ -3,12 +3,13 @@ import { asWriteCaller } from '../../lib/http/write-caller';
 import { moveNode, nodeRoute } from '../../lib/nodes/service';
 import { parseNodeParent } from '../../lib/validation/node';
 import { createHandler } from '../create-handler';
+import { PCM_WRITE_NODE_PARENT } from '../routes';
 
 /**
  * PUT /pcm/hierarchies/{hierarchy_id}/nodes/{node_id}/relationships/parent (`{data: {type: "node", id}}`):
  * the node moves under that node, its subtree along; 204.
  */
-export const handler = createHandler('pcm-write-node-parent', {}, async (event) => {
+export const handler = createHandler('pcm-write-node-parent', PCM_WRITE_NODE_PARENT, {}, async (event) => {
   const { storeId, hierarchy, nodeId } = await nodeRoute(event);
   const parentId = parseNodeParent(event.parsedBody);
   await asWriteCaller(event, (caller) =>

@@ -5,9 +5,10 @@ import { asWriteCaller } from '../../lib/http/write-caller';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { parseApplicationKeyId, parseApplicationKeyUpdate } from '../../lib/validation/application-key';
 import { createHandler } from '../create-handler';
+import { UPDATE_APPLICATION_KEY } from '../routes';
 
 /** PUT /v2/application-keys/{id}: renames a key and/or changes its reserved rate limit. */
-export const handler = createHandler('update-application-key', {}, async (event) => {
+export const handler = createHandler('update-application-key', UPDATE_APPLICATION_KEY, {}, async (event) => {
   const keyId = parseApplicationKeyId(pathParameter(event, 'id'));
   const changes = parseApplicationKeyUpdate(event.parsedBody);
   const key = await asWriteCaller(event, (caller) =>

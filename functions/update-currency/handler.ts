@@ -5,9 +5,10 @@ import { ok } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
 import { parseCurrencyId, parseCurrencyUpdate } from '../../lib/validation/currency';
 import { createHandler } from '../create-handler';
+import { UPDATE_CURRENCY } from '../routes';
 
 /** PUT /v2/currencies/{currency_id}: changes the fields sent; `default: true` makes it the default. */
-export const handler = createHandler('update-currency', {}, async (event) => {
+export const handler = createHandler('update-currency', UPDATE_CURRENCY, {}, async (event) => {
   const currencyId = parseCurrencyId(pathParameter(event, 'currency_id'));
   const changes = parseCurrencyUpdate(event.parsedBody, currencyId);
   const currency = await asWriteCaller(event, (caller) =>

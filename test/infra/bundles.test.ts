@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { FUNCTIONS } from '../../functions/routes';
 import { deployBuildOptions } from '../../infra/bundling';
 
 const ROOT = join(__dirname, '../..');
@@ -17,7 +18,7 @@ const FUNCTION_NAMES = readdirSync(join(ROOT, 'functions'), { withFileTypes: tru
  * Each function bundled with the stack's settings (infra/bundling.ts), all in one esbuild run: without code
  * splitting every output is its function's whole bundle, as `cdk synth` builds it one by one.
  */
-async function bundleAll(): Promise<Record<string, Metafile['outputs'][string]>> {
+async function bundleAll(): Promise<Record<string, Metafile['outputs'][string] & { text: string }>> {
   const result = await build({
     ...deployBuildOptions(ROOT),
     entryPoints: Object.fromEntries(FUNCTION_NAMES.map((name) => [name, `functions/${name}/handler.ts`])),
@@ -27,10 +28,11 @@ async function bundleAll(): Promise<Record<string, Metafile['outputs'][string]>>
     metafile: true,
     logLevel: 'silent',
   });
+  const texts = new Map(result.outputFiles.map((file) => [file.path, file.text]));
   return Object.fromEntries(
     Object.entries(result.metafile.outputs).map(([file, output]) => [
       file.replace(/^bundles\//, '').replace(/\.mjs$/, ''),
-      output,
+      { ...output, text: texts.get(join(ROOT, file)) ?? '' },
     ]),
   );
 }
@@ -85,5 +87,24 @@ describe("the functions' bundles", () => {
       .filter(([, output]) => output.bytes > MAX_BUNDLE_KIB * 1024)
       .map(([name, output]) => `${name}: ${(output.bytes / 1024).toFixed(1)} KiB`);
     expect(over).toEqual([]);
+  });
+
+  it("holds its own definition of the route table and no other function's", () => {
+    // A minified bundle writes a string between whichever quotes it does not contain, so each description
+    // it holds appears as it is written, unless it has a backslash, a line break or all three quotes.
+    const descriptions = Object.entries(FUNCTIONS).map(([name, definition]) => [
+      name,
+      definition.description,
+    ]);
+    const verbatim = (text = '') =>
+      !/[\\\n]/.test(text) && !['"', "'", '`'].every((quote) => text.includes(quote));
+    expect(descriptions.filter(([, text]) => !verbatim(text))).toEqual([]);
+    const wrong = Object.entries(bundles).flatMap(([bundle, output]) =>
+      descriptions.flatMap(([name, text]) =>
+        output.text.includes(text ?? '') === (name === bundle) ? [] : [`${bundle} / ${name}`],
+      ),
+    );
+    expect(wrong).toEqual([]);
+    expect(bundles['get-currency']?.text).toContain(FUNCTIONS['get-currency'].description);
   });
 });
