@@ -1,9 +1,10 @@
 import { createGunzip } from 'node:zlib';
+import { eachAtMost } from '../at-most';
 import { ApiError, toApiError } from '../http/errors';
 import { isUuid, uuidv7 } from '../ids';
 import { type JobContext, type JobError, JobErrorList, type JobOutcome } from '../jobs/outcome';
 import { createPricebook, updatePricebook } from '../pricebooks/service';
-import { eachAtMost, importFileKeyOf } from '../products/import';
+import { importFileKeyOf } from '../products/import';
 import type { JobRecord } from '../store/job-repository';
 import { objectStore } from '../store/object-store';
 import { priceRepository } from '../store/price-repository';

@@ -1,3 +1,4 @@
+import { eachAtMost } from '../at-most';
 import { type CsvRecord, readCsv } from '../csv/parse';
 import { ApiError, BadRequestError, toApiError } from '../http/errors';
 import { isUuid, uuidv4 } from '../ids';
@@ -364,24 +365,6 @@ async function applyRow(storeId: string, row: ImportRow): Promise<RowError | und
   } catch (error) {
     return rowErrorFrom(row.line, error);
   }
-}
-
-/** Runs `work` on every item, at most `limit` at once. */
-export async function eachAtMost<T>(
-  items: T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const item = items[next] as T;
-        next += 1;
-        await work(item);
-      }
-    }),
-  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { atMost } from '../../lib/catalog/pipeline/run-local';
+import { atMost, mapAtMost } from '../../lib/at-most';
 
 /** A work that checks how many run beside it, logs its start and end, and answers its name. */
 function works(limit: number) {
@@ -41,5 +41,30 @@ describe('atMost', () => {
     const next = run(async () => 'range 4');
     await expect(failing).rejects.toThrow('range 3 failed');
     await expect(next).resolves.toBe('range 4');
+  });
+});
+
+describe('mapAtMost', () => {
+  it("answers each item's result in the items' order, running up to its limit at once", async () => {
+    const { log, work } = works(2);
+    const results = await mapAtMost(['a', 'b', 'c', 'd'], 2, (name) => work(name, name === 'a' ? 20 : 1)());
+    expect(results).toEqual(['a', 'b', 'c', 'd']);
+    expect(log.slice(0, 2)).toEqual(['start a', 'start b']);
+    // b's slot went on to c and d while a still ran.
+    expect(log.indexOf('end d')).toBeLessThan(log.indexOf('end a'));
+  });
+
+  it('answers an empty list without running anything', async () => {
+    await expect(mapAtMost([], 4, async () => 'never')).resolves.toEqual([]);
+  });
+
+  it('stops new work at the first failure and throws it once the running works have ended', async () => {
+    const { log, work } = works(2);
+    const run = mapAtMost(['a', 'fail', 'c', 'd'], 2, async (name) => {
+      if (name === 'fail') throw new Error('book 2 failed');
+      return work(name, 10)();
+    });
+    await expect(run).rejects.toThrow('book 2 failed');
+    expect(log).toEqual(['start a', 'end a']);
   });
 });

@@ -1,3 +1,4 @@
+import { atMost, eachAtMost } from '../../at-most';
 import { errorFields, log } from '../../http/log';
 import { pcmRepository, type WorkflowState } from '../../store/pcm-repository';
 import {
@@ -88,27 +89,6 @@ function stepTimer(input: ReleaseExecutionInput) {
   };
 }
 
-/**
- * Runs the works given to it at most `limit` at a time, in the order given: a work that fails fails its own
- * caller only.
- */
-export function atMost(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (work) => {
-    // A work that waits is handed its slot by the one that ends (no newcomer can take it meanwhile).
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running += 1;
-    try {
-      return await work();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
-    }
-  };
-}
-
 /** A map item's work, retried as the state machine's Retry on the item's task retries it. */
 async function withRetries(work: () => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
@@ -120,31 +100,4 @@ async function withRetries(work: () => Promise<void>): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
     }
   }
-}
-
-/** Runs `work` on every item, at most `limit` at once; the first failure stops new work and is thrown. */
-export async function eachAtMost<T>(
-  items: T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      try {
-        await work(item);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  const results = await Promise.allSettled(
-    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker),
-  );
-  const rejected = results.find((result) => result.status === 'rejected');
-  if (rejected) throw rejected.reason;
 }
