@@ -1,3 +1,4 @@
+import { mapAtMost } from '../at-most';
 import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { pricebookOf } from '../pricebooks/service';
@@ -209,27 +210,64 @@ export async function listModifiers(
 
 export type PriceOfBook = { book: PricebookRecord; price: PriceRecord };
 
+/** Price books read a request (the store's books, in creation order). */
+const BOOKS_A_READ = 100;
+
+/** Books whose prices are counted or read at once: a few requests side by side, not one a book in turn. */
+const BOOKS_AT_ONCE = 8;
+
 /**
  * A page of the prices of every book of the store (`GET /pcm/pricebooks/prices`): books in creation order,
- * each book's prices in creation order. Reads every price of the store (by claims for an sku filter) and
- * holds one page of them.
+ * each book's prices in creation order. Without a filter, each book's prices are counted (COUNT queries,
+ * several books at once) and only the books the page falls in are read, from the position it starts at;
+ * with one, every price of the store is read (by claims for an sku filter) and one page of them held.
  */
 export async function listAllPrices(
   storeId: string,
   page: Page,
   filter: EntryFilter | undefined,
 ): Promise<{ prices: PriceOfBook[]; total: number }> {
-  const window = new PageWindow<PriceOfBook>(page);
-  const books = 100;
-  for (let offset = 0; ; offset += books) {
-    const { pricebooks } = await pricebookRepository.page(storeId, { limit: books, offset });
-    for (const book of pricebooks) {
-      const prices =
-        filter === undefined
-          ? priceRepository.pricesOf(storeId, book.id)
-          : matchingPrices(storeId, book.id, filter);
-      for await (const price of prices) window.add({ book, price });
-    }
-    if (pricebooks.length < books) return { prices: window.items, total: window.total };
+  const books = await pricebooksOf(storeId);
+  if (filter !== undefined) {
+    const window = new PageWindow<PriceOfBook>(page);
+    for (const book of books)
+      for await (const price of matchingPrices(storeId, book.id, filter)) window.add({ book, price });
+    return { prices: window.items, total: window.total };
+  }
+  // The first book's share starts where the page does: read beside the counts, it is the only read a page
+  // within the first book needs.
+  const [counts, firstRead] = await Promise.all([
+    mapAtMost(books, BOOKS_AT_ONCE, (book) => priceRepository.countPrices(storeId, book.id)),
+    books[0] === undefined ? [] : priceRepository.pricesAt(storeId, books[0].id, page),
+  ]);
+  // Each book's share of the page: the positions of the page that fall among its prices.
+  const shares: { book: PricebookRecord; offset: number; limit: number }[] = [];
+  let start = 0;
+  for (const [index, book] of books.entries()) {
+    const count = counts[index] ?? 0;
+    const from = Math.max(page.offset, start);
+    const to = Math.min(page.offset + page.limit, start + count);
+    if (from < to) shares.push({ book, offset: from - start, limit: to - from });
+    start += count;
+  }
+  const reads = await mapAtMost(shares, BOOKS_AT_ONCE, (share) =>
+    share.book === books[0]
+      ? Promise.resolve(firstRead)
+      : priceRepository.pricesAt(storeId, share.book.id, share),
+  );
+  // A price added since the count is not this page's: a book's share is what the counts gave it.
+  const prices = shares.flatMap((share, index) =>
+    (reads[index] ?? []).slice(0, share.limit).map((price) => ({ book: share.book, price })),
+  );
+  return { prices, total: start };
+}
+
+/** Every price book of the store, in creation order, read BOOKS_A_READ at a time. */
+async function pricebooksOf(storeId: string): Promise<PricebookRecord[]> {
+  const books: PricebookRecord[] = [];
+  for (let offset = 0; ; offset += BOOKS_A_READ) {
+    const { pricebooks } = await pricebookRepository.page(storeId, { limit: BOOKS_A_READ, offset });
+    books.push(...pricebooks);
+    if (pricebooks.length < BOOKS_A_READ) return books;
   }
 }

@@ -322,6 +322,21 @@ export const priceRepository = {
     return { prices: items, total };
   },
 
+  /** How many prices a book holds (COUNT queries: no price transferred). */
+  countPrices(storeId: string, pricebookId: string): Promise<number> {
+    return countItems(entriesQuery('price', storeId, pricebookId));
+  },
+
+  /** The prices of a book from position `offset` on, at most `limit`, in creation order (no total counted). */
+  async pricesAt(
+    storeId: string,
+    pricebookId: string,
+    page: { limit: number; offset: number },
+  ): Promise<PriceRecord[]> {
+    const items = await queryPage(entriesQuery('price', storeId, pricebookId), page);
+    return items.map((item) => record<PriceRecord>(item));
+  },
+
   /** Every price of a book, in creation order, one DynamoDB page (1 MB) at a time. */
   async *pricesOf(storeId: string, pricebookId: string): AsyncIterable<PriceRecord> {
     for await (const item of queryEach(entriesQuery('price', storeId, pricebookId)))

@@ -251,6 +251,32 @@ describe('prices', () => {
     expectError(await c.listAll('?filter=gt(updated_at,2020-01-01)'), 400, /gt/, 'filter');
   });
 
+  it("pages every book's prices in order across books, empty books among them, at any offset and limit", async () => {
+    const expected: string[] = [];
+    const add = async (id: string, sku: string) =>
+      `${id} ${(await c.create(id, { sku, currencies: USD })).body.data.id}`;
+    for (const [n, size] of [3, 0, 5, 1, 2].entries()) {
+      const id = await c.book(`Book ${n}`);
+      for (let p = 0; p < size; p += 1) expected.push(await add(id, `B${n}-${p}`));
+    }
+    const seen = (res: { body: { data: { id: string; meta: { pricebook_id: string } }[] } }) =>
+      res.body.data.map((price) => `${price.meta.pricebook_id} ${price.id}`);
+    const everyPage = async () => {
+      for (const limit of [1, 2, 3, 4, 100])
+        for (let offset = 0; offset <= expected.length + 1; offset += 1) {
+          const res = await c.listAll(`?page[limit]=${limit}&page[offset]=${offset}`);
+          expect(res.status).toBe(200);
+          expect([limit, offset, seen(res)]).toEqual([limit, offset, expected.slice(offset, offset + limit)]);
+          expect(res.body.meta.results.total).toBe(expected.length);
+        }
+    };
+    // The store's first book (the one made before each test) holds none...
+    await everyPage();
+    // ...then two: its share of a page is the read made beside the counts.
+    expected.unshift(await add(bookId, 'FIRST-0'), await add(bookId, 'FIRST-1'));
+    await everyPage();
+  }, 120_000);
+
   it.each([
     ['a missing sku', { currencies: USD }, 'data.attributes.sku', /sku/],
     ['a missing currencies', { sku: 'A' }, 'data.attributes.currencies', /currencies/],
