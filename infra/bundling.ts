@@ -1,8 +1,10 @@
 import type { BuildOptions } from 'esbuild';
 
 /**
- * esbuild settings shared by the stack and the benchmarks: ESM, minified, AWS SDK bundled (faster cold
- * start than the runtime's copy), a `require` shim for the SDK's CommonJS dependencies.
+ * esbuild settings shared by the stack and the benchmarks: ESM, minified, every dependency bundled (faster
+ * cold start than the runtime's copy of the AWS SDK). No `require` shim (`createRequire` in a banner): no
+ * bundled module calls `require` at run time, and the shim loaded `node:module` at every cold start
+ * (docs/performance.md); a test fails any bundle that would need one.
  */
 export const BUNDLING = {
   format: 'esm',
@@ -17,7 +19,6 @@ export const BUNDLING = {
   minify: true,
   target: 'node20',
   mainFields: ['module', 'main'],
-  banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
 } as const;
 
 /**
@@ -33,7 +34,6 @@ export function deployBuildOptions(root: string): BuildOptions {
     target: BUNDLING.target,
     minify: BUNDLING.minify,
     mainFields: [...BUNDLING.mainFields],
-    banner: { js: BUNDLING.banner },
     alias: { ...BUNDLING.alias },
     sourcemap: false,
   };

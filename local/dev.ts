@@ -84,7 +84,6 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
           format: BUNDLING.format,
           target: BUNDLING.target,
           mainFields: [...BUNDLING.mainFields],
-          banner: { js: BUNDLING.banner },
           alias: { ...BUNDLING.alias },
           sourcemap: 'inline',
           logLevel: 'silent',

@@ -107,4 +107,14 @@ describe("the functions' bundles", () => {
     expect(wrong).toEqual([]);
     expect(bundles['get-currency']?.text).toContain(FUNCTIONS['get-currency'].description);
   });
+
+  it("needs no require at run time: a bundle would carry esbuild's dynamic-require helper, which throws", () => {
+    // With a CommonJS dependency that requires a module it does not bundle, esbuild's ESM output calls a
+    // helper that throws 'Dynamic require of "…" is not supported' where no `require` is defined.
+    const needing = Object.entries(bundles).flatMap(([name, output]) =>
+      output.text.includes('Dynamic require of') ? [name] : [],
+    );
+    expect(needing).toEqual([]);
+    expect(Object.values(bundles).some((output) => output.text.includes('createRequire'))).toBe(false);
+  });
 });
