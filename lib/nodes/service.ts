@@ -14,6 +14,7 @@ import {
   nodeRepository,
 } from '../store/node-repository';
 import { type ProductRecord, productRepository } from '../store/product-repository';
+import { firstRoundRead } from '../store/transact-retrying';
 import { parseHierarchyId } from '../validation/hierarchy';
 import { checkNodeSize, type NewNode, type NodeUpdate, parseNodeId } from '../validation/node';
 import { renderNode } from './render';
@@ -216,10 +217,9 @@ export function updateNode(
   nodeRead?: NodeRecord,
 ): Promise<NodeRecord> {
   // The caller's read of the node, when it made one, serves the first round.
-  let read = nodeRead;
+  const read = firstRoundRead(nodeRead, () => nodeOf(storeId, hierarchyId, nodeId));
   return rounds(async () => {
-    const before = read ?? (await nodeOf(storeId, hierarchyId, nodeId));
-    read = undefined;
+    const before = await read();
     const after: NodeRecord = {
       ...before,
       ...update.attributes,
@@ -250,15 +250,11 @@ export function moveNode(
   linksRead?: Map<string, NodeLink>,
 ): Promise<NodeRecord> {
   // The caller's read of the hierarchy's links, when it made one, serves the first round.
-  let read = linksRead;
+  const readLinks = firstRoundRead(linksRead, () => hierarchyLinks(storeId, hierarchyId));
   return rounds(async () => {
     // The node, and the links of the hierarchy's nodes (one consistent Query) for the new parent's chain,
     // the subtree's height and the old parent, read at once: the transaction conditions on each version.
-    const [before, nodes] = await Promise.all([
-      nodeOf(storeId, hierarchyId, nodeId),
-      read ?? hierarchyLinks(storeId, hierarchyId),
-    ]);
-    read = undefined;
+    const [before, nodes] = await Promise.all([nodeOf(storeId, hierarchyId, nodeId), readLinks()]);
     const parent = parentId === null ? undefined : nodes.get(parentId);
     if (parentId !== null && !parent) {
       throw unprocessable(`${source}: no node ${parentId} in this hierarchy`, source);
@@ -329,14 +325,8 @@ const productsRefused = (reasons: string[]) => {
 };
 
 /** The node as it is, 422 unless every id is a product of the store, and which of them it has attached. */
-async function attachmentsRead(
-  storeId: string,
-  hierarchyId: string,
-  nodeId: string,
-  productIds: string[],
-  nodeRead: NodeRecord | undefined,
-) {
-  const node = nodeRead ?? (await nodeOf(storeId, hierarchyId, nodeId));
+async function attachmentsRead(storeId: string, productIds: string[], readNode: () => Promise<NodeRecord>) {
+  const node = await readNode();
   // After the node, whose attach_seq the write conditions on (an attach between the two reads changes it):
   // the products and the node's attachments of them, in one request.
   const { products, attached } = await nodeRepository.productsAndAttachments(storeId, node, productIds);
@@ -355,10 +345,9 @@ export function attachProducts(
   if (nodeId === hierarchyId)
     throw unprocessable('products cannot be attached to the hierarchy itself, only to its nodes');
   // The caller's read of the node, when it made one, serves the first round.
-  let read = nodeRead;
+  const readNode = firstRoundRead(nodeRead, () => nodeOf(storeId, hierarchyId, nodeId));
   return rounds(async () => {
-    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds, read);
-    read = undefined;
+    const { node, attached } = await attachmentsRead(storeId, productIds, readNode);
     const added = productIds.filter((id) => !attached.has(id));
     if (added.length === 0) {
       await assertCallerExists(caller);
@@ -381,10 +370,9 @@ export function detachProducts(
   caller: WriteCaller,
   nodeRead?: NodeRecord,
 ): Promise<NodeRecord> {
-  let read = nodeRead;
+  const readNode = firstRoundRead(nodeRead, () => nodeOf(storeId, hierarchyId, nodeId));
   return rounds(async () => {
-    const { node, attached } = await attachmentsRead(storeId, hierarchyId, nodeId, productIds, read);
-    read = undefined;
+    const { node, attached } = await attachmentsRead(storeId, productIds, readNode);
     if (attached.size === 0) {
       await assertCallerExists(caller);
       return node;

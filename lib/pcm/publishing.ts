@@ -24,6 +24,7 @@ import {
   type PendingUpload,
   pcmRepository,
 } from '../store/pcm-repository';
+import { firstRoundRead } from '../store/transact-retrying';
 import { releaseState } from './render';
 import { catalogOf, deleteCatalog } from './service';
 
@@ -87,11 +88,10 @@ export async function replaceDocument(
   read?: PcmCatalog,
 ): Promise<PcmCatalog> {
   let replaced: PcmCatalog['document'];
-  let known = read;
+  const readCatalog = firstRoundRead(read, () => catalogOf(storeId, catalogId));
   try {
     for (let attempt = 1; ; attempt += 1) {
-      const catalog = known ?? (await catalogOf(storeId, catalogId));
-      known = undefined;
+      const catalog = await readCatalog();
       if (catalog.hierarchy_ids.length > 0)
         throw new ConflictError(new CatalogSourceError('authored').message);
       replaced = catalog.document;

@@ -23,6 +23,23 @@ export async function transactRetrying(
   }
 }
 
+/**
+ * The read each round of a write read again (rereadingWrites, or a service's own rounds) starts from: the
+ * first round's is `first`, a read the caller has made already (beside another, to save a round trip), when
+ * it made one; every later round reads afresh, since what the last round read has changed.
+ */
+export function firstRoundRead<T>(
+  first: Promise<T> | Exclude<T, undefined> | undefined,
+  fresh: () => Promise<T>,
+): () => Promise<T> {
+  let handed = first;
+  return () => {
+    const read = handed === undefined ? fresh() : Promise.resolve(handed);
+    handed = undefined;
+    return read;
+  };
+}
+
 /** Runs `write` (which reads what it changes, then writes conditioned on it) again while it returns false. */
 export async function rereadingWrites<T>(
   write: () => Promise<T | false>,
