@@ -4,6 +4,7 @@ import { uuidv7 } from '../ids';
 import { pricebookOf } from '../pricebooks/service';
 import type { WriteCaller } from '../store/caller-check';
 import {
+  type InBook,
   ModifierNameTakenError,
   PriceBookGoneError,
   type PriceModifierRecord,
@@ -12,6 +13,7 @@ import {
   PriceSkuTakenError,
   PriceWriteConflictError,
   priceRepository,
+  type Versioned,
 } from '../store/price-repository';
 import { type PricebookRecord, pricebookRepository } from '../store/pricebook-repository';
 import {
@@ -50,12 +52,9 @@ async function answered<T>(write: Promise<T>, what: 'price' | 'price modifier'):
 
 /** A price of a book of the store (404 for a book or price that is not). */
 export async function priceOf(storeId: string, pricebookId: string, id: string): Promise<PriceRecord> {
-  const [, price] = await Promise.all([
-    pricebookOf(storeId, pricebookId),
-    priceRepository.getPrice(storeId, pricebookId, id),
-  ]);
+  const price = await entryInBook(priceRepository.readPriceInBook(storeId, pricebookId, id));
   if (!price) throw new NotFoundError('price not found');
-  return price;
+  return withoutVersion(price);
 }
 
 export async function modifierOf(
@@ -63,12 +62,24 @@ export async function modifierOf(
   pricebookId: string,
   id: string,
 ): Promise<PriceModifierRecord> {
-  const [, modifier] = await Promise.all([
-    pricebookOf(storeId, pricebookId),
-    priceRepository.getModifier(storeId, pricebookId, id),
-  ]);
+  const modifier = await entryInBook(priceRepository.readModifierInBook(storeId, pricebookId, id));
   if (!modifier) throw new NotFoundError('price modifier not found');
-  return modifier;
+  return withoutVersion(modifier);
+}
+
+/**
+ * The entry of a read of a book and one of its entries (one request: the book's 404 first), which a write's
+ * first round starts from.
+ */
+async function entryInBook<T>(read: Promise<InBook<T>>): Promise<Versioned<T> | undefined> {
+  const { book, entry } = await read;
+  if (!book) throw new NotFoundError('price book not found');
+  return entry;
+}
+
+function withoutVersion<T>(entry: Versioned<T>): T {
+  const { version: _version, ...rest } = entry;
+  return rest as T;
 }
 
 export async function createPrice(
@@ -92,24 +103,23 @@ export async function updatePrice(
   changes: PriceAttributes,
   caller: WriteCaller | undefined,
 ): Promise<PriceRecord> {
-  await pricebookOf(storeId, pricebookId);
   if (Object.keys(changes).length === 0) return priceOf(storeId, pricebookId, id);
+  // The book and the price in one read: the book's 404 before anything is written, and the write's first
+  // round starts from the price as read.
+  const read = entryInBook(priceRepository.readPriceInBook(storeId, pricebookId, id));
+  await read;
   const check = (next: PriceRecord) => checkResponseBudget(next, 'price');
-  const write = priceRepository.updatePrice(
-    storeId,
-    pricebookId,
-    id,
-    changes,
-    new Date().toISOString(),
-    caller,
-    check,
+  const at = new Date().toISOString();
+  return answered(
+    priceRepository.updatePrice(storeId, pricebookId, id, changes, at, caller, check, read),
+    'price',
   );
-  return answered(write, 'price');
 }
 
 export async function deletePrice(storeId: string, pricebookId: string, id: string, caller: WriteCaller) {
-  await pricebookOf(storeId, pricebookId);
-  return answered(priceRepository.deletePrice(storeId, pricebookId, id, caller), 'price');
+  const read = entryInBook(priceRepository.readPriceInBook(storeId, pricebookId, id));
+  await read;
+  return answered(priceRepository.deletePrice(storeId, pricebookId, id, caller, read), 'price');
 }
 
 export async function createModifier(
@@ -132,19 +142,21 @@ export async function updateModifier(
   changes: PriceModifierAttributes,
   caller: WriteCaller | undefined,
 ): Promise<PriceModifierRecord> {
-  await pricebookOf(storeId, pricebookId);
   if (Object.keys(changes).length === 0) return modifierOf(storeId, pricebookId, id);
+  const read = entryInBook(priceRepository.readModifierInBook(storeId, pricebookId, id));
+  await read;
   const check = (next: PriceModifierRecord) => checkResponseBudget(next, 'price modifier');
   const at = new Date().toISOString();
   return answered(
-    priceRepository.updateModifier(storeId, pricebookId, id, changes, at, caller, check),
+    priceRepository.updateModifier(storeId, pricebookId, id, changes, at, caller, check, read),
     'price modifier',
   );
 }
 
 export async function deleteModifier(storeId: string, pricebookId: string, id: string, caller: WriteCaller) {
-  await pricebookOf(storeId, pricebookId);
-  return answered(priceRepository.deleteModifier(storeId, pricebookId, id, caller), 'price modifier');
+  const read = entryInBook(priceRepository.readModifierInBook(storeId, pricebookId, id));
+  await read;
+  return answered(priceRepository.deleteModifier(storeId, pricebookId, id, caller, read), 'price modifier');
 }
 
 type Page = { limit: number; offset: number };

@@ -15,7 +15,7 @@ import {
 import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { pricebookKeys } from './pricebook-repository';
 import { tableName } from './schema';
-import { movedClaim, rereadingWrites, transactRetrying } from './transact-retrying';
+import { firstRoundRead, movedClaim, rereadingWrites, transactRetrying } from './transact-retrying';
 
 /**
  * The prices and price modifiers of a price book (docs/price-books.md), in the products table, in the
@@ -56,7 +56,10 @@ export interface PriceModifierRecord {
   updated_at: string;
 }
 
-type Versioned<T> = T & { version: number };
+export type Versioned<T> = T & { version: number };
+
+/** Whether a book is there, and an entry of it as stored (undefined: none). */
+export type InBook<T> = { book: boolean; entry: Versioned<T> | undefined };
 
 export class PriceBookGoneError extends Error {
   override name = 'PriceBookGoneError';
@@ -174,6 +177,20 @@ const entries = {
     return getRecord<Versioned<T>>('products', entryKey(kind, storeId, pricebookId, id), true);
   },
 
+  /** The book's existence and the entry (as `get` reads it), in one consistent BatchGetItem. */
+  async getInBook<T>(kind: EntryKind, storeId: string, pricebookId: string, id: string): Promise<InBook<T>> {
+    const bookKey = pricebookKeys.book(storeId, pricebookId);
+    const key = entryKey(kind, storeId, pricebookId, id);
+    const items = await batchGetItems('products', [bookKey, key], true);
+    const found = (wanted: { pk: string; sk: string }) =>
+      items.find((item) => item.pk === wanted.pk && item.sk === wanted.sk);
+    const entry = found(key);
+    return {
+      book: found(bookKey) !== undefined,
+      entry: entry === undefined ? undefined : (withoutKeys(entry) as unknown as Versioned<T>),
+    };
+  },
+
   async create(kind: EntryKind, storeId: string, pricebookId: string, entry: Entry, caller?: WriteCaller) {
     const codes = await transactRetrying(
       [
@@ -207,9 +224,11 @@ const entries = {
     updatedAt: string,
     caller?: WriteCaller,
     check?: (next: T) => void,
+    firstRead?: Promise<Versioned<T> | undefined>,
   ): Promise<T> {
+    const read = firstRoundRead(firstRead, () => entries.get<T>(kind, storeId, pricebookId, id));
     return rereadingWrites(async () => {
-      const current = await entries.get<T>(kind, storeId, pricebookId, id);
+      const current = await read();
       if (!current) throw new PriceNotFoundError();
       const next = { ...current, ...changes, updated_at: updatedAt, version: current.version + 1 };
       check?.(record<T>(next));
@@ -245,9 +264,11 @@ const entries = {
     pricebookId: string,
     id: string,
     caller?: WriteCaller,
+    firstRead?: Promise<Versioned<Entry> | undefined>,
   ): Promise<void> {
+    const read = firstRoundRead(firstRead, () => entries.get<Entry>(kind, storeId, pricebookId, id));
     return rereadingWrites(async () => {
-      const current = await entries.get<Entry>(kind, storeId, pricebookId, id);
+      const current = await read();
       if (!current) throw new PriceNotFoundError();
       const codes = await transactRetrying(
         [
@@ -295,6 +316,14 @@ export const priceRepository = {
     return entries.get<PriceRecord>('price', storeId, pricebookId, id).then(withoutVersion);
   },
 
+  /**
+   * Whether the book is there, and a price of it as stored (its version with it: what updatePrice and
+   * deletePrice take as their first read), in one consistent BatchGetItem.
+   */
+  readPriceInBook(storeId: string, pricebookId: string, id: string) {
+    return entries.getInBook<PriceRecord>('price', storeId, pricebookId, id);
+  },
+
   /** Creates a price and claims its sku in one transaction: PriceSkuTakenError, PriceBookGoneError. */
   createPrice(storeId: string, pricebookId: string, price: PriceRecord, caller?: WriteCaller): Promise<void> {
     return entries.create('price', storeId, pricebookId, price, caller);
@@ -308,12 +337,19 @@ export const priceRepository = {
     updatedAt: string,
     caller?: WriteCaller,
     check?: (next: PriceRecord) => void,
+    firstRead?: Promise<Versioned<PriceRecord> | undefined>,
   ): Promise<PriceRecord> {
-    return entries.update<PriceRecord>('price', storeId, pricebookId, id, changes, updatedAt, caller, check);
+    return entries.update('price', storeId, pricebookId, id, changes, updatedAt, caller, check, firstRead);
   },
 
-  deletePrice(storeId: string, pricebookId: string, id: string, caller?: WriteCaller): Promise<void> {
-    return entries.delete('price', storeId, pricebookId, id, caller);
+  deletePrice(
+    storeId: string,
+    pricebookId: string,
+    id: string,
+    caller?: WriteCaller,
+    firstRead?: Promise<Versioned<PriceRecord> | undefined>,
+  ): Promise<void> {
+    return entries.delete('price', storeId, pricebookId, id, caller, firstRead);
   },
 
   /** A page of a book's prices in creation order, and how many it has (COUNT queries). */
@@ -379,6 +415,11 @@ export const priceRepository = {
     return entries.get<PriceModifierRecord>('modifier', storeId, pricebookId, id).then(withoutVersion);
   },
 
+  /** Whether the book is there, and a modifier of it as stored (readPriceInBook's, for modifiers). */
+  readModifierInBook(storeId: string, pricebookId: string, id: string) {
+    return entries.getInBook<PriceModifierRecord>('modifier', storeId, pricebookId, id);
+  },
+
   /** Creates a modifier and claims its name in one transaction: ModifierNameTakenError, PriceBookGoneError. */
   createModifier(
     storeId: string,
@@ -397,21 +438,19 @@ export const priceRepository = {
     updatedAt: string,
     caller?: WriteCaller,
     check?: (next: PriceModifierRecord) => void,
+    firstRead?: Promise<Versioned<PriceModifierRecord> | undefined>,
   ): Promise<PriceModifierRecord> {
-    return entries.update<PriceModifierRecord>(
-      'modifier',
-      storeId,
-      pricebookId,
-      id,
-      changes,
-      updatedAt,
-      caller,
-      check,
-    );
+    return entries.update('modifier', storeId, pricebookId, id, changes, updatedAt, caller, check, firstRead);
   },
 
-  deleteModifier(storeId: string, pricebookId: string, id: string, caller?: WriteCaller): Promise<void> {
-    return entries.delete('modifier', storeId, pricebookId, id, caller);
+  deleteModifier(
+    storeId: string,
+    pricebookId: string,
+    id: string,
+    caller?: WriteCaller,
+    firstRead?: Promise<Versioned<PriceModifierRecord> | undefined>,
+  ): Promise<void> {
+    return entries.delete('modifier', storeId, pricebookId, id, caller, firstRead);
   },
 
   async modifierPage(storeId: string, pricebookId: string, page: { limit: number; offset: number }) {

@@ -426,6 +426,25 @@ describe('prices', () => {
       'price book not found',
     );
     expectError(await c.remove(foreign, theirPrice), 404, 'price book not found');
+    const theirModifier = (
+      await other.createModifier(foreign, { name: 'big', modifier_type: 'price_increment', currencies: USD })
+    ).body.data.id;
+    expectError(
+      await c.updateModifier(foreign, theirModifier, { attributes: { name: 'huge' } }),
+      404,
+      'price book not found',
+    );
+    expectError(await c.removeModifier(foreign, theirModifier), 404, 'price book not found');
+    expectError(
+      await c.updateModifier(bookId, theirModifier, { attributes: { name: 'huge' } }),
+      404,
+      'price modifier not found',
+    );
+    expectError(await c.removeModifier(bookId, theirModifier), 404, 'price modifier not found');
+    expectError(await c.update(bookId, theirPrice, { attributes: { sku: 'Y' } }), 404, 'price not found');
+    expectError(await c.remove(bookId, theirPrice), 404, 'price not found');
+    expect((await other.get(foreign, theirPrice)).body.data.attributes.sku).toBe('X');
+    expect((await other.getModifier(foreign, theirModifier)).body.data.attributes.name).toBe('big');
     expectError(await c.get(bookId, theirPrice), 404, 'price not found');
     expectError(await c.get(bookId, 'nope'), 404, 'price not found');
     expect((await c.listAll()).body.meta.results.total).toBe(0);
