@@ -1,7 +1,6 @@
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { childrenPage, nodeRoute, renderNodePage } from '../../lib/nodes/service';
-import { parsePageRequest } from '../../lib/pagination/index';
+import { childrenPage, listBesideRoute, nodeRoute, renderNodePage } from '../../lib/nodes/service';
 import { createHandler } from '../create-handler';
 import { PCM_LIST_HIERARCHY_CHILDREN } from '../routes';
 
@@ -11,9 +10,9 @@ export const handler = createHandler(
   PCM_LIST_HIERARCHY_CHILDREN,
   {},
   async (event) => {
-    const { storeId, hierarchy } = await nodeRoute(event);
-    const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
-    const slice = await childrenPage(storeId, hierarchy.id, null, page);
+    const { storeId, hierarchy, page, slice } = await listBesideRoute(event, nodeRoute(event), (ids, page) =>
+      childrenPage(event.auth.storeId, ids.hierarchyId, null, page),
+    );
     const base = `${requestOrigin(event)}/pcm/hierarchies/${hierarchy.id}/children`;
     return ok(await renderNodePage(storeId, hierarchy, slice, page, base));
   },

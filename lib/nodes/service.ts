@@ -3,10 +3,10 @@ import { hierarchyOf } from '../hierarchies/service';
 import { ApiError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { pathParameter } from '../http/request';
 import { uuidv7, uuidv7After } from '../ids';
-import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
+import { type PageRequest, pageLinks, pageMeta, pageUrl, parsePageRequest } from '../pagination/index';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import type { Hierarchy } from '../store/hierarchy-repository';
-import { backoff } from '../store/items';
+import { backoff, startedEarly } from '../store/items';
 import {
   type NodeLink,
   type NodeRecord,
@@ -491,6 +491,47 @@ export async function nodeAtRoute(
   const { storeId, hierarchy, node } = await hierarchyAndNode(event);
   if (!node) throw new NotFoundError('node not found');
   return { storeId, hierarchy, node };
+}
+
+/** A node list's page of the route's hierarchy or node, and the route's store, hierarchy (and node). */
+type ListedRoute<R, T> = R & { page: PageRequest; slice: T };
+
+/**
+ * A node list's read started beside its route's checks (the hierarchy's and the node's reads, their 404s):
+ * one round trip for both, not one after the other. The route's errors come first, the page parameters'
+ * next, and what `read` answered for a hierarchy or node that is not there is dropped unused. `read` takes
+ * the route's ids as parsed from the path.
+ */
+export async function listBesideRoute<R extends { hierarchy: Hierarchy; node?: NodeRecord }, T>(
+  event: APIGatewayProxyEventV2,
+  route: Promise<R>,
+  read: (ids: { hierarchyId: string; nodeId: string | null }, page: PageRequest) => Promise<T>,
+): Promise<ListedRoute<R, T>> {
+  let page: PageRequest | undefined;
+  let pageError: unknown;
+  try {
+    page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
+  } catch (error) {
+    pageError = error;
+  }
+  const ids = routeIds(event);
+  const early = ids === undefined || page === undefined ? undefined : startedEarly(read(ids, page));
+  const routed = await route;
+  if (page === undefined) throw pageError;
+  const slice = await (early ??
+    read({ hierarchyId: routed.hierarchy.id, nodeId: routed.node?.id ?? null }, page));
+  return { ...routed, page, slice };
+}
+
+/** The route's hierarchy and node ids when they parse (undefined: the route's own reading refuses them). */
+function routeIds(event: APIGatewayProxyEventV2): { hierarchyId: string; nodeId: string | null } | undefined {
+  try {
+    const hierarchyId = parseHierarchyId(pathParameter(event, 'hierarchy_id'));
+    const rawNodeId = event.pathParameters?.node_id;
+    return { hierarchyId, nodeId: rawNodeId === undefined ? null : parseNodeId(rawNodeId) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Nodes as the platform renders them, each with its parent's name (`hierarchies`: theirs). */

@@ -163,6 +163,35 @@ describe('nodes', () => {
     expect([...ids(all), ...ids(rest)].sort()).toEqual([top, low, high, none, later, deep].sort());
   });
 
+  it("the node lists answer the route's 404s before a bad page, and list nothing of another store's", async () => {
+    const h = await newHierarchy();
+    const top = await newNode(h, 'Top');
+    await newNode(h, 'Child', top);
+    const missing = uuidv7After(undefined);
+    const lists = (hierarchy: string, node: string, query: string) => [
+      call(listNodes, 'GET', `/pcm/hierarchies/${hierarchy}/nodes${query}`),
+      call(hierarchyChildren, 'GET', `/pcm/hierarchies/${hierarchy}/children${query}`),
+      call(nodeChildren, 'GET', `/pcm/hierarchies/${hierarchy}/nodes/${node}/children${query}`),
+    ];
+    const errorsOf = async (calls: ReturnType<typeof lists>) =>
+      (await Promise.all(calls)).map((res) => [res.status, res.body.errors?.[0]?.detail]);
+    const notFound = [404, 'hierarchy not found'];
+    expect(await errorsOf(lists(missing, top, '?page[limit]=0'))).toEqual([notFound, notFound, notFound]);
+    expect(await errorsOf(lists(missing, 'not-a-uuid', ''))).toEqual([notFound, notFound, notFound]);
+    const [badPage, badChildrenPage, nodeMissing] = await errorsOf(lists(h, missing, '?page[limit]=0'));
+    expect([badPage?.[0], badChildrenPage?.[0], nodeMissing]).toEqual([400, 400, [404, 'node not found']]);
+    expect((await Promise.all(lists(h, top, '?page[limit]=0')))[2]?.status).toBe(400);
+    // Another store's token names this store's hierarchy and node: 404s, their nodes never listed.
+    const other = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
+    const theirs = await tokenFor(other);
+    const foreign = [
+      call(listNodes, 'GET', `/pcm/hierarchies/${h}/nodes`, undefined, theirs),
+      call(hierarchyChildren, 'GET', `/pcm/hierarchies/${h}/children`, undefined, theirs),
+      call(nodeChildren, 'GET', `/pcm/hierarchies/${h}/nodes/${top}/children`, undefined, theirs),
+    ];
+    expect(await errorsOf(foreign)).toEqual([notFound, notFound, notFound]);
+  });
+
   it('sibling names and slugs are unique without regard to case (409 naming the field); cousins may share', async () => {
     const h = await newHierarchy();
     const a = await newNode(h, 'A');
