@@ -1,7 +1,7 @@
 import { requestOrigin } from '../../lib/http/request';
 import { json } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { emitRuleEvent } from '../../lib/integrations/events';
+import { emitRuleEvent, integrationsOf } from '../../lib/integrations/events';
 import { catalogRuleUrl, createCatalogRule, renderCatalogRule } from '../../lib/pcm/rules';
 import { parseNewCatalogRule } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
@@ -14,10 +14,12 @@ export const handler = createHandler(
   {},
   async (event) => {
     const attributes = parseNewCatalogRule(event.parsedBody);
+    // Read beside the write: the event goes to the integrations there as the rule is written.
+    const integrations = integrationsOf(event.auth.storeId);
     const rule = await asWriteCaller(event, (caller) =>
       createCatalogRule(event.auth.storeId, attributes, caller),
     );
-    await emitRuleEvent(event.auth.storeId, 'catalog-rule.created', rule);
+    await emitRuleEvent(event.auth.storeId, 'catalog-rule.created', rule, integrations);
     const origin = requestOrigin(event);
     return json(
       201,

@@ -1,7 +1,7 @@
 import { pathParameter } from '../../lib/http/request';
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { emitRuleEvent } from '../../lib/integrations/events';
+import { emitRuleEvent, integrationsOf } from '../../lib/integrations/events';
 import { deleteCatalogRule } from '../../lib/pcm/rules';
 import { parseCatalogRuleId } from '../../lib/validation/catalog-rule';
 import { createHandler } from '../create-handler';
@@ -14,8 +14,10 @@ export const handler = createHandler(
   {},
   async (event) => {
     const id = parseCatalogRuleId(pathParameter(event, 'catalog_rule_id'));
+    // Read beside the write: the event goes to the integrations there as the rule is deleted.
+    const integrations = integrationsOf(event.auth.storeId);
     await asWriteCaller(event, (caller) => deleteCatalogRule(event.auth.storeId, id, caller));
-    await emitRuleEvent(event.auth.storeId, 'catalog-rule.deleted', { id });
+    await emitRuleEvent(event.auth.storeId, 'catalog-rule.deleted', { id }, integrations);
     return noContent();
   },
 );

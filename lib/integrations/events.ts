@@ -4,7 +4,8 @@ import { countMetric, METRIC } from '../metrics/index';
 import { renderRelease } from '../pcm/render';
 import { renderCatalogRule, type StoredCatalogRule } from '../pcm/rules';
 import { getRelease, releaseTexts } from '../pcm/service';
-import { integrationRepository } from '../store/integration-repository';
+import { type IntegrationRecord, integrationRepository } from '../store/integration-repository';
+import { startedEarly } from '../store/items';
 import type { IntegrationEvent } from '../validation/integration';
 import { sendDelivery } from './queue';
 
@@ -18,13 +19,23 @@ import { sendDelivery } from './queue';
 /** The resource an event carries, rendered with the links of the origin an integration was written through. */
 export type EventResource = (origin: string) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
+/**
+ * The store's integrations, read ahead of an event (beside the write that emits it, saving the round trip
+ * after it): the event then goes to those there as the request read them. A failed read fails only the
+ * event it is handed to (logged and counted there), never unhandled.
+ */
+export function integrationsOf(storeId: string): Promise<IntegrationRecord[]> {
+  return startedEarly(integrationRepository.list(storeId));
+}
+
 export async function emitIntegrationEvent(
   storeId: string,
   trigger: IntegrationEvent,
   resource: EventResource,
+  integrations: Promise<IntegrationRecord[]> = integrationRepository.list(storeId),
 ): Promise<void> {
   try {
-    const observers = (await integrationRepository.list(storeId)).filter(
+    const observers = (await integrations).filter(
       (integration) => integration.enabled && integration.observes.includes(trigger),
     );
     if (observers.length === 0) return;
@@ -83,9 +94,17 @@ export function emitReleaseEvent(
 
 /** `catalog-release.deleted`, one event per release: `{type, id}` only, as the platform sends deletions. */
 export async function emitReleasesDeleted(storeId: string, releaseIds: readonly string[]): Promise<void> {
+  if (releaseIds.length === 0) return;
+  // One read of the store's integrations for all the events.
+  const integrations = integrationsOf(storeId);
   await Promise.all(
     releaseIds.map((id) =>
-      emitIntegrationEvent(storeId, 'catalog-release.deleted', () => ({ type: 'catalog-release', id })),
+      emitIntegrationEvent(
+        storeId,
+        'catalog-release.deleted',
+        () => ({ type: 'catalog-release', id }),
+        integrations,
+      ),
     ),
   );
 }
@@ -95,10 +114,15 @@ export function emitRuleEvent(
   storeId: string,
   trigger: 'catalog-rule.created' | 'catalog-rule.updated' | 'catalog-rule.deleted',
   rule: StoredCatalogRule | { id: string },
+  integrations?: Promise<IntegrationRecord[]>,
 ): Promise<void> {
-  return emitIntegrationEvent(storeId, trigger, (origin) =>
-    trigger === 'catalog-rule.deleted'
-      ? { type: 'catalog_rule', id: rule.id }
-      : renderCatalogRule(rule as StoredCatalogRule, origin),
+  return emitIntegrationEvent(
+    storeId,
+    trigger,
+    (origin) =>
+      trigger === 'catalog-rule.deleted'
+        ? { type: 'catalog_rule', id: rule.id }
+        : renderCatalogRule(rule as StoredCatalogRule, origin),
+    integrations,
   );
 }

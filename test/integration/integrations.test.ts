@@ -16,6 +16,7 @@ import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { resetConfig } from '../../lib/config/index';
 import { MAX_ATTEMPTS } from '../../lib/integrations/deliver';
+import { emitReleasesDeleted } from '../../lib/integrations/events';
 import { registerLocalDeliveryQueue } from '../../lib/integrations/queue';
 import {
   integrationRepository,
@@ -570,6 +571,28 @@ describe('delivery', () => {
       expect(logs[1].processing_time).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
       expect(logs[0].succeeded).toBe(true);
     } finally {
+      await listener.close();
+    }
+  });
+
+  it("emits one event per deleted release from one read of the store's integrations", async () => {
+    const a = await newClient();
+    const listener = await startWebhookListener();
+    const list = jest.spyOn(integrationRepository, 'list');
+    try {
+      await created(a.create(hook(listener.url, { observes: ['catalog-release.deleted'] })));
+      list.mockClear();
+      const ids = ['0190a000-0000-7000-8000-000000000001', '0190a000-0000-7000-8000-000000000002'];
+      await emitReleasesDeleted(a.storeId, [...ids, '0190a000-0000-7000-8000-000000000003']);
+      expect(list).toHaveBeenCalledTimes(1);
+      await waitUntil(() => listener.received.length === 3, 15_000, 'three deletion events');
+      const sent = listener.received.map((request) => request.body.payload.data.id).sort();
+      expect(sent).toEqual([...ids, '0190a000-0000-7000-8000-000000000003']);
+      // A read that fails fails the events (logged, counted), not the caller.
+      list.mockRejectedValueOnce(new Error('throttled'));
+      await expect(emitReleasesDeleted(a.storeId, ids)).resolves.toBeUndefined();
+    } finally {
+      list.mockRestore();
       await listener.close();
     }
   });
