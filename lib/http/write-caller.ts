@@ -17,7 +17,13 @@ export function writeCaller(event: AuthorizedWriteEvent): WriteCaller {
   const token = BEARER.exec(event.headers.authorization ?? '')?.[1];
   // The authorizer ran before the handler, so a token is always there; no token would be a wiring bug.
   if (token === undefined) throw authenticationFailure();
-  return { storeId: event.auth.storeId, keyId: event.auth.keyId, tokenHash: hashSecret(token) };
+  const caller: WriteCaller = {
+    storeId: event.auth.storeId,
+    keyId: event.auth.keyId,
+    tokenHash: hashSecret(token),
+  };
+  // `limits` marks a token check that read the token's items in this request: its store is a fresh read.
+  return event.auth.limits === undefined ? caller : { ...caller, store: event.auth.store };
 }
 
 /**

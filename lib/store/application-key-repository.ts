@@ -9,6 +9,7 @@ import { batchGetItems, getRecord, queryAll, queryPage, withoutKeys } from './it
 import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { keysTable, tableName } from './schema';
 import { type StoreRecord, storeRepository } from './store-repository';
+import { firstRoundRead } from './transact-retrying';
 import { cancellationCodes, throttledCancellation } from './transactions';
 
 export interface ApplicationKeyRecord {
@@ -132,8 +133,12 @@ export async function withStoreCounters(
   caller?: WriteCaller,
   writesCallerKey = false,
 ): Promise<void> {
+  // The caller's store as its token check read it in this request, when it did, serves the first round.
+  const readStore = firstRoundRead(caller?.storeId === storeId ? caller.store : undefined, () =>
+    storeRepository.get(storeId, true),
+  );
   for (let attempt = 1; ; attempt += 1) {
-    const store = await storeRepository.get(storeId, true);
+    const store = await readStore();
     if (!store) throw new NotFoundError();
     const delta = reservedDelta(store);
     if (delta > 0 && store.reserved_rate_limit_total + delta > store.rate_limit) {

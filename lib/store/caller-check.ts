@@ -1,6 +1,7 @@
 import { getDocumentClient } from './client';
 import { GetCommand, TransactWriteCommand } from './dynamodb';
 import { keysTable, tableName } from './schema';
+import type { StoreRecord } from './store-repository';
 import { cancellationCodes } from './transactions';
 
 type TransactItems = NonNullable<TransactWriteCommand['input']['TransactItems']>;
@@ -10,6 +11,11 @@ export interface WriteCaller {
   storeId: string;
   keyId: string;
   tokenHash: string;
+  /**
+   * The caller's store as this request's own token check read it (consistently), when it read it (not from
+   * the container's token cache): a write that reads the store first may start from it (withStoreCounters).
+   */
+  store?: StoreRecord;
 }
 
 /**

@@ -4,9 +4,11 @@ import { handler as getKey } from '../../functions/get-application-key/handler';
 import { handler as listKeys } from '../../functions/list-application-keys/handler';
 import { handler as updateKey } from '../../functions/update-application-key/handler';
 import { handler as updateMapping } from '../../functions/update-merchant-realm-mapping/handler';
-import { clearAuthCache } from '../../lib/auth/authenticate';
+import { authenticate, clearAuthCache } from '../../lib/auth/authenticate';
 import { issueAccessToken } from '../../lib/auth/issue-token';
+import { hashSecret } from '../../lib/auth/secrets';
 import { getConfig } from '../../lib/config/index';
+import { writeCaller } from '../../lib/http/write-caller';
 import { applicationKeyRepository } from '../../lib/store/application-key-repository';
 import { getDocumentClient } from '../../lib/store/client';
 import { UpdateCommand } from '../../lib/store/dynamodb';
@@ -230,6 +232,56 @@ describe('POST /v2/application-keys', () => {
         .status,
     ).toBe(201);
     expect(await counters(own.store.id)).toEqual({ key_count: 3, reserved_rate_limit_total: 30 });
+  });
+});
+
+describe("a key write starting from the store its caller's token check read", () => {
+  it('counts right when the store changed between the token check and the write, and refuses past the limit', async () => {
+    const own = await createTestStore({ rate_limit: 100 });
+    const ownToken = await tokenFor(own);
+    const caller = { storeId: own.store.id, keyId: own.keyId, tokenHash: hashSecret(ownToken) };
+    const read = await storeRepository.get(own.store.id, true);
+    expect(read?.key_count).toBe(1);
+    // Another write changes the counters after the read the caller carries.
+    await applicationKeyRepository.create(own.store.id, { name: 'between', reserved_rate_limit: 5 });
+    const { key } = await applicationKeyRepository.create(
+      own.store.id,
+      { name: 'after', reserved_rate_limit: 7 },
+      undefined,
+      { ...caller, store: read },
+    );
+    expect(await counters(own.store.id)).toEqual({ key_count: 3, reserved_rate_limit_total: 12 });
+    await applicationKeyRepository.delete(own.store.id, key.id, { ...caller, store: read });
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 5 });
+    // The read shows room the store no longer has: the transaction's condition refuses the first round, the
+    // second reads the store again and answers 409, the counters untouched.
+    await applicationKeyRepository.create(own.store.id, { name: 'filler', reserved_rate_limit: 90 });
+    await expect(
+      applicationKeyRepository.create(own.store.id, { name: 'over', reserved_rate_limit: 7 }, undefined, {
+        ...caller,
+        store: read,
+      }),
+    ).rejects.toMatchObject({ status: 409 });
+    expect(await counters(own.store.id)).toEqual({ key_count: 3, reserved_rate_limit_total: 95 });
+  });
+
+  it("hands the write the store only when this request's token check read it, not from the token cache", async () => {
+    const own = await createTestStore({ rate_limit: 100 });
+    const ownToken = await tokenFor(own);
+    const event = { headers: { authorization: `Bearer ${ownToken}` } };
+    clearAuthCache();
+    const fresh = await authenticate(event.headers.authorization);
+    expect(writeCaller({ ...event, auth: fresh }).store).toEqual(fresh.store);
+    const cached = await authenticate(event.headers.authorization);
+    expect(cached.limits).toBeUndefined();
+    expect(writeCaller({ ...event, auth: cached }).store).toBeUndefined();
+    // Through the route, on a token check that reads (a new container's first request): 201, counted.
+    clearAuthCache();
+    const created = await post(ownToken, {
+      data: { type: 'application_key', name: 'n', reserved_rate_limit: 3 },
+    });
+    expect(created.status).toBe(201);
+    expect(await counters(own.store.id)).toEqual({ key_count: 2, reserved_rate_limit_total: 3 });
   });
 });
 
