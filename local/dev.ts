@@ -185,7 +185,8 @@ export function createDevServer(options: { root?: string } = {}): DevServer {
     async stop() {
       watcher.close();
       registerLocalDeliveryQueue(undefined);
-      await deliveries.close();
+      // Before the functions close: a job or a delivery under way runs in one of them.
+      await Promise.all([deliveries.close(), jobs.close()]);
       for (const fn of functions.values()) {
         await fn.runtime?.close();
         await (await fn.build).dispose();

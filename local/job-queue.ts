@@ -84,9 +84,11 @@ export class LocalJobQueue {
     this.queueArn = options.queueArn ?? 'arn:aws:sqs:local:123456789012:jobs.fifo';
   }
 
-  /** Queues a message behind its group's; returns at once, as SendMessage does. */
+  private closed = false;
+
+  /** Queues a message behind its group's; returns at once, as SendMessage does. Nothing once closed. */
   send(message: LocalQueueMessage): void {
-    if (this.seen.has(message.deduplicationId)) return;
+    if (this.closed || this.seen.has(message.deduplicationId)) return;
     this.seen.add(message.deduplicationId);
     const previous = this.groups.get(message.groupId) ?? Promise.resolve();
     const next = previous.then(() => this.deliver(message));
@@ -101,9 +103,18 @@ export class LocalJobQueue {
     while (this.groups.size > 0) await Promise.all([...this.groups.values()]);
   }
 
+  /**
+   * Stops the queue with the server that started it: messages not yet delivered are dropped (their jobs stay
+   * as recorded, pending), a delivery under way is awaited, and nothing sent later is taken.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.idle();
+  }
+
   private async deliver(message: LocalQueueMessage): Promise<void> {
     const messageId = randomUUID();
-    for (let receive = 1; ; receive += 1) {
+    for (let receive = 1; !this.closed; receive += 1) {
       try {
         await this.consume(this.event(message, messageId, receive));
         return;

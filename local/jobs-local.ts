@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { JOB_WORKER, MAX_RECEIVES } from '../functions/jobs';
-import { registerLocalJobQueue } from '../lib/jobs/queue';
+import { registerLocalJobQueue, unregisterLocalJobQueue } from '../lib/jobs/queue';
 import { createLambdaContext } from './http-event';
 import { LocalJobQueue, type LocalSqsEvent } from './job-queue';
 import { loadHandler } from './router';
@@ -10,7 +10,7 @@ import { loadHandler } from './router';
  * through the job worker's own handler (functions/job-run/handler.ts), in this process, a store's jobs one
  * at a time in creation order, a failed delivery retried up to the queue's MAX_RECEIVES.
  */
-export function startLocalJobs(): LocalJobQueue {
+export function startLocalJobs(): { queue: LocalJobQueue; stop: () => Promise<void> } {
   const queue = new LocalJobQueue(
     async (event: LocalSqsEvent) => {
       const handler = (await loadHandler(JOB_WORKER.name)) as unknown as (
@@ -26,6 +26,14 @@ export function startLocalJobs(): LocalJobQueue {
     },
     { maxReceives: MAX_RECEIVES },
   );
-  registerLocalJobQueue((message) => queue.send(message));
-  return queue;
+  const send = (message: Parameters<LocalJobQueue['send']>[0]) => queue.send(message);
+  registerLocalJobQueue(send);
+  return {
+    queue,
+    /** Closes the queue (LocalJobQueue.close) and unregisters it, unless another has replaced it. */
+    async stop() {
+      unregisterLocalJobQueue(send);
+      await queue.close();
+    },
+  };
 }

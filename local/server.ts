@@ -44,7 +44,7 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
       : (input) => runWorkflowLocally(input, { concurrency: getConfig().releaseWriters }),
   );
   // Jobs enqueued through this server run through the job worker's handler in this process.
-  startLocalJobs();
+  const jobs = startLocalJobs();
   // Webhook events emitted through this server are delivered by the delivery function's handler, off the request path.
   const deliveries = startLocalDeliveries();
   const server = createGatewayServer({
@@ -64,10 +64,10 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
     describeError: (error, req) =>
       redact((error as Error).stack ?? String(error), requestSecrets(req.headers)),
   });
-  // Closing the server stops its deliveries: a retry waiting on its timer is dropped, a receive under way
-  // awaited, so none runs once the server is gone.
+  // Closing the server stops its deliveries and its jobs: a retry waiting on its timer or a message not yet
+  // taken is dropped, a receive under way awaited, so none runs once the server is gone.
   onServerClose(server, async () => {
-    await deliveries.close();
+    await Promise.all([deliveries.close(), jobs.stop()]);
     unregisterLocalDeliveryQueue(deliveries);
   });
   return server;

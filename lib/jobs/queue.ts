@@ -30,6 +30,12 @@ export function registerLocalJobQueue(queue: LocalJobQueue | undefined): void {
   (globalThis as Record<symbol, LocalJobQueue | undefined>)[LOCAL_JOB_QUEUE] = queue;
 }
 
+/** Unregisters `queue` if it is still the registered one (another server's may have replaced it). */
+export function unregisterLocalJobQueue(queue: LocalJobQueue): void {
+  const registry = globalThis as Record<symbol, LocalJobQueue | undefined>;
+  if (registry[LOCAL_JOB_QUEUE] === queue) registry[LOCAL_JOB_QUEUE] = undefined;
+}
+
 /** The queue message of a job: grouped by store, deduplicated by job id. */
 export function queuedMessage(message: JobMessage): QueuedMessage {
   return { groupId: message.store_id, deduplicationId: message.job_id, body: JSON.stringify(message) };

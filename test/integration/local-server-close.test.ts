@@ -1,6 +1,7 @@
 import { resetConfig } from '../../lib/config/index';
 import { sendLocalDelivery } from '../../lib/integrations/queue';
 import { integrationLogs } from '../../lib/integrations/service';
+import { sendJobMessage } from '../../lib/jobs/queue';
 import { closeServer, LOCAL_KEEP_ALIVE_MS, listen } from '../../local/gateway';
 import { createLocalServer } from '../../local/server';
 import { newIntegration, newPcmCatalog } from '../support/pcm-fixtures';
@@ -8,8 +9,9 @@ import { newStoreClient } from '../support/store-client';
 import { startWebhookListener, waitUntil } from '../support/webhook-listener';
 
 /**
- * Closing the local server stops the deliveries queue it started: the delivery under way ends (and is logged)
- * before `closeServer` resolves, its retry is not left on a timer, and the queue is no longer the process's.
+ * Closing the local server stops the deliveries and jobs queues it started: the delivery under way ends (and
+ * is logged) before `closeServer` resolves, its retry is not left on a timer, and neither queue is the
+ * process's any more.
  * A queue left running delivers into whatever runs next in the process (in Jest, the next test file).
  */
 
@@ -48,6 +50,10 @@ it('ends the delivery under way, drops its retry and unregisters the queue befor
     const logs = await integrationLogs(storeId, integrationId);
     expect(logs.map((log) => [log.attempt, log.succeeded])).toEqual([[1, false]]);
     expect(() => sendLocalDelivery('{}')).toThrow('no deliveries queue');
+    // Its jobs queue is no longer the process's either: a job enqueued now finds none.
+    await expect(
+      sendJobMessage({ store_id: storeId, job_id: 'after-close' } as Parameters<typeof sendJobMessage>[0]),
+    ).rejects.toThrow('no job queue');
     expect(listener.received).toHaveLength(1);
   } finally {
     await listener.close();

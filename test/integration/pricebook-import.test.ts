@@ -33,7 +33,7 @@ let token: string;
 let queue: LocalJobQueue;
 
 beforeAll(async () => {
-  queue = startLocalJobs();
+  queue = startLocalJobs().queue;
 });
 beforeEach(async () => {
   store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });

@@ -35,7 +35,7 @@ let queue: LocalJobQueue;
 beforeAll(async () => {
   store = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
   token = await tokenFor(store);
-  queue = startLocalJobs();
+  queue = startLocalJobs().queue;
 });
 afterAll(() => registerLocalJobQueue(undefined));
 
@@ -236,7 +236,7 @@ describe('POST /pcm/products/import', () => {
       requestId: 'r',
       remainingMs: () => 1,
     });
-    queue = startLocalJobs();
+    queue = startLocalJobs().queue;
     const job = await jobRepository.get(other.store.id, created.body.data.id);
     expect(job?.status).toBe('failed');
     expect(await productRepository.all(other.store.id)).toEqual([]);

@@ -96,4 +96,29 @@ describe('LocalJobQueue', () => {
     await queue.idle();
     expect(seen).toEqual(['job-1']);
   });
+
+  it('closes: awaits the delivery under way, drops the messages behind it and takes nothing more', async () => {
+    const log: string[] = [];
+    const held = gate();
+    const queue = new LocalJobQueue(async (event) => {
+      log.push(`start ${idOf(event)}`);
+      if (idOf(event) === 'job-1') await held.opened;
+      log.push(`end ${idOf(event)}`);
+    });
+    queue.send(message('store-a', 'job-1'));
+    queue.send(message('store-a', 'job-2'));
+    await new Promise((resolve) => setImmediate(resolve));
+    let closed = false;
+    const closing = queue.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    held.open();
+    await closing;
+    queue.send(message('store-b', 'job-3'));
+    await queue.idle();
+    expect(log).toEqual(['start job-1', 'end job-1']);
+    expect(queue.deadLetters).toEqual([]);
+  });
 });
