@@ -14,6 +14,7 @@ import {
   PriceWriteConflictError,
   priceRepository,
   type Versioned,
+  withoutVersion,
 } from '../store/price-repository';
 import { type PricebookRecord, pricebookRepository } from '../store/pricebook-repository';
 import {
@@ -52,9 +53,9 @@ async function answered<T>(write: Promise<T>, what: 'price' | 'price modifier'):
 
 /** A price of a book of the store (404 for a book or price that is not). */
 export async function priceOf(storeId: string, pricebookId: string, id: string): Promise<PriceRecord> {
-  const price = await entryInBook(priceRepository.readPriceInBook(storeId, pricebookId, id));
+  const price = withoutVersion(await entryInBook(priceRepository.readPriceInBook(storeId, pricebookId, id)));
   if (!price) throw new NotFoundError('price not found');
-  return withoutVersion(price);
+  return price;
 }
 
 export async function modifierOf(
@@ -62,9 +63,11 @@ export async function modifierOf(
   pricebookId: string,
   id: string,
 ): Promise<PriceModifierRecord> {
-  const modifier = await entryInBook(priceRepository.readModifierInBook(storeId, pricebookId, id));
+  const modifier = withoutVersion(
+    await entryInBook(priceRepository.readModifierInBook(storeId, pricebookId, id)),
+  );
   if (!modifier) throw new NotFoundError('price modifier not found');
-  return withoutVersion(modifier);
+  return modifier;
 }
 
 /**
@@ -75,11 +78,6 @@ async function entryInBook<T>(read: Promise<InBook<T>>): Promise<Versioned<T> | 
   const { book, entry } = await read;
   if (!book) throw new NotFoundError('price book not found');
   return entry;
-}
-
-function withoutVersion<T>(entry: Versioned<T>): T {
-  const { version: _version, ...rest } = entry;
-  return rest as T;
 }
 
 export async function createPrice(

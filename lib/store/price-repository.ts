@@ -153,7 +153,8 @@ const record = <T>(item: Record<string, unknown>): T => {
   return rest as T;
 };
 
-function withoutVersion<T>(found: Versioned<T> | undefined): T | undefined {
+/** An entry as the API shows it: without the version its writes condition on. */
+export function withoutVersion<T>(found: Versioned<T> | undefined): T | undefined {
   if (!found) return undefined;
   const { version: _version, ...rest } = found;
   return rest as T;
