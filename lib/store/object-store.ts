@@ -87,8 +87,14 @@ export interface ObjectStore {
    * lib/store/object-urls.ts does the same for functions that delete one object).
    */
   delete(key: string): Promise<void>;
-  /** Deletes every object under `prefix` (not empty), 1,000 a request; returns how many there were. */
-  deletePrefix(prefix: string): Promise<number>;
+  /**
+   * Deletes every object under `prefix` (not empty), 1,000 a request; returns how many there were. With
+   * `after`, the listing starts at once and the deleting waits for `after` to fulfil (a write that makes
+   * the objects unneeded): the list's round trip overlaps it. When `after` rejects nothing is deleted and 0
+   * is answered (its failure is its own caller's). Objects stored under the prefix after its first 1,000
+   * were listed are not deleted: for prefixes nothing writes to once `after` is under way.
+   */
+  deletePrefix(prefix: string, options?: { after?: Promise<unknown> }): Promise<number>;
   /** Creates the bucket when missing (the local harness; the stack owns the bucket in AWS). */
   ensureBucket(): Promise<void>;
 }
@@ -621,13 +627,19 @@ export function createObjectStore(
         .sendForHeaders(source.bucket(), { operation: 'DeleteObject', method: 'DELETE', key });
     },
 
-    async deletePrefix(prefix) {
+    async deletePrefix(prefix, options = {}) {
       if (prefix === '') throw new RangeError('deletePrefix needs a prefix: it never empties the bucket');
       const client = source.client();
       const bucket = source.bucket();
+      // Whether to delete at all: `after` fulfilled (settled once, awaited before each page's deletion).
+      const proceed = options.after?.then(
+        () => true,
+        () => false,
+      );
       let deleted = 0;
       for await (const page of listPages(prefix)) {
         if (page.length === 0) continue;
+        if (proceed !== undefined && !(await proceed)) return 0;
         const objects = page.map(({ key }) => `<Object><Key>${xmlEscape(key)}</Key></Object>`);
         const body = Buffer.from(`<Delete xmlns="${XMLNS}">${objects.join('')}<Quiet>true</Quiet></Delete>`);
         const answer = await client.sendForXml(bucket, {

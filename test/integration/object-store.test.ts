@@ -288,6 +288,33 @@ describe('objectStore', () => {
     for (const key of keys) expect(await objectStore.head(key)).toBeUndefined();
   });
 
+  it('lists a prefix at once and deletes under it only once `after` has fulfilled, nothing when it rejects', async () => {
+    const base = `${prefix}after/`;
+    const keys = ['a', 'b', 'c'].map((name) => `${base}${name}.json`);
+    await Promise.all(keys.map((key) => objectStore.put(key, key)));
+    const { store, commands } = recordingStore();
+    let fulfil = () => {};
+    const after = new Promise<void>((resolve) => {
+      fulfil = resolve;
+    });
+    const deleting = store.deletePrefix(base, { after });
+    // The listing is sent at once; while `after` is pending nothing goes.
+    expect(commands).toEqual(['ListObjectsV2']);
+    for (const key of keys) expect(await objectStore.head(key)).toBeDefined();
+    expect(commands).toEqual(['ListObjectsV2']);
+    fulfil();
+    expect(await deleting).toBe(3);
+    expect(commands).toEqual(['ListObjectsV2', 'DeleteObjects']);
+    for (const key of keys) expect(await objectStore.head(key)).toBeUndefined();
+
+    // A write that failed leaves the objects where they are.
+    await Promise.all(keys.map((key) => objectStore.put(key, key)));
+    const refused = Promise.reject(new Error('the write was refused'));
+    expect(await store.deletePrefix(base, { after: refused })).toBe(0);
+    for (const key of keys) expect(await objectStore.head(key)).toBeDefined();
+    expect(await objectStore.deletePrefix(base)).toBe(3);
+  });
+
   it('hands out a pre-signed PUT URL that fetch can upload to, with the signed Content-Type only', async () => {
     const key = `${prefix}uploaded.json`;
     const before = Date.now();
