@@ -1,4 +1,5 @@
-import { readAhead } from '../../lib/catalog/pipeline/share';
+import { objectsInTurn, readAhead } from '../../lib/catalog/pipeline/share';
+import { objectStore } from '../../lib/store/object-store';
 
 /** A read of part n that answers when released, and what was started so far. */
 function reads() {
@@ -62,5 +63,86 @@ describe('readAhead', () => {
     const part = readAhead(5, 1, read);
     void part(0);
     expect(() => part(0)).toThrow('part 0 was asked for out of order');
+  });
+});
+
+/** Object reads faked over `objectStore.read`: each records when its request is sent and when it is closed. */
+function fakeObjects(bodies: Record<string, string[] | Error>) {
+  const sent: string[] = [];
+  const closed: string[] = [];
+  jest.spyOn(objectStore, 'read').mockImplementation((key: string) => {
+    const body = bodies[key];
+    return (async function* () {
+      sent.push(key);
+      try {
+        if (body instanceof Error) throw body;
+        for (const piece of body ?? []) yield Buffer.from(piece);
+      } finally {
+        closed.push(key);
+      }
+    })();
+  });
+  return { sent, closed };
+}
+
+const text = async (body: AsyncIterable<Uint8Array>) => {
+  let out = '';
+  for await (const piece of body) out += Buffer.from(piece).toString();
+  return out;
+};
+
+describe('objectsInTurn', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('answers each object in turn, the next one sent as the one before starts to be read', async () => {
+    const { sent, closed } = fakeObjects({ a: ['a1', 'a2'], b: ['b1'], c: ['c1', 'c2', 'c3'] });
+    const objects = objectsInTurn(['a', 'b', 'c']);
+    const first = await objects.next();
+    // `a` is handed over unread, `b`'s request is already out.
+    expect(sent).toEqual(['a', 'b']);
+    expect(await text(first.value as AsyncIterable<Uint8Array>)).toBe('a1a2');
+    const second = await objects.next();
+    expect(sent).toEqual(['a', 'b', 'c']);
+    expect(await text(second.value as AsyncIterable<Uint8Array>)).toBe('b1');
+    expect(await text((await objects.next()).value as AsyncIterable<Uint8Array>)).toBe('c1c2c3');
+    expect((await objects.next()).done).toBe(true);
+    expect(closed).toEqual(['a', 'b', 'c']);
+  });
+
+  it('closes the object being read and the one started ahead when the reader stops early', async () => {
+    const { sent, closed } = fakeObjects({ a: ['a1', 'a2'], b: ['b1'], c: ['c1'] });
+    for await (const body of objectsInTurn(['a', 'b', 'c'])) {
+      for await (const piece of body) {
+        expect(Buffer.from(piece).toString()).toBe('a1');
+        break;
+      }
+      break;
+    }
+    expect(sent).toEqual(['a', 'b']);
+    expect(closed.sort()).toEqual(['a', 'b']);
+  });
+
+  it('throws a read that failed ahead only when its object is read, and leaves no rejection unhandled', async () => {
+    fakeObjects({ a: ['a1'], b: new Error('b is gone') });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const objects = objectsInTurn(['a', 'b']);
+      const first = (await objects.next()).value as AsyncIterable<Uint8Array>;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(await text(first)).toBe('a1');
+      const second = (await objects.next()).value as AsyncIterable<Uint8Array>;
+      await expect(text(second)).rejects.toThrow('b is gone');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('reads nothing for no keys', async () => {
+    const { sent } = fakeObjects({});
+    expect((await objectsInTurn([]).next()).done).toBe(true);
+    expect(sent).toEqual([]);
   });
 });

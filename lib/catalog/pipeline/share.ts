@@ -181,6 +181,54 @@ export function readAhead<T>(count: number, ahead: number, read: (n: number) => 
   };
 }
 
+/** An object's read whose request is sent now; `close` ends it, read or not. */
+function readStarted(key: string) {
+  const chunks = objectStore.read(key)[Symbol.asyncIterator]();
+  // Sends the request: its answer's first bytes wait in the connection (the stream's backpressure holds
+  // the rest) until the body is read.
+  const first = chunks.next();
+  first.catch(() => undefined);
+  let finished = false;
+  const close = async () => {
+    if (finished) return;
+    finished = true;
+    await chunks.return?.(undefined).catch(() => undefined);
+  };
+  async function* body(): AsyncGenerator<Uint8Array> {
+    try {
+      for (let step = await first; !step.done; step = await chunks.next()) yield step.value;
+      finished = true;
+    } finally {
+      await close();
+    }
+  }
+  return { body: body(), close };
+}
+
+/**
+ * The objects at `keys` in order, each as its bytes: the next object's request is sent as the one before
+ * it starts to be read, so a run of objects read one after another waits about one round trip, not one
+ * each, and holds at most the next object's first bytes besides the one read. A reader that stops early
+ * (or moves on before an object's end) closes what was started for it.
+ */
+export async function* objectsInTurn(keys: readonly string[]): AsyncGenerator<AsyncIterable<Uint8Array>> {
+  let ahead = keys[0] === undefined ? undefined : readStarted(keys[0]);
+  try {
+    for (let n = 0; n < keys.length; n += 1) {
+      const current = ahead as ReturnType<typeof readStarted>;
+      const next = keys[n + 1];
+      ahead = next === undefined ? undefined : readStarted(next);
+      try {
+        yield current.body;
+      } finally {
+        await current.close();
+      }
+    }
+  } finally {
+    await ahead?.close();
+  }
+}
+
 /** What the publish writes and how readers reach the rest. */
 export interface SharePlan {
   /** The chunk files the write map writes: the derived ones (whole write), or the changes and tombstones. */
@@ -230,7 +278,7 @@ interface ShareInput {
   /**
    * Records, before anything is compared, the releases this one may share (a superset of its final
    * layers): from then on the cleanup keeps them, even when the catalog API deletes the current release
-   * meanwhile.
+   * meanwhile. Not called without a base (nothing to keep).
    */
   protect: (layers: string[]) => Promise<void>;
   /** Writes delta chunk files: the caller's chunk writer (lines are encoded items). */
@@ -315,11 +363,14 @@ export function relocation(chunks: WriteChunk[], replaced: ReadonlyMap<number, W
 
 /** The lines `lines` names of the chunk files, in order. */
 export async function* pickLines(chunks: WriteChunk[], lines: Lines): AsyncGenerator<string> {
-  for (const [n, wanted] of [...lines].sort((a, b) => a[0] - b[0])) {
-    const chunk = chunks[n] as WriteChunk;
+  const picked = [...lines].sort((a, b) => a[0] - b[0]);
+  let file = 0;
+  for await (const body of objectsInTurn(picked.map(([n]) => (chunks[n] as WriteChunk).key))) {
+    const wanted = (picked[file] as [number, number[]])[1];
+    file += 1;
     let at = 0;
     let next = 0;
-    for await (const line of readLines(objectStore.read(chunk.key))) {
+    for await (const line of readLines(body)) {
       if (at === wanted[next]) {
         yield line;
         next += 1;
@@ -332,8 +383,8 @@ export async function* pickLines(chunks: WriteChunk[], lines: Lines): AsyncGener
 
 /** Every product item of the chunk files, as created or updated (a full delta file). */
 async function* everyProduct(chunks: WriteChunk[]): AsyncGenerator<ShareChange> {
-  for (const chunk of chunks) {
-    for await (const line of readLines(objectStore.read(chunk.key))) {
+  for await (const body of objectsInTurn(chunks.map((chunk) => chunk.key))) {
+    for await (const line of readLines(body)) {
       // The item's own sort key (encodeItem writes pk, then sk): the product's JSON inside is escaped.
       if (line.includes('"sk":"P#')) yield { type: 'createupdate', line };
     }
@@ -358,8 +409,17 @@ export async function planSharing(
 ): Promise<SharePlan & { changes: () => AsyncIterable<ShareChange> }> {
   const { ids, layout, base } = input;
   const now = (input.now ?? new Date()).getTime();
-  const baseRelease =
-    base === undefined ? undefined : await pcmRepository.getRelease(ids.store_id, ids.catalog_id, base.id);
+  // Compared with the base, or, once the base has MAX_LAYERS layers, with its bottom layer (compaction:
+  // the new layer then holds everything that differs from the bottom, and reads go two layers deep).
+  const chain = base === undefined ? [] : [base.id, ...(base.layers ?? [])];
+  const compacting = chain.length >= MAX_LAYERS;
+  const against = compacting ? chain[chain.length - 1] : chain[0];
+  // The base's record (its sources) is read beside the protection: neither waits on the other. Without a
+  // base there is nothing to protect, and no write.
+  const [baseRelease] = await Promise.all([
+    base === undefined ? undefined : pcmRepository.getRelease(ids.store_id, ids.catalog_id, base.id),
+    chain.length === 0 ? undefined : input.protect(chain),
+  ]);
   const stale = base !== undefined && now - Date.parse(base.published_at) > FULL_PUBLISH_AFTER_MS;
   const sourcesChanged =
     input.authored !== undefined &&
@@ -383,12 +443,6 @@ export async function planSharing(
   }
   const ownRanges = new Set(ownParts.map((part) => part.range as string));
 
-  // Compared with the base, or, once the base has MAX_LAYERS layers, with its bottom layer (compaction:
-  // the new layer then holds everything that differs from the bottom, and reads go two layers deep).
-  const chain = base === undefined ? [] : [base.id, ...(base.layers ?? [])];
-  const compacting = chain.length >= MAX_LAYERS;
-  const against = compacting ? chain[chain.length - 1] : chain[0];
-  await input.protect(chain);
   let whole: string | undefined;
   if (base === undefined || against === undefined) whole = 'the first release of the catalog';
   else if (!sameLayout(base, layout)) whole = 'the release before it is laid out differently';
