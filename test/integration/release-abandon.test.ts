@@ -3,24 +3,39 @@ import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import * as steps from '../../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { getDocumentClient } from '../../lib/store/client';
+import { objectStore } from '../../lib/store/object-store';
 import { adminOfNewStore, itemsOfRelease } from '../support/catalog-fixtures';
 import { newPcmCatalog } from '../support/pcm-fixtures';
 import { publishDocument } from '../support/step-runner';
 
 /**
  * The workflow's failure branch (Abandon) deletes what the release wrote: its items when a Write step ran,
- * and reads none of its shards when none did (a release has 64 to query).
+ * and reads none of its shards when none did (a release has 64 to query). Either end of the workflow
+ * (Abandon, Switch) deletes the release's work files.
  */
 
 jest.setTimeout(60_000);
 
 /** Where the registered workflow stops and abandons the release. */
-let stopAfter: 'validate' | 'first-write' = 'validate';
+let stopAfter: 'validate' | 'first-write' | 'never' = 'validate';
 /** The release's items found in its shards when the workflow stopped. */
 let itemsAtStop = -1;
+/** The release's work files when the workflow stopped. */
+let workAtStop = -1;
 const runs: Promise<unknown>[] = [];
 
 async function run(input: ReleaseExecutionInput): Promise<unknown> {
+  if (stopAfter === 'never') {
+    // Published whole, but the switch: the work files are counted before it.
+    await steps.validateStep(input);
+    const plan = await steps.planStep(input);
+    for (const range of await steps.readRanges(plan.ranges_key)) await steps.deriveStep({ ...input, range });
+    const merged = await steps.mergeStep(input);
+    for (const chunk of await steps.readManifest(merged.manifest_key))
+      await steps.writeStep({ ...input, chunk });
+    workAtStop = await workFiles(input);
+    return steps.switchStep(input);
+  }
   await steps.validateStep(input);
   if (stopAfter === 'first-write') {
     const plan = await steps.planStep(input);
@@ -31,7 +46,14 @@ async function run(input: ReleaseExecutionInput): Promise<unknown> {
     await steps.writeStep({ ...input, chunk: first });
   }
   itemsAtStop = await itemsOfRelease(input.release_id);
+  workAtStop = await workFiles(input);
   return steps.abandonStep({ ...input, error: { Error: 'Stopped', Cause: `stopped after ${stopAfter}` } });
+}
+
+async function workFiles(ids: { store_id: string; release_id: string }): Promise<number> {
+  let files = 0;
+  for await (const _ of objectStore.list(steps.workKeys.prefix(ids))) files += 1;
+  return files;
 }
 
 beforeAll(() => {
@@ -61,17 +83,23 @@ async function abandonedRelease(after: typeof stopAfter, shardQueries?: string[]
   try {
     const release = await publishDocument({ storeId, catalogId, headers, document, runs });
     if (!release) throw new Error('the release is gone');
-    return { release, left: await itemsOfRelease(release.release_id) };
+    return {
+      release,
+      left: await itemsOfRelease(release.release_id),
+      work: await workFiles({ store_id: storeId, release_id: release.release_id }),
+    };
   } finally {
     remove?.();
   }
 }
 
-it('deletes the items a Write step wrote before the release failed', async () => {
-  const { release, left } = await abandonedRelease('first-write');
+it('deletes the items a Write step wrote before the release failed, and its work files', async () => {
+  const { release, left, work } = await abandonedRelease('first-write');
   expect(release.state).toBe('FAILED');
   expect(itemsAtStop).toBeGreaterThan(0);
   expect(left).toBe(0);
+  expect(workAtStop).toBeGreaterThan(0);
+  expect(work).toBe(0);
 });
 
 it('queries none of the shards of a release that failed before any Write step', async () => {
@@ -80,4 +108,11 @@ it('queries none of the shards of a release that failed before any Write step', 
   expect(release.state).toBe('FAILED');
   expect([itemsAtStop, left]).toEqual([0, 0]);
   expect(shardQueries).toEqual([]);
+});
+
+it('deletes the work files of a release it publishes', async () => {
+  const { release, work } = await abandonedRelease('never');
+  expect(release.state).toBe('PUBLISHED');
+  expect(workAtStop).toBeGreaterThan(0);
+  expect(work).toBe(0);
 });

@@ -664,6 +664,9 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
   const releaseRead = startedEarly(
     pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
   );
+  // Ranges are numbered by their place in the plan, so the first range's partial is read beside the plan
+  // (a plan of no ranges leaves it unread: its rejection is dropped).
+  const firstPartial = startedEarly(readJson<PartialFile>(workKeys.partial(input, 0)));
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   // Each range's chunks, then the merge's.
   const rangeChunks: WriteChunk[][] = [];
@@ -675,9 +678,10 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
       plan,
       partials: (async function* () {
         // A few read ahead: a million products are a hundred ranges, each partial one round trip.
-        const partial = readAhead(plan.ranges.length, PARTIALS_READ_AHEAD, (n) =>
-          readJson<PartialFile>(workKeys.partial(input, (plan.ranges[n] as DeriveRange).n)),
-        );
+        const partial = readAhead(plan.ranges.length, PARTIALS_READ_AHEAD, (n) => {
+          const range = (plan.ranges[n] as DeriveRange).n;
+          return range === 0 ? firstPartial : readJson<PartialFile>(workKeys.partial(input, range));
+        });
         for (const n of plan.ranges.keys()) {
           const file = await partial(n);
           rangeChunks.push(file.chunks);
@@ -861,21 +865,27 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   const at = now();
   // A switch whose response was lost left no registry here: read the one it wrote.
   registry ??= await catalogRepository.getRegistry(input.store_id);
-  await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
+  // What follows the switch is independent but for two orders: the event, the lock and the work files'
+  // deletion follow the release's PUBLISHED record (a retried switch reads its facts from the work files;
+  // they are listed meanwhile), and the objects of releases are swept once the cleanup deleted their
+  // markers (the sweep lists the objects meanwhile). The cleanup of older releases needs only the switch,
+  // so it starts beside the record; the pieces run together, so the step waits for the longest chain.
+  const cleanup = cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
+  const recorded = pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
     state: 'PUBLISHED',
     percent_completed: 100,
     published_at: at,
     updated_at: at,
     warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
   });
-  // What follows the switch is independent but for one order: the objects of releases are swept once the
-  // cleanup deleted their markers (the sweep lists the objects meanwhile). The pieces run together, so the
-  // step waits for the longest, not the sum.
-  const cleanup = cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
   await settleAll([
-    emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
-    endRelease(input),
-    objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined),
+    recorded.then(() =>
+      settleAll([
+        emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+        endRelease(input),
+      ]),
+    ),
+    objectStore.deletePrefix(workKeys.prefix(input), { after: recorded }).catch(() => undefined),
     cleanup,
     sweepReleaseObjects(input.store_id, input.catalog_id, cleanup).catch(() => undefined),
   ]);
@@ -911,7 +921,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   ]);
   const recorded = release.errors !== undefined && release.errors.length > 0;
   const cause = input.error?.Error ?? 'Error';
-  await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
+  const failed = pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
     state: 'FAILED',
     status: 'failed',
     updated_at: now(),
@@ -928,13 +938,18 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
           errors_total: 1,
         }),
   });
+  // After the FAILED record: the event, the lock, and the work files' deletion (listed meanwhile).
   await settleAll([
-    // A release a step recorded FAILED (`fail`) had its event then.
-    release.state === 'FAILED'
-      ? Promise.resolve()
-      : emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
-    endRelease(input),
-    objectStore.deletePrefix(workKeys.prefix(input)).catch(() => undefined),
+    failed.then(() =>
+      settleAll([
+        // A release a step recorded FAILED (`fail`) had its event then.
+        release.state === 'FAILED'
+          ? Promise.resolve()
+          : emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+        endRelease(input),
+      ]),
+    ),
+    objectStore.deletePrefix(workKeys.prefix(input), { after: failed }).catch(() => undefined),
   ]);
   return { state: 'FAILED' };
 }
