@@ -46,6 +46,32 @@ function errorRecords(outcome: JobOutcome): { records: JobErrorRecord[]; count: 
 }
 
 /**
+ * Starts a run of the job: a pending job (the first delivery of its message, the usual case) in one
+ * conditional write; a started one (a run before this one stopped) has that run's errors cleared. Answers
+ * the job as written, or why there is none to run (what the worker's log line says).
+ */
+async function startRun(
+  storeId: string,
+  jobId: string,
+): Promise<{ job: JobRecord } | { missing: true } | { skipped: Record<string, string> }> {
+  const first = await jobRepository.transition(storeId, jobId, ['pending'], {
+    status: 'started',
+    addAttempt: true,
+    started_at: new Date().toISOString(),
+  });
+  if (first) return { job: first };
+  const found = await jobRepository.get(storeId, jobId);
+  if (!found) return { missing: true };
+  if (found.status !== 'started') return { skipped: { status: found.status } };
+  await jobRepository.clearErrors(storeId, jobId);
+  const again = await jobRepository.transition(storeId, jobId, ['started'], {
+    status: 'started',
+    addAttempt: true,
+  });
+  return again ? { job: again } : { skipped: { reason: 'its status changed' } };
+}
+
+/**
  * Runs the job a queue message names: a job that ended or was cancelled is skipped (a message delivered
  * twice runs it once); a pending job is marked `started`; a `started` job is a run that crashed being
  * retried: its errors are cleared and it runs again from the start (runners are safe to run twice). Then
@@ -71,25 +97,16 @@ export async function runJob(
     job_id: jobId,
     store_id: storeId,
   };
-  const found = await jobRepository.get(storeId, jobId);
-  if (!found) {
+  const run = await startRun(storeId, jobId);
+  if ('missing' in run) {
     log('warn', 'job not found', ids);
     return 'missing';
   }
-  if (found.status !== 'pending' && found.status !== 'started') {
-    log('info', 'job skipped', { ...ids, status: found.status });
+  if ('skipped' in run) {
+    log('info', 'job skipped', { ...ids, ...run.skipped });
     return 'skipped';
   }
-  if (found.status === 'started') await jobRepository.clearErrors(storeId, jobId);
-  const job = await jobRepository.transition(storeId, jobId, [found.status], {
-    status: 'started',
-    addAttempt: true,
-    ...(found.status === 'pending' ? { started_at: new Date().toISOString() } : {}),
-  });
-  if (!job) {
-    log('info', 'job skipped', { ...ids, reason: 'its status changed' });
-    return 'skipped';
-  }
+  const { job } = run;
   const runner = runners[job.type];
   let outcome: JobOutcome;
   try {

@@ -7,6 +7,7 @@ import { registerLocalJobQueue } from '../../lib/jobs/queue';
 import { JobErrorList, type JobRunner, MAX_RECORDED_ERRORS } from '../../lib/jobs/runners';
 import { enqueueJob, NOT_QUEUED_MESSAGE } from '../../lib/jobs/service';
 import { MAX_RECEIVES, runJob } from '../../lib/jobs/worker';
+import { getDocumentClient } from '../../lib/store/client';
 import { jobRepository } from '../../lib/store/job-repository';
 import { createLambdaContext } from '../../local/http-event';
 import { LocalJobQueue, type LocalQueueMessage } from '../../local/job-queue';
@@ -125,6 +126,34 @@ describe('the worker', () => {
     expect(body.data.attributes.started_at).toEqual(expect.any(String));
     expect(body.data.attributes.completed_at).toEqual(expect.any(String));
     expect((await errorsOf(job.id)).body).toMatchObject({ data: [], meta: { results: { total: 0 } } });
+  });
+
+  it('starts a pending job with one conditional write, reading nothing before it', async () => {
+    const job = await newJob();
+    const operations: string[] = [];
+    const remove = getDocumentClient().use((next) => async (operation, body) => {
+      operations.push(operation);
+      return next(operation, body);
+    });
+    let before: string[] = [];
+    try {
+      await runWith(async (running) => {
+        before = [...operations];
+        expect(running).toMatchObject({ id: job.id, status: 'started', attempts: 1 });
+        return { errors: [] };
+      }, job.id);
+    } finally {
+      remove();
+    }
+    expect(before).toEqual(['UpdateItem']);
+    const started = await jobRepository.get(storeId(), job.id);
+    expect(started).toMatchObject({ status: 'success', attempts: 1, started_at: expect.any(String) });
+  });
+
+  it('answers missing for a message whose job is gone, writing nothing', async () => {
+    const id = '01a22560-0000-7000-8000-000000000000';
+    expect(await runWith(async () => ({ errors: [] }), id)).toBe('missing');
+    expect(await jobRepository.get(storeId(), id)).toBeUndefined();
   });
 
   it('marks a job with errors failed and lists them with their line and column', async () => {
