@@ -6,6 +6,7 @@ import {
   childRepository,
   ParentChangedError,
 } from '../store/child-repository';
+import { startedEarly } from '../store/items';
 import { type ProductAttributes, type ProductRecord, productRepository } from '../store/product-repository';
 import { variationRepository } from '../store/variation-repository';
 import { attributesProblem, MAX_PRODUCT_BYTES } from '../validation/product';
@@ -81,6 +82,9 @@ export async function runChildProductsBuild(input: {
   jobId: string;
 }): Promise<BuildError[]> {
   const { storeId, productId } = input;
+  // The children built before need nothing read first: read beside the parent and its variations (a
+  // store's jobs run one at a time, and each child's write is conditioned on the parent's generation).
+  const existingRead = startedEarly(childRepository.entries(storeId, productId));
   const parent = await productRepository.get(storeId, productId);
   if (!parent || parent.deleting !== undefined) return [{ message: `product ${productId} not found` }];
   if (parent.parent_id !== undefined) {
@@ -105,7 +109,7 @@ export async function runChildProductsBuild(input: {
   }
   const generation = parent.variations_generation ?? 0;
   try {
-    const existing = await childRepository.entries(storeId, productId);
+    const existing = await existingRead;
     const obsolete = existing.filter(
       (entry) => entry.generation !== generation || !wanted.has(keyOf(entry.options)),
     );

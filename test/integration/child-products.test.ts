@@ -658,6 +658,33 @@ describe('building child products', () => {
   });
 });
 
+it('a build reads the children built before beside the parent, not after it', async () => {
+  const parent = await newParent();
+  const size = await newVariationWithOptions(store.store.id, 'Size', ['S', 'L']);
+  await link(parent.id, size.variationId);
+  expect(await build(parent.id)).toEqual([]);
+  const order: string[] = [];
+  const get = productRepository.get.bind(productRepository);
+  const entries = childRepository.entries.bind(childRepository);
+  jest.spyOn(productRepository, 'get').mockImplementation(async (...args) => {
+    order.push('parent asked');
+    const found = await get(...args);
+    order.push('parent answered');
+    return found;
+  });
+  jest.spyOn(childRepository, 'entries').mockImplementation(async (...args) => {
+    order.push('children asked');
+    return entries(...args);
+  });
+  try {
+    expect(await build(parent.id)).toEqual([]);
+  } finally {
+    jest.restoreAllMocks();
+  }
+  expect(order.slice(0, 3)).toEqual(['children asked', 'parent asked', 'parent answered']);
+  expect([...(await childrenByOptions(parent.id)).keys()].sort()).toEqual(['L', 'S']);
+});
+
 describe('POST /pcm/products/{product_id}/build', () => {
   let sent: QueuedMessage[] = [];
   beforeEach(() => {
