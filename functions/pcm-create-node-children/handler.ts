@@ -1,6 +1,6 @@
 import { ok } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { addChildren, nodeDocument, nodeRoute } from '../../lib/nodes/service';
+import { addChildren, hierarchyNodeAndLinks, nodeDocument } from '../../lib/nodes/service';
 import { parseNodeChildren } from '../../lib/validation/node';
 import { createHandler } from '../create-handler';
 import { PCM_CREATE_NODE_CHILDREN } from '../routes';
@@ -14,10 +14,11 @@ export const handler = createHandler(
   PCM_CREATE_NODE_CHILDREN,
   {},
   async (event) => {
-    const { storeId, hierarchy, nodeId } = await nodeRoute(event);
+    // The hierarchy's links (the parent's 404, the children) are read with the route.
+    const { storeId, hierarchy, nodeId, links } = await hierarchyNodeAndLinks(event);
     const children = parseNodeChildren(event.parsedBody);
     const parent = await asWriteCaller(event, (caller) =>
-      addChildren(storeId, hierarchy.id, nodeId, children, caller),
+      addChildren(storeId, hierarchy.id, nodeId, children, caller, links),
     );
     return ok(await nodeDocument(storeId, hierarchy, parent));
   },

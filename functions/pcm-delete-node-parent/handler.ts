@@ -1,6 +1,6 @@
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { moveNode, nodeRoute } from '../../lib/nodes/service';
+import { hierarchyNodeAndLinks, moveNode } from '../../lib/nodes/service';
 import { createHandler } from '../create-handler';
 import { PCM_DELETE_NODE_PARENT } from '../routes';
 
@@ -9,7 +9,10 @@ import { PCM_DELETE_NODE_PARENT } from '../routes';
  * level (a child of the hierarchy itself), its subtree along; 204.
  */
 export const handler = createHandler('pcm-delete-node-parent', PCM_DELETE_NODE_PARENT, {}, async (event) => {
-  const { storeId, hierarchy, nodeId } = await nodeRoute(event);
-  await asWriteCaller(event, (caller) => moveNode(storeId, hierarchy.id, nodeId, null, undefined, caller));
+  // The node and the hierarchy's links are read with the route.
+  const { storeId, hierarchy, nodeId, node, links } = await hierarchyNodeAndLinks(event);
+  await asWriteCaller(event, (caller) =>
+    moveNode(storeId, hierarchy.id, nodeId, null, undefined, caller, undefined, links, node),
+  );
   return noContent();
 });

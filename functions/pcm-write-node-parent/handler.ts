@@ -1,6 +1,6 @@
 import { noContent } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { moveNode, nodeRoute } from '../../lib/nodes/service';
+import { hierarchyNodeAndLinks, moveNode } from '../../lib/nodes/service';
 import { parseNodeParent } from '../../lib/validation/node';
 import { createHandler } from '../create-handler';
 import { PCM_WRITE_NODE_PARENT } from '../routes';
@@ -10,10 +10,11 @@ import { PCM_WRITE_NODE_PARENT } from '../routes';
  * the node moves under that node, its subtree along; 204.
  */
 export const handler = createHandler('pcm-write-node-parent', PCM_WRITE_NODE_PARENT, {}, async (event) => {
-  const { storeId, hierarchy, nodeId } = await nodeRoute(event);
+  // The node and the hierarchy's links are read with the route (the node's 404 comes after the body's 400).
+  const { storeId, hierarchy, nodeId, node, links } = await hierarchyNodeAndLinks(event);
   const parentId = parseNodeParent(event.parsedBody);
   await asWriteCaller(event, (caller) =>
-    moveNode(storeId, hierarchy.id, nodeId, parentId, undefined, caller),
+    moveNode(storeId, hierarchy.id, nodeId, parentId, undefined, caller, undefined, links, node),
   );
   return noContent();
 });

@@ -248,13 +248,15 @@ export function moveNode(
   caller: WriteCaller,
   source = 'data.id',
   linksRead?: Map<string, NodeLink>,
+  nodeRead?: NodeRecord,
 ): Promise<NodeRecord> {
-  // The caller's read of the hierarchy's links, when it made one, serves the first round.
+  // The caller's reads of the hierarchy's links and of the node, when it made them, serve the first round.
   const readLinks = firstRoundRead(linksRead, () => hierarchyLinks(storeId, hierarchyId));
+  const readNode = firstRoundRead(nodeRead, () => nodeOf(storeId, hierarchyId, nodeId));
   return rounds(async () => {
     // The node, and the links of the hierarchy's nodes (one consistent Query) for the new parent's chain,
     // the subtree's height and the old parent, read at once: the transaction conditions on each version.
-    const [before, nodes] = await Promise.all([nodeOf(storeId, hierarchyId, nodeId), readLinks()]);
+    const [before, nodes] = await Promise.all([readNode(), readLinks()]);
     const parent = parentId === null ? undefined : nodes.get(parentId);
     if (parentId !== null && !parent) {
       throw unprocessable(`${source}: no node ${parentId} in this hierarchy`, source);
@@ -286,9 +288,11 @@ export async function addChildren(
   parentId: string,
   children: { id: string; sortOrder: number | undefined }[],
   caller: WriteCaller,
+  linksRead?: Map<string, NodeLink>,
 ): Promise<NodeRecord> {
-  // The parent (404 first) and the children, from the read of the hierarchy's links the first move uses.
-  const nodes = await hierarchyLinks(storeId, hierarchyId);
+  // The parent (404 first) and the children, from the read of the hierarchy's links the first move uses
+  // (the caller's, when it made one).
+  const nodes = linksRead ?? (await hierarchyLinks(storeId, hierarchyId));
   if (!nodes.has(parentId)) throw new NotFoundError('node not found');
   const missing = children.findIndex((child) => !nodes.has(child.id));
   if (missing >= 0) {
@@ -482,6 +486,27 @@ export async function hierarchyAndNode(
   const { hierarchy, node } = await nodeRepository.getWithHierarchy(storeId, hierarchyId, nodeId);
   if (!hierarchy || hierarchy.deleting) throw new NotFoundError('hierarchy not found');
   return { storeId, hierarchy, nodeId, node };
+}
+
+/**
+ * The route's store, hierarchy and node (as `hierarchyAndNode`) and the links of the hierarchy's nodes,
+ * read beside them: what a move's first round reads, in one round trip. The route's 404s come first; the
+ * links of a hierarchy that is not there are dropped unused.
+ */
+export async function hierarchyNodeAndLinks(
+  event: APIGatewayProxyEventV2 & { auth: { storeId: string } },
+): Promise<{
+  storeId: string;
+  hierarchy: Hierarchy;
+  nodeId: string;
+  node: NodeRecord | undefined;
+  links: Map<string, NodeLink> | undefined;
+}> {
+  const ids = routeIds(event);
+  const links =
+    ids === undefined ? undefined : startedEarly(hierarchyLinks(event.auth.storeId, ids.hierarchyId));
+  const route = await hierarchyAndNode(event);
+  return { ...route, links: await links };
 }
 
 /** The route's store, hierarchy and node, read in one request: 404 for the hierarchy, then the node. */

@@ -18,6 +18,7 @@ import { handler as updateNode } from '../../functions/pcm-update-node/handler';
 import { handler as writeParent } from '../../functions/pcm-write-node-parent/handler';
 import { handler as writeProducts } from '../../functions/pcm-write-node-products/handler';
 import { uuidv7After } from '../../lib/ids';
+import { getDocumentClient } from '../../lib/store/client';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
 import {
@@ -190,6 +191,64 @@ describe('nodes', () => {
       call(nodeChildren, 'GET', `/pcm/hierarchies/${h}/nodes/${top}/children`, undefined, theirs),
     ];
     expect(await errorsOf(foreign)).toEqual([notFound, notFound, notFound]);
+  });
+
+  it("the moves read the hierarchy's links beside the route, its 404s and the body's 400 still in order", async () => {
+    const h = await newHierarchy();
+    const [a, b] = [await newNode(h, 'A'), await newNode(h, 'B')];
+    const missing = uuidv7After(undefined);
+    const moves = (hierarchy: string, node: string, body: unknown = { data: { type: 'node', id: b } }) => [
+      call(writeParent, 'PUT', `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/parent`, body),
+      call(deleteParent, 'DELETE', `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/parent`),
+      call(createChildren, 'POST', `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/children`, {
+        data: [{ type: 'node', id: b }],
+      }),
+    ];
+    const errorsOf = async (calls: ReturnType<typeof moves>) =>
+      (await Promise.all(calls)).map((res) => [res.status, res.body?.errors?.[0]?.detail]);
+    const hierarchyMissing = [404, 'hierarchy not found'];
+    const nodeMissing = [404, 'node not found'];
+    expect(await errorsOf(moves(missing, a))).toEqual([hierarchyMissing, hierarchyMissing, hierarchyMissing]);
+    expect(await errorsOf(moves(missing, 'not-a-uuid'))).toEqual([
+      hierarchyMissing,
+      hierarchyMissing,
+      hierarchyMissing,
+    ]);
+    expect(await errorsOf(moves(h, missing))).toEqual([nodeMissing, nodeMissing, nodeMissing]);
+    // A bad body is answered before the node's absence.
+    expect((await errorsOf(moves(h, missing, { data: { type: 'node' } })))[0]?.[0]).toBe(400);
+
+    // One round trip before the write: the links' Query is sent before the route's read answers.
+    const order: string[] = [];
+    const remove = getDocumentClient().use((next) => async (operation, body) => {
+      order.push(`${operation} sent`);
+      const answer = await next(operation, body);
+      order.push(`${operation} answered`);
+      return answer;
+    });
+    try {
+      expect((await moveUnder(h, a, b)).status).toBe(204);
+    } finally {
+      remove();
+    }
+    // (A token the container has not seen yet adds its own BatchGetItem before these.)
+    const write = order.indexOf('TransactWriteItems sent');
+    const routeAnswered = order.lastIndexOf('BatchGetItem answered', write);
+    expect(order.indexOf('Query sent')).toBeLessThan(routeAnswered);
+    expect(order.slice(routeAnswered, write).filter((step) => step.endsWith('sent'))).toEqual([]);
+    expect(await parentOf(h, a)).toBe(b);
+    // Another store's token names this store's hierarchy and node: 404s, nothing moves.
+    const other = await createTestStore({ rate_limit: SHARED_STORE_RATE_LIMIT });
+    const theirs = await tokenFor(other);
+    const foreign = await call(
+      deleteParent,
+      'DELETE',
+      `/pcm/hierarchies/${h}/nodes/${a}/relationships/parent`,
+      undefined,
+      theirs,
+    );
+    expect([foreign.status, foreign.body.errors[0].detail]).toEqual(hierarchyMissing);
+    expect(await parentOf(h, a)).toBe(b);
   });
 
   it('sibling names and slugs are unique without regard to case (409 naming the field); cousins may share', async () => {
