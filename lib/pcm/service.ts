@@ -5,6 +5,7 @@ import { uuidv7 } from '../ids';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { type CatalogRegistry, catalogRepository } from '../store/catalog-repository';
 import { hierarchyRepository } from '../store/hierarchy-repository';
+import { settleAll, startedEarly } from '../store/items';
 import {
   CatalogBusyError,
   CatalogLimitError,
@@ -169,21 +170,38 @@ export async function listReleases(
   storeId: string,
   catalogId: string,
 ): Promise<{ releases: PcmRelease[]; current: string | undefined; version: number | undefined }> {
+  const { releases, current, version } = await readReleases(storeId, catalogId);
+  return { releases, current, version };
+}
+
+/** What one read of a catalog's releases gives: the releases listed (as `listReleases`), and what writes need. */
+interface ReleasesRead {
+  releases: PcmRelease[];
+  current: string | undefined;
+  version: number | undefined;
+  /** Every marker of the catalog's releases, deleted ones included. */
+  markers: PcmRelease[];
+  registry: CatalogRegistry | undefined;
+}
+
+/**
+ * The catalog's releases (`listReleases`) with every marker and the registry as read: the catalog, its
+ * markers and the registry read at once, one round trip (the catalog's 404 first; what was read of a
+ * catalog that is not there is dropped).
+ */
+async function readReleases(storeId: string, catalogId: string): Promise<ReleasesRead> {
+  const markersRead = startedEarly(catalogRepository.listReleases(storeId, catalogId));
+  const registryRead = startedEarly(catalogRepository.getRegistry(storeId));
   await catalogOf(storeId, catalogId);
-  const [markers, registry] = await Promise.all([
-    catalogRepository.listReleases(storeId, catalogId),
-    catalogRepository.getRegistry(storeId),
-  ]);
+  const [markers, registry] = [(await markersRead) as PcmRelease[], await registryRead];
   const current = registry?.catalogs[catalogId]?.release.id;
-  const all = (markers as PcmRelease[])
-    .filter((release) => release.deleted_at === undefined)
-    .sort(newestFirst);
+  const all = markers.filter((release) => release.deleted_at === undefined).sort(newestFirst);
   let releases = all.slice(0, LISTED_RELEASES);
   const serving = all.find((release) => release.release_id === current);
   if (serving && !releases.includes(serving)) {
     releases = [...releases.slice(0, LISTED_RELEASES - 1), serving].sort(newestFirst);
   }
-  return { releases, current, version: registry?.version };
+  return { releases, current, version: registry?.version, markers, registry };
 }
 
 /**
@@ -206,8 +224,9 @@ export async function getRelease(
   storeId: string,
   catalogId: string,
   releaseId: string,
-): Promise<{ release: PcmRelease; current: boolean; version: number | undefined }> {
-  const { releases, current, version } = await listReleases(storeId, catalogId);
+): Promise<{ release: PcmRelease; current: boolean; version: number | undefined; read: ReleasesRead }> {
+  const read = await readReleases(storeId, catalogId);
+  const { releases, current, version } = read;
   const release =
     releaseId === LATEST_PUBLISHED
       ? releases.find((each) => releaseState(each) === 'PUBLISHED')
@@ -217,7 +236,7 @@ export async function getRelease(
       releaseId === LATEST_PUBLISHED ? 'the catalog has no published release' : 'release not found',
     );
   }
-  return { release, current: release.release_id === current, version };
+  return { release, current: release.release_id === current, version, read };
 }
 
 /**
@@ -235,12 +254,12 @@ export async function deleteRelease(
   caller: WriteCaller,
 ): Promise<void> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    const { release, current, version } = await getRelease(storeId, catalogId, releaseId);
+    const { release, current, version, read } = await getRelease(storeId, catalogId, releaseId);
     if (isPublishing(release)) {
       throw new ConflictError('the release is being published; wait until it is PUBLISHED or FAILED');
     }
     const done = current
-      ? await replaceCurrent(storeId, catalogId, release.release_id, caller)
+      ? await replaceCurrent(storeId, catalogId, release.release_id, caller, read)
       : await markDeleted(release, version, caller);
     if (done) return;
   }
@@ -257,11 +276,14 @@ export async function deleteReleases(
   catalogId: string,
   caller: WriteCaller,
 ): Promise<string[]> {
-  await assertCallerExists(caller);
   const deleted: string[] = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    const { current, version } = await listReleases(storeId, catalogId);
-    const markers = (await catalogRepository.listReleases(storeId, catalogId)) as PcmRelease[];
+    // The first round checks the caller beside its reads (a catalog with nothing to delete writes nothing,
+    // so no transaction checks it); a caller refused answers before the catalog's 404.
+    const reading = readReleases(storeId, catalogId);
+    await settleAll([attempt === 1 ? assertCallerExists(caller) : Promise.resolve(), reading]);
+    const read = await reading;
+    const { current, version, markers } = read;
     let changed = false;
     for (const release of markers) {
       if (release.deleted_at !== undefined || isPublishing(release) || release.release_id === current)
@@ -270,7 +292,7 @@ export async function deleteReleases(
       else changed = true;
     }
     if (!changed && current !== undefined) {
-      if (await replaceCurrent(storeId, catalogId, current, caller, { unpublish: true }))
+      if (await replaceCurrent(storeId, catalogId, current, caller, read, { unpublish: true }))
         deleted.push(current);
       else changed = true;
     }
@@ -304,12 +326,14 @@ async function replaceCurrent(
   catalogId: string,
   releaseId: string,
   caller: WriteCaller,
+  read: ReleasesRead,
   options: { unpublish?: boolean } = {},
 ): Promise<boolean> {
-  const registry = await catalogRepository.getRegistry(storeId);
+  // The registry and the releases as this round read them: the transaction conditions on the registry's
+  // version, so a change since refuses it and the caller reads again.
+  const { registry, releases } = read;
   const entry = registry?.catalogs[catalogId];
   if (!registry || entry?.release.id !== releaseId) return false;
-  const { releases } = await listReleases(storeId, catalogId);
   const previous = options.unpublish
     ? undefined
     : releases.find(

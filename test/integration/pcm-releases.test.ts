@@ -7,7 +7,11 @@ import { handler as getRelease } from '../../functions/pcm-get-release/handler';
 import { handler as listReleases } from '../../functions/pcm-list-releases/handler';
 import { clearCatalogCaches } from '../../lib/catalog/cache';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import { uuidv7 } from '../../lib/ids';
+import { deleteReleases as deleteEveryRelease } from '../../lib/pcm/service';
+import { CallerRevokedError, type WriteCaller } from '../../lib/store/caller-check';
 import { catalogRepository } from '../../lib/store/catalog-repository';
+import { getDocumentClient } from '../../lib/store/client';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { adminOfNewStore, childrenRelease, readRegistryEveryRequest } from '../support/catalog-fixtures';
 import { expectErrorBody } from '../support/error-body';
@@ -167,6 +171,48 @@ describe('releases of the catalog API', () => {
     },
     PUBLISH_TIMEOUT_MS,
   );
+
+  it(
+    'reads the catalog, its releases and the registry in one round trip; deleting them all reads them once',
+    async () => {
+      await c.publish('A ');
+      await c.publish('B ');
+      const order: string[] = [];
+      const remove = getDocumentClient().use((next) => async (operation, body) => {
+        order.push(`${operation} sent`);
+        const answer = await next(operation, body);
+        order.push(`${operation} answered`);
+        return answer;
+      });
+      try {
+        expect((await c.list()).status).toBe(200);
+        // (A token the container has not seen yet adds its own BatchGetItem first.)
+        // Sent before any of them answered (the token check's BatchGetItem and the limiter's UpdateItem aside).
+        const firstAnswer = order.findIndex(
+          (step) => step === 'GetItem answered' || step === 'Query answered',
+        );
+        const reads = order.slice(0, firstAnswer).filter((step) => /^(GetItem|Query) sent$/.test(step));
+        expect(reads.sort()).toEqual(['GetItem sent', 'GetItem sent', 'Query sent']);
+        order.length = 0;
+        expect((await c.removeAll()).status).toBe(204);
+        const beforeWrites = order.slice(0, order.indexOf('TransactWriteItems sent'));
+        expect(beforeWrites.filter((step) => step === 'Query sent')).toHaveLength(1);
+      } finally {
+        remove();
+      }
+      expect(await c.listed()).toEqual([]);
+      expect(await c.shopperRelease()).toBeUndefined();
+    },
+    PUBLISH_TIMEOUT_MS,
+  );
+
+  it("refuses a revoked caller's deletion of every release before a missing catalog's 404", async () => {
+    const caller: WriteCaller = { storeId: c.storeId, keyId: uuidv7(), tokenHash: 'no-such-token' };
+    await expect(deleteEveryRelease(c.storeId, uuidv7(), caller)).rejects.toBeInstanceOf(CallerRevokedError);
+    await expect(deleteEveryRelease(c.storeId, c.catalogId, caller)).rejects.toBeInstanceOf(
+      CallerRevokedError,
+    );
+  });
 
   it('records export_full_delta, sent in data or bare, as meta.is_full_delta; refuses other members', async () => {
     // No workflow runs here: each release stays PENDING.
