@@ -18,7 +18,6 @@ import { handler as updateNode } from '../../functions/pcm-update-node/handler';
 import { handler as writeParent } from '../../functions/pcm-write-node-parent/handler';
 import { handler as writeProducts } from '../../functions/pcm-write-node-products/handler';
 import { uuidv7After } from '../../lib/ids';
-import { getDocumentClient } from '../../lib/store/client';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { nodeRepository } from '../../lib/store/node-repository';
 import {
@@ -29,6 +28,7 @@ import {
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
+import { recordOperationOrder } from '../support/operation-order';
 
 /** `/pcm/hierarchies/{id}/nodes…` and `/pcm/products/{id}/nodes` through the handlers on DynamoDB Local. */
 
@@ -219,17 +219,11 @@ describe('nodes', () => {
     expect((await errorsOf(moves(h, missing, { data: { type: 'node' } })))[0]?.[0]).toBe(400);
 
     // One round trip before the write: the links' Query is sent before the route's read answers.
-    const order: string[] = [];
-    const remove = getDocumentClient().use((next) => async (operation, body) => {
-      order.push(`${operation} sent`);
-      const answer = await next(operation, body);
-      order.push(`${operation} answered`);
-      return answer;
-    });
+    const { order, stop } = recordOperationOrder();
     try {
       expect((await moveUnder(h, a, b)).status).toBe(204);
     } finally {
-      remove();
+      stop();
     }
     // (A token the container has not seen yet adds its own BatchGetItem before these.)
     const write = order.indexOf('TransactWriteItems sent');

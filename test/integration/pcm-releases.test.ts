@@ -11,12 +11,12 @@ import { uuidv7 } from '../../lib/ids';
 import { deleteReleases as deleteEveryRelease } from '../../lib/pcm/service';
 import { CallerRevokedError, type WriteCaller } from '../../lib/store/caller-check';
 import { catalogRepository } from '../../lib/store/catalog-repository';
-import { getDocumentClient } from '../../lib/store/client';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { adminOfNewStore, childrenRelease, readRegistryEveryRequest } from '../support/catalog-fixtures';
 import { expectErrorBody } from '../support/error-body';
 import { invoke } from '../support/fixtures';
 import { publishRelease } from '../support/one-process-publisher';
+import { recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog, releaseRequests } from '../support/pcm-fixtures';
 
 /**
@@ -177,16 +177,9 @@ describe('releases of the catalog API', () => {
     async () => {
       await c.publish('A ');
       await c.publish('B ');
-      const order: string[] = [];
-      const remove = getDocumentClient().use((next) => async (operation, body) => {
-        order.push(`${operation} sent`);
-        const answer = await next(operation, body);
-        order.push(`${operation} answered`);
-        return answer;
-      });
+      const { order, stop } = recordOperationOrder();
       try {
         expect((await c.list()).status).toBe(200);
-        // (A token the container has not seen yet adds its own BatchGetItem first.)
         // Sent before any of them answered (the token check's BatchGetItem and the limiter's UpdateItem aside).
         const firstAnswer = order.findIndex(
           (step) => step === 'GetItem answered' || step === 'Query answered',
@@ -198,7 +191,7 @@ describe('releases of the catalog API', () => {
         const beforeWrites = order.slice(0, order.indexOf('TransactWriteItems sent'));
         expect(beforeWrites.filter((step) => step === 'Query sent')).toHaveLength(1);
       } finally {
-        remove();
+        stop();
       }
       expect(await c.listed()).toEqual([]);
       expect(await c.shopperRelease()).toBeUndefined();
