@@ -2,6 +2,7 @@ import { ConflictError, WRITE_CONFLICT } from '../http/errors';
 import type { WriteCaller } from '../store/caller-check';
 import { backoff } from '../store/items';
 import { type NodeRecord, NodeWriteRefusedError, nodeRepository } from '../store/node-repository';
+import { firstRoundRead } from '../store/transact-retrying';
 import { NODE_PRODUCTS_PER_REQUEST } from '../validation/node';
 
 /** Times a delete reads the tree again after losing to a write meanwhile (a new child or product) before 409. */
@@ -16,6 +17,13 @@ async function detachAll(storeId: string, node: NodeRecord, caller: WriteCaller)
   }
 }
 
+/** Every node of the hierarchy, by id (one consistent Query, paged). */
+export async function nodeTree(storeId: string, hierarchyId: string): Promise<Map<string, NodeRecord>> {
+  const nodes = new Map<string, NodeRecord>();
+  for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) nodes.set(node.id, node);
+  return nodes;
+}
+
 /**
  * Deletes the subtrees of `rootIds` (undefined: every node of the hierarchy), leaves first, each node's
  * products detached before it goes. Every step leaves a tree (a node goes only once it has no children nor
@@ -26,10 +34,12 @@ export async function deleteSubtrees(
   hierarchyId: string,
   rootIds: string[] | undefined,
   caller: WriteCaller,
+  treeRead?: Promise<Map<string, NodeRecord>>,
 ): Promise<void> {
+  // The caller's read of the tree, when it made one (beside the route's), serves the first round.
+  const readTree = firstRoundRead(treeRead, () => nodeTree(storeId, hierarchyId));
   for (let round = 1; round <= ROUNDS; round += 1) {
-    const nodes = new Map<string, NodeRecord>();
-    for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) nodes.set(node.id, node);
+    const nodes = await readTree();
     const children = new Map<string | null, NodeRecord[]>();
     for (const node of nodes.values()) {
       const siblings = children.get(node.parent_id);

@@ -502,11 +502,30 @@ export async function hierarchyNodeAndLinks(
   node: NodeRecord | undefined;
   links: Map<string, NodeLink> | undefined;
 }> {
+  const { beside, ...route } = await hierarchyAndNodeBeside(event, (hierarchyId) =>
+    hierarchyLinks(event.auth.storeId, hierarchyId),
+  );
+  return { ...route, links: await beside };
+}
+
+/**
+ * The route's store, hierarchy and node (as `hierarchyAndNode`) and `read` of the route's hierarchy,
+ * started beside them (undefined when the route's ids do not parse: its 404 comes first). What `read`
+ * answers is the caller's to await; a hierarchy that is not there drops it unread, and never unhandled.
+ */
+export async function hierarchyAndNodeBeside<T>(
+  event: APIGatewayProxyEventV2 & { auth: { storeId: string } },
+  read: (hierarchyId: string) => Promise<T>,
+): Promise<{
+  storeId: string;
+  hierarchy: Hierarchy;
+  nodeId: string;
+  node: NodeRecord | undefined;
+  beside: Promise<T> | undefined;
+}> {
   const ids = routeIds(event);
-  const links =
-    ids === undefined ? undefined : startedEarly(hierarchyLinks(event.auth.storeId, ids.hierarchyId));
-  const route = await hierarchyAndNode(event);
-  return { ...route, links: await links };
+  const beside = ids === undefined ? undefined : startedEarly(read(ids.hierarchyId));
+  return { ...(await hierarchyAndNode(event)), beside };
 }
 
 /** The route's store, hierarchy and node, read in one request: 404 for the hierarchy, then the node. */

@@ -245,6 +245,33 @@ describe('nodes', () => {
     expect(await parentOf(h, a)).toBe(b);
   });
 
+  it("a node's delete reads the hierarchy's tree beside the route, its 404s still first", async () => {
+    const h = await newHierarchy();
+    const top = await newNode(h, 'Top');
+    const low = await newNode(h, 'Low', top);
+    const missing = uuidv7After(undefined);
+    const remove = (hierarchy: string, node: string) =>
+      call(deleteNode, 'DELETE', `/pcm/hierarchies/${hierarchy}/nodes/${node}`);
+    const errorOf = async (hierarchy: string, node: string) => {
+      const res = await remove(hierarchy, node);
+      return [res.status, res.body?.errors?.[0]?.detail];
+    };
+    expect(await errorOf(missing, top)).toEqual([404, 'hierarchy not found']);
+    expect(await errorOf(missing, 'not-a-uuid')).toEqual([404, 'hierarchy not found']);
+    expect(await errorOf(h, missing)).toEqual([404, 'node not found']);
+    const { order, stop } = recordOperationOrder();
+    try {
+      expect((await remove(h, top)).status).toBe(204);
+    } finally {
+      stop();
+    }
+    const write = order.indexOf('TransactWriteItems sent');
+    const routeAnswered = order.lastIndexOf('BatchGetItem answered', write);
+    expect(order.indexOf('Query sent')).toBeLessThan(routeAnswered);
+    // The subtree went, leaves first.
+    for (const node of [top, low]) expect(await nodeRepository.get(store.store.id, h, node)).toBeUndefined();
+  });
+
   it('sibling names and slugs are unique without regard to case (409 naming the field); cousins may share', async () => {
     const h = await newHierarchy();
     const a = await newNode(h, 'A');
