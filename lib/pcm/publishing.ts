@@ -104,11 +104,13 @@ export async function replaceDocument(
     if (error instanceof CatalogNotFoundError) throw new NotFoundError('catalog not found');
     throw error;
   }
-  // The catalog as written, read while the replaced document goes.
+  // The catalog as written, read once: the answer, and whether the replaced document is still read.
+  const after = pcmRepository.getCatalog(storeId, catalogId);
   const [catalog] = await Promise.all([
-    catalogOf(storeId, catalogId),
-    replaced === undefined ? undefined : reclaimDocument(storeId, catalogId, replaced),
+    after,
+    replaced === undefined ? undefined : reclaimDocument(storeId, catalogId, replaced, after),
   ]);
+  if (!catalog) throw new NotFoundError('catalog not found');
   return catalog;
 }
 

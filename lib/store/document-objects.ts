@@ -1,7 +1,7 @@
 import { errorFields, log } from '../http/log';
 import { deltasPrefix } from './delta-objects';
 import { objectStore } from './object-store';
-import { pcmRepository } from './pcm-repository';
+import { type PcmCatalog, pcmRepository } from './pcm-repository';
 
 /*
  * Which of a catalog's objects in the documents bucket are still needed, and deleting the others
@@ -40,15 +40,18 @@ export const releaseDocument = (release: {
  * Called after the write that stopped the use (the document replaced, the release's lock freed): a release
  * is created only with the catalog's document at that moment (its transaction checks it), so a document
  * neither current nor read by the release being published is needed by nothing, now or later. Best effort:
- * a failure is logged, and the object stays (the request that got here has succeeded).
+ * a failure is logged, and the object stays (the request that got here has succeeded). `catalogRead`: the
+ * caller's read of the catalog, made after that write (one request where the caller reads it anyway).
  */
 export async function reclaimDocument(
   storeId: string,
   catalogId: string,
   document: DocumentObjects,
+  catalogRead?: Promise<PcmCatalog | undefined>,
 ): Promise<void> {
   try {
-    const catalog = await pcmRepository.getCatalog(storeId, catalogId);
+    // The caller's read of the catalog, when it made one after that write, serves.
+    const catalog = await (catalogRead ?? pcmRepository.getCatalog(storeId, catalogId));
     if (catalog?.document?.key === document.key) return;
     if (catalog?.publishing !== undefined) {
       const release = await pcmRepository.getRelease(storeId, catalogId, catalog.publishing);

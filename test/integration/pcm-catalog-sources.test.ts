@@ -2,8 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { handler as createCatalog } from '../../functions/pcm-create-catalog/handler';
 import { handler as putDocument } from '../../functions/pcm-put-catalog-document/handler';
 import { handler as updateCatalog } from '../../functions/pcm-update-catalog/handler';
+import { RELEASE_SHARDS } from '../../lib/catalog/publisher';
+import { uuidv7 } from '../../lib/ids';
+import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { bearer, createTestStore, invoke, type TestStore, tokenFor } from '../support/fixtures';
+import { recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog, newPcmHierarchy, newPricebook } from '../support/pcm-fixtures';
 
 /**
@@ -130,5 +134,56 @@ describe('a catalog publishes its hierarchies or a document, not both', () => {
     expect((await pcmRepository.getCatalog(store.store.id, documented))?.hierarchy_ids).toEqual([]);
     // Without hierarchies, the authored catalog takes documents again.
     expect((await update(authored.body.data.id, { hierarchy_ids: [] })).status).toBe(200);
+  });
+});
+
+describe('a document replaced', () => {
+  const put = (catalogId: string, name: string) =>
+    invoke(putDocument, {
+      method: 'PUT',
+      path: `/pcm/catalogs/${catalogId}/document`,
+      pathParameters: { catalog_id: catalogId },
+      headers: JSON_HEADERS(),
+      body: JSON.stringify({ catalog: { name }, products: [] }),
+    });
+  const documentKey = async (catalogId: string) =>
+    (await pcmRepository.getCatalog(store.store.id, catalogId))?.document?.key as string;
+
+  it('goes when a new one is stored, reading the catalog once after the write; a release being published keeps it', async () => {
+    const catalogId = (await create({ name: 'Replaced' })).body.data.id as string;
+    expect((await put(catalogId, 'First')).status).toBe(200);
+    const first = await documentKey(catalogId);
+    const { order, stop } = recordOperationOrder();
+    let second: Awaited<ReturnType<typeof put>>;
+    try {
+      second = await put(catalogId, 'Second');
+    } finally {
+      stop();
+    }
+    expect([second.status, second.body.data.meta.document.bytes]).toEqual([200, expect.any(Number)]);
+    const afterWrite = order.slice(order.indexOf('TransactWriteItems answered'));
+    expect(afterWrite.filter((step) => step === 'GetItem sent')).toHaveLength(1);
+    expect(await objectStore.head(first)).toBeUndefined();
+
+    // A release being published reads the current document: the next document leaves it in place.
+    const reading = await documentKey(catalogId);
+    const now = new Date().toISOString();
+    await pcmRepository.createRelease({
+      store_id: store.store.id,
+      catalog_id: catalogId,
+      release_id: uuidv7(),
+      shards: RELEASE_SHARDS,
+      status: 'writing',
+      started_at: now,
+      heartbeat_at: now,
+      state: 'IN_PROGRESS',
+      name: 'Running',
+      document_key: reading,
+      created_at: now,
+      updated_at: now,
+    });
+    expect((await put(catalogId, 'Third')).status).toBe(200);
+    expect(await objectStore.head(reading)).toBeDefined();
+    expect(await documentKey(catalogId)).not.toBe(reading);
   });
 });
