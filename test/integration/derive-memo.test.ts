@@ -143,6 +143,26 @@ describe('a publish derives only the ranges that changed', () => {
     expect((await catalog.manifest(full)).equals(await catalog.manifest(one))).toBe(true);
   });
 
+  it("reads a range's bytes beside its plan when nothing can take it up (the catalog's first release)", async () => {
+    const catalog = await newCatalog();
+    const reads: string[] = [];
+    const read = objectStore.read.bind(objectStore);
+    jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
+      if (key.endsWith('/plan.json')) reads.push('plan');
+      else if (range !== undefined) reads.push('range');
+      return read(key, range);
+    });
+    try {
+      await catalog.publish(document(catalog.catalogId));
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(derived.length).toBeGreaterThanOrEqual(4);
+    // The first derivation reads the plan (the process keeps it for the others): its range's bytes went first.
+    expect(reads.slice(0, 2)).toEqual(['range', 'plan']);
+    expect(reads.filter((what) => what === 'range')).toHaveLength(derived.length);
+  });
+
   it('derives the taken-up ranges again when the merge needs their items: a full delta file asked meanwhile', async () => {
     const catalog = await newCatalog();
     await catalog.publish(document(catalog.catalogId));

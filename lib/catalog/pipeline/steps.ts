@@ -519,7 +519,12 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
   // ranges' list the derive map reads once this step has returned.
   const lines = plan.ranges.map((range) => {
     const bytes = rangeBytes(range.n);
-    const line: RangeLine = { n: range.n, ...(base ? { base } : {}), ...(bytes ? { bytes } : {}) };
+    const line: RangeLine = {
+      n: range.n,
+      ...(base ? { base } : {}),
+      ...(bytes ? { bytes } : {}),
+      at: { offset: range.offset, length: range.length },
+    };
     return `${JSON.stringify(line)}\n`;
   });
   let next = 0;
@@ -580,20 +585,26 @@ async function planOf(input: DeriveInput): Promise<DerivePlan> {
 
 /** A range's derivation: its plan, picks and place, and its chunk files' writer. */
 async function rangeOf(input: DeriveInput) {
-  // A range's picks are read beside the plan (ranges are numbered by their place in the plan).
+  // A range's picks are read beside the plan (ranges are numbered by their place in the plan), and so are
+  // its bytes when it is derived whatever they hold (no base to take it up from) and its line says where.
   const picksRead = startedEarly(readJson<RangePicks>(workKeys.picks(input, input.range.n)));
+  const at = input.range.base === undefined ? input.range.at : undefined;
+  const rangeRead = (offset: number, length: number) =>
+    readBytes(objectStore.read(input.document_key, { start: offset, end: offset + length - 1 }));
+  const early = at === undefined ? undefined : startedEarly(rangeRead(at.offset, at.length));
   const plan = await planOf(input);
   const range = plan.ranges[input.range.n];
   if (!range) throw new Error(`the plan has no range ${input.range.n}`);
   if (range.n !== input.range.n) throw new Error(`the plan's range ${input.range.n} is numbered ${range.n}`);
   const picks = await picksRead;
   // Read once, when asked (a range is at most DERIVE_RANGE_BYTES): hashed for its key unless Plan hashed
-  // it, then derived when not taken up.
+  // it, then derived when not taken up. The read started early serves when it is the plan's range.
   let read: Promise<Uint8Array> | undefined;
   const bytes = () => {
-    read ??= readBytes(
-      objectStore.read(input.document_key, { start: range.offset, end: range.offset + range.length - 1 }),
-    );
+    read ??=
+      early !== undefined && at?.offset === range.offset && at.length === range.length
+        ? early
+        : rangeRead(range.offset, range.length);
     return read;
   };
   const derive = async () => {

@@ -198,6 +198,11 @@ export interface RangeLine {
    * this release and `base`: a range taken up is then not read. Absent: Derive reads and hashes them.
    */
   bytes?: { digest: string; holdsTime: boolean; latest?: string | null };
+  /**
+   * Where the range's bytes are in the document (the plan's offset and length): a range without a base,
+   * always derived, reads them beside its plan and picks. Absent (a plan written before it): after them.
+   */
+  at?: { offset: number; length: number };
 }
 
 /** The derive Distributed Map's item: the execution's ids and one range. */
