@@ -521,7 +521,9 @@ export const catalogRepository = {
    * whose response was lost still happened). Conditional on the marker, which the switch also checks, so
    * exactly one of them wins. Returns the release's status afterwards (undefined: no marker).
    */
-  async abandonRelease(marker: ReleaseMarker): Promise<ReleaseStatus | undefined> {
+  async abandonRelease(
+    marker: Pick<ReleaseMarker, 'store_id' | 'catalog_id' | 'release_id'>,
+  ): Promise<ReleaseStatus | undefined> {
     const key = catalogKeys.releaseMarker(marker.store_id, marker.catalog_id, marker.release_id);
     try {
       await getDocumentClient().send(

@@ -181,8 +181,11 @@ export function readAhead<T>(count: number, ahead: number, read: (n: number) => 
   };
 }
 
-/** An object's read whose request is sent now; `close` ends it, read or not. */
-function readStarted(key: string) {
+/**
+ * An object's read whose request is sent now, for a reader certain to read it soon: `body` is its bytes
+ * (read once), `close` ends it, read or not (every path that does not read it must).
+ */
+export function readStarted(key: string): { body: AsyncIterable<Uint8Array>; close: () => Promise<void> } {
   const chunks = objectStore.read(key)[Symbol.asyncIterator]();
   // Sends the request: its answer's first bytes wait in the connection (the stream's backpressure holds
   // the rest) until the body is read.

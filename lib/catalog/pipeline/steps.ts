@@ -46,6 +46,7 @@ import {
   manifestPartKey,
   planSharing,
   readAhead,
+  readStarted,
   releaseObjects,
   type ShareChange,
   sweepReleaseObjects,
@@ -326,6 +327,21 @@ const keptVersion = async (ids: ReleaseIds, releaseId: string) =>
 
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
 export async function validateStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
+  // A document catalog's release (not exported, nothing to copy in first) reads its whole document
+  // whatever else it finds: the read goes out while the state is recorded.
+  const documentRead =
+    !input.export && input.copy_from === undefined ? readStarted(input.document_key) : undefined;
+  try {
+    return await validateDocument(input, documentRead?.body);
+  } finally {
+    await documentRead?.close();
+  }
+}
+
+async function validateDocument(
+  input: ReleaseExecutionInput,
+  document: AsyncIterable<Uint8Array> | undefined,
+): Promise<ValidateOutput> {
   // What a spliced export wrote again (an object Export wrote) is read while the state is recorded.
   const factsRead = startedEarly(spliceFactsOf(input));
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
@@ -355,7 +371,7 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
   }
   let result: Awaited<ReturnType<typeof validateReleaseStream>>;
   try {
-    result = await validateReleaseStream(objectStore.read(input.document_key));
+    result = await validateReleaseStream(document ?? objectStore.read(input.document_key));
   } catch (error) {
     if (!(error instanceof DocumentReadError)) throw error;
     const issue = { path: '', rule: error.rule, message: error.message };
@@ -431,6 +447,27 @@ async function invalid(input: ReleaseExecutionInput, error: ReleaseValidationErr
  * keep), into the bucket: the plan, each range's picks, and the ranges as JSON Lines for the derive map.
  */
 export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput> {
+  // A document catalog's release (not exported: nothing to plan from the release before) reads its whole
+  // document: the read goes out beside the step's first reads.
+  const documentRead = input.export ? undefined : readStarted(input.document_key);
+  try {
+    return await planDocument(input, documentRead);
+  } finally {
+    await documentRead?.close();
+  }
+}
+
+async function planDocument(
+  input: ReleaseExecutionInput,
+  documentRead: ReturnType<typeof readStarted> | undefined,
+): Promise<PlanOutput> {
+  // The read started early serves the first opening; any other reads the document afresh.
+  let primed = documentRead?.body;
+  const openDocument = () => {
+    const body = primed ?? objectStore.read(input.document_key);
+    primed = undefined;
+    return body;
+  };
   const registryRead = startedEarly(catalogRepository.getRegistry(input.store_id));
   // What a spliced export wrote again (an object) is read beside them.
   const factsRead = startedEarly(spliceFactsOf(input));
@@ -486,7 +523,7 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
     let planned: Awaited<ReturnType<typeof planRelease>>;
     try {
       planned = await planRelease({
-        open: () => objectStore.read(input.document_key),
+        open: openDocument,
         catalogId: input.catalog_id,
         layout,
         storeCurrencies: store.currencies,
@@ -909,9 +946,28 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
  * serving throughout. A switch that happened although its step then failed counts as published.
  */
 export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED' | 'PUBLISHED' }> {
-  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  // The fence needs only the release's ids, and changes nothing of its record but its status: the two go
+  // together. The release's objects are listed meanwhile, and deleted once the fence holds on a release
+  // that is there and no switch published.
+  const fenced = catalogRepository.abandonRelease(input);
+  const releaseRead = pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+  const unpublished = fenced.then((status) => {
+    if (status === undefined || status === 'complete') throw new Error(`the release is ${status ?? 'gone'}`);
+  });
+  const objects = objectStore
+    .deletePrefix(releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id), {
+      after: unpublished,
+    })
+    .then(() => undefined);
+  try {
+    await settleAll([releaseRead, fenced]);
+  } catch (error) {
+    await objects.catch(() => undefined);
+    throw error;
+  }
+  const [release, status] = [await releaseRead, await fenced];
+  if (!release || status === 'complete') await objects.catch(() => undefined);
   if (!release) return { state: 'FAILED' };
-  const status = await catalogRepository.abandonRelease(release);
   if (status === 'complete') {
     await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
       state: 'PUBLISHED',
@@ -927,7 +983,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   // without one has none to query for (a release has 64 shards to query).
   await settleAll([
     mayHoldItems(release) ? catalogRepository.deleteReleaseItems(release) : Promise.resolve(),
-    objectStore.deletePrefix(releaseObjects.prefix(input.store_id, input.catalog_id, input.release_id)),
+    objects,
     deleteDeltaFile(input.store_id, input.catalog_id, input.release_id),
   ]);
   const recorded = release.errors !== undefined && release.errors.length > 0;
