@@ -51,6 +51,27 @@ export function startedEarly<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
+ * `items` with its first item asked for now (a paged Query's first page sent), for a reader that will
+ * iterate it soon, once. A failure of that first ask is thrown where the reader gets to it, never
+ * unhandled; the memory held meanwhile is the first page.
+ */
+export function askedFirst<T>(items: AsyncIterable<T>): AsyncIterable<T> {
+  const iterator = items[Symbol.asyncIterator]();
+  const first = startedEarly(iterator.next());
+  return {
+    async *[Symbol.asyncIterator]() {
+      let done = false;
+      try {
+        for (let step = await first; !step.done; step = await iterator.next()) yield step.value;
+        done = true;
+      } finally {
+        if (!done) await iterator.return?.(undefined);
+      }
+    },
+  };
+}
+
+/**
  * Waits for every piece of work and rejects with the first failure only once all have settled: a Lambda
  * freezes what is still in flight when its handler answers, and a retry must not race the work it repeats.
  */

@@ -28,6 +28,7 @@ import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { tableName } from '../../lib/store/schema';
 import { adminOfNewStore } from '../support/catalog-fixtures';
 import { invoke } from '../support/fixtures';
+import { recordOperationOrder } from '../support/operation-order';
 import { newPcmHierarchy, newPcmNode, newPricebook, newVariationWithOptions } from '../support/pcm-fixtures';
 
 /**
@@ -216,11 +217,45 @@ async function authoredCatalog() {
     publish,
     documents,
     book,
+    hierarchyId,
     prices,
     shirts,
     ids: { tee, cap, sock, draft, loose, bundle },
   };
 }
+
+describe('a whole export', () => {
+  it("sends the hierarchy's nodes and the first page of its attached products with its first reads", async () => {
+    const c = await authoredCatalog();
+    const { order, stop } = recordOperationOrder();
+    let document = '';
+    try {
+      for await (const piece of authoredDocument(
+        c.storeId,
+        {
+          id: randomUUID(),
+          name: 'Whole',
+          sources: { hierarchy_ids: [c.hierarchyId], pricebook_ids: [c.book] },
+        },
+        new Date(),
+      ))
+        document += piece;
+    } finally {
+      stop();
+    }
+    // Before any read answered: the book's and the hierarchy's GetItems, and four Queries (the currencies,
+    // the book's modifiers, the hierarchy's nodes, its attached products).
+    const firstAnswer = order.findIndex((step) => step.endsWith('answered'));
+    const sent = order.slice(0, firstAnswer);
+    expect(sent.filter((step) => step === 'Query sent')).toHaveLength(4);
+    expect(sent.filter((step) => step === 'GetItem sent')).toHaveLength(2);
+    const parsed = JSON.parse(document) as { nodes: unknown[]; products: { id: string }[] };
+    expect(parsed.nodes).toHaveLength(3);
+    expect(parsed.products.map((product) => product.id)).toEqual(
+      expect.arrayContaining([c.ids.tee, c.ids.cap]),
+    );
+  });
+});
 
 describe('an authored release exports only what changed since the release before', () => {
   it('splices the changed families in place and writes what a whole export writes', async () => {

@@ -1,4 +1,5 @@
 import { objectsInTurn, readAhead } from '../../lib/catalog/pipeline/share';
+import { askedFirst } from '../../lib/store/items';
 import { objectStore } from '../../lib/store/object-store';
 
 /** A read of part n that answers when released, and what was started so far. */
@@ -144,5 +145,62 @@ describe('objectsInTurn', () => {
     const { sent } = fakeObjects({});
     expect((await objectsInTurn([]).next()).done).toBe(true);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('askedFirst', () => {
+  /** Pages of items that record when each page is asked for and whether the reader let go early. */
+  function pages(items: number[], fail?: Error) {
+    const asked: number[] = [];
+    let returned = false;
+    const source = (async function* () {
+      try {
+        for (const [n, item] of items.entries()) {
+          asked.push(n);
+          if (fail) throw fail;
+          yield item;
+        }
+      } finally {
+        returned = true;
+      }
+    })();
+    return { source, asked, returned: () => returned };
+  }
+
+  it('asks for the first item at once and answers every item in order', async () => {
+    const { source, asked } = pages([1, 2, 3]);
+    const primed = askedFirst(source);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual([0]);
+    const seen: number[] = [];
+    for await (const item of primed) seen.push(item);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('lets go of the source when the reader stops early', async () => {
+    const { source, returned } = pages([1, 2, 3]);
+    for await (const item of askedFirst(source)) {
+      expect(item).toBe(1);
+      break;
+    }
+    expect(returned()).toBe(true);
+  });
+
+  it('throws a failed first ask where the reader gets to it, never unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const primed = askedFirst(pages([1], new Error('the query failed')).source);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      await expect(
+        (async () => {
+          for await (const _ of primed) return;
+        })(),
+      ).rejects.toThrow('the query failed');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });

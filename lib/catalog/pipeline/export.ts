@@ -3,7 +3,7 @@ import type { Currency } from '../../store/currency-repository';
 import { currencyRepository } from '../../store/currency-repository';
 import { fileRepository } from '../../store/file-repository';
 import { hierarchyRepository } from '../../store/hierarchy-repository';
-import { startedEarly } from '../../store/items';
+import { askedFirst, startedEarly } from '../../store/items';
 import { nodeRepository } from '../../store/node-repository';
 import type { AuthoredSources } from '../../store/pcm-repository';
 import { priceRepository } from '../../store/price-repository';
@@ -197,6 +197,13 @@ async function* authoredPieces(
   const currenciesRead = startedEarly(currencyRepository.list(storeId));
   const hierarchiesRead = hierarchyIds.map((id) => startedEarly(hierarchyRepository.get(storeId, id)));
   const modifiersRead = startedEarly(bookModifiers(storeId, pricebookIds));
+  // So do the hierarchies' nodes (all of them are held while they are written anyway) and the first page of
+  // the first hierarchy's attached products (the others are read a page at a time, after it).
+  const nodesRead = hierarchyIds.map((id) => startedEarly(nodesOfHierarchy(storeId, id)));
+  const firstAttached =
+    hierarchyIds[0] === undefined
+      ? undefined
+      : askedFirst(nodeRepository.attachedProductsOf(storeId, hierarchyIds[0]));
   const books = await booksRead;
   const gone = pricebookIds.find((_, i) => !books[i]);
   if (gone !== undefined) {
@@ -222,8 +229,7 @@ async function* authoredPieces(
         `hierarchy ${hierarchyId} of the catalog was deleted: update the catalog's hierarchy_ids`,
       );
     }
-    const nodes: AuthoredNode[] = [];
-    for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) nodes.push(node);
+    const nodes: AuthoredNode[] = await (nodesRead[n] as Promise<AuthoredNode[]>);
     const written = documentNodes(hierarchy, nodes);
     const byId = new Map(nodes.map((node) => [node.id, node]));
     for (const node of written) {
@@ -241,11 +247,12 @@ async function* authoredPieces(
   const nodeNumber = new Map(nodeList.map((id, n) => [id, n]));
   const placed = new IdTable();
   const lists: number[][] = [];
-  for (const hierarchyId of hierarchyIds) {
-    for await (const { node_id: nodeId, product_id: productId } of nodeRepository.attachedProductsOf(
-      storeId,
-      hierarchyId,
-    )) {
+  for (const [n, hierarchyId] of hierarchyIds.entries()) {
+    const attached =
+      n === 0 && firstAttached !== undefined
+        ? firstAttached
+        : nodeRepository.attachedProductsOf(storeId, hierarchyId);
+    for await (const { node_id: nodeId, product_id: productId } of attached) {
       const node = nodeNumber.get(nodeId);
       if (node === undefined) continue;
       const value = placed.get(productId);
@@ -409,6 +416,13 @@ export function saleBoundaries(price: AuthoredPrice | undefined, at: Date): numb
     }
   }
   return out;
+}
+
+/** Every node of a hierarchy (one Query of its range, paged). */
+async function nodesOfHierarchy(storeId: string, hierarchyId: string): Promise<AuthoredNode[]> {
+  const nodes: AuthoredNode[] = [];
+  for await (const node of nodeRepository.nodesOf(storeId, hierarchyId)) nodes.push(node);
+  return nodes;
 }
 
 async function priceBookExists(storeId: string, id: string): Promise<boolean> {
