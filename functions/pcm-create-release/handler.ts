@@ -1,7 +1,7 @@
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { json } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
-import { emitReleaseEvent } from '../../lib/integrations/events';
+import { emitReleaseEvent, integrationsOf } from '../../lib/integrations/events';
 import { createRelease } from '../../lib/pcm/publishing';
 import { releaseUrl, renderRelease } from '../../lib/pcm/render';
 import { parseNewRelease, parsePcmId } from '../../lib/validation/pcm-catalog';
@@ -15,10 +15,18 @@ import { PCM_CREATE_RELEASE } from '../routes';
 export const handler = createHandler('pcm-create-release', PCM_CREATE_RELEASE, {}, async (event) => {
   const catalogId = parsePcmId(pathParameter(event, 'catalog_id'));
   const { fullDelta } = parseNewRelease(event.parsedBody);
+  // The store's integrations, for the event, are read beside the release's writes (docs/webhooks.md).
+  const integrations = integrationsOf(event.auth.storeId);
   const release = await asWriteCaller(event, (caller) =>
     createRelease(event.auth.storeId, catalogId, caller, { fullDelta }),
   );
-  await emitReleaseEvent(event.auth.storeId, catalogId, release.release_id, 'catalog-release.created');
+  await emitReleaseEvent(
+    event.auth.storeId,
+    catalogId,
+    release.release_id,
+    'catalog-release.created',
+    integrations,
+  );
   const origin = requestOrigin(event);
   return json(
     201,

@@ -79,17 +79,26 @@ function notQueued(storeId: string, trigger: IntegrationEvent, count: number, er
   });
 }
 
-/** `catalog-release.created` or `.updated`: the release as `GET …/releases/{release_id}` renders it. */
+/**
+ * `catalog-release.created` or `.updated`: the release as `GET …/releases/{release_id}` renders it (to the
+ * store's integrations as `integrations` read them, when the caller read them ahead: `integrationsOf`).
+ */
 export function emitReleaseEvent(
   storeId: string,
   catalogId: string,
   releaseId: string,
   trigger: 'catalog-release.created' | 'catalog-release.updated',
+  integrations?: Promise<IntegrationRecord[]>,
 ): Promise<void> {
-  return emitIntegrationEvent(storeId, trigger, async (origin) => {
-    const { release, current } = await getRelease(storeId, catalogId, releaseId);
-    return renderRelease(release, origin, current, await releaseTexts(release));
-  });
+  return emitIntegrationEvent(
+    storeId,
+    trigger,
+    async (origin) => {
+      const { release, current } = await getRelease(storeId, catalogId, releaseId);
+      return renderRelease(release, origin, current, await releaseTexts(release));
+    },
+    integrations,
+  );
 }
 
 /** `catalog-release.deleted`, one event per release: `{type, id}` only, as the platform sends deletions. */

@@ -28,6 +28,7 @@ import { LocalDeliveryQueue } from '../../local/delivery-queue';
 import { adminOfNewStore, childrenRelease } from '../support/catalog-fixtures';
 import { expectErrorBody } from '../support/error-body';
 import { type InvokeResult, invoke } from '../support/fixtures';
+import { recordOperationOrder } from '../support/operation-order';
 import { newIntegration, newIntegrationLog, newPcmCatalog } from '../support/pcm-fixtures';
 import { type Answer, startWebhookListener, waitUntil } from '../support/webhook-listener';
 
@@ -409,14 +410,22 @@ describe('delivery', () => {
         c.create(hook(listener.url, { observes: ['catalog-release.created', 'catalog-release.updated'] })),
       );
       const catalogId = await newPcmCatalog(c.storeId, 'Main', childrenRelease({ catalogName: 'Main' }));
-      const release = await invoke(createReleaseRoute, {
-        method: 'POST',
-        path: `/pcm/catalogs/${catalogId}/releases`,
-        pathParameters: { catalog_id: catalogId },
-        headers: c.headers,
-        body: '{}',
-      });
+      const { order, stop } = recordOperationOrder();
+      let release: InvokeResult;
+      try {
+        release = await invoke(createReleaseRoute, {
+          method: 'POST',
+          path: `/pcm/catalogs/${catalogId}/releases`,
+          pathParameters: { catalog_id: catalogId },
+          headers: c.headers,
+          body: '{}',
+        });
+      } finally {
+        stop();
+      }
       expect(release.status).toBe(201);
+      // The integrations, for the created event, were read beside the release's write, not after it.
+      expect(order.indexOf('Query sent')).toBeLessThan(order.indexOf('TransactWriteItems answered'));
       const releaseId = release.body.data.id as string;
       await waitUntil(
         () =>
