@@ -50,24 +50,35 @@ export function startedEarly<T>(work: Promise<T>): Promise<T> {
   return work;
 }
 
+/** An iterable already asked for its first item (`askedFirst`), and how to let go of it unread. */
+export type AskedFirst<T> = AsyncIterable<T> & { close: () => Promise<void> };
+
 /**
- * `items` with its first item asked for now (a paged Query's first page sent), for a reader that will
- * iterate it soon, once. A failure of that first ask is thrown where the reader gets to it, never
- * unhandled; the memory held meanwhile is the first page.
+ * `items` with its first item asked for now (a paged Query's first page, an object's first bytes: the
+ * request is sent), for a reader that will iterate it soon, once. A failure of that first ask is thrown
+ * where the reader gets to it, never unhandled; the memory held meanwhile is that first item (an object's
+ * further bytes wait in its connection). `close` lets go of it, read or not: every path that does not
+ * read it to its end must (a reader that stops early closes it itself).
  */
-export function askedFirst<T>(items: AsyncIterable<T>): AsyncIterable<T> {
+export function askedFirst<T>(items: AsyncIterable<T>): AskedFirst<T> {
   const iterator = items[Symbol.asyncIterator]();
   const first = startedEarly(iterator.next());
+  let finished = false;
+  const close = async () => {
+    if (finished) return;
+    finished = true;
+    await iterator.return?.(undefined).catch(() => undefined);
+  };
   return {
     async *[Symbol.asyncIterator]() {
-      let done = false;
       try {
         for (let step = await first; !step.done; step = await iterator.next()) yield step.value;
-        done = true;
+        finished = true;
       } finally {
-        if (!done) await iterator.return?.(undefined);
+        await close();
       }
     },
+    close,
   };
 }
 

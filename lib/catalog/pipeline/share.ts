@@ -1,5 +1,5 @@
 import { catalogRepository } from '../../store/catalog-repository';
-import { startedEarly } from '../../store/items';
+import { type AskedFirst, askedFirst, startedEarly } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { pcmRepository } from '../../store/pcm-repository';
 import type { ReleaseLayout } from '../types';
@@ -182,47 +182,21 @@ export function readAhead<T>(count: number, ahead: number, read: (n: number) => 
 }
 
 /**
- * An object's read whose request is sent now, for a reader certain to read it soon: `body` is its bytes
- * (read once), `close` ends it, read or not (every path that does not read it must).
- */
-export function readStarted(key: string): { body: AsyncIterable<Uint8Array>; close: () => Promise<void> } {
-  const chunks = objectStore.read(key)[Symbol.asyncIterator]();
-  // Sends the request: its answer's first bytes wait in the connection (the stream's backpressure holds
-  // the rest) until the body is read.
-  const first = chunks.next();
-  first.catch(() => undefined);
-  let finished = false;
-  const close = async () => {
-    if (finished) return;
-    finished = true;
-    await chunks.return?.(undefined).catch(() => undefined);
-  };
-  async function* body(): AsyncGenerator<Uint8Array> {
-    try {
-      for (let step = await first; !step.done; step = await chunks.next()) yield step.value;
-      finished = true;
-    } finally {
-      await close();
-    }
-  }
-  return { body: body(), close };
-}
-
-/**
  * The objects at `keys` in order, each as its bytes: the next object's request is sent as the one before
  * it starts to be read, so a run of objects read one after another waits about one round trip, not one
  * each, and holds at most the next object's first bytes besides the one read. A reader that stops early
  * (or moves on before an object's end) closes what was started for it.
  */
 export async function* objectsInTurn(keys: readonly string[]): AsyncGenerator<AsyncIterable<Uint8Array>> {
-  let ahead = keys[0] === undefined ? undefined : readStarted(keys[0]);
+  const started = (key: string | undefined) =>
+    key === undefined ? undefined : askedFirst(objectStore.read(key));
+  let ahead = started(keys[0]);
   try {
     for (let n = 0; n < keys.length; n += 1) {
-      const current = ahead as ReturnType<typeof readStarted>;
-      const next = keys[n + 1];
-      ahead = next === undefined ? undefined : readStarted(next);
+      const current = ahead as AskedFirst<Uint8Array>;
+      ahead = started(keys[n + 1]);
       try {
-        yield current.body;
+        yield current;
       } finally {
         await current.close();
       }

@@ -3,7 +3,7 @@ import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository, mayHoldItems } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
-import { settleAll, settleWorkers, startedEarly } from '../../store/items';
+import { type AskedFirst, askedFirst, settleAll, settleWorkers, startedEarly } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
@@ -46,7 +46,6 @@ import {
   manifestPartKey,
   planSharing,
   readAhead,
-  readStarted,
   releaseObjects,
   type ShareChange,
   sweepReleaseObjects,
@@ -330,9 +329,11 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
   // A document catalog's release (not exported, nothing to copy in first) reads its whole document
   // whatever else it finds: the read goes out while the state is recorded.
   const documentRead =
-    !input.export && input.copy_from === undefined ? readStarted(input.document_key) : undefined;
+    !input.export && input.copy_from === undefined
+      ? askedFirst(objectStore.read(input.document_key))
+      : undefined;
   try {
-    return await validateDocument(input, documentRead?.body);
+    return await validateDocument(input, documentRead);
   } finally {
     await documentRead?.close();
   }
@@ -449,7 +450,7 @@ async function invalid(input: ReleaseExecutionInput, error: ReleaseValidationErr
 export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput> {
   // A document catalog's release (not exported: nothing to plan from the release before) reads its whole
   // document: the read goes out beside the step's first reads.
-  const documentRead = input.export ? undefined : readStarted(input.document_key);
+  const documentRead = input.export ? undefined : askedFirst(objectStore.read(input.document_key));
   try {
     return await planDocument(input, documentRead);
   } finally {
@@ -459,10 +460,10 @@ export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput
 
 async function planDocument(
   input: ReleaseExecutionInput,
-  documentRead: ReturnType<typeof readStarted> | undefined,
+  documentRead: AskedFirst<Uint8Array> | undefined,
 ): Promise<PlanOutput> {
   // The read started early serves the first opening; any other reads the document afresh.
-  let primed = documentRead?.body;
+  let primed: AsyncIterable<Uint8Array> | undefined = documentRead;
   const openDocument = () => {
     const body = primed ?? objectStore.read(input.document_key);
     primed = undefined;
