@@ -714,7 +714,7 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
   );
   // Ranges are numbered by their place in the plan, so the first range's partial is read beside the plan
-  // (a plan of no ranges leaves it unread: its rejection is dropped).
+  // (a plan of no ranges has none: that read's ObjectNotFound is dropped unused).
   const firstPartial = startedEarly(readJson<PartialFile>(workKeys.partial(input, 0)));
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   // Each range's chunks, then the merge's.
