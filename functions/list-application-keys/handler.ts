@@ -1,6 +1,5 @@
 import { parseKeyFilter, planKeyFilter } from '../../lib/application-keys/filter';
 import { APPLICATION_KEYS_DEFAULT_LIMIT, renderApplicationKeyList } from '../../lib/application-keys/render';
-import { storeReadThisRequest } from '../../lib/auth/authenticate';
 import { queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { parsePageRequest } from '../../lib/pagination/index';
@@ -18,11 +17,9 @@ export const handler = createHandler('list-application-keys', LIST_APPLICATION_K
   });
   const filter = queryParameter(event, 'filter');
   const plan = filter === undefined ? undefined : planKeyFilter(parseKeyFilter(filter));
-  // The store (its key count, its reserved total) as this request's token check read it, when it did.
-  const store = storeReadThisRequest(event.auth);
   const keys =
     plan === undefined
-      ? await applicationKeyRepository.list(event.auth.storeId, page, store)
-      : await applicationKeyRepository.listMatching(event.auth.storeId, plan, page, store);
+      ? await applicationKeyRepository.list(event.auth.storeId, page)
+      : await applicationKeyRepository.listMatching(event.auth.storeId, plan, page);
   return ok(renderApplicationKeyList(keys, page, requestOrigin(event), filter));
 });

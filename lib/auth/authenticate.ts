@@ -21,15 +21,6 @@ export interface AuthContext {
   limits?: { rateLimit: number; reservedTotal: number; reserved: number; readAt: number };
 }
 
-/**
- * The caller's store as this request's own token check read it (consistently), or undefined when the
- * token came from the container's cache (its store may be up to AUTH_CACHE_SECONDS old): what a request
- * may start from instead of reading the store again.
- */
-export function storeReadThisRequest(auth: AuthContext): StoreRecord | undefined {
-  return auth.limits === undefined ? undefined : auth.store;
-}
-
 interface CacheEntry {
   auth: AuthContext;
   expiresAt: number;

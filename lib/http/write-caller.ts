@@ -1,9 +1,4 @@
-import {
-  type AuthContext,
-  authenticate,
-  authenticationFailure,
-  storeReadThisRequest,
-} from '../auth/authenticate';
+import { type AuthContext, authenticate, authenticationFailure } from '../auth/authenticate';
 import { hashSecret } from '../auth/secrets';
 import { CallerRevokedError, type WriteCaller } from '../store/caller-check';
 import { UnauthorizedError } from './errors';
@@ -27,8 +22,8 @@ export function writeCaller(event: AuthorizedWriteEvent): WriteCaller {
     keyId: event.auth.keyId,
     tokenHash: hashSecret(token),
   };
-  const store = storeReadThisRequest(event.auth);
-  return store === undefined ? caller : { ...caller, store };
+  // `limits` marks a token check that read the token's items in this request: its store is a fresh read.
+  return event.auth.limits === undefined ? caller : { ...caller, store: event.auth.store };
 }
 
 /**

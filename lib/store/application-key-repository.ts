@@ -405,14 +405,9 @@ export const applicationKeyRepository = {
    * parallel with the store item whose counters give the totals. Skipping `offset` keys is a COUNT query
    * (no items transferred); its cost grows with the offset (at most 10,000), not with the store's size.
    */
-  async list(
-    storeId: string,
-    page: { limit: number; offset: number },
-    storeRead?: StoreRecord,
-  ): Promise<ApplicationKeyPage> {
-    // The store's counts from the caller's consistent read of it in this request, when it made one.
+  async list(storeId: string, page: { limit: number; offset: number }): Promise<ApplicationKeyPage> {
     const [store, keys] = await Promise.all([
-      storeRead ?? storeRepository.get(storeId, true),
+      storeRepository.get(storeId, true),
       listKeys(storeId, page.limit, page.offset),
     ]);
     if (!store) throw new NotFoundError();
@@ -428,10 +423,9 @@ export const applicationKeyRepository = {
     storeId: string,
     lookup: { clientIds?: string[]; matches: (key: ApplicationKeyRecord) => boolean },
     page: { limit: number; offset: number },
-    storeRead?: StoreRecord,
   ): Promise<ApplicationKeyPage> {
     const [store, keys] = await Promise.all([
-      storeRead ?? storeRepository.get(storeId, true),
+      storeRepository.get(storeId, true),
       lookup.clientIds === undefined ? allKeys(storeId) : keysOfClients(storeId, lookup.clientIds),
     ]);
     if (!store) throw new NotFoundError();
