@@ -83,6 +83,22 @@ export function askedFirst<T>(items: AsyncIterable<T>): AskedFirst<T> {
 }
 
 /**
+ * Runs `use` with `items` asked ahead (see askedFirst), or with nothing when there are no items, and closes
+ * the read whatever `use` did with it: read to the end, left part-way, or not opened at all.
+ */
+export async function withAskedFirst<T, R>(
+  items: AsyncIterable<T> | undefined,
+  use: (read: AskedFirst<T> | undefined) => Promise<R>,
+): Promise<R> {
+  const read = items && askedFirst(items);
+  try {
+    return await use(read);
+  } finally {
+    await read?.close();
+  }
+}
+
+/**
  * Waits for every piece of work and rejects with the first failure only once all have settled: a Lambda
  * freezes what is still in flight when its handler answers, and a retry must not race the work it repeats.
  */

@@ -1,5 +1,5 @@
 import { objectsInTurn, readAhead } from '../../lib/catalog/pipeline/share';
-import { askedFirst } from '../../lib/store/items';
+import { askedFirst, withAskedFirst } from '../../lib/store/items';
 import { objectStore } from '../../lib/store/object-store';
 
 /** A read of part n that answers when released, and what was started so far. */
@@ -202,5 +202,35 @@ describe('askedFirst', () => {
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+
+  describe('withAskedFirst', () => {
+    it('hands the read over asked ahead, and answers what the use answers', async () => {
+      const { source, asked } = pages([1, 2]);
+      const seen: number[] = [];
+      const answer = await withAskedFirst(source, async (read) => {
+        expect(asked).toEqual([0]);
+        for await (const item of read ?? []) seen.push(item);
+        return 'done';
+      });
+      expect([answer, seen]).toEqual(['done', [1, 2]]);
+    });
+
+    it('lets go of the source when the use never opens the read, or throws', async () => {
+      const unopened = pages([1, 2]);
+      await withAskedFirst(unopened.source, async () => undefined);
+      expect(unopened.returned()).toBe(true);
+      const thrown = pages([1, 2]);
+      await expect(
+        withAskedFirst(thrown.source, async () => {
+          throw new Error('the step failed');
+        }),
+      ).rejects.toThrow('the step failed');
+      expect(thrown.returned()).toBe(true);
+    });
+
+    it('hands nothing over when there is nothing to read', async () => {
+      await expect(withAskedFirst(undefined, async (read) => read === undefined)).resolves.toBe(true);
+    });
   });
 });

@@ -3,7 +3,7 @@ import { emitReleaseEvent } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository, mayHoldItems } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
-import { type AskedFirst, askedFirst, settleAll, settleWorkers, startedEarly } from '../../store/items';
+import { type AskedFirst, settleAll, settleWorkers, startedEarly, withAskedFirst } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
@@ -329,14 +329,8 @@ export async function validateStep(input: ReleaseExecutionInput): Promise<Valida
   // A document catalog's release (not exported, nothing to copy in first) reads its whole document
   // whatever else it finds: the read goes out while the state is recorded.
   const documentRead =
-    !input.export && input.copy_from === undefined
-      ? askedFirst(objectStore.read(input.document_key))
-      : undefined;
-  try {
-    return await validateDocument(input, documentRead);
-  } finally {
-    await documentRead?.close();
-  }
+    !input.export && input.copy_from === undefined ? objectStore.read(input.document_key) : undefined;
+  return withAskedFirst(documentRead, (document) => validateDocument(input, document));
 }
 
 async function validateDocument(
@@ -450,12 +444,8 @@ async function invalid(input: ReleaseExecutionInput, error: ReleaseValidationErr
 export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput> {
   // A document catalog's release (not exported: nothing to plan from the release before) reads its whole
   // document: the read goes out beside the step's first reads.
-  const documentRead = input.export ? undefined : askedFirst(objectStore.read(input.document_key));
-  try {
-    return await planDocument(input, documentRead);
-  } finally {
-    await documentRead?.close();
-  }
+  const documentRead = input.export ? undefined : objectStore.read(input.document_key);
+  return withAskedFirst(documentRead, (document) => planDocument(input, document));
 }
 
 async function planDocument(
