@@ -7,9 +7,11 @@ import {
   deltaFileBytes,
   deltaFileKey,
   deltaLine,
+  writeDeltaFile,
 } from '../../lib/catalog/pipeline/delta-file';
 import type { StoredProduct } from '../../lib/catalog/types';
 import { validateRelease } from '../../lib/catalog/validate-stream';
+import { objectStore } from '../../lib/store/object-store';
 import { DEFAULT_CURRENCIES } from '../../lib/store/store-repository';
 import { prepareRelease } from '../support/one-process-publisher';
 
@@ -131,6 +133,79 @@ describe('delta file lines', () => {
 
   it('keys the file under deltas/, by store, catalog and release', () => {
     expect(deltaFileKey('s1', 'c1', 'r1')).toBe('deltas/s1/c1/r1.jsonl.gz');
+  });
+});
+
+describe('writing the delta file', () => {
+  const STORE = { default_locale: 'en-US' };
+  /** An upload that reads the body to its end, then waits for `answer` (its outcome). */
+  function upload(answer: Promise<void>) {
+    const events: string[] = [];
+    const spy = jest.spyOn(objectStore, 'put').mockImplementation(async (_key, body) => {
+      for await (const _ of body as AsyncIterable<Buffer>);
+      events.push('body read');
+      await answer;
+      events.push('upload answered');
+    });
+    return { events, spy };
+  }
+  const input = (counted: (delta: { key: string; lines: number }) => Promise<unknown>) => ({
+    storeId: id(7),
+    catalogId: CATALOG,
+    releaseId: id(8),
+    full: false,
+    changes: changesOf([
+      { type: 'delete', id: id(3) },
+      { type: 'delete', id: id(4) },
+    ]),
+    store: Promise.resolve(STORE),
+    counted,
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('hands the key and the line count over once every line is counted, beside the upload', async () => {
+    let answer: () => void = () => undefined;
+    const { events } = upload(
+      new Promise<void>((resolve) => {
+        answer = resolve;
+      }),
+    );
+    const written = writeDeltaFile(
+      input(async (delta) => {
+        events.push(`counted ${delta.lines}`);
+        answer();
+      }),
+    );
+    await expect(written).resolves.toEqual({ key: deltaFileKey(id(7), CATALOG, id(8)), lines: 2 });
+    // Counted before the upload answered: the upload waited for the count's work to let it answer.
+    expect(events).toEqual(['counted 2', 'body read', 'upload answered']);
+  });
+
+  it("fails with the upload's error, once the count's work has settled", async () => {
+    const refused = Promise.reject(new Error('upload refused'));
+    refused.catch(() => undefined);
+    upload(refused);
+    let settled = false;
+    await expect(
+      writeDeltaFile(
+        input(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          settled = true;
+        }),
+      ),
+    ).rejects.toThrow('upload refused');
+    expect(settled).toBe(true);
+  });
+
+  it("fails with the count's work's error when the upload succeeds", async () => {
+    upload(Promise.resolve());
+    await expect(
+      writeDeltaFile(
+        input(async () => {
+          throw new Error('record refused');
+        }),
+      ),
+    ).rejects.toThrow('record refused');
   });
 });
 

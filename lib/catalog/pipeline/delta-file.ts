@@ -1,6 +1,7 @@
 import { pipeline, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { deltaFileKey } from '../../store/delta-objects';
+import { settleAll, startedEarly } from '../../store/items';
 import { objectStore } from '../../store/object-store';
 import { storeRepository } from '../../store/store-repository';
 import { productLocale, renderProduct } from '../render';
@@ -25,6 +26,14 @@ export interface DeltaFileInput {
   releaseId: string;
   full: boolean;
   changes: AsyncIterable<DeltaChange>;
+  /** The store's record when the caller has asked for it already (read here otherwise). */
+  store?: Promise<{ default_locale: string } | undefined>;
+  /**
+   * Called once every line is counted, while the file's last bytes are still on their way: work that needs
+   * the count runs beside the upload instead of after it. The write answers once both have settled (and
+   * fails with the upload's error first).
+   */
+  counted?: (delta: { key: string; lines: number }) => Promise<unknown>;
 }
 
 export { deleteDeltaFile, deltaFileKey } from '../../store/delta-objects';
@@ -62,7 +71,7 @@ export function deltaLine(change: DeltaChange, defaultLocale: string, full = fal
  */
 export function deltaFileBytes(
   changes: AsyncIterable<DeltaChange>,
-  options: { defaultLocale: string; full: boolean; onLine?: () => void },
+  options: { defaultLocale: string; full: boolean; onLine?: () => void; onEnd?: () => void },
 ): AsyncIterable<Buffer> {
   async function* text(): AsyncGenerator<string> {
     let batch = '';
@@ -77,6 +86,7 @@ export function deltaFileBytes(
       }
     }
     if (batch !== '') yield batch;
+    options.onEnd?.();
   }
   const gzip = createGzip();
   // A failing source destroys gzip with its error, which the reader of the bytes then gets.
@@ -86,17 +96,23 @@ export function deltaFileBytes(
 
 /** Streams the delta file into the object store; returns its key and the number of lines. */
 export async function writeDeltaFile(input: DeltaFileInput): Promise<{ key: string; lines: number }> {
-  const store = await storeRepository.get(input.storeId, true);
+  const store = await (input.store ?? storeRepository.get(input.storeId, true));
   if (!store) throw new Error(`store ${input.storeId} does not exist`);
   const key = deltaFileKey(input.storeId, input.catalogId, input.releaseId);
   let lines = 0;
+  let counted: Promise<unknown> | undefined;
   const bytes = deltaFileBytes(input.changes, {
     defaultLocale: store.default_locale,
     full: input.full,
     onLine: () => {
       lines += 1;
     },
+    onEnd: () => {
+      counted = input.counted && startedEarly(input.counted({ key, lines }));
+    },
   });
-  await objectStore.put(key, bytes, { contentType: DELTA_CONTENT_TYPE });
+  // The upload reads the bytes to their end (so `onEnd` has run) before it succeeds.
+  const written = objectStore.put(key, bytes, { contentType: DELTA_CONTENT_TYPE });
+  await settleAll([written, written.finally(() => counted)]);
   return { key, lines };
 }

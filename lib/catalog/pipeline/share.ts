@@ -246,6 +246,8 @@ interface ShareInput {
    * their manifest parts), in order. Called only for chunks whose lines are read.
    */
   materialize?: (chunks: ReadonlySet<number>) => Promise<Map<number, WriteChunk[]>>;
+  /** Manifest parts the caller holds already (of chunk files it wrote itself), by chunk key: not read. */
+  held?: ReadonlyMap<string, Uint8Array>;
   /** The release's `export_full_delta`. */
   askedFullDelta: boolean;
   /** An authored release's sources (compared with the base's: a source added or removed is a full publish). */
@@ -476,11 +478,11 @@ export async function planSharing(
   await objectStore.put(
     mergedKey,
     (async function* () {
-      const parts = readAhead(reads.length, MANIFEST_READ_AHEAD, (i) =>
-        readBytes(
-          objectStore.read(manifestPartKey((chunks[(reads[i] as { n: number }).n] as WriteChunk).key)),
-        ),
-      );
+      const parts = readAhead(reads.length, MANIFEST_READ_AHEAD, (i) => {
+        const { key } = chunks[(reads[i] as { n: number }).n] as WriteChunk;
+        const held = input.held?.get(key);
+        return held === undefined ? readBytes(objectStore.read(manifestPartKey(key))) : Promise.resolve(held);
+      });
       for (const [i, { n, merged, vsCompared, vsBase }] of reads.entries()) {
         const bytes = await parts(i);
         if (merged) yield bytes;

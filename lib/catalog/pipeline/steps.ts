@@ -383,11 +383,11 @@ async function validateDocument(
 
 /**
  * The chunk files of one step's items, CHUNK_ITEMS each, named `name(n)`; `done` answers what it wrote,
- * `entries` every manifest part it wrote, in order.
+ * `entries` every manifest part it wrote, in order, and `manifests` the same by chunk key.
  */
 function chunkFiles(name: (n: number) => string, publishedAt: string) {
   const chunks: WriteChunk[] = [];
-  const parts: Buffer[] = [];
+  const parts = new Map<string, Buffer>();
   let lines: string[] = [];
   let entries: Buffer[] = [];
   const flush = async () => {
@@ -404,7 +404,7 @@ function chunkFiles(name: (n: number) => string, publishedAt: string) {
         ? objectStore.put(manifestPartKey(key), manifest, { contentType: 'application/octet-stream' })
         : undefined,
     ]);
-    if (manifest.length > 0) parts.push(manifest);
+    if (manifest.length > 0) parts.set(key, manifest);
     chunks.push({ key, items: count });
   };
   return {
@@ -422,7 +422,8 @@ function chunkFiles(name: (n: number) => string, publishedAt: string) {
       await flush();
       return chunks;
     },
-    entries: () => Buffer.concat(parts),
+    entries: () => Buffer.concat([...parts.values()]),
+    manifests: (): ReadonlyMap<string, Uint8Array> => parts,
   };
 }
 
@@ -706,6 +707,8 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
   // Ranges are numbered by their place in the plan, so the first range's partial is read beside the plan
   // (a plan of no ranges has none: that read's ObjectNotFound is dropped unused).
   const firstPartial = startedEarly(readJson<PartialFile>(workKeys.partial(input, 0)));
+  // So is the store (its default locale), which the delta file opens with after the comparison.
+  const storeRead = startedEarly(storeRepository.get(input.store_id, true));
   const plan = await readJson<DerivePlan>(workKeys.plan(input));
   // Each range's chunks, then the merge's.
   const rangeChunks: WriteChunk[][] = [];
@@ -777,6 +780,8 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
         : { chunks: list.length, key, manifest: memoObjects.manifest(input, input.release_id, key) };
     }),
     materialize,
+    // The merge's own chunks' manifest parts are still in memory: not read back.
+    held: files.manifests(),
     askedFullDelta: release.full_delta === true,
     ...(release.authored ? { authored: release.authored } : {}),
     base: registry?.catalogs[input.catalog_id]?.release,
@@ -786,7 +791,10 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
   });
   const layout: ReleaseLayout = { ...plan.layout, layers: shared.layers };
   // The delta file (what changed against the release before, the whole catalog when full), the manifest
-  // the write map reads and the switch's facts: three objects, written side by side.
+  // the write map reads and the switch's facts: three objects, written side by side. The release records
+  // the merge (its items' total first of all, before any Write step: see `mayHoldItems`) once the delta
+  // file's lines are counted, beside the file's upload; its link is given only once it is PUBLISHED, which
+  // no release is before this step has succeeded, so the record may go first.
   const manifestKey = workKeys.manifest(input);
   const facts: SwitchFile = {
     facts: switchFacts(derived.head),
@@ -801,6 +809,27 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
       releaseId: input.release_id,
       full: shared.full_delta,
       changes: deltaChanges(shared.changes()),
+      store: storeRead,
+      counted: (delta) =>
+        record(input, {
+          percent_completed: DERIVED_PERCENT,
+          total_items: shared.items,
+          release_items: derived.items,
+          written_items: 0,
+          total_products: derived.counts.total,
+          total_nodes: derived.totalNodes,
+          counts: derived.counts,
+          layers: shared.layers,
+          derivation: { ranges: plan.ranges.length, kept: rangeAt.size - derivedAgain },
+          is_full_publish: shared.full_publish,
+          delta: { key: delta.key, full: shared.full_delta, lines: delta.lines },
+          sharing: {
+            full_delta: shared.full_delta,
+            changed_products: shared.changed_products,
+            removed_products: shared.removed_products,
+            ...(shared.whole === undefined ? {} : { whole: shared.whole }),
+          },
+        }),
     }),
     manifest: objectStore.put(
       manifestKey,
@@ -812,26 +841,6 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
     facts: putJson(workKeys.switchFacts(input), facts),
   };
   await settleAll(Object.values(written));
-  const delta = await written.delta;
-  await record(input, {
-    percent_completed: DERIVED_PERCENT,
-    total_items: shared.items,
-    release_items: derived.items,
-    written_items: 0,
-    total_products: derived.counts.total,
-    total_nodes: derived.totalNodes,
-    counts: derived.counts,
-    layers: shared.layers,
-    derivation: { ranges: plan.ranges.length, kept: rangeAt.size - derivedAgain },
-    is_full_publish: shared.full_publish,
-    delta: { key: delta.key, full: shared.full_delta, lines: delta.lines },
-    sharing: {
-      full_delta: shared.full_delta,
-      changed_products: shared.changed_products,
-      removed_products: shared.removed_products,
-      ...(shared.whole === undefined ? {} : { whole: shared.whole }),
-    },
-  });
   return { ...input, manifest_key: manifestKey, chunks: shared.chunks.length, items: shared.items };
 }
 

@@ -1,0 +1,93 @@
+import { generateRelease } from '../../lib/catalog/generator';
+import { deltaFileKey } from '../../lib/catalog/pipeline/delta-file';
+import { releaseObjects } from '../../lib/catalog/pipeline/share';
+import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
+import { objectStore } from '../../lib/store/object-store';
+import { adminOfNewStore } from '../support/catalog-fixtures';
+import { recordOperationOrder } from '../support/operation-order';
+import { newPcmCatalog } from '../support/pcm-fixtures';
+import { publishDocument, runStepByStep } from '../support/step-runner';
+
+/**
+ * Merge sends at once what needs nothing before it: the store's record (the delta file's locale) goes out
+ * with its first reads, the manifest parts of the chunk files it wrote itself are not read back, and the
+ * release records the merge beside the delta file's upload, not after it.
+ */
+
+jest.setTimeout(60_000);
+
+/** Merge's DynamoDB requests and its object reads and writes, in the order they happened. */
+let order: string[] = [];
+const runs: Promise<unknown>[] = [];
+
+function watchMerge(input: ReleaseExecutionInput) {
+  let stop = () => undefined as unknown;
+  return runStepByStep(input, {
+    beforeMerge: async () => {
+      const recording = recordOperationOrder();
+      order = recording.order;
+      const read = objectStore.read.bind(objectStore);
+      const put = objectStore.put.bind(objectStore);
+      const reads = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
+        order.push(`read ${key}`);
+        return read(key, range);
+      });
+      const puts = jest.spyOn(objectStore, 'put').mockImplementation(async (key, body, options) => {
+        order.push(`put sent ${key}`);
+        await put(key, body, options);
+        order.push(`put answered ${key}`);
+      });
+      stop = () => {
+        recording.stop();
+        reads.mockRestore();
+        puts.mockRestore();
+      };
+    },
+    afterMerge: async () => {
+      stop();
+    },
+  });
+}
+
+beforeAll(() => {
+  registerLocalWorkflow((input) => {
+    const running = watchMerge(input);
+    runs.push(running);
+    return running;
+  });
+});
+
+it("sends the store's read with Merge's first reads, reads back none of its own manifest parts, and records the merge beside the delta file's upload", async () => {
+  const { storeId, headers } = await adminOfNewStore();
+  const catalogId = await newPcmCatalog(storeId, 'Merge requests');
+  const document = generateRelease({ children: 20, parents: 2, seed: 5, catalogName: 'Merge requests' }) as {
+    catalog: { id: string };
+  };
+  document.catalog.id = catalogId;
+  const release = await publishDocument({ storeId, catalogId, headers, document, runs });
+  expect(release?.state).toBe('PUBLISHED');
+  expect(release?.delta?.lines).toBeGreaterThan(0);
+  const releaseId = release?.release_id as string;
+  const at = (event: string) => {
+    const index = order.indexOf(event);
+    expect([event, index]).not.toEqual([event, -1]);
+    return index;
+  };
+
+  // Every DynamoDB read (the release, the registry, the store) is sent before the merged part is written.
+  const merged = at(`put sent ${releaseObjects.mergedManifest(storeId, catalogId, releaseId)}`);
+  const reads = order.flatMap((event, n) => (event === 'GetItem sent' ? [n] : []));
+  expect(reads).toHaveLength(3);
+  expect(reads.filter((n) => n > merged)).toEqual([]);
+
+  // The merge wrote manifest parts of its own chunk files and read none of them back.
+  const own = /items-merge-\d+\.manifest$/;
+  expect(order.filter((event) => event.startsWith('put sent') && own.test(event))).not.toEqual([]);
+  expect(order.filter((event) => event.startsWith('read') && own.test(event))).toEqual([]);
+
+  // The release's record (the merge's one UpdateItem) goes out before the delta file's upload answers.
+  const delta = deltaFileKey(storeId, catalogId, releaseId);
+  expect(order.filter((event) => event === 'UpdateItem sent')).toHaveLength(1);
+  expect(at('UpdateItem sent')).toBeLessThan(at(`put answered ${delta}`));
+});
