@@ -14,6 +14,10 @@ export interface StepHooks {
   beforeMerge?: () => Promise<void>;
   /** Between the merge and the writes. */
   afterMerge?: () => Promise<void>;
+  /** Between the writes and the switch. */
+  beforeSwitch?: () => Promise<void>;
+  /** After the switch. */
+  afterSwitch?: () => Promise<void>;
 }
 
 /**
@@ -32,7 +36,10 @@ export async function runStepByStep(input: ReleaseExecutionInput, hooks: StepHoo
   await hooks.afterMerge?.();
   for (const chunk of await steps.readManifest(merged.manifest_key))
     await steps.writeStep({ ...input, chunk });
-  return steps.switchStep(input);
+  await hooks.beforeSwitch?.();
+  const switched = await steps.switchStep(input);
+  await hooks.afterSwitch?.();
+  return switched;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { getConfig } from '../../config/index';
-import { emitReleaseEvent } from '../../integrations/events';
+import { emitReleaseEvent, integrationsOf } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository, mayHoldItems } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
@@ -919,6 +919,9 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   // markers (the sweep lists the objects meanwhile). The cleanup of older releases needs only the switch,
   // so it starts beside the record; the pieces run together, so the step waits for the longest chain.
   const cleanup = cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
+  // The store's integrations (whom the event goes to) are read beside the record too; the event itself,
+  // the release as it is now, is read once the record is written.
+  const integrations = integrationsOf(input.store_id);
   const recorded = pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
     state: 'PUBLISHED',
     percent_completed: 100,
@@ -929,7 +932,13 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   await settleAll([
     recorded.then(() =>
       settleAll([
-        emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+        emitReleaseEvent(
+          input.store_id,
+          input.catalog_id,
+          input.release_id,
+          'catalog-release.updated',
+          integrations,
+        ),
         endRelease(input),
       ]),
     ),

@@ -3,6 +3,7 @@ import { deltaFileKey } from '../../lib/catalog/pipeline/delta-file';
 import { releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
+import { integrationRepository } from '../../lib/store/integration-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { adminOfNewStore } from '../support/catalog-fixtures';
 import { recordOperationOrder } from '../support/operation-order';
@@ -12,53 +13,65 @@ import { publishDocument, runStepByStep } from '../support/step-runner';
 /**
  * Merge sends at once what needs nothing before it: the store's record (the delta file's locale) goes out
  * with its first reads, the manifest parts of the chunk files it wrote itself are not read back, and the
- * release records the merge beside the delta file's upload, not after it.
+ * release records the merge beside the delta file's upload, not after it. Switch reads the store's
+ * integrations (for the release's event) beside its PUBLISHED record.
  */
 
 jest.setTimeout(60_000);
 
-/** Merge's DynamoDB requests and its object reads and writes, in the order they happened. */
-let order: string[] = [];
+/** Merge's and Switch's DynamoDB requests and their object reads and writes, in the order they happened. */
+const orders: Record<'merge' | 'switch', string[]> = { merge: [], switch: [] };
 const runs: Promise<unknown>[] = [];
 
-function watchMerge(input: ReleaseExecutionInput) {
+function watchSteps(input: ReleaseExecutionInput) {
   let stop = () => undefined as unknown;
+  const watch = (step: 'merge' | 'switch') => async () => {
+    const recording = recordOperationOrder();
+    const order = recording.order;
+    orders[step] = order;
+    const list = integrationRepository.list.bind(integrationRepository);
+    const asked = jest.spyOn(integrationRepository, 'list').mockImplementation((storeId) => {
+      order.push('integrations asked');
+      return list(storeId);
+    });
+    const read = objectStore.read.bind(objectStore);
+    const put = objectStore.put.bind(objectStore);
+    const reads = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
+      order.push(`read ${key}`);
+      return read(key, range);
+    });
+    const puts = jest.spyOn(objectStore, 'put').mockImplementation(async (key, body, options) => {
+      order.push(`put sent ${key}`);
+      await put(key, body, options);
+      order.push(`put answered ${key}`);
+    });
+    stop = () => {
+      recording.stop();
+      asked.mockRestore();
+      reads.mockRestore();
+      puts.mockRestore();
+    };
+  };
+  const unwatch = async () => {
+    stop();
+  };
   return runStepByStep(input, {
-    beforeMerge: async () => {
-      const recording = recordOperationOrder();
-      order = recording.order;
-      const read = objectStore.read.bind(objectStore);
-      const put = objectStore.put.bind(objectStore);
-      const reads = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
-        order.push(`read ${key}`);
-        return read(key, range);
-      });
-      const puts = jest.spyOn(objectStore, 'put').mockImplementation(async (key, body, options) => {
-        order.push(`put sent ${key}`);
-        await put(key, body, options);
-        order.push(`put answered ${key}`);
-      });
-      stop = () => {
-        recording.stop();
-        reads.mockRestore();
-        puts.mockRestore();
-      };
-    },
-    afterMerge: async () => {
-      stop();
-    },
+    beforeMerge: watch('merge'),
+    afterMerge: unwatch,
+    beforeSwitch: watch('switch'),
+    afterSwitch: unwatch,
   });
 }
 
 beforeAll(() => {
   registerLocalWorkflow((input) => {
-    const running = watchMerge(input);
+    const running = watchSteps(input);
     runs.push(running);
     return running;
   });
 });
 
-it("sends the store's read with Merge's first reads, reads back none of its own manifest parts, and records the merge beside the delta file's upload", async () => {
+it("sends the store's read with Merge's first reads, reads back none of its own manifest parts, records the merge beside the delta file's upload, and reads the integrations beside Switch's record", async () => {
   const { storeId, headers } = await adminOfNewStore();
   const catalogId = await newPcmCatalog(storeId, 'Merge requests');
   const document = generateRelease({ children: 20, parents: 2, seed: 5, catalogName: 'Merge requests' }) as {
@@ -69,8 +82,9 @@ it("sends the store's read with Merge's first reads, reads back none of its own 
   expect(release?.state).toBe('PUBLISHED');
   expect(release?.delta?.lines).toBeGreaterThan(0);
   const releaseId = release?.release_id as string;
-  const at = (event: string) => {
-    const index = order.indexOf(event);
+  const order = orders.merge;
+  const at = (event: string, events = order) => {
+    const index = events.indexOf(event);
     expect([event, index]).not.toEqual([event, -1]);
     return index;
   };
@@ -90,4 +104,12 @@ it("sends the store's read with Merge's first reads, reads back none of its own 
   const delta = deltaFileKey(storeId, catalogId, releaseId);
   expect(order.filter((event) => event === 'UpdateItem sent')).toHaveLength(1);
   expect(at('UpdateItem sent')).toBeLessThan(at(`put answered ${delta}`));
+
+  // Switch: the integrations are asked for before the PUBLISHED record (its first UpdateItem after the
+  // switch's transaction) has answered.
+  const switched = orders.switch;
+  const afterTransaction = switched.slice(at('TransactWriteItems answered', switched));
+  expect(at('integrations asked', afterTransaction)).toBeLessThan(
+    at('UpdateItem answered', afterTransaction),
+  );
 });
