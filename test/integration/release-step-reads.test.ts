@@ -3,7 +3,9 @@ import { releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import * as steps from '../../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
+import { integrationRepository } from '../../lib/store/integration-repository';
 import { objectStore } from '../../lib/store/object-store';
+import { pcmRepository } from '../../lib/store/pcm-repository';
 import { adminOfNewStore } from '../support/catalog-fixtures';
 import { recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog } from '../support/pcm-fixtures';
@@ -28,18 +30,33 @@ async function watched<T>(name: string, input: ReleaseExecutionInput, work: () =
     if (key === input.document_key && range === undefined) order.push('document read');
     return read(key, range);
   });
+  // Who the release's event goes to, and when the release's FAILED record has answered.
+  const list = integrationRepository.list.bind(integrationRepository);
+  const asked = jest.spyOn(integrationRepository, 'list').mockImplementation((storeId) => {
+    order.push('integrations asked');
+    return list(storeId);
+  });
+  const update = pcmRepository.updateRelease.bind(pcmRepository);
+  const recorded = jest.spyOn(pcmRepository, 'updateRelease').mockImplementation(async (...args) => {
+    const answer = await update(...args);
+    if (args[3].state === 'FAILED') order.push('FAILED record answered');
+    return answer;
+  });
   try {
     return await work();
   } finally {
     stop();
     spy.mockRestore();
+    asked.mockRestore();
+    recorded.mockRestore();
     orders[name] = order;
   }
 }
 
-/** Validates and plans the release, then abandons it (as a failed step would). */
+/** Validates and plans the release, then abandons it (as a failed step would); an invalid one stops at Validate. */
 async function run(input: ReleaseExecutionInput): Promise<unknown> {
-  await watched('validate', input, () => steps.validateStep(input));
+  const validated = await watched('validate', input, () => steps.validateStep(input));
+  if (!validated.valid) return validated;
   await watched('plan', input, () => steps.planStep(input));
   return watched('abandon', input, () =>
     steps.abandonStep({ ...input, error: { Error: 'Stopped', Cause: 'stopped after the plan' } }),
@@ -72,8 +89,10 @@ it("reads a document release's document beside Validate's and Plan's first reque
   before('validate', 'document read', 'UpdateItem answered');
   // Plan: before the release, the store and the registry answer.
   before('plan', 'document read', 'GetItem answered');
-  // Abandon: the fence is sent before the release's read answers.
+  // Abandon: the fence is sent before the release's read answers; the integrations, for the release's
+  // event, are asked for before its FAILED record answers.
   before('abandon', 'UpdateItem sent', 'GetItem answered');
+  before('abandon', 'integrations asked', 'FAILED record answered');
   // What Plan kept among the release's objects went with it.
   const left: string[] = [];
   for await (const object of objectStore.list(
@@ -81,4 +100,21 @@ it("reads a document release's document beside Validate's and Plan's first reque
   ))
     left.push(object.key);
   expect(left).toEqual([]);
+});
+
+it('asks for the integrations beside the FAILED record of a release Validate refuses', async () => {
+  const { storeId, headers } = await adminOfNewStore();
+  const catalogId = await newPcmCatalog(storeId, 'Refused');
+  const document = generateRelease({ children: 4, parents: 1, seed: 4, catalogName: 'Refused' }) as {
+    catalog: { id: string };
+    products: { id: string }[];
+  };
+  document.catalog.id = catalogId;
+  // The same product twice: Validate refuses the document.
+  document.products.push(document.products[0] as { id: string });
+  const release = await publishDocument({ storeId, catalogId, headers, document, runs });
+  expect(release?.state).toBe('FAILED');
+  const order = orders.validate as string[];
+  expect(order.indexOf('integrations asked')).not.toBe(-1);
+  expect(order.indexOf('integrations asked')).toBeLessThan(order.indexOf('FAILED record answered'));
 });

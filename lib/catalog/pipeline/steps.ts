@@ -151,6 +151,8 @@ async function record(input: ReleaseIds, fields: Partial<PcmRelease>, add?: { wr
 
 /** Records a release FAILED with its issues, deletes nothing (nothing was written yet), frees the catalog. */
 async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], total: number): Promise<void> {
+  // Whom the event goes to is read beside the record; the release it renders, once the record is written.
+  const integrations = integrationsOf(input.store_id);
   await pcmRepository.updateRelease(
     input.store_id,
     input.catalog_id,
@@ -159,7 +161,13 @@ async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], tot
     { unlessState: ['FAILED', 'PUBLISHED'] },
   );
   await settleAll([
-    emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+    emitReleaseEvent(
+      input.store_id,
+      input.catalog_id,
+      input.release_id,
+      'catalog-release.updated',
+      integrations,
+    ),
     endRelease(input),
   ]);
 }
@@ -978,14 +986,23 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   if (!release || status === 'complete') await objects.catch(() => undefined);
   if (!release) return { state: 'FAILED' };
   if (status === 'complete') {
+    const integrations = integrationsOf(input.store_id);
     await pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
       state: 'PUBLISHED',
       percent_completed: 100,
       published_at: release.published_at ?? now(),
       updated_at: now(),
     });
-    await emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated');
-    await endRelease(input);
+    await settleAll([
+      emitReleaseEvent(
+        input.store_id,
+        input.catalog_id,
+        input.release_id,
+        'catalog-release.updated',
+        integrations,
+      ),
+      endRelease(input),
+    ]);
     return { state: 'PUBLISHED' };
   }
   // Items are written only by Write steps, which start after Merge recorded the release's total: a release
@@ -997,6 +1014,9 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   ]);
   const recorded = release.errors !== undefined && release.errors.length > 0;
   const cause = input.error?.Error ?? 'Error';
+  // A release a step recorded FAILED (`fail`) had its event then; another's integrations are read beside
+  // its FAILED record.
+  const integrations = release.state === 'FAILED' ? undefined : integrationsOf(input.store_id);
   const failed = pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
     state: 'FAILED',
     status: 'failed',
@@ -1018,10 +1038,15 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   await settleAll([
     failed.then(() =>
       settleAll([
-        // A release a step recorded FAILED (`fail`) had its event then.
-        release.state === 'FAILED'
+        integrations === undefined
           ? Promise.resolve()
-          : emitReleaseEvent(input.store_id, input.catalog_id, input.release_id, 'catalog-release.updated'),
+          : emitReleaseEvent(
+              input.store_id,
+              input.catalog_id,
+              input.release_id,
+              'catalog-release.updated',
+              integrations,
+            ),
         endRelease(input),
       ]),
     ),
