@@ -16,7 +16,7 @@ import {
   LineChannel,
   readFamilies,
 } from '../../lib/catalog/pipeline/export-index';
-import { exportObjects } from '../../lib/catalog/pipeline/export-splice';
+import { besideExport, exportObjects, writeExport } from '../../lib/catalog/pipeline/export-splice';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import { resetConfig } from '../../lib/config/index';
@@ -254,6 +254,48 @@ describe('a whole export', () => {
     expect(parsed.products.map((product) => product.id)).toEqual(
       expect.arrayContaining([c.ids.tee, c.ids.cap]),
     );
+  });
+});
+
+describe("what the release records of its export goes beside the export's trailer", () => {
+  it('starts it before the trailer has answered, and answers once both have settled', async () => {
+    const c = await authoredCatalog();
+    const documentKey = `test/${randomUUID()}/authored.json`;
+    const { trailer } = besideExport(documentKey);
+    const events: string[] = [];
+    const put = objectStore.put.bind(objectStore);
+    const spy = jest.spyOn(objectStore, 'put').mockImplementation(async (key, body, options) => {
+      await put(key, body, options);
+      if (key === trailer) events.push('trailer answered');
+    });
+    const source = {
+      storeId: c.storeId,
+      catalog: {
+        id: randomUUID(),
+        name: 'Beside',
+        sources: { hierarchy_ids: [c.hierarchyId], pricebook_ids: [c.book] },
+      },
+      at: new Date(),
+      startedAt: Date.now(),
+    };
+    try {
+      const written = await writeExport(documentKey, source, { whole: 'asked for' }, async (what) => {
+        events.push(`beside ${what.why}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        events.push('beside settled');
+      });
+      expect(written).toEqual({ spliced: false, why: 'asked for' });
+      expect(events).toEqual(['beside asked for', 'trailer answered', 'beside settled']);
+      // A failure beside it fails the export, once the trailer is written.
+      await expect(
+        writeExport(documentKey, source, { whole: 'again' }, async () => {
+          throw new Error('the record was refused');
+        }),
+      ).rejects.toThrow('the record was refused');
+    } finally {
+      spy.mockRestore();
+      await objectStore.deletePrefix(`test/${documentKey.split('/')[1]}/`);
+    }
   });
 });
 

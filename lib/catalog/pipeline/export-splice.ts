@@ -468,9 +468,20 @@ export function splicedTrailer(
   } satisfies ExportTrailer);
 }
 
+/** What an export wrote, as its release records it (and, for a splice, what it wrote again). */
+export interface ExportWritten {
+  spliced: boolean;
+  why?: string;
+  changed_products?: number;
+  families?: number;
+  facts?: SpliceFacts;
+}
+
 /**
  * Writes the release's export at `documentKey`, with its index and trailer beside it: the release before's
- * spliced as `plan` says, or the whole catalog. Answers what the release records of it.
+ * spliced as `plan` says, or the whole catalog. Answers what the release records of it. The trailer is
+ * written last (it says the document and the index are whole); `beside`, given what was written, runs
+ * beside it, and the export answers once both have settled.
  */
 export async function writeExport(
   documentKey: string,
@@ -481,15 +492,14 @@ export async function writeExport(
     startedAt: number;
   },
   plan: SplicePlan,
-): Promise<{
-  spliced: boolean;
-  why?: string;
-  changed_products?: number;
-  families?: number;
-  facts?: SpliceFacts;
-}> {
+  beside: (written: ExportWritten) => Promise<unknown> = () => Promise.resolve(),
+): Promise<ExportWritten> {
   const keys = besideExport(documentKey);
   const { storeId, catalog, at, startedAt } = source;
+  const finish = async (trailer: string, written: ExportWritten) => {
+    await settleAll([objectStore.put(keys.trailer, trailer), beside(written)]);
+    return written;
+  };
   if (!('whole' in plan)) {
     const head = catalogHead(catalog, catalog.sources.pricebook_ids);
     const lengths = plan.base.trailer.index_format === INDEX_FORMAT;
@@ -507,13 +517,12 @@ export async function writeExport(
           : objectStore.put(keys.index, splicedIndex(plan, head, products)),
       ]);
       const run = products.run ?? null;
-      await objectStore.put(keys.trailer, splicedTrailer(plan, head, at, startedAt, run));
-      return {
+      return await finish(splicedTrailer(plan, head, at, startedAt, run), {
         spliced: true,
         changed_products: plan.changed,
         families: plan.rewritten.length,
         facts: spliceFacts(plan, head, run),
-      };
+      });
     } catch (error) {
       // The release before's export went meanwhile (that release deleted, and its objects swept): whole.
       if (!(error instanceof ObjectNotFoundError)) throw error;
@@ -535,6 +544,5 @@ export async function writeExport(
     objectStore.put(documentKey, document(), { contentType: 'application/json' }),
     objectStore.put(keys.index, channel),
   ]);
-  await objectStore.put(keys.trailer, JSON.stringify(trailer));
-  return { spliced: false, why: plan.whole };
+  return finish(JSON.stringify(trailer), { spliced: false, why: plan.whole });
 }

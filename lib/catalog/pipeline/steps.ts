@@ -229,7 +229,6 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
   const startedAt = Date.now();
   const catalog = { id: input.catalog_id, name: release.name, sources: release.authored };
   const at = new Date(release.created_at);
-  let exported: Awaited<ReturnType<typeof writeExport>>;
   try {
     const registry = await registryRead;
     const plan =
@@ -245,22 +244,24 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
             if (!(error instanceof ObjectNotFoundError)) throw error;
             return { whole: "the release before's export was deleted while it was read" };
           });
-    exported = await writeExport(
+    // The release records the export, and what was written again (for Validate and Plan to check only
+    // that: spliced-checks.ts) is kept, beside the export's trailer. No release is published before its
+    // Export has succeeded, and a retried Export records again.
+    await writeExport(
       input.document_key,
       { storeId: input.store_id, catalog, at, startedAt },
       plan,
+      ({ facts, ...recorded }) =>
+        settleAll([
+          facts === undefined ? Promise.resolve() : putJson(workKeys.splice(input), facts),
+          record(input, { percent_completed: EXPORTED_PERCENT, export: recorded }),
+        ]),
     );
   } catch (error) {
     if (!(error instanceof AuthoredSourceError)) throw error;
     await fail(input, [{ path: '', rule: 'authored', message: error.message }], 1);
     return { ...input, valid: false };
   }
-  const { facts, ...recorded } = exported;
-  // What was written again, for Validate and Plan to check only that (spliced-checks.ts).
-  await settleAll([
-    facts === undefined ? Promise.resolve() : putJson(workKeys.splice(input), facts),
-    record(input, { percent_completed: EXPORTED_PERCENT, export: recorded }),
-  ]);
   return { ...input, valid: true };
 }
 
