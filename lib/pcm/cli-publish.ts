@@ -10,7 +10,7 @@ import { catalogLookupRepository } from '../store/catalog-lookup-repository';
 import { catalogRepository } from '../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../store/document-objects';
 import { objectStore } from '../store/object-store';
-import { type PcmCatalog, type PcmRelease, pcmRepository } from '../store/pcm-repository';
+import { type PcmCatalog, type PcmRelease, pcmRepository, progressOf } from '../store/pcm-repository';
 import { storeRepository } from '../store/store-repository';
 import { createRelease, documentKey, replaceDocument } from './publishing';
 import { releaseState } from './render';
@@ -149,7 +149,7 @@ async function releaseInProgress(storeId: string, catalog: PcmCatalog): Promise<
 
 function busy(catalogId: string, running: PcmRelease): CatalogBusy {
   return new CatalogBusy(
-    `catalog ${catalogId} is being published: release ${running.release_id} is ${releaseState(running)} (${running.percent_completed ?? 0}%). A catalog publishes one release at a time; publish again once that one is PUBLISHED or FAILED (GET /pcm/catalogs/${catalogId}/releases/${running.release_id}); one that makes no progress for 5 minutes is taken over. Nothing was stored.`,
+    `catalog ${catalogId} is being published: release ${running.release_id} is ${releaseState(running)} (${progressOf(running)}%). A catalog publishes one release at a time; publish again once that one is PUBLISHED or FAILED (GET /pcm/catalogs/${catalogId}/releases/${running.release_id}); one that makes no progress for 5 minutes is taken over. Nothing was stored.`,
   );
 }
 

@@ -1,5 +1,5 @@
 import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
-import type { PcmCatalog, PcmRelease, ReleaseState } from '../store/pcm-repository';
+import { type PcmCatalog, type PcmRelease, progressOf, type ReleaseState } from '../store/pcm-repository';
 
 /**
  * The platform's catalog and release resources (`type: "catalog"`, `type: "catalog-release"`), as its
@@ -93,7 +93,7 @@ export function renderRelease(
     is_full_delta,
     total_products: release.total_products ?? null,
     total_nodes: release.total_nodes ?? null,
-    percent_completed: state === 'PUBLISHED' ? 100 : (release.percent_completed ?? 0),
+    percent_completed: state === 'PUBLISHED' ? 100 : progressOf(release),
     owner: 'store',
     current,
   };

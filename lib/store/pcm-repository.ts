@@ -105,7 +105,7 @@ export interface PcmRelease extends ReleaseMarker {
   authored?: AuthoredSources;
   created_at: string;
   updated_at: string;
-  /** Items the release writes (known once derived) and written so far: `percent_completed`. */
+  /** Items the release writes (known once derived) and written so far: `percent_completed` (progressOf). */
   total_items?: number;
   written_items?: number;
   /** Items readers see in the release: those it wrote and those it shares with the releases below it. */
@@ -796,3 +796,22 @@ export const pcmRepository = {
     }
   },
 };
+
+/** A release's `percent_completed` once its items are derived; the Write steps take it to 99. */
+export const DERIVED_PERCENT = 20;
+
+/**
+ * How far a release that has not published is: the step it last recorded (`percent_completed`), or, once
+ * items are written, the share of them written (each Write step adds its own to `written_items`, one
+ * atomic ADD: no step reads the others' figure, so none can write a smaller one over a larger).
+ */
+export function progressOf(
+  release: Pick<PcmRelease, 'percent_completed' | 'total_items' | 'written_items'>,
+): number {
+  const recorded = release.percent_completed ?? 0;
+  const total = release.total_items ?? 0;
+  const written = release.written_items ?? 0;
+  if (total === 0 || written === 0) return recorded;
+  const share = Math.floor(((99 - DERIVED_PERCENT) * Math.min(written, total)) / total);
+  return Math.max(recorded, DERIVED_PERCENT + share);
+}

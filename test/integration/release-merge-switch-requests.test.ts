@@ -5,6 +5,7 @@ import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { integrationRepository } from '../../lib/store/integration-repository';
 import { objectStore } from '../../lib/store/object-store';
+import { pcmRepository, progressOf } from '../../lib/store/pcm-repository';
 import { adminOfNewStore } from '../support/catalog-fixtures';
 import { recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog } from '../support/pcm-fixtures';
@@ -20,12 +21,14 @@ import { publishDocument, runStepByStep } from '../support/step-runner';
 jest.setTimeout(60_000);
 
 /** Merge's and Switch's DynamoDB requests and their object reads and writes, in the order they happened. */
-const orders: Record<'merge' | 'switch', string[]> = { merge: [], switch: [] };
+const orders: Record<'merge' | 'write' | 'switch', string[]> = { merge: [], write: [], switch: [] };
+/** The release's progress once every Write step has run, as its record gives it. */
+let progressAfterWrites: number | undefined;
 const runs: Promise<unknown>[] = [];
 
 function watchSteps(input: ReleaseExecutionInput) {
   let stop = () => undefined as unknown;
-  const watch = (step: 'merge' | 'switch') => async () => {
+  const watch = (step: 'merge' | 'write' | 'switch') => async () => {
     const recording = recordOperationOrder();
     const order = recording.order;
     orders[step] = order;
@@ -57,8 +60,16 @@ function watchSteps(input: ReleaseExecutionInput) {
   };
   return runStepByStep(input, {
     beforeMerge: watch('merge'),
-    afterMerge: unwatch,
-    beforeSwitch: watch('switch'),
+    afterMerge: async () => {
+      await unwatch();
+      await watch('write')();
+    },
+    beforeSwitch: async () => {
+      await unwatch();
+      const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
+      progressAfterWrites = release && progressOf(release);
+      await watch('switch')();
+    },
     afterSwitch: unwatch,
   });
 }
@@ -71,7 +82,7 @@ beforeAll(() => {
   });
 });
 
-it("sends the store's read with Merge's first reads, reads back none of its own manifest parts, records the merge beside the delta file's upload, and reads the integrations beside Switch's record", async () => {
+it("sends the store's read with Merge's first reads, reads back none of its own manifest parts, records the merge beside the delta file's upload, has each Write add its count without a read, and reads the integrations beside Switch's record", async () => {
   const { storeId, headers } = await adminOfNewStore();
   const catalogId = await newPcmCatalog(storeId, 'Merge requests');
   const document = generateRelease({ children: 20, parents: 2, seed: 5, catalogName: 'Merge requests' }) as {
@@ -104,6 +115,13 @@ it("sends the store's read with Merge's first reads, reads back none of its own 
   const delta = deltaFileKey(storeId, catalogId, releaseId);
   expect(order.filter((event) => event === 'UpdateItem sent')).toHaveLength(1);
   expect(at('UpdateItem sent')).toBeLessThan(at(`put answered ${delta}`));
+
+  // Write: each step adds its items to the release's count in one request, without reading the release;
+  // the progress is the share written, 99 once all are.
+  const writes = orders.write;
+  expect(writes.filter((event) => event === 'GetItem sent')).toEqual([]);
+  expect(writes.filter((event) => event === 'UpdateItem sent').length).toBeGreaterThan(0);
+  expect(progressAfterWrites).toBe(99);
 
   // Switch: the integrations are asked for before the PUBLISHED record (its first UpdateItem after the
   // switch's transaction) has answered.

@@ -5,7 +5,7 @@ import { catalogRepository, mayHoldItems } from '../../store/catalog-repository'
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
 import { type AskedFirst, settleAll, settleWorkers, startedEarly, withAskedFirst } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
-import { type PcmRelease, pcmRepository } from '../../store/pcm-repository';
+import { DERIVED_PERCENT, type PcmRelease, pcmRepository } from '../../store/pcm-repository';
 import { storeRepository } from '../../store/store-repository';
 import { CHILD_CHUNK_SIZE } from '../child-index';
 import {
@@ -87,7 +87,6 @@ import { CHUNK_ITEMS, uploadRefused, WRITER_BATCHES_IN_FLIGHT } from './workflow
 const EXPORTED_PERCENT = 5;
 const VALIDATED_PERCENT = 10;
 const PLANNED_PERCENT = 12;
-const DERIVED_PERCENT = 20;
 /** Ranges' picks written at once by Plan: small objects, one round trip each. */
 const PICKS_IN_FLIGHT = 8;
 /** Ranges' partials Merge reads ahead of the one it joins. */
@@ -885,14 +884,8 @@ export async function writeStep(input: WriteInput): Promise<{ written: number }>
     items.push(decodeItem(line) as (typeof items)[number]);
   }
   await catalogRepository.writeItems(items, { concurrency: WRITER_BATCHES_IN_FLIGHT });
-  const release = await pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id);
-  const total = release?.total_items ?? 0;
-  const written = (release?.written_items ?? 0) + items.length;
-  const percent =
-    total === 0
-      ? DERIVED_PERCENT
-      : DERIVED_PERCENT + Math.floor(((99 - DERIVED_PERCENT) * Math.min(written, total)) / total);
-  await record(input, { percent_completed: percent }, { written_items: items.length });
+  // The progress is the share of the items written (progressOf): each Write adds its own, one request.
+  await record(input, {}, { written_items: items.length });
   return { written: items.length };
 }
 
