@@ -3,11 +3,10 @@ import { deltaFileKey } from '../../lib/catalog/pipeline/delta-file';
 import { releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
-import { integrationRepository } from '../../lib/store/integration-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository, progressOf } from '../../lib/store/pcm-repository';
 import { adminOfNewStore } from '../support/catalog-fixtures';
-import { recordOperationOrder } from '../support/operation-order';
+import { markIntegrationReads, recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog } from '../support/pcm-fixtures';
 import { publishDocument, runStepByStep } from '../support/step-runner';
 
@@ -32,11 +31,7 @@ function watchSteps(input: ReleaseExecutionInput) {
     const recording = recordOperationOrder();
     const order = recording.order;
     orders[step] = order;
-    const list = integrationRepository.list.bind(integrationRepository);
-    const asked = jest.spyOn(integrationRepository, 'list').mockImplementation((storeId) => {
-      order.push('integrations asked');
-      return list(storeId);
-    });
+    const asked = markIntegrationReads(order);
     const read = objectStore.read.bind(objectStore);
     const put = objectStore.put.bind(objectStore);
     const reads = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
@@ -50,7 +45,7 @@ function watchSteps(input: ReleaseExecutionInput) {
     });
     stop = () => {
       recording.stop();
-      asked.mockRestore();
+      asked();
       reads.mockRestore();
       puts.mockRestore();
     };

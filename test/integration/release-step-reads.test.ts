@@ -3,11 +3,10 @@ import { releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import * as steps from '../../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
-import { integrationRepository } from '../../lib/store/integration-repository';
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { adminOfNewStore } from '../support/catalog-fixtures';
-import { recordOperationOrder } from '../support/operation-order';
+import { markIntegrationReads, recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog } from '../support/pcm-fixtures';
 import { publishDocument } from '../support/step-runner';
 
@@ -31,11 +30,7 @@ async function watched<T>(name: string, input: ReleaseExecutionInput, work: () =
     return read(key, range);
   });
   // Who the release's event goes to, and when the release's FAILED record has answered.
-  const list = integrationRepository.list.bind(integrationRepository);
-  const asked = jest.spyOn(integrationRepository, 'list').mockImplementation((storeId) => {
-    order.push('integrations asked');
-    return list(storeId);
-  });
+  const asked = markIntegrationReads(order);
   const update = pcmRepository.updateRelease.bind(pcmRepository);
   const recorded = jest.spyOn(pcmRepository, 'updateRelease').mockImplementation(async (...args) => {
     const answer = await update(...args);
@@ -47,7 +42,7 @@ async function watched<T>(name: string, input: ReleaseExecutionInput, work: () =
   } finally {
     stop();
     spy.mockRestore();
-    asked.mockRestore();
+    asked();
     recorded.mockRestore();
     orders[name] = order;
   }

@@ -1,4 +1,5 @@
 import { getDocumentClient } from '../../lib/store/client';
+import { integrationRepository } from '../../lib/store/integration-repository';
 
 /**
  * Records the process's DynamoDB requests in the order things happen to them: `GetItem sent` when one
@@ -14,4 +15,14 @@ export function recordOperationOrder(): { order: string[]; stop: () => void } {
     return answer;
   });
   return { order, stop };
+}
+
+/** Marks `integrations asked` in `order` whenever the store's integrations are read; answers how to stop. */
+export function markIntegrationReads(order: string[]): () => void {
+  const list = integrationRepository.list.bind(integrationRepository);
+  const spy = jest.spyOn(integrationRepository, 'list').mockImplementation((storeId) => {
+    order.push('integrations asked');
+    return list(storeId);
+  });
+  return () => spy.mockRestore();
 }

@@ -3,6 +3,7 @@ import { emitReleaseEvent, integrationsOf } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
 import { catalogRepository, mayHoldItems } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
+import type { IntegrationRecord } from '../../store/integration-repository';
 import { type AskedFirst, settleAll, settleWorkers, startedEarly, withAskedFirst } from '../../store/items';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import { DERIVED_PERCENT, type PcmRelease, pcmRepository } from '../../store/pcm-repository';
@@ -159,14 +160,28 @@ async function fail(input: ReleaseExecutionInput, issues: ValidationIssue[], tot
     { state: 'FAILED', status: 'failed', errors: issues, errors_total: total, updated_at: now() },
     { unlessState: ['FAILED', 'PUBLISHED'] },
   );
-  await settleAll([
-    emitReleaseEvent(
-      input.store_id,
-      input.catalog_id,
-      input.release_id,
-      'catalog-release.updated',
-      integrations,
-    ),
+  await announceEnd(input, integrations);
+}
+
+/**
+ * Once a release's end is recorded (PUBLISHED or FAILED): its `catalog-release.updated` event, to the
+ * store's integrations its caller read beside the record (none: a step sent the event already), and the
+ * catalog freed for its next release, together.
+ */
+function announceEnd(
+  input: ReleaseExecutionInput,
+  integrations: Promise<IntegrationRecord[]> | undefined,
+): Promise<void> {
+  return settleAll([
+    integrations === undefined
+      ? Promise.resolve()
+      : emitReleaseEvent(
+          input.store_id,
+          input.catalog_id,
+          input.release_id,
+          'catalog-release.updated',
+          integrations,
+        ),
     endRelease(input),
   ]);
 }
@@ -932,18 +947,7 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
     warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
   });
   await settleAll([
-    recorded.then(() =>
-      settleAll([
-        emitReleaseEvent(
-          input.store_id,
-          input.catalog_id,
-          input.release_id,
-          'catalog-release.updated',
-          integrations,
-        ),
-        endRelease(input),
-      ]),
-    ),
+    recorded.then(() => announceEnd(input, integrations)),
     objectStore.deletePrefix(workKeys.prefix(input), { after: recorded }).catch(() => undefined),
     cleanup,
     sweepReleaseObjects(input.store_id, input.catalog_id, cleanup).catch(() => undefined),
@@ -987,16 +991,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
       published_at: release.published_at ?? now(),
       updated_at: now(),
     });
-    await settleAll([
-      emitReleaseEvent(
-        input.store_id,
-        input.catalog_id,
-        input.release_id,
-        'catalog-release.updated',
-        integrations,
-      ),
-      endRelease(input),
-    ]);
+    await announceEnd(input, integrations);
     return { state: 'PUBLISHED' };
   }
   // Items are written only by Write steps, which start after Merge recorded the release's total: a release
@@ -1030,20 +1025,7 @@ export async function abandonStep(input: AbandonInput): Promise<{ state: 'FAILED
   });
   // After the FAILED record: the event, the lock, and the work files' deletion (listed meanwhile).
   await settleAll([
-    failed.then(() =>
-      settleAll([
-        integrations === undefined
-          ? Promise.resolve()
-          : emitReleaseEvent(
-              input.store_id,
-              input.catalog_id,
-              input.release_id,
-              'catalog-release.updated',
-              integrations,
-            ),
-        endRelease(input),
-      ]),
-    ),
+    failed.then(() => announceEnd(input, integrations)),
     objectStore.deletePrefix(workKeys.prefix(input), { after: failed }).catch(() => undefined),
   ]);
   return { state: 'FAILED' };
