@@ -2,7 +2,7 @@ import type { CurrencySettings } from '../store/store-repository';
 import { resolveNodePaths } from './breadcrumbs';
 import { documentEntryBytes, REGISTRY_ENTRY_MAX_BYTES } from './registry-size';
 import type * as Input from './release-input.generated';
-import { checkShape, type PathSegments, RELEASE_SCHEMA, type ShapeIssue } from './release-schema';
+import { checkShape, type PathSegments, type ShapeIssue } from './release-schema';
 import type {
   CatalogFile,
   CatalogNode,
@@ -28,8 +28,6 @@ export interface ValidationIssue {
 
 /** At most this many issues are reported; `total` still counts all of them. */
 export const MAX_VALIDATION_ISSUES = 100;
-/** At most this many tags per product: the schema's limit, for tools that build documents at the limits. */
-export const MAX_TAGS: number = RELEASE_SCHEMA.$defs.attributes.properties.tags.maxItems;
 
 /** A release document that failed validation: every issue found (capped), nothing was written. */
 export class ReleaseValidationError extends Error {

@@ -82,6 +82,17 @@ describe("the functions' bundles", () => {
     expect(Object.keys(bundles['get-currency']?.inputs ?? {})).toContain('lib/runtime/stream-web.ts');
   });
 
+  it("carries no copy of the release schema's JSON: the generated validator holds what it checks", () => {
+    const carrying = Object.entries(bundles).flatMap(([name, output]) =>
+      Object.keys(output.inputs).includes('catalog/release.schema.json') ? [name] : [],
+    );
+    expect(carrying).toEqual([]);
+    // The steps that check documents do bundle the validator, so the input names are the ones looked for.
+    expect(Object.keys(bundles['release-validate']?.inputs ?? {})).toContain(
+      'lib/catalog/release-validator.generated.ts',
+    );
+  });
+
   it(`keeps every function at or under ${MAX_BUNDLE_KIB} KiB`, () => {
     const over = Object.entries(bundles)
       .filter(([, output]) => output.bytes > MAX_BUNDLE_KIB * 1024)
