@@ -138,23 +138,25 @@ async function releaseInput(storeId: string, catalogId: string): Promise<Release
 async function stepInput(step: WorkflowStepName, storeId: string, catalogId: string): Promise<unknown> {
   const input = await releaseInput(storeId, catalogId);
   if (step === 'release-export') return input;
+  // Each step is given what the step before it answered, as the state machine passes it on.
   const exported = await exportStep(input);
   if (!exported.valid) throw new Error('cold-start fixture: the authored release did not export');
-  if (step === 'release-validate') return input;
-  if (!(await validateStep(input)).valid) throw new Error('cold-start fixture: the release is invalid');
+  if (step === 'release-validate') return exported;
+  const validated = await validateStep(exported);
+  if (!validated.valid) throw new Error('cold-start fixture: the release is invalid');
   if (step === 'release-abandon')
-    return { ...input, error: { Error: 'ColdStartBench', Cause: 'abandoned by the cold-start bench' } };
-  if (step === 'release-plan') return input;
-  const planned = await planStep(input);
+    return { ...validated, error: { Error: 'ColdStartBench', Cause: 'abandoned by the cold-start bench' } };
+  if (step === 'release-plan') return validated;
+  const planned = await planStep(validated);
   const ranges = await readRanges(planned.ranges_key);
   if (step === 'release-derive') return { ...input, range: ranges[0] };
   for (const range of ranges) await deriveStep({ ...input, range });
-  if (step === 'release-merge') return input;
-  const merged = await mergeStep(input);
+  if (step === 'release-merge') return planned;
+  const merged = await mergeStep(planned);
   const chunks = await readManifest(merged.manifest_key);
   if (step === 'release-write') return { ...input, chunk: chunks[0] };
   for (const chunk of chunks) await writeStep({ ...input, chunk });
-  return input;
+  return merged;
 }
 
 /** A local webhook receiver answering 200 to every delivery. */

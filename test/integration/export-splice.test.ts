@@ -19,6 +19,8 @@ import {
 import { besideExport, exportObjects, writeExport } from '../../lib/catalog/pipeline/export-splice';
 import { runWorkflowLocally } from '../../lib/catalog/pipeline/run-local';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import * as steps from '../../lib/catalog/pipeline/steps';
+import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { resetConfig } from '../../lib/config/index';
 import { catalogChangeRepository } from '../../lib/store/catalog-change-repository';
 import { getDocumentClient } from '../../lib/store/client';
@@ -211,6 +213,8 @@ async function authoredCatalog() {
   };
   return {
     storeId,
+    headers,
+    catalogId,
     call,
     attach,
     price,
@@ -584,5 +588,117 @@ describe('the client writes the change log with each write', () => {
       new PutCommand({ TableName: tableName('products'), Item: { pk: `STORE#${store}`, sk: 'VARIATION#v' } }),
     );
     expect((await since()).structure).toBe(true);
+  });
+});
+
+describe("Validate and Plan take Export's word on what it wrote", () => {
+  /** Runs `work` with the store's DynamoDB requests and the bucket's reads and writes in one order. */
+  async function ordered<T>(work: () => Promise<T>, names: Record<string, string>) {
+    const { order, stop } = recordOperationOrder();
+    const read = objectStore.read.bind(objectStore);
+    const put = objectStore.put.bind(objectStore);
+    const reads = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
+      order.push(`${names[key] ?? 'object'} read`);
+      return read(key, range);
+    });
+    const puts = jest.spyOn(objectStore, 'put').mockImplementation(async (key, body, options) => {
+      await put(key, body, options);
+      order.push('object written');
+    });
+    try {
+      return { result: await work(), order };
+    } finally {
+      stop();
+      reads.mockRestore();
+      puts.mockRestore();
+    }
+  }
+  const precedes = (order: string[], first: string, second: string) => {
+    expect([first, order.indexOf(first)]).not.toEqual([first, -1]);
+    expect([first, second, order.indexOf(first) < order.indexOf(second)]).toEqual([first, second, true]);
+  };
+
+  /** The catalog's next release as its execution starts it, its workflow not run. */
+  async function nextRelease(c: Awaited<ReturnType<typeof authoredCatalog>>, catalogId: string) {
+    let captured: ReleaseExecutionInput | undefined;
+    registerLocalWorkflow(async (input) => {
+      captured = input;
+    });
+    try {
+      const created = await invoke(createRelease, {
+        method: 'POST',
+        path: `/pcm/catalogs/${catalogId}/releases`,
+        pathParameters: { catalog_id: catalogId },
+        headers: c.headers,
+        body: '{}',
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      registerLocalWorkflow((input) => {
+        const run = runWorkflowLocally(input);
+        runs.push(run);
+        return run;
+      });
+    }
+    return captured as ReleaseExecutionInput;
+  }
+
+  it('a whole export: the document is read beside the first reads, with no facts looked for', async () => {
+    const c = await authoredCatalog();
+    const input = await nextRelease(c, c.catalogId);
+    const exported = await steps.exportStep(input);
+    expect(exported).toEqual({ ...input, valid: true, splice_base: null });
+    const names = { [input.document_key]: 'document', [steps.workKeys.splice(input)]: 'facts' };
+
+    const validate = await ordered(() => steps.validateStep(exported), names);
+    expect(validate.result.valid).toBe(true);
+    precedes(validate.order, 'document read', 'UpdateItem answered');
+    expect(validate.order).not.toContain('facts read');
+
+    const plan = await ordered(() => steps.planStep(validate.result), names);
+    precedes(plan.order, 'document read', 'GetItem answered');
+    expect(plan.order).not.toContain('facts read');
+    // The release's progress goes beside the plan's objects, not after them.
+    precedes(plan.order, 'UpdateItem sent', 'object written');
+  });
+
+  it('a spliced export: the kept plan of the release it names is read beside the facts', async () => {
+    const c = await authoredCatalog();
+    const first = await c.publish();
+    const input = await nextRelease(c, c.catalogId);
+    const exported = await steps.exportStep(input);
+    expect(exported).toEqual({ ...input, valid: true, splice_base: first.release_id });
+    const base = { ...input, release_id: first.release_id };
+    const names = {
+      [input.document_key]: 'document',
+      [steps.workKeys.splice(input)]: 'facts',
+      [steps.workKeys.planMeta(base)]: 'kept meta',
+      [steps.workKeys.plan(base)]: 'kept plan',
+    };
+
+    const validate = await ordered(() => steps.validateStep(exported), names);
+    expect(validate.result.valid).toBe(true);
+    precedes(validate.order, 'facts read', 'UpdateItem answered');
+    precedes(validate.order, 'kept meta read', 'UpdateItem answered');
+    const plan = await ordered(() => steps.planStep(validate.result), names);
+    precedes(plan.order, 'kept plan read', 'GetItem answered');
+    const release = await pcmRepository.getRelease(c.storeId, c.catalogId, input.release_id);
+    expect([release?.validation, release?.planning]).toEqual([
+      { spliced: true, families: 0 },
+      { spliced: true, ranges_read: 0 },
+    ]);
+
+    // A word that names another release than the facts do, or none (an execution whose Export did not
+    // say): the facts decide, read first, and the release is still checked and planned by them.
+    const other = await ordered(() => steps.validateStep({ ...exported, splice_base: randomUUID() }), names);
+    expect(other.result.valid).toBe(true);
+    precedes(other.order, 'facts read', 'kept meta read');
+    const unsaid = await ordered(() => steps.planStep({ ...input }), names);
+    precedes(unsaid.order, 'facts read', 'kept plan read');
+    const again = await pcmRepository.getRelease(c.storeId, c.catalogId, input.release_id);
+    expect([again?.validation, again?.planning]).toEqual([
+      { spliced: true, families: 0 },
+      { spliced: true, ranges_read: 0 },
+    ]);
   });
 });

@@ -25,19 +25,20 @@ export interface StepHooks {
  * export, one range at a time), with `hooks` between the steps.
  */
 export async function runStepByStep(input: ReleaseExecutionInput, hooks: StepHooks = {}): Promise<unknown> {
-  await steps.validateStep(input);
-  const plan = await steps.planStep(input);
+  // Each step is given what the step before it answered, as the state machine passes it on.
+  const validated = await steps.validateStep(input);
+  const plan = await steps.planStep(validated);
   for (const range of await steps.readRanges(plan.ranges_key)) {
     const result = await steps.deriveStep({ ...input, range });
     hooks.derived?.(result.kept === true);
   }
   await hooks.beforeMerge?.();
-  const merged = await steps.mergeStep(input);
+  const merged = await steps.mergeStep(plan);
   await hooks.afterMerge?.();
   for (const chunk of await steps.readManifest(merged.manifest_key))
     await steps.writeStep({ ...input, chunk });
   await hooks.beforeSwitch?.();
-  const switched = await steps.switchStep(input);
+  const switched = await steps.switchStep(merged);
   await hooks.afterSwitch?.();
   return switched;
 }

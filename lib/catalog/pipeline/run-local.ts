@@ -41,10 +41,13 @@ export async function runWorkflowLocally(
 ): Promise<'PUBLISHED' | 'FAILED'> {
   const timed = stepTimer(input);
   try {
-    if (input.export === true && !(await timed('export', () => exportStep(input))).valid) return 'FAILED';
-    const validated = await timed('validate', () => validateStep(input));
+    // Each step is given what the step before it answered, as the state machine passes it on (the maps'
+    // items get the execution's ids and their line, as their ItemSelector makes them).
+    const exported = input.export === true ? await timed('export', () => exportStep(input)) : input;
+    if ('valid' in exported && !exported.valid) return 'FAILED';
+    const validated = await timed('validate', () => validateStep(exported));
     if (!validated.valid) return 'FAILED';
-    const planned = await timed('plan', () => planStep(input));
+    const planned = await timed('plan', () => planStep(validated));
     const ranges = await readRanges(planned.ranges_key);
     // Ranges taken up are object-store round trips: RANGES_AT_ONCE of them overlap, while derivations,
     // which hold a range's items in memory, run DERIVE_CONCURRENCY (one) at a time.
@@ -54,14 +57,14 @@ export async function runWorkflowLocally(
         withRetries(() => deriveStep({ ...input, range }, { derivation }).then(() => undefined)),
       ),
     );
-    const derived = await timed('merge', () => mergeStep(input));
+    const derived = await timed('merge', () => mergeStep(planned));
     const chunks = await readManifest(derived.manifest_key);
     await timed('write', () =>
       eachAtMost(chunks, options.concurrency ?? WRITE_CONCURRENCY, (chunk) =>
         withRetries(() => writeStep({ ...input, chunk }).then(() => undefined)),
       ),
     );
-    await timed('switch', () => switchStep(input));
+    await timed('switch', () => switchStep(derived));
     return 'PUBLISHED';
   } catch (error) {
     const fields = errorFields(error);

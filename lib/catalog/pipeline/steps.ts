@@ -261,7 +261,7 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
     // The release records the export, and what was written again (for Validate and Plan to check only
     // that: spliced-checks.ts) is kept, beside the export's trailer. No release is published before its
     // Export has succeeded, and a retried Export records again.
-    await writeExport(
+    const written = await writeExport(
       input.document_key,
       { storeId: input.store_id, catalog, at, startedAt },
       plan,
@@ -271,17 +271,26 @@ export async function exportStep(input: ReleaseExecutionInput): Promise<Validate
           record(input, { percent_completed: EXPORTED_PERCENT, export: recorded }),
         ]),
     );
+    // Validate and Plan learn here whether there are facts to read, and of which release's plan.
+    return { ...input, valid: true, splice_base: written.facts?.base ?? null };
   } catch (error) {
     if (!(error instanceof AuthoredSourceError)) throw error;
     await fail(input, [{ path: '', rule: 'authored', message: error.message }], 1);
     return { ...input, valid: false };
   }
-  return { ...input, valid: true };
 }
 
-/** What a spliced export wrote again, when this release's was one. */
+/** What a spliced export wrote again, when this release's was one (Export said none: not looked for). */
 const spliceFactsOf = async (input: ReleaseExecutionInput): Promise<SpliceFacts | undefined> =>
-  input.export ? unlessGone(readJson<SpliceFacts>(workKeys.splice(input))) : undefined;
+  input.export && input.splice_base !== null
+    ? unlessGone(readJson<SpliceFacts>(workKeys.splice(input)))
+    : undefined;
+
+/**
+ * Whether a step reads the whole document whatever else it finds: a document catalog's release, and an
+ * exported one whose Export wrote the whole catalog (it said so: no facts to check or plan by).
+ */
+const readsWholeDocument = (input: ReleaseExecutionInput) => !input.export || input.splice_base === null;
 
 /** What `read` answers, or undefined when an object it reads is not there. */
 async function unlessGone<T>(read: Promise<T>): Promise<T | undefined> {
@@ -309,8 +318,13 @@ async function planFromBefore(
   facts: SpliceFacts,
   base: { id: string } | undefined,
   options: Pick<SplicedPlanInput, 'layout' | 'storeCurrencies' | 'meta' | 'times'>,
+  named?: Promise<KeptPlan | undefined>,
 ): Promise<Awaited<ReturnType<typeof planSpliced>>> {
-  const kept = base?.id === facts.base ? await keptPlan(input, facts.base) : undefined;
+  // `named`: the kept plan of the release Export named, read beside the step's first reads.
+  const kept =
+    base?.id === facts.base
+      ? await (named !== undefined && facts.base === input.splice_base ? named : keptPlan(input, facts.base))
+      : undefined;
   if (kept === undefined) return { why: 'the release before kept no plan to build on' };
   const spliced = await planSpliced({
     ...options,
@@ -349,10 +363,12 @@ const keptVersion = async (ids: ReleaseIds, releaseId: string) =>
 
 /** Validate: every check of the release validation, on the document as it streams from the bucket. */
 export async function validateStep(input: ReleaseExecutionInput): Promise<ValidateOutput> {
-  // A document catalog's release (not exported, nothing to copy in first) reads its whole document
-  // whatever else it finds: the read goes out while the state is recorded.
+  // A document catalog's release with nothing to copy in first, and a whole export, read the whole
+  // document whatever else they find: the read goes out while the state is recorded.
   const documentRead =
-    !input.export && input.copy_from === undefined ? objectStore.read(input.document_key) : undefined;
+    readsWholeDocument(input) && input.copy_from === undefined
+      ? objectStore.read(input.document_key)
+      : undefined;
   return withAskedFirst(documentRead, (document) => validateDocument(input, document));
 }
 
@@ -360,8 +376,11 @@ async function validateDocument(
   input: ReleaseExecutionInput,
   document: AsyncIterable<Uint8Array> | undefined,
 ): Promise<ValidateOutput> {
-  // What a spliced export wrote again (an object Export wrote) is read while the state is recorded.
+  // What a spliced export wrote again (an object Export wrote) is read while the state is recorded, and
+  // so is the version of the plan the release it names kept, when Export named it.
   const factsRead = startedEarly(spliceFactsOf(input));
+  const namedVersion =
+    typeof input.splice_base === 'string' ? startedEarly(keptVersion(input, input.splice_base)) : undefined;
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   if (input.copy_from !== undefined && !(await takeInDocument(input, input.copy_from))) {
     return { ...input, valid: false };
@@ -370,8 +389,12 @@ async function validateDocument(
   // under these rules (its kept plan says so: Plan runs only on a valid document).
   const facts = await factsRead;
   if (facts !== undefined) {
+    const version =
+      namedVersion !== undefined && facts.base === input.splice_base
+        ? await namedVersion
+        : await keptVersion(input, facts.base);
     const spliced =
-      (await keptVersion(input, facts.base)) === SPLICED_CHECKS_VERSION
+      version === SPLICED_CHECKS_VERSION
         ? await validateSpliced(
             input.document_key,
             exportObjects.document(input.store_id, input.catalog_id, facts.base),
@@ -466,9 +489,9 @@ async function invalid(input: ReleaseExecutionInput, error: ReleaseValidationErr
  * keep), into the bucket: the plan, each range's picks, and the ranges as JSON Lines for the derive map.
  */
 export async function planStep(input: ReleaseExecutionInput): Promise<PlanOutput> {
-  // A document catalog's release (not exported: nothing to plan from the release before) reads its whole
+  // A release with no splice's facts to plan by (a document catalog's, or a whole export) reads its whole
   // document: the read goes out beside the step's first reads.
-  const documentRead = input.export ? undefined : objectStore.read(input.document_key);
+  const documentRead = readsWholeDocument(input) ? objectStore.read(input.document_key) : undefined;
   return withAskedFirst(documentRead, (document) => planDocument(input, document));
 }
 
@@ -484,8 +507,11 @@ async function planDocument(
     return body;
   };
   const registryRead = startedEarly(catalogRepository.getRegistry(input.store_id));
-  // What a spliced export wrote again (an object) is read beside them.
+  // What a spliced export wrote again (an object) is read beside them, and so is the plan kept by the
+  // release Export named.
   const factsRead = startedEarly(spliceFactsOf(input));
+  const namedPlan =
+    typeof input.splice_base === 'string' ? startedEarly(keptPlan(input, input.splice_base)) : undefined;
   const [release, store] = await Promise.all([
     pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
     storeRepository.get(input.store_id, true),
@@ -519,12 +545,13 @@ async function planDocument(
   const spliced =
     facts === undefined
       ? undefined
-      : await planFromBefore(input, facts, base, {
-          layout,
-          storeCurrencies: store.currencies,
-          meta,
-          times,
-        });
+      : await planFromBefore(
+          input,
+          facts,
+          base,
+          { layout, storeCurrencies: store.currencies, meta, times },
+          namedPlan,
+        );
   let plan: DerivePlan;
   let rangeBytes: (n: number) => RangeBytes | undefined;
   let writePicks: (n: number) => Promise<unknown>;
@@ -579,6 +606,8 @@ async function planDocument(
     };
     return `${JSON.stringify(line)}\n`;
   });
+  // The release's progress is recorded beside them: the step answers once all have settled, and a write
+  // that fails fails the step (Abandon then records the release FAILED over the progress).
   let next = 0;
   await settleAll([
     putJson(workKeys.plan(input), plan),
@@ -587,18 +616,18 @@ async function planDocument(
       while (!stop.failed && next < plan.ranges.length) await writePicks(next++);
     }),
     objectStore.put(workKeys.ranges(input), lines.join(''), { contentType: 'application/x-ndjson' }),
+    record(input, {
+      percent_completed: PLANNED_PERCENT,
+      ...(spliced === undefined
+        ? {}
+        : {
+            planning:
+              'plan' in spliced
+                ? { spliced: true, ranges_read: spliced.read }
+                : { spliced: false, why: spliced.why },
+          }),
+    }),
   ]);
-  await record(input, {
-    percent_completed: PLANNED_PERCENT,
-    ...(spliced === undefined
-      ? {}
-      : {
-          planning:
-            'plan' in spliced
-              ? { spliced: true, ranges_read: spliced.read }
-              : { spliced: false, why: spliced.why },
-        }),
-  });
   return { ...input, ranges_key: workKeys.ranges(input), ranges: plan.ranges.length };
 }
 

@@ -163,6 +163,14 @@ export interface ReleaseExecutionInput extends ReleaseIds {
    * first. Always present (the state machine's Choice reads it, and a missing path is an error there).
    */
   export: boolean;
+  /**
+   * What Export said of the facts a spliced export keeps (`SpliceFacts`, read by Validate and Plan): the
+   * release it spliced from when it wrote them, null when it wrote the whole catalog and no facts. Validate
+   * and Plan then read the kept plan of that release, or the whole document, beside their first reads
+   * instead of after the facts. Absent (an execution whose Export did not say, or a document catalog's):
+   * the facts are looked for first.
+   */
+  splice_base?: string | null;
 }
 
 /** Where a release's own objects live (lib/catalog/pipeline/share.ts): kept and deleted with the release. */
