@@ -3,7 +3,7 @@ import { deltaFileKey } from '../../lib/catalog/pipeline/delta-file';
 import { releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
-import { objectStore } from '../../lib/store/object-store';
+import { getS3Client, objectStore } from '../../lib/store/object-store';
 import { pcmRepository, progressOf } from '../../lib/store/pcm-repository';
 import { adminOfNewStore } from '../support/catalog-fixtures';
 import { markIntegrationReads, recordOperationOrder } from '../support/operation-order';
@@ -14,7 +14,8 @@ import { publishDocument, runStepByStep } from '../support/step-runner';
  * Merge sends at once what needs nothing before it: the store's record (the delta file's locale) goes out
  * with its first reads, the manifest parts of the chunk files it wrote itself are not read back, and the
  * release records the merge beside the delta file's upload, not after it. Switch reads the store's
- * integrations (for the release's event) beside its PUBLISHED record.
+ * integrations (for the release's event) beside its PUBLISHED record, and lists what it makes unneeded
+ * (the release's work files, the catalog's releases' objects) before its transaction.
  */
 
 jest.setTimeout(60_000);
@@ -43,11 +44,22 @@ function watchSteps(input: ReleaseExecutionInput) {
       await put(key, body, options);
       order.push(`put answered ${key}`);
     });
+    // Listings and batch deletions go through the bucket's client, not the store's methods.
+    const client = getS3Client();
+    const sendForXml = client.sendForXml.bind(client);
+    const xml = jest.spyOn(client, 'sendForXml').mockImplementation(async (bucket, request) => {
+      const prefix = request.query?.prefix;
+      order.push(`${request.operation} sent${typeof prefix === 'string' ? ` ${prefix}` : ''}`);
+      const answer = await sendForXml(bucket, request);
+      order.push(`${request.operation} answered`);
+      return answer;
+    });
     stop = () => {
       recording.stop();
       asked();
       reads.mockRestore();
       puts.mockRestore();
+      xml.mockRestore();
     };
   };
   const unwatch = async () => {
@@ -123,6 +135,15 @@ it("sends the store's read with Merge's first reads, reads back none of its own 
   const switched = orders.switch;
   const afterTransaction = switched.slice(at('TransactWriteItems answered', switched));
   expect(at('integrations asked', afterTransaction)).toBeLessThan(
+    at('UpdateItem answered', afterTransaction),
+  );
+  // What the switch makes unneeded is listed beside its transaction (sent before it answers): the
+  // release's work files and the catalog's releases' objects. The work files are deleted once the
+  // PUBLISHED record has answered.
+  const transaction = at('TransactWriteItems answered', switched);
+  expect(at(`ListObjectsV2 sent work/${storeId}/${releaseId}/`, switched)).toBeLessThan(transaction);
+  expect(at(`ListObjectsV2 sent releases/${storeId}/${catalogId}/`, switched)).toBeLessThan(transaction);
+  expect(at('DeleteObjects sent', afterTransaction)).toBeGreaterThan(
     at('UpdateItem answered', afterTransaction),
   );
 });

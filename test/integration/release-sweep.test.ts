@@ -90,3 +90,14 @@ it('reads the markers only once the cleanup beside it has settled, so what that 
   expect(listed).toBe(true);
   expect(await exists(objectOf(doomed))).toBe(false);
 });
+
+it('sweeps nothing when what it waits on fails: a switch that did not happen makes no objects unneeded', async () => {
+  const orphan = uuidv7();
+  await objectStore.put(objectOf(orphan), '{}');
+  const failed = Promise.reject(new Error('the switch failed'));
+  expect(await sweepReleaseObjects(storeId, catalogId, failed)).toBe(0);
+  expect(await exists(objectOf(orphan))).toBe(true);
+  // Once nothing stands in its way, the same sweep deletes them.
+  expect(await sweepReleaseObjects(storeId, catalogId, Promise.resolve())).toBe(1);
+  expect(await exists(objectOf(orphan))).toBe(false);
+});

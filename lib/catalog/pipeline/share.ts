@@ -126,8 +126,9 @@ export async function* releaseManifest(
  * The objects are listed before the markers: a release's marker is written when it is created, before any
  * of its objects, so every release whose objects the listing saw is in the markers read after it unless
  * it is gone. Read the other way round, a release created between the two reads would lose its objects.
- * `markersAfter`: the markers are read once it has settled too (a cleanup deleting markers meanwhile: the
- * listing, which only needs to come first, runs beside it).
+ * `markersAfter`: the markers are read once it has fulfilled too (a cleanup deleting markers meanwhile: the
+ * listing, which only needs to come first, runs beside it); when it rejects, nothing is swept and 0 is
+ * answered (what was to make releases' objects unneeded did not happen: a switch that failed).
  */
 export async function sweepReleaseObjects(
   storeId: string,
@@ -141,7 +142,11 @@ export async function sweepReleaseObjects(
     const [, , catalog, release] = object.key.split('/') as [string, string, string, string];
     seen.set(release, catalog);
   }
-  await markersAfter?.catch(() => undefined);
+  try {
+    await markersAfter;
+  } catch {
+    return 0;
+  }
   if (seen.size === 0) return 0;
   const markers = new Set(
     (await catalogRepository.listReleases(storeId, catalogId)).map((marker) => marker.release_id),

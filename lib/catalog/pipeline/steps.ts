@@ -1,7 +1,7 @@
 import { getConfig } from '../../config/index';
 import { emitReleaseEvent, integrationsOf } from '../../integrations/events';
 import { applicationKeyExists } from '../../store/caller-check';
-import { catalogRepository, mayHoldItems } from '../../store/catalog-repository';
+import { type CatalogRegistry, catalogRepository, mayHoldItems } from '../../store/catalog-repository';
 import { reclaimDocument, releaseDocument } from '../../store/document-objects';
 import type { IntegrationRecord } from '../../store/integration-repository';
 import { type AskedFirst, settleAll, settleWorkers, startedEarly, withAskedFirst } from '../../store/items';
@@ -938,6 +938,50 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   // The registry the switch conditions on is read beside the facts, not after them.
   const registryRead = startedEarly(catalogRepository.getRegistry(input.store_id));
   const file = JSON.parse(await readText(objectStore.read(workKeys.switchFacts(input)))) as SwitchFile;
+  // What the switch makes unneeded is listed beside its transaction: the release's work files, deleted
+  // once its PUBLISHED record is written (a retried switch reads its facts from them), and the objects of
+  // the catalog's releases, swept once the cleanup after the switch has deleted their markers (the listing
+  // only needs to come before the markers' read). A switch that does not happen deletes nothing; the step
+  // answers once these have settled either way, so a Lambda freezes nothing in flight.
+  let switched!: (after: { recorded: Promise<unknown>; cleanup: Promise<unknown> }) => void;
+  let notSwitched!: (error: unknown) => void;
+  const outcome = new Promise<{ recorded: Promise<unknown>; cleanup: Promise<unknown> }>(
+    (resolve, reject) => {
+      switched = resolve;
+      notSwitched = reject;
+    },
+  );
+  const unneeded = settleAll([
+    objectStore
+      .deletePrefix(workKeys.prefix(input), { after: startedEarly(outcome.then((o) => o.recorded)) })
+      .catch(() => undefined),
+    sweepReleaseObjects(input.store_id, input.catalog_id, startedEarly(outcome.then((o) => o.cleanup))).catch(
+      () => undefined,
+    ),
+  ]);
+  let published: { recorded: Promise<unknown>; cleanup: Promise<unknown>; announced: Promise<unknown> };
+  try {
+    published = await publish(input, file, registryRead);
+  } catch (error) {
+    notSwitched(error);
+    await unneeded;
+    throw error;
+  }
+  switched(published);
+  await settleAll([published.announced, published.cleanup, unneeded]);
+  return { published: true };
+}
+
+/**
+ * Switch's own work: the switch's transaction from the facts Merge wrote, then, started together, the
+ * release's PUBLISHED record (its event and the catalog's lock follow it) and the cleanup of older releases
+ * (it needs only the switch). Answers them unsettled: the step waits for the longest chain, not the sum.
+ */
+async function publish(
+  input: ReleaseExecutionInput,
+  file: SwitchFile,
+  registryRead: Promise<CatalogRegistry | undefined>,
+) {
   let registry: Awaited<ReturnType<typeof activate>>;
   try {
     registry = await activate(
@@ -959,29 +1003,24 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   const at = now();
   // A switch whose response was lost left no registry here: read the one it wrote.
   registry ??= await catalogRepository.getRegistry(input.store_id);
-  // What follows the switch is independent but for two orders: the event, the lock and the work files'
-  // deletion follow the release's PUBLISHED record (a retried switch reads its facts from the work files;
-  // they are listed meanwhile), and the objects of releases are swept once the cleanup deleted their
-  // markers (the sweep lists the objects meanwhile). The cleanup of older releases needs only the switch,
-  // so it starts beside the record; the pieces run together, so the step waits for the longest chain.
   const cleanup = cleanupReleases(input.store_id, { catalogId: input.catalog_id }).catch(() => undefined);
   // The store's integrations (whom the event goes to) are read beside the record too; the event itself,
   // the release as it is now, is read once the record is written.
   const integrations = integrationsOf(input.store_id);
-  const recorded = pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
-    state: 'PUBLISHED',
-    percent_completed: 100,
-    published_at: at,
-    updated_at: at,
-    warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
-  });
-  await settleAll([
-    recorded.then(() => announceEnd(input, integrations)),
-    objectStore.deletePrefix(workKeys.prefix(input), { after: recorded }).catch(() => undefined),
+  const recorded = startedEarly(
+    pcmRepository.updateRelease(input.store_id, input.catalog_id, input.release_id, {
+      state: 'PUBLISHED',
+      percent_completed: 100,
+      published_at: at,
+      updated_at: at,
+      warnings: selectionWarnings(registry, input.catalog_id, new Date(at)),
+    }),
+  );
+  return {
+    recorded,
     cleanup,
-    sweepReleaseObjects(input.store_id, input.catalog_id, cleanup).catch(() => undefined),
-  ]);
-  return { published: true };
+    announced: startedEarly(recorded.then(() => announceEnd(input, integrations))),
+  };
 }
 
 /**
