@@ -2,6 +2,7 @@ import { generateRelease } from '../../lib/catalog/generator';
 import { deltaFileKey } from '../../lib/catalog/pipeline/delta-file';
 import { releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
+import * as steps from '../../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
 import { getS3Client, objectStore } from '../../lib/store/object-store';
 import { pcmRepository, progressOf } from '../../lib/store/pcm-repository';
@@ -12,10 +13,11 @@ import { publishDocument, runStepByStep } from '../support/step-runner';
 
 /**
  * Merge sends at once what needs nothing before it: the store's record (the delta file's locale) goes out
- * with its first reads, the manifest parts of the chunk files it wrote itself are not read back, and the
- * release records the merge beside the delta file's upload, not after it. Switch reads the store's
- * integrations (for the release's event) beside its PUBLISHED record, and lists what it makes unneeded
- * (the release's work files, the catalog's releases' objects) before its transaction.
+ * with its first reads, the manifest parts of the chunk files it wrote itself are not read back, the
+ * release records the merge beside the delta file's upload, not after it, and its last writes go out
+ * beside the manifest's list of parts. Switch reads the store's integrations (for the release's event)
+ * beside its PUBLISHED record, and lists what it makes unneeded (the release's work files, the catalog's
+ * releases' objects) beside its transaction.
  */
 
 jest.setTimeout(60_000);
@@ -117,6 +119,16 @@ it("sends the store's read with Merge's first reads, reads back none of its own 
   const own = /items-merge-\d+\.manifest$/;
   expect(order.filter((event) => event.startsWith('put sent') && own.test(event))).not.toEqual([]);
   expect(order.filter((event) => event.startsWith('read') && own.test(event))).toEqual([]);
+
+  // The manifest's list of parts follows its merged part's answer, and the step's last writes (the
+  // manifest the write map reads among them) go out beside it, not after it.
+  const listKey = releaseObjects.manifestParts(storeId, catalogId, releaseId);
+  expect(at(`put sent ${listKey}`)).toBeGreaterThan(
+    at(`put answered ${releaseObjects.mergedManifest(storeId, catalogId, releaseId)}`),
+  );
+  expect(
+    at(`put sent ${steps.workKeys.manifest({ store_id: storeId, release_id: releaseId })}`),
+  ).toBeLessThan(at(`put answered ${listKey}`));
 
   // The release's record (the merge's one UpdateItem) goes out before the delta file's upload answers.
   const delta = deltaFileKey(storeId, catalogId, releaseId);

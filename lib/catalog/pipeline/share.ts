@@ -390,7 +390,7 @@ export type ShareChange = { type: 'createupdate'; line: string } | { type: 'dele
  */
 export async function planSharing(
   input: ShareInput,
-): Promise<SharePlan & { changes: () => AsyncIterable<ShareChange> }> {
+): Promise<SharePlan & { changes: () => AsyncIterable<ShareChange>; listed: Promise<void> }> {
   const { ids, layout, base } = input;
   const now = (input.now ?? new Date()).getTime();
   // Compared with the base, or, once the base has MAX_LAYERS layers, with its bottom layer (compaction:
@@ -509,87 +509,99 @@ export async function planSharing(
     })(),
     { contentType: 'application/octet-stream' },
   );
-  // The manifest's list last: it names only parts that are there.
-  await objectStore.put(
-    releaseObjects.manifestParts(ids.store_id, ids.catalog_id, ids.release_id),
-    JSON.stringify({ parts: [...ownParts, { key: mergedKey, items: mergedItems }] }),
-    { contentType: 'application/json' },
+  // The manifest's list last: it names only parts that are there. Nothing below reads it (only a later
+  // release's comparison does, once this one is published): it is written while the rest goes on, and
+  // the caller waits for it (`listed`) before the step answers.
+  const listed = startedEarly(
+    objectStore.put(
+      releaseObjects.manifestParts(ids.store_id, ids.catalog_id, ids.release_id),
+      JSON.stringify({ parts: [...ownParts, { key: mergedKey, items: mergedItems }] }),
+      { contentType: 'application/json' },
+    ),
   );
-  if (
-    whole === undefined &&
-    compared !== undefined &&
-    changedItems > (compared.table.count + compared.skipped) * WHOLE_WRITE_SHARE
-  )
-    whole = `it changes more than ${WHOLE_WRITE_SHARE * 100} % of the items`;
-  // The kept ranges whose lines are read, derived again: every one for a whole write or a full delta
-  // file, else those with a marked line; the marked lines follow them to their files.
-  const moved = await materialize(
-    whole !== undefined || fullDelta ? () => true : (n) => changed.has(n) || changedProducts.has(n),
-  );
-  if (moved && whole === undefined) {
-    for (const lines of [changed, changedProducts]) {
-      const relocated = moved(lines);
-      lines.clear();
-      for (const [n, list] of relocated) lines.set(n, list);
+  // A failure below waits for the list's write, so the step leaves nothing in flight.
+  try {
+    if (
+      whole === undefined &&
+      compared !== undefined &&
+      changedItems > (compared.table.count + compared.skipped) * WHOLE_WRITE_SHARE
+    )
+      whole = `it changes more than ${WHOLE_WRITE_SHARE * 100} % of the items`;
+    // The kept ranges whose lines are read, derived again: every one for a whole write or a full delta
+    // file, else those with a marked line; the marked lines follow them to their files.
+    const moved = await materialize(
+      whole !== undefined || fullDelta ? () => true : (n) => changed.has(n) || changedProducts.has(n),
+    );
+    if (moved && whole === undefined) {
+      for (const lines of [changed, changedProducts]) {
+        const relocated = moved(lines);
+        lines.clear();
+        for (const [n, list] of relocated) lines.set(n, list);
+      }
     }
-  }
 
-  if (whole !== undefined || compared === undefined || against === undefined) {
-    // Written whole: its delta file holds the whole catalog.
-    return {
-      chunks,
-      items: derivedItems,
-      layers: [],
-      full_publish: true,
-      full_delta: true,
-      whole: whole ?? 'no release to compare with',
-      changed_products: -1,
-      removed_products: -1,
-      changes: () => everyProduct(chunks),
-    };
-  }
-
-  for await (const line of pickLines(chunks, changed)) await input.emitLine(line);
-  // A tombstone for every key of the compared release this one no longer has (the parts it shares with
-  // this one hold none).
-  const removed: string[] = [];
-  let index = 0;
-  for await (const entry of readManifestEntries(readParts(compared.read))) {
-    if (!compared.table.kept(index)) {
-      await input.emitLine(
-        JSON.stringify({ pk: `REL#${ids.release_id}#${entry.shard}`, sk: entry.sk, x: 1 }),
-      );
-      changedItems += 1;
-      if (baseProducts === undefined && isProductKey(entry.sk)) removed.push(entry.sk.slice(2));
+    if (whole !== undefined || compared === undefined || against === undefined) {
+      // Written whole: its delta file holds the whole catalog.
+      return {
+        chunks,
+        items: derivedItems,
+        layers: [],
+        full_publish: true,
+        full_delta: true,
+        whole: whole ?? 'no release to compare with',
+        changed_products: -1,
+        removed_products: -1,
+        changes: () => everyProduct(chunks),
+        listed,
+      };
     }
-    index += 1;
-  }
-  if (baseCompared !== undefined) {
-    // Products the base had and this release has not (against the base, not the bottom).
-    index = 0;
-    for await (const entry of readManifestEntries(readParts(baseCompared.read))) {
-      if (!isProductKey(entry.sk)) continue;
-      if (!baseCompared.table.kept(index)) removed.push(entry.sk.slice(2));
+
+    for await (const line of pickLines(chunks, changed)) await input.emitLine(line);
+    // A tombstone for every key of the compared release this one no longer has (the parts it shares with
+    // this one hold none).
+    const removed: string[] = [];
+    let index = 0;
+    for await (const entry of readManifestEntries(readParts(compared.read))) {
+      if (!compared.table.kept(index)) {
+        await input.emitLine(
+          JSON.stringify({ pk: `REL#${ids.release_id}#${entry.shard}`, sk: entry.sk, x: 1 }),
+        );
+        changedItems += 1;
+        if (baseProducts === undefined && isProductKey(entry.sk)) removed.push(entry.sk.slice(2));
+      }
       index += 1;
     }
+    if (baseCompared !== undefined) {
+      // Products the base had and this release has not (against the base, not the bottom).
+      index = 0;
+      for await (const entry of readManifestEntries(readParts(baseCompared.read))) {
+        if (!isProductKey(entry.sk)) continue;
+        if (!baseCompared.table.kept(index)) removed.push(entry.sk.slice(2));
+        index += 1;
+      }
+    }
+    const full_delta = fullDelta;
+    let createdOrUpdated = 0;
+    for (const lines of changedProducts.values()) createdOrUpdated += lines.length;
+    return {
+      chunks: await input.doneLines(),
+      items: changedItems,
+      layers: compacting ? [against] : chain,
+      full_publish: full_delta || sourcesChanged,
+      full_delta,
+      changed_products: createdOrUpdated,
+      removed_products: removed.length,
+      changes: full_delta
+        ? () => everyProduct(chunks)
+        : async function* () {
+            for await (const line of pickLines(chunks, changedProducts))
+              yield { type: 'createupdate', line } as const;
+            for (const id of removed) yield { type: 'delete', id } as const;
+          },
+      listed,
+    };
+  } catch (error) {
+    await listed.catch(() => undefined);
+    throw error;
   }
-  const full_delta = fullDelta;
-  let createdOrUpdated = 0;
-  for (const lines of changedProducts.values()) createdOrUpdated += lines.length;
-  return {
-    chunks: await input.doneLines(),
-    items: changedItems,
-    layers: compacting ? [against] : chain,
-    full_publish: full_delta || sourcesChanged,
-    full_delta,
-    changed_products: createdOrUpdated,
-    removed_products: removed.length,
-    changes: full_delta
-      ? () => everyProduct(chunks)
-      : async function* () {
-          for await (const line of pickLines(chunks, changedProducts))
-            yield { type: 'createupdate', line } as const;
-          for (const id of removed) yield { type: 'delete', id } as const;
-        },
-  };
 }

@@ -891,6 +891,8 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
       },
     ),
     facts: putJson(workKeys.switchFacts(input), facts),
+    // The manifest's list of parts, sent once its merged part had answered.
+    listed: shared.listed,
   };
   await settleAll(Object.values(written));
   return { ...input, manifest_key: manifestKey, chunks: shared.chunks.length, items: shared.items };
