@@ -12,7 +12,7 @@ import { newPcmCatalog } from '../support/pcm-fixtures';
 import { publishDocument, runStepByStep } from '../support/step-runner';
 
 /**
- * Merge sends at once what needs nothing before it: the store's record (the delta file's locale) goes out
+ * Derive writes a range's partial beside its last chunk file. Merge sends at once what needs nothing before it: the store's record (the delta file's locale) goes out
  * with its first reads, the manifest parts of the chunk files it wrote itself are not read back, the
  * release records the merge beside the delta file's upload, not after it, and its last writes go out
  * beside the manifest's list of parts. Switch reads the store's integrations (for the release's event)
@@ -23,14 +23,19 @@ import { publishDocument, runStepByStep } from '../support/step-runner';
 jest.setTimeout(60_000);
 
 /** Merge's and Switch's DynamoDB requests and their object reads and writes, in the order they happened. */
-const orders: Record<'merge' | 'write' | 'switch', string[]> = { merge: [], write: [], switch: [] };
+const orders: Record<'derive' | 'merge' | 'write' | 'switch', string[]> = {
+  derive: [],
+  merge: [],
+  write: [],
+  switch: [],
+};
 /** The release's progress once every Write step has run, as its record gives it. */
 let progressAfterWrites: number | undefined;
 const runs: Promise<unknown>[] = [];
 
 function watchSteps(input: ReleaseExecutionInput) {
   let stop = () => undefined as unknown;
-  const watch = (step: 'merge' | 'write' | 'switch') => async () => {
+  const watch = (step: keyof typeof orders) => async () => {
     const recording = recordOperationOrder();
     const order = recording.order;
     orders[step] = order;
@@ -68,7 +73,11 @@ function watchSteps(input: ReleaseExecutionInput) {
     stop();
   };
   return runStepByStep(input, {
-    beforeMerge: watch('merge'),
+    beforeDerive: watch('derive'),
+    beforeMerge: async () => {
+      await unwatch();
+      await watch('merge')();
+    },
     afterMerge: async () => {
       await unwatch();
       await watch('write')();
@@ -119,6 +128,13 @@ it("sends the store's read with Merge's first reads, reads back none of its own 
   const own = /items-merge-\d+\.manifest$/;
   expect(order.filter((event) => event.startsWith('put sent') && own.test(event))).not.toEqual([]);
   expect(order.filter((event) => event.startsWith('read') && own.test(event))).toEqual([]);
+
+  // Derive: the range's partial (and the range it keeps for later releases) is sent beside its last chunk
+  // file's upload, before that answers.
+  const derived = orders.derive;
+  const partialKey = steps.workKeys.partial({ store_id: storeId, release_id: releaseId }, 0);
+  const lastChunk = derived.filter((event) => /^put answered .*items-r0000-\d+\.jsonl$/.test(event)).at(-1);
+  expect(at(`put sent ${partialKey}`, derived)).toBeLessThan(at(lastChunk as string, derived));
 
   // The manifest's list of parts follows its merged part's answer, and the step's last writes (the
   // manifest the write map reads among them) go out beside it, not after it.

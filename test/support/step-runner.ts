@@ -8,6 +8,8 @@ import { setPcmDocument } from './pcm-fixtures';
 
 /** What a test runs between the publishing workflow's steps. */
 export interface StepHooks {
+  /** Between the plan and the derivations. */
+  beforeDerive?: () => Promise<void>;
   /** After each range's derivation: whether it was taken up from the release before (derive-memo.ts). */
   derived?: (kept: boolean) => void;
   /** Between the derivations and the merge. */
@@ -28,7 +30,9 @@ export async function runStepByStep(input: ReleaseExecutionInput, hooks: StepHoo
   // Each step is given what the step before it answered, as the state machine passes it on.
   const validated = await steps.validateStep(input);
   const plan = await steps.planStep(validated);
-  for (const range of await steps.readRanges(plan.ranges_key)) {
+  const ranges = await steps.readRanges(plan.ranges_key);
+  await hooks.beforeDerive?.();
+  for (const range of ranges) {
     const result = await steps.deriveStep({ ...input, range });
     hooks.derived?.(result.kept === true);
   }

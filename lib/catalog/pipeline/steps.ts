@@ -428,7 +428,8 @@ async function validateDocument(
 }
 
 /**
- * The chunk files of one step's items, CHUNK_ITEMS each, named `name(n)`; `done` answers what it wrote,
+ * The chunk files of one step's items, CHUNK_ITEMS each, named `name(n)`; `done` answers what it wrote
+ * once all is stored, `finish` the same at once with the last file's upload still under way (`stored`),
  * `entries` every manifest part it wrote, in order, and `manifests` the same by chunk key.
  */
 function chunkFiles(name: (n: number) => string, publishedAt: string) {
@@ -444,14 +445,15 @@ function chunkFiles(name: (n: number) => string, publishedAt: string) {
     const manifest = Buffer.concat(entries);
     lines = [];
     entries = [];
+    // Listed at once: what is listed is stored once the flush has answered.
+    if (manifest.length > 0) parts.set(key, manifest);
+    chunks.push({ key, items: count });
     await Promise.all([
       objectStore.put(key, body, { contentType: 'application/x-ndjson' }),
       manifest.length > 0
         ? objectStore.put(manifestPartKey(key), manifest, { contentType: 'application/octet-stream' })
         : undefined,
     ]);
-    if (manifest.length > 0) parts.set(key, manifest);
-    chunks.push({ key, items: count });
   };
   return {
     emit: async (item: ReleaseItem) => {
@@ -468,6 +470,7 @@ function chunkFiles(name: (n: number) => string, publishedAt: string) {
       await flush();
       return chunks;
     },
+    finish: () => ({ chunks, stored: startedEarly(flush()) }),
     entries: () => Buffer.concat([...parts.values()]),
     manifests: (): ReadonlyMap<string, Uint8Array> => parts,
   };
@@ -695,7 +698,9 @@ async function rangeOf(input: DeriveInput) {
     );
     const source = streamOf(await bytes());
     const partial = await deriveRange({ plan, picks, range, source, emit: files.emit });
-    return { partial, chunks: await files.done(), entries: files.entries() };
+    // The last chunk file's upload goes on beside what the caller writes next (`stored`).
+    const { chunks, stored } = files.finish();
+    return { partial, chunks, entries: files.entries(), stored };
   };
   return { plan, range, picks, bytes, derive };
 }
@@ -737,10 +742,14 @@ async function deriveOrTakeUp(
     await putJson(workKeys.partial(input, range.n), file);
     return { items: taken.partial.items, kept: true };
   }
-  const { partial, chunks, entries } = await derivation(derive);
+  const { partial, chunks, entries, stored } = await derivation(derive);
   const file: PartialFile = { partial, chunks, ...(key === undefined ? {} : { range_key: key }) };
-  await Promise.all([
-    key === undefined ? undefined : keepRange(input, key, entries, partial, publishedAt),
+  // The partial and the kept range go beside the last chunk file's upload: the merge that reads the
+  // partial runs only once this step has succeeded, and a later release takes the range up only once
+  // this one is published.
+  await settleAll([
+    stored,
+    key === undefined ? Promise.resolve() : keepRange(input, key, entries, partial, publishedAt),
     putJson(workKeys.partial(input, range.n), file),
   ]);
   return { items: partial.items };
@@ -812,7 +821,10 @@ export async function mergeStep(input: ReleaseExecutionInput): Promise<DeriveOut
       const n = rangeAt.get(at);
       if (n === undefined) throw new Error(`chunk ${at} is no kept range`);
       const { derive } = await rangeOf({ ...input, range: { n } });
-      replaced.set(at, (await derive()).chunks);
+      const derivedRange = await derive();
+      // Its chunk files are read next: stored first.
+      await derivedRange.stored;
+      replaced.set(at, derivedRange.chunks);
       derivedAgain += 1;
     }
     return replaced;
