@@ -318,13 +318,9 @@ async function planFromBefore(
   facts: SpliceFacts,
   base: { id: string } | undefined,
   options: Pick<SplicedPlanInput, 'layout' | 'storeCurrencies' | 'meta' | 'times'>,
-  named?: Promise<KeptPlan | undefined>,
+  keptOf: (releaseId: string) => Promise<KeptPlan | undefined>,
 ): Promise<Awaited<ReturnType<typeof planSpliced>>> {
-  // `named`: the kept plan of the release Export named, read beside the step's first reads.
-  const kept =
-    base?.id === facts.base
-      ? await (named !== undefined && facts.base === input.splice_base ? named : keptPlan(input, facts.base))
-      : undefined;
+  const kept = base?.id === facts.base ? await keptOf(facts.base) : undefined;
   if (kept === undefined) return { why: 'the release before kept no plan to build on' };
   const spliced = await planSpliced({
     ...options,
@@ -357,6 +353,17 @@ async function keptPlan(ids: ReleaseIds, releaseId: string): Promise<KeptPlan | 
   );
 }
 
+/**
+ * `read` of the release a splice's facts name, for Validate and Plan: started at once for the release
+ * Export named (`splice_base`), and that read answers when the facts name the same release.
+ */
+function readOfBase<T>(input: ReleaseExecutionInput, read: (releaseId: string) => Promise<T>) {
+  const named = input.splice_base;
+  const early = typeof named === 'string' ? startedEarly(read(named)) : undefined;
+  return (releaseId: string): Promise<T> =>
+    early !== undefined && releaseId === named ? early : read(releaseId);
+}
+
 /** The version a release's kept plan was made under, when it kept one. */
 const keptVersion = async (ids: ReleaseIds, releaseId: string) =>
   (await unlessGone(readJson<KeptPlanMeta>(workKeys.planMeta({ ...ids, release_id: releaseId }))))?.version;
@@ -379,8 +386,7 @@ async function validateDocument(
   // What a spliced export wrote again (an object Export wrote) is read while the state is recorded, and
   // so is the version of the plan the release it names kept, when Export named it.
   const factsRead = startedEarly(spliceFactsOf(input));
-  const namedVersion =
-    typeof input.splice_base === 'string' ? startedEarly(keptVersion(input, input.splice_base)) : undefined;
+  const versionOf = readOfBase(input, (releaseId) => keptVersion(input, releaseId));
   await record(input, { state: 'IN_PROGRESS', percent_completed: 0 });
   if (input.copy_from !== undefined && !(await takeInDocument(input, input.copy_from))) {
     return { ...input, valid: false };
@@ -389,12 +395,8 @@ async function validateDocument(
   // under these rules (its kept plan says so: Plan runs only on a valid document).
   const facts = await factsRead;
   if (facts !== undefined) {
-    const version =
-      namedVersion !== undefined && facts.base === input.splice_base
-        ? await namedVersion
-        : await keptVersion(input, facts.base);
     const spliced =
-      version === SPLICED_CHECKS_VERSION
+      (await versionOf(facts.base)) === SPLICED_CHECKS_VERSION
         ? await validateSpliced(
             input.document_key,
             exportObjects.document(input.store_id, input.catalog_id, facts.base),
@@ -513,8 +515,7 @@ async function planDocument(
   // What a spliced export wrote again (an object) is read beside them, and so is the plan kept by the
   // release Export named.
   const factsRead = startedEarly(spliceFactsOf(input));
-  const namedPlan =
-    typeof input.splice_base === 'string' ? startedEarly(keptPlan(input, input.splice_base)) : undefined;
+  const keptOf = readOfBase(input, (releaseId) => keptPlan(input, releaseId));
   const [release, store] = await Promise.all([
     pcmRepository.getRelease(input.store_id, input.catalog_id, input.release_id),
     storeRepository.get(input.store_id, true),
@@ -553,7 +554,7 @@ async function planDocument(
           facts,
           base,
           { layout, storeCurrencies: store.currencies, meta, times },
-          namedPlan,
+          keptOf,
         );
   let plan: DerivePlan;
   let rangeBytes: (n: number) => RangeBytes | undefined;
