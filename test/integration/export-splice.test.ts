@@ -30,7 +30,7 @@ import { type PcmRelease, pcmRepository } from '../../lib/store/pcm-repository';
 import { tableName } from '../../lib/store/schema';
 import { adminOfNewStore } from '../support/catalog-fixtures';
 import { invoke } from '../support/fixtures';
-import { recordOperationOrder } from '../support/operation-order';
+import { recordObjectOrder, recordOperationOrder } from '../support/operation-order';
 import { newPcmHierarchy, newPcmNode, newPricebook, newVariationWithOptions } from '../support/pcm-fixtures';
 
 /**
@@ -595,22 +595,12 @@ describe("Validate and Plan take Export's word on what it wrote", () => {
   /** Runs `work` with the store's DynamoDB requests and the bucket's reads and writes in one order. */
   async function ordered<T>(work: () => Promise<T>, names: Record<string, string>) {
     const { order, stop } = recordOperationOrder();
-    const read = objectStore.read.bind(objectStore);
-    const put = objectStore.put.bind(objectStore);
-    const reads = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
-      order.push(`${names[key] ?? 'object'} read`);
-      return read(key, range);
-    });
-    const puts = jest.spyOn(objectStore, 'put').mockImplementation(async (key, body, options) => {
-      await put(key, body, options);
-      order.push('object written');
-    });
+    const objects = recordObjectOrder(order, names);
     try {
       return { result: await work(), order };
     } finally {
       stop();
-      reads.mockRestore();
-      puts.mockRestore();
+      objects();
     }
   }
   const precedes = (order: string[], first: string, second: string) => {
@@ -648,18 +638,22 @@ describe("Validate and Plan take Export's word on what it wrote", () => {
     const input = await nextRelease(c, c.catalogId);
     const exported = await steps.exportStep(input);
     expect(exported).toEqual({ ...input, valid: true, splice_base: null });
-    const names = { [input.document_key]: 'document', [steps.workKeys.splice(input)]: 'facts' };
+    const names = {
+      [input.document_key]: 'document',
+      [steps.workKeys.splice(input)]: 'facts',
+      [steps.workKeys.plan(input)]: 'plan',
+    };
 
     const validate = await ordered(() => steps.validateStep(exported), names);
     expect(validate.result.valid).toBe(true);
-    precedes(validate.order, 'document read', 'UpdateItem answered');
-    expect(validate.order).not.toContain('facts read');
+    precedes(validate.order, 'read document', 'UpdateItem answered');
+    expect(validate.order).not.toContain('read facts');
 
     const plan = await ordered(() => steps.planStep(validate.result), names);
-    precedes(plan.order, 'document read', 'GetItem answered');
-    expect(plan.order).not.toContain('facts read');
+    precedes(plan.order, 'read document', 'GetItem answered');
+    expect(plan.order).not.toContain('read facts');
     // The release's progress goes beside the plan's objects, not after them.
-    precedes(plan.order, 'UpdateItem sent', 'object written');
+    precedes(plan.order, 'UpdateItem sent', 'put answered plan');
   });
 
   it('a spliced export: the kept plan of the release it names is read beside the facts', async () => {
@@ -678,10 +672,10 @@ describe("Validate and Plan take Export's word on what it wrote", () => {
 
     const validate = await ordered(() => steps.validateStep(exported), names);
     expect(validate.result.valid).toBe(true);
-    precedes(validate.order, 'facts read', 'UpdateItem answered');
-    precedes(validate.order, 'kept meta read', 'UpdateItem answered');
+    precedes(validate.order, 'read facts', 'UpdateItem answered');
+    precedes(validate.order, 'read kept meta', 'UpdateItem answered');
     const plan = await ordered(() => steps.planStep(validate.result), names);
-    precedes(plan.order, 'kept plan read', 'GetItem answered');
+    precedes(plan.order, 'read kept plan', 'GetItem answered');
     const release = await pcmRepository.getRelease(c.storeId, c.catalogId, input.release_id);
     expect([release?.validation, release?.planning]).toEqual([
       { spliced: true, families: 0 },
@@ -692,9 +686,9 @@ describe("Validate and Plan take Export's word on what it wrote", () => {
     // say): the facts decide, read first, and the release is still checked and planned by them.
     const other = await ordered(() => steps.validateStep({ ...exported, splice_base: randomUUID() }), names);
     expect(other.result.valid).toBe(true);
-    precedes(other.order, 'facts read', 'kept meta read');
+    precedes(other.order, 'read facts', 'read kept meta');
     const unsaid = await ordered(() => steps.planStep({ ...input }), names);
-    precedes(unsaid.order, 'facts read', 'kept plan read');
+    precedes(unsaid.order, 'read facts', 'read kept plan');
     const again = await pcmRepository.getRelease(c.storeId, c.catalogId, input.release_id);
     expect([again?.validation, again?.planning]).toEqual([
       { spliced: true, families: 0 },

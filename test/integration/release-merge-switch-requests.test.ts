@@ -4,10 +4,9 @@ import { releaseObjects } from '../../lib/catalog/pipeline/share';
 import { registerLocalWorkflow } from '../../lib/catalog/pipeline/start';
 import * as steps from '../../lib/catalog/pipeline/steps';
 import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow';
-import { getS3Client, objectStore } from '../../lib/store/object-store';
 import { pcmRepository, progressOf } from '../../lib/store/pcm-repository';
 import { adminOfNewStore } from '../support/catalog-fixtures';
-import { markIntegrationReads, recordOperationOrder } from '../support/operation-order';
+import { markIntegrationReads, recordObjectOrder, recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog } from '../support/pcm-fixtures';
 import { publishDocument, runStepByStep } from '../support/step-runner';
 
@@ -40,33 +39,11 @@ function watchSteps(input: ReleaseExecutionInput) {
     const order = recording.order;
     orders[step] = order;
     const asked = markIntegrationReads(order);
-    const read = objectStore.read.bind(objectStore);
-    const put = objectStore.put.bind(objectStore);
-    const reads = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
-      order.push(`read ${key}`);
-      return read(key, range);
-    });
-    const puts = jest.spyOn(objectStore, 'put').mockImplementation(async (key, body, options) => {
-      order.push(`put sent ${key}`);
-      await put(key, body, options);
-      order.push(`put answered ${key}`);
-    });
-    // Listings and batch deletions go through the bucket's client, not the store's methods.
-    const client = getS3Client();
-    const sendForXml = client.sendForXml.bind(client);
-    const xml = jest.spyOn(client, 'sendForXml').mockImplementation(async (bucket, request) => {
-      const prefix = request.query?.prefix;
-      order.push(`${request.operation} sent${typeof prefix === 'string' ? ` ${prefix}` : ''}`);
-      const answer = await sendForXml(bucket, request);
-      order.push(`${request.operation} answered`);
-      return answer;
-    });
+    const objects = recordObjectOrder(order);
     stop = () => {
       recording.stop();
       asked();
-      reads.mockRestore();
-      puts.mockRestore();
-      xml.mockRestore();
+      objects();
     };
   };
   const unwatch = async () => {

@@ -6,7 +6,7 @@ import type { ReleaseExecutionInput } from '../../lib/catalog/pipeline/workflow'
 import { objectStore } from '../../lib/store/object-store';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { adminOfNewStore } from '../support/catalog-fixtures';
-import { markIntegrationReads, recordOperationOrder } from '../support/operation-order';
+import { markIntegrationReads, recordObjectOrder, recordOperationOrder } from '../support/operation-order';
 import { newPcmCatalog } from '../support/pcm-fixtures';
 import { publishDocument } from '../support/step-runner';
 
@@ -24,11 +24,7 @@ const runs: Promise<unknown>[] = [];
 
 async function watched<T>(name: string, input: ReleaseExecutionInput, work: () => Promise<T>): Promise<T> {
   const { order, stop } = recordOperationOrder();
-  const read = objectStore.read.bind(objectStore);
-  const spy = jest.spyOn(objectStore, 'read').mockImplementation((key, range) => {
-    if (key === input.document_key && range === undefined) order.push('document read');
-    return read(key, range);
-  });
+  const objects = recordObjectOrder(order, { [input.document_key]: 'document' });
   // Who the release's event goes to, and when the release's FAILED record has answered.
   const asked = markIntegrationReads(order);
   const update = pcmRepository.updateRelease.bind(pcmRepository);
@@ -41,7 +37,7 @@ async function watched<T>(name: string, input: ReleaseExecutionInput, work: () =
     return await work();
   } finally {
     stop();
-    spy.mockRestore();
+    objects();
     asked();
     recorded.mockRestore();
     orders[name] = order;
@@ -81,9 +77,9 @@ it("reads a document release's document beside Validate's and Plan's first reque
     expect([name, order.indexOf(first) < order.indexOf(second)]).toEqual([name, true]);
   };
   // Validate: the document is asked for before the state's record answers.
-  before('validate', 'document read', 'UpdateItem answered');
+  before('validate', 'read document', 'UpdateItem answered');
   // Plan: before the release, the store and the registry answer.
-  before('plan', 'document read', 'GetItem answered');
+  before('plan', 'read document', 'GetItem answered');
   // Abandon: the fence is sent before the release's read answers; the integrations, for the release's
   // event, are asked for before its FAILED record answers.
   before('abandon', 'UpdateItem sent', 'GetItem answered');
