@@ -958,14 +958,12 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   // the catalog's releases, swept once the cleanup after the switch has deleted their markers (the listing
   // only needs to come before the markers' read). A switch that does not happen deletes nothing; the step
   // answers once these have settled either way, so a Lambda freezes nothing in flight.
-  let switched!: (after: { recorded: Promise<unknown>; cleanup: Promise<unknown> }) => void;
+  let switched!: (underWay: SwitchUnderWay) => void;
   let notSwitched!: (error: unknown) => void;
-  const outcome = new Promise<{ recorded: Promise<unknown>; cleanup: Promise<unknown> }>(
-    (resolve, reject) => {
-      switched = resolve;
-      notSwitched = reject;
-    },
-  );
+  const outcome = new Promise<SwitchUnderWay>((resolve, reject) => {
+    switched = resolve;
+    notSwitched = reject;
+  });
   const unneeded = settleAll([
     objectStore
       .deletePrefix(workKeys.prefix(input), { after: startedEarly(outcome.then((o) => o.recorded)) })
@@ -974,7 +972,7 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
       () => undefined,
     ),
   ]);
-  let published: { recorded: Promise<unknown>; cleanup: Promise<unknown>; announced: Promise<unknown> };
+  let published: SwitchUnderWay;
   try {
     published = await publish(input, file, registryRead);
   } catch (error) {
@@ -987,6 +985,13 @@ export async function switchStep(input: ReleaseExecutionInput): Promise<{ publis
   return { published: true };
 }
 
+/** What a switch that happened has under way: its PUBLISHED record, the event after it, the cleanup. */
+interface SwitchUnderWay {
+  recorded: Promise<unknown>;
+  announced: Promise<unknown>;
+  cleanup: Promise<unknown>;
+}
+
 /**
  * Switch's own work: the switch's transaction from the facts Merge wrote, then, started together, the
  * release's PUBLISHED record (its event and the catalog's lock follow it) and the cleanup of older releases
@@ -996,7 +1001,7 @@ async function publish(
   input: ReleaseExecutionInput,
   file: SwitchFile,
   registryRead: Promise<CatalogRegistry | undefined>,
-) {
+): Promise<SwitchUnderWay> {
   let registry: Awaited<ReturnType<typeof activate>>;
   try {
     registry = await activate(
