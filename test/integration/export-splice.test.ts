@@ -53,12 +53,14 @@ afterAll(() => {
 });
 
 const runs: Promise<unknown>[] = [];
+/** The file's workflow: run in this process, each run kept in `runs` for a publish to wait on. */
+function runKept(input: ReleaseExecutionInput): Promise<unknown> {
+  const run = runWorkflowLocally(input);
+  runs.push(run);
+  return run;
+}
 beforeAll(() => {
-  registerLocalWorkflow((input) => {
-    const run = runWorkflowLocally(input);
-    runs.push(run);
-    return run;
-  });
+  registerLocalWorkflow(runKept);
 });
 
 type AnyHandler = Parameters<typeof invoke>[0];
@@ -609,7 +611,8 @@ describe("Validate and Plan take Export's word on what it wrote", () => {
   };
 
   /** The catalog's next release as its execution starts it, its workflow not run. */
-  async function nextRelease(c: Awaited<ReturnType<typeof authoredCatalog>>, catalogId: string) {
+  async function nextRelease(c: Awaited<ReturnType<typeof authoredCatalog>>) {
+    const { catalogId } = c;
     let captured: ReleaseExecutionInput | undefined;
     registerLocalWorkflow(async (input) => {
       captured = input;
@@ -624,18 +627,14 @@ describe("Validate and Plan take Export's word on what it wrote", () => {
       });
       expect(created.status).toBe(201);
     } finally {
-      registerLocalWorkflow((input) => {
-        const run = runWorkflowLocally(input);
-        runs.push(run);
-        return run;
-      });
+      registerLocalWorkflow(runKept);
     }
     return captured as ReleaseExecutionInput;
   }
 
   it('a whole export: the document is read beside the first reads, with no facts looked for', async () => {
     const c = await authoredCatalog();
-    const input = await nextRelease(c, c.catalogId);
+    const input = await nextRelease(c);
     const exported = await steps.exportStep(input);
     expect(exported).toEqual({ ...input, valid: true, splice_base: null });
     const names = {
@@ -659,7 +658,7 @@ describe("Validate and Plan take Export's word on what it wrote", () => {
   it('a spliced export: the kept plan of the release it names is read beside the facts', async () => {
     const c = await authoredCatalog();
     const first = await c.publish();
-    const input = await nextRelease(c, c.catalogId);
+    const input = await nextRelease(c);
     const exported = await steps.exportStep(input);
     expect(exported).toEqual({ ...input, valid: true, splice_base: first.release_id });
     const base = { ...input, release_id: first.release_id };
