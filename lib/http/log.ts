@@ -1,6 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { type LogLevel, logLevelFrom } from '../config/index';
+import { monotonicMs } from '../runtime/clock';
 
 /**
  * Structured JSON logs: one JSON object per line, info and debug on stdout, warn and error on stderr, in
@@ -279,13 +280,13 @@ export function requestLogging(operation: string): MiddlewareObj<LoggedEvent, Lo
       ...requestKeys(operation, event, request.context),
       method: event.requestContext?.http?.method,
       status: request.response?.statusCode ?? 500,
-      duration_ms: start === undefined ? undefined : Math.round((performance.now() - start) * 10) / 10,
+      duration_ms: start === undefined ? undefined : Math.round((monotonicMs() - start) * 10) / 10,
       apigw_request_id: event.requestContext?.requestId,
     });
   };
   const requestLog: MiddlewareObj<LoggedEvent, LoggedResult> = {
     before: (request) => {
-      started.set(request, performance.now());
+      started.set(request, monotonicMs());
       logger.appendKeys({ route: request.event.routeKey, operation });
       if (debugEnabled())
         logger.debug('request started', { method: request.event.requestContext?.http?.method });

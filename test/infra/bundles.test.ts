@@ -82,6 +82,16 @@ describe("the functions' bundles", () => {
     expect(Object.keys(bundles['get-currency']?.inputs ?? {})).toContain('lib/runtime/stream-web.ts');
   });
 
+  it("reads no performance global: its first access loads node's perf_hooks, which no function needs", () => {
+    const reading = Object.entries(bundles).flatMap(([name, output]) =>
+      /\bperformance\s*\./.test(output.text) ? [name] : [],
+    );
+    expect(reading).toEqual([]);
+    // The durations in the log lines come from the clock that replaces it.
+    expect(Object.keys(bundles['get-currency']?.inputs ?? {})).toContain('lib/runtime/clock.ts');
+    expect(Object.keys(bundles['release-write']?.inputs ?? {})).toContain('lib/runtime/clock.ts');
+  });
+
   it("carries no copy of the release schema's JSON: the generated validator holds what it checks", () => {
     const carrying = Object.entries(bundles).flatMap(([name, output]) =>
       Object.keys(output.inputs).includes('catalog/release.schema.json') ? [name] : [],

@@ -1,5 +1,6 @@
 import { getConfig } from '../../config/index';
 import { errorFields, log } from '../../http/log';
+import { monotonicMs } from '../../runtime/clock';
 
 /**
  * A workflow step as a Lambda handler: the state's JSON in, the step's JSON out, one log line per
@@ -13,11 +14,11 @@ export function workflowStep<I extends { release_id: string; catalog_id: string 
 ): (input: I) => Promise<O> {
   getConfig();
   return async (input) => {
-    const started = performance.now();
+    const started = monotonicMs();
     const ids = { step: name, release_id: input.release_id, catalog_id: input.catalog_id };
     try {
       const output = await step(input);
-      log('info', 'workflow step', { ...ids, duration_ms: Math.round(performance.now() - started) });
+      log('info', 'workflow step', { ...ids, duration_ms: Math.round(monotonicMs() - started) });
       return output;
     } catch (error) {
       log('error', 'workflow step failed', { ...ids, error: errorFields(error) });
