@@ -4,7 +4,9 @@ import { quantile, round } from './support';
 
 /**
  * Where a fresh process's time goes, medians in ms, each phase measured inside the process (from
- * `performance.now()`, which counts from the process's start):
+ * `process.uptime()`, which counts from the process's start; not `performance.now()`, whose first access
+ * loads node's `perf_hooks`, a cost of the harness that `node -e 0` does not pay and the functions do not
+ * either):
  * - `boot`: node itself, up to the first line of the script (what `node -e 0` mostly is);
  * - `init`: importing the bundle: loading, compiling and running its module code (the function's init);
  * - `before_handler`: the first request's way in: header normalisation, body parsing, the
@@ -43,17 +45,18 @@ const INVOKE_ONCE = `
 globalThis[Symbol.for('commerce-api.local-workflow')] = () => Promise.resolve();
 globalThis[Symbol.for('commerce-api.local-job-queue')] = () => undefined;
 globalThis[Symbol.for('commerce-api.local-delivery-queue')] = { send: () => undefined, delay: () => undefined };
-const t0 = performance.now();
+const now = () => process.uptime() * 1000;
+const t0 = now();
 const { handler } = await import(process.env.BENCH_BUNDLE);
-const t1 = performance.now();
+const t1 = now();
 let tBefore = Number.NaN;
 let tAfter = Number.NaN;
 const middy = typeof handler.use === 'function';
-if (middy) handler.use({ before: () => { tBefore = performance.now(); }, after: () => { tAfter = performance.now(); } });
+if (middy) handler.use({ before: () => { tBefore = now(); }, after: () => { tAfter = now(); } });
 const event = JSON.parse(process.env.BENCH_EVENT);
 const context = { awsRequestId: 'cold-start', functionName: 'bench', getRemainingTimeInMillis: () => 10000 };
 const result = await handler(event, context);
-const t2 = performance.now();
+const t2 = now();
 if (!middy) { tBefore = t1; tAfter = t2; }
 const outcome = middy ? String(result.statusCode) : 'RESULT ' + JSON.stringify(result ?? null);
 process.stdout.write('\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + outcome);
@@ -104,6 +107,19 @@ export function medianPhases(runs: ColdStartPhases[]): ColdStartPhases {
   };
 }
 
+/**
+ * The environment a measured process starts with: `env` as a Lambda function's process would have it.
+ * Lambda's Node.js runtimes (20 and later) set no `NODE_EXTRA_CA_CERTS`: node loads its own root
+ * certificates only, unless the function sets the variable, which the stack does not. A machine that sets
+ * it for every process (this one names its system bundle, 144 certificates) charges their parsing to every
+ * fresh process: 60-90 ms of `node -e 0` here, against 25-35 ms without, and most of the spread between two
+ * starts (docs/performance.md). Cold starts and their `node -e 0` baseline are measured without it.
+ */
+export function lambdaEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const { NODE_EXTRA_CA_CERTS: _machineCertificates, ...rest } = env;
+  return rest;
+}
+
 /** Wall time of one fresh `node` process from spawn to exit, and its stdout; rejects on a non-zero exit. */
 export function timeProcess(
   args: string[],
@@ -148,7 +164,7 @@ function expectedResult(outcome: string, check: (result: unknown) => boolean): b
 /** Median wall time of `node -e 0`, the floor every cold start stands on. */
 export async function nodeBaseline(runs: number): Promise<number> {
   const samples: number[] = [];
-  for (let i = 0; i < runs; i += 1) samples.push((await timeProcess(['-e', '0'], process.env)).ms);
+  for (let i = 0; i < runs; i += 1) samples.push((await timeProcess(['-e', '0'], lambdaEnv())).ms);
   return median(samples);
 }
 

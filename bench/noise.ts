@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { timeProcess } from './cold-start';
+import { lambdaEnv, timeProcess } from './cold-start';
 import { quantile, round } from './support';
 
 /**
@@ -90,7 +90,7 @@ async function currentLoad(): Promise<number | undefined> {
 export async function measureNoise(runs = 15, cores = availableParallelism()): Promise<NoiseFigures> {
   const load = (await currentLoad()) ?? (loadavg()[0] ?? 0) / cores;
   const samples: number[] = [];
-  for (let i = 0; i < runs; i += 1) samples.push((await timeProcess(['-e', '0'], process.env)).ms);
+  for (let i = 0; i < runs; i += 1) samples.push((await timeProcess(['-e', '0'], lambdaEnv())).ms);
   return summariseNoise(samples, load);
 }
 

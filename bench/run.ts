@@ -28,7 +28,7 @@ import {
   FILTERED_FIRST_PAGE_MS_MAX,
   setUpCatalogProductsBench,
 } from './catalog-products';
-import { type ColdStart, type ColdStartSpec, measureColdStart } from './cold-start';
+import { type ColdStart, type ColdStartSpec, lambdaEnv, measureColdStart } from './cold-start';
 import { type ColdStartFixtures, setUpColdStartFixtures } from './cold-start-fixtures';
 import { describeDelta, measureDeltaPublish } from './delta-publish';
 import {
@@ -477,7 +477,7 @@ async function main(): Promise<void> {
   const database = await startBenchDatabase();
   let objects: ObjectStoreLocal | undefined;
   const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...lambdaEnv(),
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_REGION: 'us-east-1',

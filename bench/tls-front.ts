@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,10 +8,9 @@ import { createServer } from 'node:tls';
 /**
  * A TLS front for a plain-HTTP endpoint on this machine (DynamoDB Local), so fresh processes reach it over
  * TLS as a Lambda reaches DynamoDB: `https://127.0.0.1:PORT`, with a self-signed certificate for
- * 127.0.0.1 that the processes trust through `NODE_EXTRA_CA_CERTS` (`env`). Made with the `openssl` CLI.
- * Node reads that file as it starts, so the certificates this process was given there (a system bundle:
- * about 15 ms of every start on this machine) are kept in it: a process started with `env` boots as one
- * started without it.
+ * 127.0.0.1 that the processes trust through `NODE_EXTRA_CA_CERTS` (`env`: the one certificate). Made with
+ * the `openssl` CLI. Node reads that file as it starts: a measured process and its `node -e 0` baseline are
+ * both given `env`, so both parse the certificate.
  */
 export interface TlsFront {
   endpoint: string;
@@ -51,9 +50,6 @@ export async function startTlsFront(target: string): Promise<TlsFront> {
     rmSync(directory, { recursive: true, force: true });
     throw new Error(`the TLS front needs the openssl CLI: ${made.error?.message ?? made.stderr}`);
   }
-  const trusted = join(directory, 'trusted.pem');
-  const given = process.env.NODE_EXTRA_CA_CERTS;
-  writeFileSync(trusted, `${given ? `${readFileSync(given, 'utf8')}\n` : ''}${readFileSync(cert, 'utf8')}`);
   const upstream = new URL(target);
   const sockets = new Set<Socket>();
   const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (client) => {
@@ -72,7 +68,7 @@ export async function startTlsFront(target: string): Promise<TlsFront> {
   const { port } = server.address() as { port: number };
   return {
     endpoint: `https://127.0.0.1:${port}`,
-    env: { NODE_EXTRA_CA_CERTS: trusted },
+    env: { NODE_EXTRA_CA_CERTS: cert },
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,4 +1,4 @@
-import { medianPhases, phasesOf } from '../../bench/cold-start';
+import { lambdaEnv, medianPhases, phasesOf } from '../../bench/cold-start';
 import { tailRatio } from '../../bench/local-server';
 
 describe('cold-start phases', () => {
@@ -27,6 +27,19 @@ describe('cold-start phases', () => {
       response: 2,
       exit: 8,
     });
+  });
+});
+
+describe('lambdaEnv', () => {
+  it("drops NODE_EXTRA_CA_CERTS, which a Lambda function's process does not have, and keeps the rest", () => {
+    const env = {
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+      PATH: '/bin',
+      AWS_REGION: 'us-east-1',
+    };
+    expect(lambdaEnv(env)).toEqual({ PATH: '/bin', AWS_REGION: 'us-east-1' });
+    // The environment given is not changed.
+    expect(env.NODE_EXTRA_CA_CERTS).toBe('/etc/ssl/certs/ca-certificates.crt');
   });
 });
 
