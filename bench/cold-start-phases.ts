@@ -101,6 +101,9 @@ async function measureAll(runs: number): Promise<PhaseFigures> {
       read,
       [env, { ...env, ...front.env, DYNAMODB_ENDPOINT: front.endpoint }],
       runs,
+      // Both beside a baseline that trusts nothing more: the TLS process pays for node's root certificates,
+      // as a Lambda's first TLS connection does (tls-front.ts).
+      env,
     );
     return { functions, limiter: { on, off }, tls: { plain, tls: overTls } };
   } finally {
@@ -110,19 +113,21 @@ async function measureAll(runs: number): Promise<PhaseFigures> {
 
 /**
  * One function's cold start in two environments, one process each in turn (so drift on a shared machine
- * hits both alike), `runs` of each: their medians.
+ * hits both alike), `runs` of each: their medians. Each beside `node -e 0` in its own environment, or in
+ * `baselineEnv` when given.
  */
 async function alternating(
   file: string,
   spec: { event: (run: number) => unknown; status: number },
   [envA, envB]: [NodeJS.ProcessEnv, NodeJS.ProcessEnv],
   runs: number,
+  baselineEnv?: NodeJS.ProcessEnv,
 ): Promise<[ColdStart, ColdStart]> {
   const a: ColdStart[] = [];
   const b: ColdStart[] = [];
   for (let batch = 0; batch < runs; batch += 1) {
-    a.push(await measureColdStart(file, spec.event, spec.status, envA, 1));
-    b.push(await measureColdStart(file, spec.event, spec.status, envB, 1));
+    a.push(await measureColdStart(file, spec.event, spec.status, envA, 1, baselineEnv ?? envA));
+    b.push(await measureColdStart(file, spec.event, spec.status, envB, 1, baselineEnv ?? envB));
   }
   return [combine(a), combine(b)];
 }

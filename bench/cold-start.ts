@@ -170,7 +170,8 @@ export async function nodeBaseline(runs: number): Promise<number> {
 
 /**
  * Median wall time of a fresh `node` process importing a bundled function and answering one event
- * (a new event per run from `nextEvent`), beside the `node -e 0` baseline measured in alternation.
+ * (a new event per run from `nextEvent`), beside the `node -e 0` baseline measured in alternation (in
+ * `baselineEnv`: the function's `env` unless told otherwise).
  * Fails when the function answers anything but `expect` (a status code, or a check of a non-HTTP result).
  */
 export async function measureColdStart(
@@ -179,6 +180,7 @@ export async function measureColdStart(
   expect: ColdStartSpec['expect'],
   env: NodeJS.ProcessEnv,
   runs = 15,
+  baselineEnv: NodeJS.ProcessEnv = env,
 ): Promise<ColdStart> {
   const samples: number[] = [];
   const baseline: number[] = [];
@@ -202,7 +204,7 @@ export async function measureColdStart(
       : [];
     if (stamps.length === 5 && stamps.every(Number.isFinite)) phases.push(phasesOf(stamps, ms));
     samples.push(ms);
-    baseline.push((await timeProcess(['-e', '0'], env)).ms);
+    baseline.push((await timeProcess(['-e', '0'], baselineEnv)).ms);
   }
   return {
     median_ms: median(samples),

@@ -9,8 +9,10 @@ import { createServer } from 'node:tls';
  * A TLS front for a plain-HTTP endpoint on this machine (DynamoDB Local), so fresh processes reach it over
  * TLS as a Lambda reaches DynamoDB: `https://127.0.0.1:PORT`, with a self-signed certificate for
  * 127.0.0.1 that the processes trust through `NODE_EXTRA_CA_CERTS` (`env`: the one certificate). Made with
- * the `openssl` CLI. Node reads that file as it starts: a measured process and its `node -e 0` baseline are
- * both given `env`, so both parse the certificate.
+ * the `openssl` CLI. With that variable set, node builds its store of root certificates (parsing the 140-odd
+ * it bundles, and the file's) as it starts, where a Lambda builds it at its first TLS connection: the cost
+ * lands in another phase, in the wall time all the same. The `node -e 0` beside such a process is started
+ * without `env`, so the wall time over it counts that store, as a Lambda's first request does.
  */
 export interface TlsFront {
   endpoint: string;
