@@ -67,6 +67,18 @@ export interface RuntimeOptions {
 }
 
 /**
+ * A function's template variables as a worker thread can take them: without `NODE_OPTIONS`. Node's options
+ * are the process's: a worker refuses the per-process ones the stack sets (`--use-openssl-ca`, with the
+ * layer of root certificates: infra/root-certificates.ts) and fails to start, and the `SSL_CERT_*` variables
+ * beside them never reach OpenSSL, which reads the process's own environment. The functions reach the local
+ * stores over plain HTTP, so nothing here reads the layer.
+ */
+function workerEnvironment(environment: Record<string, string>): Record<string, string> {
+  const { NODE_OPTIONS: _processOptions, ...rest } = environment;
+  return rest;
+}
+
+/**
  * One function's execution environment: a worker thread started on the first invocation (the cold
  * start: it imports the bundle), then kept warm. Its `process.env` is the template's variables plus the
  * runtime's, nothing of this process's. A timeout or an init failure discards it; the next invocation
@@ -92,7 +104,7 @@ export class FunctionRuntime {
     const { file, exportName } = handlerEntry(this.fn);
     const worker = new Worker(WORKER_FILE, {
       env: {
-        ...this.fn.environment,
+        ...workerEnvironment(this.fn.environment),
         AWS_LAMBDA_FUNCTION_NAME: this.fn.name,
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(this.fn.memoryMb),
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',

@@ -12,6 +12,7 @@ import { WORKFLOW_STEPS } from '../../functions/workflow';
 import { CommerceStack, routesByPart } from '../../infra/commerce-stack';
 import { CONTEXT_KEYS, stackPropsFromContext } from '../../infra/context';
 import { applyNagSuppressions, nagAcknowledgements } from '../../infra/nag-suppressions';
+import { ROOT_CERTIFICATES_ENV } from '../../infra/root-certificates';
 import { TABLE_ROLES } from '../../lib/store/schema';
 import { flatTemplate, logicalIdOf } from '../support/stack-template';
 
@@ -107,6 +108,31 @@ describe('functions', () => {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
       expect(fn.Properties.MemorySize).toBe(256);
+    }
+  });
+
+  it('gives every function the layer of root certificates and the environment that reads it lazily', () => {
+    const layers = template.findResources('AWS::Lambda::LayerVersion');
+    const ours = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties?.Environment?.Variables?.LOG_LEVEL !== undefined,
+    );
+    expect(ours).toHaveLength(
+      Object.keys(FUNCTIONS).length +
+        Object.keys(WORKFLOW_STEPS).length +
+        [JOB_WORKER, DELIVERY_WORKER].length,
+    );
+    for (const fn of ours) {
+      expect(fn.Properties.Environment.Variables).toMatchObject(ROOT_CERTIFICATES_ENV);
+      expect(fn.Properties.Layers).toHaveLength(1);
+      const [layer] = fn.Properties.Layers as { Ref: string }[];
+      expect(Object.keys(layers)).toContain(layer?.Ref);
+    }
+    // One layer, in the top stack, for arm64 nodejs22.x.
+    expect(Object.keys(layers)).toHaveLength(1);
+    expect(Object.keys(Template.fromStack(stack).findResources('AWS::Lambda::LayerVersion'))).toHaveLength(1);
+    for (const layer of Object.values(layers)) {
+      expect(layer.Properties.CompatibleRuntimes).toEqual(['nodejs22.x']);
+      expect(layer.Properties.CompatibleArchitectures).toEqual(['arm64']);
     }
   });
 

@@ -155,6 +155,22 @@ describe('FunctionRuntime', () => {
     });
   });
 
+  it("starts a function whose template sets per-process node options (the layer's --use-openssl-ca), without them", async () => {
+    const runtime = runtimeOf(
+      read({
+        env: {
+          LOG_LEVEL: 'info',
+          KEYS_TABLE: { Ref: 'KeysTable1A2B' },
+          NODE_OPTIONS: '--use-openssl-ca',
+          SSL_CERT_DIR: '/opt/root-certificates',
+        },
+      }).api,
+    );
+    const answer = JSON.parse(String((await runtime.invoke(event('/a'), 'req-1')).body));
+    expect(answer.env.NODE_OPTIONS).toBeUndefined();
+    expect(answer.env.SSL_CERT_DIR).toBe('/opt/root-certificates');
+  });
+
   it('writes the function’s log lines before the invocation resolves', async () => {
     const runtime = runtimeOf(read().api);
     const written: string[] = [];
