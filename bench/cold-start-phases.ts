@@ -1,7 +1,13 @@
 import './silent-logs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
+import {
+  ROOT_CERTIFICATES_ENV,
+  ROOT_CERTIFICATES_FOLDER,
+  rootCertificatesLayerDir,
+} from '../infra/root-certificates';
 import { publishRelease } from '../test/support/one-process-publisher';
 import { bundleFunctions } from './bundle';
 import { type ColdStart, type ColdStartPhases, lambdaEnv, measureColdStart } from './cold-start';
@@ -14,15 +20,16 @@ import { startTlsFront } from './tls-front';
  * `npx tsx bench/cold-start-phases.ts [--iterations N]`: the cold-start stage's per-phase breakdown
  * (see ColdStartPhases) on its own database, for a read, a write, the token grant and the child list,
  * the child list also with `RATE_LIMITS=off` (the limiter's share is the difference), and a read with
- * DynamoDB Local reached directly and through a TLS front (as a Lambda reaches DynamoDB: what TLS adds to
- * the first request), each in fresh processes beside `node -e 0`.
+ * DynamoDB Local reached directly, through a TLS front with node's own store of root certificates, and
+ * through it with the stack's layer of root certificates (infra/root-certificates.ts): what TLS adds to a
+ * Lambda's cold start either way; each in fresh processes beside `node -e 0`.
  */
 export interface PhaseFigures {
   functions: Record<string, ColdStart>;
   /** The child list with the limiter on and off, runs alternating in pairs. */
   limiter: { on: ColdStart; off: ColdStart };
   /** `get-merchant-realm-mapping` with DynamoDB Local over plain HTTP and behind a TLS front, alternating. */
-  tls: { plain: ColdStart; tls: ColdStart };
+  tls: { plain: ColdStart; tls: ColdStart; layer: ColdStart };
 }
 
 async function measureAll(runs: number): Promise<PhaseFigures> {
@@ -91,45 +98,71 @@ async function measureAll(runs: number): Promise<PhaseFigures> {
     ],
     runs,
   );
-  progress(`cold start phases: get-merchant-realm-mapping, DynamoDB over HTTP and over TLS (${runs} each)`);
+  progress(
+    `cold start phases: get-merchant-realm-mapping, DynamoDB over HTTP, over TLS, and over TLS with the layer's root certificates (${runs} each)`,
+  );
   const read = events['get-merchant-realm-mapping'];
   if (!read) throw new Error('no event for get-merchant-realm-mapping');
   const front = await startTlsFront(process.env.DYNAMODB_ENDPOINT ?? '');
   try {
-    const [plain, overTls] = await alternating(
+    // The stack's way: node's roots (and here the front's certificate) in OpenSSL's hashed layout, read
+    // as a chain needs them (infra/root-certificates.ts), the directory where the layer's is in Lambda.
+    const frontCertificate = readFileSync(front.env.NODE_EXTRA_CA_CERTS ?? '', 'utf8');
+    const layerDir = join(
+      rootCertificatesLayerDir(mkdtempSync(join(tmpdir(), 'cold-phases-roots-')), [
+        ...rootCertificates,
+        frontCertificate,
+      ]),
+      ROOT_CERTIFICATES_FOLDER,
+    );
+    const overTls = { ...env, DYNAMODB_ENDPOINT: front.endpoint };
+    const [plain, tls, layer] = await alternating(
       bundles['get-merchant-realm-mapping']?.file ?? '',
       read,
-      [env, { ...env, ...front.env, DYNAMODB_ENDPOINT: front.endpoint }],
+      [
+        env,
+        { ...overTls, ...front.env },
+        {
+          ...overTls,
+          ...ROOT_CERTIFICATES_ENV,
+          SSL_CERT_DIR: layerDir,
+          SSL_CERT_FILE: join(layerDir, 'no-default-file'),
+        },
+      ],
       runs,
-      // Both beside a baseline that trusts nothing more: the TLS process pays for node's root certificates,
-      // as a Lambda's first TLS connection does (tls-front.ts).
+      // Each beside a baseline that trusts nothing more: a TLS process pays for its root certificates, as a
+      // Lambda's first TLS connection does (tls-front.ts).
       env,
     );
-    return { functions, limiter: { on, off }, tls: { plain, tls: overTls } };
+    return {
+      functions,
+      limiter: { on: on as ColdStart, off: off as ColdStart },
+      tls: { plain: plain as ColdStart, tls: tls as ColdStart, layer: layer as ColdStart },
+    };
   } finally {
     await front.close();
   }
 }
 
 /**
- * One function's cold start in two environments, one process each in turn (so drift on a shared machine
- * hits both alike), `runs` of each: their medians. Each beside `node -e 0` in its own environment, or in
- * `baselineEnv` when given.
+ * One function's cold start in several environments, one process each in turn (so drift on a shared
+ * machine hits all alike), `runs` of each: their medians, in the environments' order. Each beside
+ * `node -e 0` in its own environment, or in `baselineEnv` when given.
  */
 async function alternating(
   file: string,
   spec: { event: (run: number) => unknown; status: number },
-  [envA, envB]: [NodeJS.ProcessEnv, NodeJS.ProcessEnv],
+  envs: NodeJS.ProcessEnv[],
   runs: number,
   baselineEnv?: NodeJS.ProcessEnv,
-): Promise<[ColdStart, ColdStart]> {
-  const a: ColdStart[] = [];
-  const b: ColdStart[] = [];
+): Promise<ColdStart[]> {
+  const measured: ColdStart[][] = envs.map(() => []);
   for (let batch = 0; batch < runs; batch += 1) {
-    a.push(await measureColdStart(file, spec.event, spec.status, envA, 1, baselineEnv ?? envA));
-    b.push(await measureColdStart(file, spec.event, spec.status, envB, 1, baselineEnv ?? envB));
+    for (const [i, env] of envs.entries()) {
+      measured[i]?.push(await measureColdStart(file, spec.event, spec.status, env, 1, baselineEnv ?? env));
+    }
   }
-  return [combine(a), combine(b)];
+  return measured.map(combine);
 }
 
 /** Medians over single-run cold starts. */
@@ -174,6 +207,7 @@ runAsScript(
       describePhases('child list, RATE_LIMITS=off', f.limiter.off),
       describePhases('mapping read, DynamoDB over HTTP', f.tls.plain),
       describePhases('mapping read, DynamoDB over TLS', f.tls.tls),
+      describePhases("mapping read, over TLS, layer's roots", f.tls.layer),
       '',
     ].join('\n'),
 );
