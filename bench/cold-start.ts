@@ -109,8 +109,9 @@ export function medianPhases(runs: ColdStartPhases[]): ColdStartPhases {
 
 /**
  * The environment a measured process starts with: `env` as a Lambda function's process would have it.
- * Lambda's Node.js runtimes (20 and later) set no `NODE_EXTRA_CA_CERTS`: node loads its own root
- * certificates only, unless the function sets the variable, which the stack does not. A machine that sets
+ * Lambda's Node.js runtimes (20 and later) set no `NODE_EXTRA_CA_CERTS`, and the stack sets none: a
+ * function parses no certificate as it starts (its roots come from a layer, read as its TLS connections
+ * need them: infra/root-certificates.ts). A machine that sets
  * it for every process (this one names its system bundle, 144 certificates) charges their parsing to every
  * fresh process: 60-90 ms of `node -e 0` here, against 25-35 ms without, and most of the spread between two
  * starts (docs/performance.md). Cold starts and their `node -e 0` baseline are measured without it.

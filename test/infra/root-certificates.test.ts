@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
+import { timeProcess } from '../../bench/cold-start';
 import {
   hashedNames,
   ROOT_CERTIFICATES_ENV,
@@ -179,21 +180,9 @@ function makeChain(dir: string): { root: string; key: string; chain: string } {
 }
 
 /** A fresh `node` fetching `url` with `env`: the status, or the error's code. */
-function fetchIn(env: NodeJS.ProcessEnv, url: string): Promise<string> {
+async function fetchIn(env: NodeJS.ProcessEnv, url: string): Promise<string> {
   const script = `require('https').get(${JSON.stringify(url)}, (r) => { r.resume(); console.log(r.statusCode); }).on('error', (e) => console.log(e.code));`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', () => (out.trim() === '' ? reject(new Error(err)) : resolve(out.trim())));
-  });
+  return (await timeProcess(['-e', script], env)).stdout.trim();
 }
 
 describe("a function's TLS connections with the layer's environment", () => {
