@@ -16,6 +16,7 @@ import {
   Publishing,
   type PublishingProps,
 } from '../../infra/publishing';
+import { ROOT_CERTIFICATES_ENV } from '../../infra/root-certificates';
 import { WRITE_ATTEMPTS } from '../../lib/catalog/pipeline/run-local';
 import { TABLE_ROLES, type TableRole } from '../../lib/store/schema';
 import { flatTemplate, logicalIdOf } from '../support/stack-template';
@@ -352,10 +353,14 @@ describe('the step functions', () => {
   );
 
   it.each(steps)(
-    '%s: knows its tables, the bucket and (when it emits events) the deliveries queue, and nothing else',
+    '%s: knows its tables, the bucket, (when it emits events) the deliveries queue and where its root certificates are, and nothing else',
     (name, step) => {
       const variables = (resources[stepId(name)] as Json).Properties.Environment.Variables;
-      const expected: Json = { LOG_LEVEL: 'info', DOCUMENTS_BUCKET: { Ref: bucketId } };
+      const expected: Json = {
+        ...ROOT_CERTIFICATES_ENV,
+        LOG_LEVEL: 'info',
+        DOCUMENTS_BUCKET: { Ref: bucketId },
+      };
       for (const role of Object.keys(step.tables)) {
         expected[`${role.toUpperCase()}_TABLE`] = { Ref: idOf(stack.tables[role as TableRole] as never) };
       }
