@@ -21,36 +21,52 @@ export interface TlsFront {
   close(): Promise<void>;
 }
 
+/** Runs the `openssl` CLI in `dir`; throws with what it printed when it fails (or is missing). */
+export function openssl(dir: string, args: string[]): void {
+  const made = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`openssl ${args[0]}: ${made.error?.message ?? made.stderr}`);
+}
+
+/** `openssl req` options for a new P-256 key, unencrypted, written to `<name>.key`. */
+export function newKeyOptions(name: string): string[] {
+  return ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`];
+}
+
+/**
+ * A self-signed certificate for `subject` (`/O=…/CN=…`), valid for a day, with a new key: `<name>.key` and
+ * `<name>.pem` in `dir`; `options` go to `openssl req` as they are (`-addext`, `-extensions`, `-utf8`).
+ * Returns the certificate's PEM.
+ */
+export function selfSignedCertificate(
+  dir: string,
+  name: string,
+  subject: string,
+  options: string[] = [],
+): string {
+  openssl(dir, [
+    'req',
+    '-x509',
+    ...newKeyOptions(name),
+    ...options,
+    '-subj',
+    subject,
+    '-days',
+    '1',
+    '-out',
+    `${name}.pem`,
+  ]);
+  return readFileSync(join(dir, `${name}.pem`), 'utf8');
+}
+
 export async function startTlsFront(target: string): Promise<TlsFront> {
   const directory = mkdtempSync(join(tmpdir(), 'tls-front-'));
-  const key = join(directory, 'key.pem');
-  const cert = join(directory, 'cert.pem');
-  const made = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-days',
-      '1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (made.status !== 0) {
+  const key = join(directory, 'front.key');
+  const cert = join(directory, 'front.pem');
+  try {
+    selfSignedCertificate(directory, 'front', '/CN=127.0.0.1', ['-addext', 'subjectAltName=IP:127.0.0.1']);
+  } catch (error) {
     rmSync(directory, { recursive: true, force: true });
-    throw new Error(`the TLS front needs the openssl CLI: ${made.error?.message ?? made.stderr}`);
+    throw new Error(`the TLS front needs the openssl CLI: ${(error as Error).message}`);
   }
   const upstream = new URL(target);
   const sockets = new Set<Socket>();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { timeProcess } from '../../bench/cold-start';
+import { newKeyOptions, openssl, selfSignedCertificate } from '../../bench/tls-front';
 import {
   hashedNames,
   ROOT_CERTIFICATES_ENV,
@@ -27,11 +28,6 @@ function opensslHash(pem: string): string {
   return hash;
 }
 
-function openssl(dir: string, args: string[]): void {
-  const made = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`openssl ${args[0]}: ${made.error?.message ?? made.stderr}`);
-}
-
 let work: string;
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'root-certificates-'));
@@ -46,27 +42,7 @@ describe("a certificate's subject hash", () => {
   });
 
   it("is the canonical name's: case, outer and repeated white space and the string type do not change it", () => {
-    const make = (name: string, file: string) => {
-      openssl(work, [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-utf8',
-        '-subj',
-        name,
-        '-days',
-        '1',
-        '-keyout',
-        `${file}.key`,
-        '-out',
-        `${file}.pem`,
-      ]);
-      return readFileSync(join(work, `${file}.pem`), 'utf8');
-    };
+    const make = (name: string, file: string) => selfSignedCertificate(work, file, name, ['-utf8']);
     const plain = make('/O=Commerce Test/CN=Root CA', 'plain');
     const spaced = make('/O=  commerce   TEST /CN=root\tca', 'spaced');
     expect(subjectHash(spaced)).toBe(opensslHash(spaced));
@@ -109,72 +85,30 @@ function makeChain(dir: string): { root: string; key: string; chain: string } {
   writeFileSync(ca, 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n');
   const leaf = join(dir, 'leaf.ext');
   writeFileSync(leaf, 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  const key = (name: string) => [
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-  ];
-  openssl(dir, [
-    'req',
-    '-x509',
-    ...key('root'),
-    '-subj',
-    '/O=Commerce Test/CN=Test Root',
-    '-days',
-    '1',
-    '-extensions',
-    'v3_ca',
-    '-out',
-    'root.pem',
-  ]);
-  openssl(dir, [
-    'req',
-    '-new',
-    ...key('int'),
-    '-subj',
-    '/O=Commerce Test/CN=Test Intermediate',
-    '-out',
-    'int.csr',
-  ]);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    'int.csr',
-    '-CA',
-    'root.pem',
-    '-CAkey',
-    'root.key',
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    ca,
-    '-out',
-    'int.pem',
-  ]);
-  openssl(dir, ['req', '-new', ...key('leaf'), '-subj', '/CN=127.0.0.1', '-out', 'leaf.csr']);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    'leaf.csr',
-    '-CA',
-    'int.pem',
-    '-CAkey',
-    'int.key',
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    leaf,
-    '-out',
-    'leaf.pem',
-  ]);
+  /** A new key and a certificate for `subject` signed by `<issuer>`'s key, with the extensions in `extensions`. */
+  const issue = (name: string, subject: string, issuer: string, extensions: string) => {
+    openssl(dir, ['req', '-new', ...newKeyOptions(name), '-subj', subject, '-out', `${name}.csr`]);
+    openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${issuer}.pem`,
+      '-CAkey',
+      `${issuer}.key`,
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      extensions,
+      '-out',
+      `${name}.pem`,
+    ]);
+  };
+  selfSignedCertificate(dir, 'root', '/O=Commerce Test/CN=Test Root', ['-extensions', 'v3_ca']);
+  issue('int', '/O=Commerce Test/CN=Test Intermediate', 'root', ca);
+  issue('leaf', '/CN=127.0.0.1', 'int', leaf);
   const read = (file: string) => readFileSync(join(dir, file), 'utf8');
   return { root: read('root.pem'), key: read('leaf.key'), chain: read('leaf.pem') + read('int.pem') };
 }
