@@ -39,7 +39,9 @@ export interface ColdStart {
  * it), so it marks where the handler starts and ends without touching the function; a function that is not a
  * middy stack (the steps, the queue consumers) is all handler. The local harness's queues and workflow runner
  * are stand-ins that take what is sent and do nothing (in AWS, one SQS or Step Functions request): a function
- * that starts a job, emits an event or starts a release answers as it does locally.
+ * that starts a job, emits an event or starts a release answers as it does locally. A handler that throws
+ * ends where the error comes out of it (the marker's `onError`, first of the error handlers, returns
+ * nothing, so the function's own map the error as before).
  */
 const INVOKE_ONCE = `
 globalThis[Symbol.for('commerce-api.local-workflow')] = () => Promise.resolve();
@@ -52,7 +54,7 @@ const t1 = now();
 let tBefore = Number.NaN;
 let tAfter = Number.NaN;
 const middy = typeof handler.use === 'function';
-if (middy) handler.use({ before: () => { tBefore = now(); }, after: () => { tAfter = now(); } });
+if (middy) handler.use({ before: () => { tBefore = now(); }, after: () => { tAfter = now(); }, onError: () => { tAfter = now(); } });
 const event = JSON.parse(process.env.BENCH_EVENT);
 const context = { awsRequestId: 'cold-start', functionName: 'bench', getRemainingTimeInMillis: () => 10000 };
 const result = await handler(event, context);
@@ -203,13 +205,13 @@ export async function measureColdStart(
     const stamps = lines.at(-2)?.startsWith('PHASES ')
       ? (JSON.parse(lines.at(-2)?.slice(7) ?? '[]') as number[])
       : [];
-    if (stamps.length === 5 && stamps.every(Number.isFinite)) phases.push(phasesOf(stamps, ms));
+    // A run without its phases answered without reaching its handler (a middleware answered first): the
+    // bench would time something other than the function's work.
+    if (stamps.length !== 5 || !stamps.every(Number.isFinite))
+      throw new Error(`${bundle} answered without running its handler (phases ${JSON.stringify(stamps)})`);
+    phases.push(phasesOf(stamps, ms));
     samples.push(ms);
     baseline.push((await timeProcess(['-e', '0'], baselineEnv)).ms);
   }
-  return {
-    median_ms: median(samples),
-    node_baseline_ms: median(baseline),
-    ...(phases.length > 0 ? { phases: medianPhases(phases) } : {}),
-  };
+  return { median_ms: median(samples), node_baseline_ms: median(baseline), phases: medianPhases(phases) };
 }

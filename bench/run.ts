@@ -9,14 +9,22 @@ import { getConfig, resetConfig } from '../lib/config/index';
 import { uuidv4 } from '../lib/ids';
 import { applicationKeyRepository } from '../lib/store/application-key-repository';
 import { getDocumentClient } from '../lib/store/client';
+import { currencyRepository } from '../lib/store/currency-repository';
 import { GetCommand, TransactWriteCommand } from '../lib/store/dynamodb';
+import { integrationRepository } from '../lib/store/integration-repository';
 import { type MappingRecord, mappingRepository, prefixChangeItems } from '../lib/store/mapping-repository';
 import { resetObjectStoreClient } from '../lib/store/object-store';
 import { mappingsTable, tableName } from '../lib/store/schema';
 import { tokenRepository } from '../lib/store/token-repository';
 import { parseCli, usageError } from '../local/cli';
 import { type ObjectStoreLocal, startObjectStoreLocal } from '../local/object-store-local';
-import { currencyFields, newCurrency, newIntegration, newIntegrationLog } from '../test/support/pcm-fixtures';
+import {
+  currencyFields,
+  newCurrency,
+  newFile,
+  newIntegration,
+  newIntegrationLog,
+} from '../test/support/pcm-fixtures';
 import { describeAuthored, measureAuthoredPublish } from './authored-publish';
 import { type AuthoringBench, setUpAuthoringBench } from './authoring';
 import { ALL_FUNCTIONS, bundleFunctions } from './bundle';
@@ -140,6 +148,8 @@ interface Fixtures {
   authoring: AuthoringBench;
   /** The scenario store's one currency (its default). */
   currencyId: string;
+  /** A file of the scenario store. */
+  fileId: string;
   /** The scenario store's webhook integration and the job of its one logged delivery attempt. */
   integrationId: string;
   integrationJobId: string;
@@ -173,6 +183,7 @@ async function setUp(): Promise<Fixtures> {
   progress('seeding the product API: 200 products');
   const authoring = await setUpAuthoringBench(scenario, COLD_RUNS);
   const currencyId = await newCurrency(scenario.store.id, 'USD');
+  const fileId = await newFile(scenario.store.id, 'https://cdn.example.com/bench.png');
   const integrationId = await newIntegration(scenario.store.id, 'bench');
   const integrationJobId = await newIntegrationLog(scenario.store.id, integrationId);
   const cold = await setUpColdStartFixtures();
@@ -185,6 +196,7 @@ async function setUp(): Promise<Fixtures> {
     products,
     authoring,
     currencyId,
+    fileId,
     integrationId,
     integrationJobId,
     cold,
@@ -211,8 +223,17 @@ function prefixUpdate(s: Scenario, prefix: string | undefined) {
   });
 }
 
-/** An id no store has: the files and currencies APIs' reads and deletes by id answer it 404. */
-const UNKNOWN_ID = '00000000-0000-7000-8000-000000000000';
+/** Deletes the store's currencies but `kept` (what the cold starts of the currency writes left). */
+async function removeCurrenciesBut(storeId: string, kept: string): Promise<void> {
+  for (const currency of await currencyRepository.list(storeId))
+    if (currency.id !== kept) await currencyRepository.delete(storeId, currency.id);
+}
+
+/** Deletes the store's integrations but `kept` (what the cold starts of the integration writes left). */
+async function removeIntegrationsBut(storeId: string, kept: string): Promise<void> {
+  for (const integration of await integrationRepository.list(storeId))
+    if (integration.id !== kept) await integrationRepository.delete(storeId, integration.id);
+}
 
 /** A realistic event per function for cold starts: each run gets one (deletes take a fresh key each). */
 function coldStartSpecs(f: Fixtures): Record<string, ColdStartSpec> {
@@ -223,9 +244,13 @@ function coldStartSpecs(f: Fixtures): Record<string, ColdStartSpec> {
 }
 
 /** The API functions' cold-start events that need only the scenario store and the bench's catalogs. */
-function coldStartEvents(
-  f: Fixtures,
-): Record<string, { event: (run: number) => ReturnType<Scenario['event']>; status: number }> {
+function coldStartEvents(f: Fixtures): Record<
+  string,
+  {
+    event: (run: number) => ReturnType<Scenario['event']> | Promise<ReturnType<Scenario['event']>>;
+    status: number;
+  }
+> {
   const { scenario: s } = f;
   const admin = s.adminToken;
   const keyPath = `/v2/application-keys/${f.keyIds[1]}`;
@@ -302,7 +327,9 @@ function coldStartEvents(
       event: (run) => prefixUpdate(s, f.prefixes[run % 2]),
     },
     'list-child-products': { status: 200, event: () => f.catalog.event(0) },
-    // The files API: get and delete are timed on an unknown id (404), as no file fixture is built.
+    // Every function is timed doing its work (an error path would skip it, and the handler's phases with it):
+    // what a run deletes it made first, and what a run creates goes again before the next run, under the
+    // store's caps (10 currencies, 25 integrations).
     'create-file': {
       status: 201,
       event: (run) =>
@@ -313,23 +340,25 @@ function coldStartEvents(
     },
     'list-files': { status: 200, event: () => s.event('GET', '/v2/files', { token: admin }) },
     'get-file': {
-      status: 404,
-      event: () => s.event('GET', `/v2/files/${UNKNOWN_ID}`, { token: admin }),
+      status: 200,
+      event: () => s.event('GET', `/v2/files/${f.fileId}`, { token: admin }),
     },
     'delete-file': {
-      status: 404,
-      event: () => s.event('DELETE', `/v2/files/${UNKNOWN_ID}`, { token: admin }),
+      status: 204,
+      event: async (run) => {
+        const id = await newFile(s.store.id, `https://cdn.example.com/doomed-${run}.png`);
+        return s.event('DELETE', `/v2/files/${id}`, { token: admin });
+      },
     },
-    // The currencies API: a store holds at most 10 currencies, fewer than the cold runs, so the create is
-    // timed on the fixture's code again (400, the claim refused in its transaction) and the delete on an
-    // unknown id (404); reads and the update on the fixture currency.
     'create-currency': {
-      status: 400,
-      event: () =>
-        s.event('POST', '/v2/currencies', {
+      status: 201,
+      event: async () => {
+        await removeCurrenciesBut(s.store.id, f.currencyId);
+        return s.event('POST', '/v2/currencies', {
           token: admin,
-          body: { data: { type: 'currency', ...currencyFields('USD') } },
-        }),
+          body: { data: { type: 'currency', ...currencyFields('EUR') } },
+        });
+      },
     },
     'list-currencies': { status: 200, event: () => s.event('GET', '/v2/currencies', { token: admin }) },
     'get-currency': {
@@ -345,25 +374,30 @@ function coldStartEvents(
         }),
     },
     'delete-currency': {
-      status: 404,
-      event: () => s.event('DELETE', `/v2/currencies/${UNKNOWN_ID}`, { token: admin }),
+      status: 204,
+      event: async () => {
+        await removeCurrenciesBut(s.store.id, f.currencyId);
+        const id = await newCurrency(s.store.id, 'GBP');
+        return s.event('DELETE', `/v2/currencies/${id}`, { token: admin });
+      },
     },
-    // Webhook integrations: a store holds at most 25, so the create is timed on a refused URL (422, after its
-    // check, before any write) and the delete on an unknown id (404); the rest on the fixture integration.
     'create-integration': {
-      status: 422,
-      event: () =>
-        s.event('POST', '/v2/integrations', {
+      status: 200,
+      event: async () => {
+        await removeIntegrationsBut(s.store.id, f.integrationId);
+        return s.event('POST', '/v2/integrations', {
           token: admin,
           body: {
             data: {
               type: 'integration',
               name: 'cold',
               observes: ['catalog-rule.created'],
-              configuration: { url: 'http://10.0.0.1/hooks' },
+              // An address, not a name: the URL's check resolves nothing.
+              configuration: { url: 'https://93.184.216.34/hooks' },
             },
           },
-        }),
+        });
+      },
     },
     'list-integrations': { status: 200, event: () => s.event('GET', '/v2/integrations', { token: admin }) },
     'get-integration': {
@@ -379,8 +413,12 @@ function coldStartEvents(
         }),
     },
     'delete-integration': {
-      status: 404,
-      event: () => s.event('DELETE', `/v2/integrations/${UNKNOWN_ID}`, { token: admin }),
+      status: 200,
+      event: async () => {
+        await removeIntegrationsBut(s.store.id, f.integrationId);
+        const id = await newIntegration(s.store.id, 'doomed');
+        return s.event('DELETE', `/v2/integrations/${id}`, { token: admin });
+      },
     },
     'list-all-integration-logs': {
       status: 200,

@@ -1,4 +1,8 @@
-import { lambdaEnv, medianPhases, phasesOf } from '../../bench/cold-start';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { lambdaEnv, measureColdStart, medianPhases, phasesOf } from '../../bench/cold-start';
 import { tailRatio } from '../../bench/local-server';
 
 describe('cold-start phases', () => {
@@ -27,6 +31,46 @@ describe('cold-start phases', () => {
       response: 2,
       exit: 8,
     });
+  });
+});
+
+describe('measureColdStart', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cold-start-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A middy function as the stack bundles one: `handler` behind `middleware`, errors mapped to a 404. */
+  const bundle = (name: string, handler: string, middleware = '[]') => {
+    const file = join(dir, `${name}.mjs`);
+    const middy = pathToFileURL(require.resolve('@middy/core')).href;
+    writeFileSync(
+      file,
+      `import middy from ${JSON.stringify(middy)};
+export const handler = middy(${handler})
+  .use(${middleware})
+  .use({ onError: (request) => { request.response = { statusCode: 404 }; } });`,
+    );
+    return file;
+  };
+
+  it("times a handler that throws, its error mapped by the function's own middleware, with its phases", async () => {
+    const file = bundle('throws', "async () => { throw new Error('not found'); }");
+    const measured = await measureColdStart(file, () => ({}), 404, lambdaEnv(), 1);
+    expect(measured.phases?.handler).toBeGreaterThanOrEqual(0);
+    expect(measured.phases?.init).toBeGreaterThan(0);
+  });
+
+  it('fails a function that answers without running its handler: its figure would not be its work', async () => {
+    const file = bundle(
+      'short-circuit',
+      'async () => ({ statusCode: 200 })',
+      '{ before: () => ({ statusCode: 404 }) }',
+    );
+    await expect(measureColdStart(file, () => ({}), 404, lambdaEnv(), 1)).rejects.toThrow(
+      /answered without running its handler/,
+    );
   });
 });
 
