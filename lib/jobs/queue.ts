@@ -1,7 +1,7 @@
 import { getConfig } from '../config/index';
 import { type AwsJsonAnswer, postAwsJson } from '../store/aws-json';
 import { credentialsFor } from '../store/client';
-import { type KeepAliveTransport, keepAliveTransport } from '../store/keep-alive';
+import { type Http1Transport, http1Transport } from '../store/http1';
 import type { AwsCredentials } from '../store/sigv4';
 
 /** What a job's queue message carries: which job to run. */
@@ -123,8 +123,8 @@ export class SqsError extends Error {
   }
 }
 
-/** Keep-alive transports by protocol, loaded on the first message (a container sends many). */
-const transports = new Map<string, Promise<KeepAliveTransport>>();
+/** Keep-alive socket pools by queue endpoint, made on the first message (a container sends many). */
+const transports = new Map<string, Http1Transport>();
 
 async function post(
   url: URL,
@@ -133,14 +133,14 @@ async function post(
   credentials: AwsCredentials,
   region: string,
 ): Promise<void> {
-  let transport = transports.get(url.protocol);
+  let transport = transports.get(url.origin);
   if (!transport) {
-    transport = keepAliveTransport(url.protocol);
-    transports.set(url.protocol, transport);
+    transport = http1Transport(url);
+    transports.set(url.origin, transport);
   }
   let answer: AwsJsonAnswer;
   try {
-    answer = await postAwsJson(await transport, {
+    answer = await postAwsJson(transport, {
       label: 'SQS',
       url,
       region,

@@ -1,11 +1,10 @@
-import type { IncomingMessage, RequestOptions } from 'node:http';
-import type { KeepAliveTransport } from './keep-alive';
+import type { Http1Transport } from './http1';
 import { type AwsCredentials, payloadHash, signRequest } from './sigv4';
 
 /**
  * One request of the AWS JSON 1.0 protocol (DynamoDB, Step Functions, SQS): `POST /` of a JSON body naming the
- * operation in `x-amz-target`, SigV4-signed, over a keep-alive transport. The clients of lib/store send
- * through it and keep their own retries.
+ * operation in `x-amz-target`, SigV4-signed, over a keep-alive socket of the endpoint's pool (lib/store/http1.ts).
+ * The clients of lib/store send through it and keep their own retries.
  */
 export interface AwsJsonRequest {
   /** The service as messages name it: `DynamoDB`, `Step Functions`. */
@@ -42,7 +41,7 @@ export function requestTimeoutError(label = 'DynamoDB'): Error {
 }
 
 export async function postAwsJson(
-  transport: KeepAliveTransport,
+  transport: Http1Transport,
   request: AwsJsonRequest,
 ): Promise<AwsJsonAnswer> {
   const { url, body } = request;
@@ -62,29 +61,15 @@ export async function postAwsJson(
     request.region,
     request.service,
   );
-  const options: RequestOptions = {
+  const answer = await transport.send({
     method: 'POST',
-    hostname: url.hostname,
-    port: url.port || undefined,
     path: '/',
-    headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-    agent: transport.agent,
-    timeout: request.timeoutMs,
-  };
-  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const sent = transport.request(options, (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-      );
-      response.on('error', reject);
-    });
-    sent.on('timeout', () => sent.destroy(requestTimeoutError(request.label)));
-    sent.on('error', reject);
-    sent.end(body);
+    headers,
+    body,
+    timeoutMs: request.timeoutMs,
+    timeoutError: () => requestTimeoutError(request.label),
   });
-  return { status, parsed: parseBody(status, text) };
+  return { status: answer.status, parsed: parseBody(answer.status, answer.body.toString('utf8')) };
 }
 
 /**

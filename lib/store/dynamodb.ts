@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type * as LibDynamoDb from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorOf, postAwsJson, RETRYABLE_NETWORK_CODES } from './aws-json';
-import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
+import { type Http1Transport, http1Transport, preloadHttp1 } from './http1';
 import type { AwsCredentials } from './sigv4';
 
 /*
@@ -196,7 +196,7 @@ const BATCH_WRITE_MAX_ITEMS = 25;
 /** Minimal DynamoDB client: `send(new GetCommand({...}))` as with the SDK's document client. */
 export class DynamoDbClient {
   private readonly url: URL;
-  private transport: Promise<KeepAliveTransport> | undefined;
+  private transport: Http1Transport | undefined;
   private readonly maxAttempts: number;
   private readonly timeoutMs: number;
   private readonly throttledBaseMs: number;
@@ -212,8 +212,8 @@ export class DynamoDbClient {
     this.timeoutMs = options.requestTimeoutMs ?? 10000;
     this.throttledBaseMs = options.retryBaseMs?.throttling ?? 500;
     this.otherBaseMs = options.retryBaseMs?.other ?? 50;
-    // Start loading node:http(s) now, so a cold container's first request does not wait for it.
-    this.loadTransport().catch(() => undefined);
+    // Start loading node:tls (for https) now, so a cold container's first request does not wait for it.
+    preloadHttp1(this.url);
   }
 
   /** Sends one operation, retrying throttling, 5xx and network errors with jittered exponential backoff. */
@@ -285,9 +285,9 @@ export class DynamoDbClient {
     }
   }
 
-  /** Closes idle keep-alive sockets. */
+  /** Closes the keep-alive sockets. */
   destroy(): void {
-    void this.transport?.then((transport) => transport.agent.destroy());
+    this.transport?.destroy();
     this.transport = undefined;
   }
 
@@ -301,14 +301,10 @@ export class DynamoDbClient {
     this.attempt = chain;
   }
 
-  private loadTransport(): Promise<KeepAliveTransport> {
-    this.transport ??= keepAliveTransport(this.url.protocol);
-    return this.transport;
-  }
-
   private async post(operation: string, body: string): Promise<unknown> {
-    const [transport, credentials] = await Promise.all([this.loadTransport(), this.options.credentials()]);
-    const answer = await postAwsJson(transport, {
+    const credentials = await this.options.credentials();
+    this.transport ??= http1Transport(this.url);
+    const answer = await postAwsJson(this.transport, {
       label: 'DynamoDB',
       url: this.url,
       region: this.options.region,

@@ -1,5 +1,5 @@
 import { errorOf, postAwsJson, RETRYABLE_NETWORK_CODES } from './aws-json';
-import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
+import { type Http1Transport, http1Transport } from './http1';
 import type { AwsCredentials } from './sigv4';
 
 /**
@@ -39,7 +39,7 @@ function retryable(error: unknown): boolean {
 
 export class StepFunctionsClient {
   private readonly url: URL;
-  private transport: Promise<KeepAliveTransport> | undefined;
+  private transport: Http1Transport | undefined;
 
   constructor(private readonly options: StepFunctionsOptions) {
     this.url = new URL(options.endpoint ?? `https://states.${options.region}.amazonaws.com`);
@@ -65,9 +65,9 @@ export class StepFunctionsClient {
   }
 
   private async post(operation: string, body: string): Promise<Record<string, unknown>> {
-    this.transport ??= keepAliveTransport(this.url.protocol);
-    const [transport, credentials] = await Promise.all([this.transport, this.options.credentials()]);
-    const answer = await postAwsJson(transport, {
+    const credentials = await this.options.credentials();
+    this.transport ??= http1Transport(this.url);
+    const answer = await postAwsJson(this.transport, {
       label: 'Step Functions',
       url: this.url,
       region: this.options.region,

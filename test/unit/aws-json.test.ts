@@ -1,5 +1,5 @@
 import { errorOf, postAwsJson } from '../../lib/store/aws-json';
-import { keepAliveTransport } from '../../lib/store/keep-alive';
+import { http1Transport } from '../../lib/store/http1';
 import { STAND_IN_CREDENTIALS, type StandIn, startStandIn } from '../support/aws-json-stand-in';
 
 /** One request of the AWS JSON protocol (lib/store/aws-json.ts), against a loopback stand-in. */
@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => standIn.close());
 
 const post = async () =>
-  postAwsJson(await keepAliveTransport('http:'), {
+  postAwsJson(http1Transport(new URL(standIn.base)), {
     label: 'Test',
     url: new URL(standIn.base),
     region: 'eu-west-1',

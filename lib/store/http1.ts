@@ -1,0 +1,397 @@
+import { channel } from 'node:diagnostics_channel';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
+
+/**
+ * HTTP/1.1 requests to one origin (an AWS endpoint, DynamoDB Local) over keep-alive sockets of node's `net`
+ * or `tls`, without node's HTTP client. The clients of lib/store that speak the AWS JSON protocol
+ * (DynamoDB, Step Functions, SQS) send through it: each request is a small body out and one answer in, on
+ * a socket of the origin's pool. Node's `http` module and its first request cost a fresh process about 6 ms
+ * here (loading `_http_*` and compiling the functions of its request path: docs/performance.md), which every
+ * function's cold start paid at its first DynamoDB request.
+ *
+ * What it does: one request at a time a socket, `Host` and `Content-Length` set from the request; an
+ * answer's body framed by `Content-Length`, by chunked transfer coding, or (without either) by the end of
+ * the connection; 1xx answers skipped; sockets kept for the next request unless either side said
+ * `Connection: close`, at most `maxSockets` at once (more requests wait their turn), idle ones not keeping
+ * the process alive and dropped when the server closes them. A request fails with the socket's error
+ * (`ECONNRESET`, `ECONNREFUSED`, `EPIPE`: its `code` kept for the callers' retries), with `timeoutError()`
+ * when the socket is idle for `timeoutMs`, or with an `ECONNRESET` when the connection ends before the
+ * answer does.
+ */
+export interface Http1Request {
+  method: string;
+  path: string;
+  /** The request's headers, names in lower case; `Host` defaults to the origin's, `Content-Length` is the body's. */
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  timeoutError: () => Error;
+}
+
+export interface Http1Answer {
+  status: number;
+  /** Header names in lower case; a repeated header's values joined by `, `. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface Http1Transport {
+  send(request: Http1Request): Promise<Http1Answer>;
+  /** Closes every socket, idle or not; later requests open new ones. */
+  destroy(): void;
+}
+
+/** The most bytes an answer's status line and headers may take. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
+/**
+ * Where each request is published when someone listens (`diagnostics_channel`): `{ phase: 'start' | 'end',
+ * request: { method, path, target } }` (`target`: the request's `x-amz-target`), the same `request` object
+ * for both phases of one request. The bench's request trace subscribes; nothing else does, and an unheard
+ * channel costs one check a request.
+ */
+export const HTTP1_TRACE_CHANNEL = 'commerce-api.http1';
+const trace = channel(HTTP1_TRACE_CHANNEL);
+
+type Connect = (url: URL) => Socket;
+
+let tlsConnect: Promise<Connect> | undefined;
+
+/** The host to connect to: an IPv6 address without the brackets a URL writes it in. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * How to open a socket to `url`'s origin: `node:net` (which every request needs, loaded with the module) or
+ * `node:tls` for https, loaded once, when first needed.
+ */
+function connector(url: URL): Promise<Connect> {
+  if (url.protocol === 'https:') {
+    tlsConnect ??= import('node:tls').then(
+      ({ connect }) =>
+        (target: URL) =>
+          connect({
+            host: hostOf(target),
+            port: Number(target.port || 443),
+            // No server name for an address: SNI carries names only.
+            ...(isIP(hostOf(target)) === 0 ? { servername: target.hostname } : {}),
+            ALPNProtocols: ['http/1.1'],
+          }),
+    );
+    return tlsConnect;
+  }
+  if (url.protocol !== 'http:') return Promise.reject(new Error(`unsupported protocol ${url.protocol}`));
+  return Promise.resolve((target: URL) =>
+    netConnect({ host: hostOf(target), port: Number(target.port || 80) }),
+  );
+}
+
+/** A pool of keep-alive sockets to `url`'s origin (its path is not used). */
+export function http1Transport(url: URL, maxSockets = 64): Http1Transport {
+  return new Pool(new URL(url.origin), maxSockets);
+}
+
+/** Starts loading what a first request to `url` needs (`node:tls` for https), so it does not wait for it. */
+export function preloadHttp1(url: URL): void {
+  connector(url).catch(() => undefined);
+}
+
+class Pool implements Http1Transport {
+  private readonly idle: Socket[] = [];
+  private readonly busy = new Set<Socket>();
+  private readonly waiting: (() => void)[] = [];
+  /** What removes each idle socket's listeners (node's own stay). */
+  private readonly forgetIdle = new WeakMap<Socket, () => void>();
+  private readonly host: string;
+
+  constructor(
+    private readonly origin: URL,
+    private readonly maxSockets: number,
+  ) {
+    this.host = origin.host;
+  }
+
+  async send(request: Http1Request): Promise<Http1Answer> {
+    const publish = trace.hasSubscribers;
+    const message = publish
+      ? { method: request.method, path: request.path, target: request.headers['x-amz-target'] }
+      : undefined;
+    if (message) trace.publish({ phase: 'start', request: message });
+    const socket = await this.acquire();
+    try {
+      const { answer, reusable } = await exchange(socket, this.host, request);
+      if (reusable) this.release(socket);
+      else this.discard(socket);
+      if (message) trace.publish({ phase: 'end', request: message });
+      return answer;
+    } catch (error) {
+      this.discard(socket);
+      throw error;
+    }
+  }
+
+  destroy(): void {
+    for (const socket of [...this.idle, ...this.busy]) socket.destroy();
+    this.idle.length = 0;
+    this.busy.clear();
+    for (const next of this.waiting.splice(0)) next();
+  }
+
+  /** An idle socket still open, else a new one, else a turn once one is free. */
+  private async acquire(): Promise<Socket> {
+    // Loaded before the count is read: between the count and the new socket's place in it nothing waits.
+    const connect = await connector(this.origin);
+    for (;;) {
+      const reused = this.idle.pop();
+      if (reused) {
+        this.forgetIdle.get(reused)?.();
+        this.forgetIdle.delete(reused);
+        if (reused.destroyed || reused.readyState !== 'open') continue;
+        reused.ref();
+        this.busy.add(reused);
+        return reused;
+      }
+      if (this.busy.size < this.maxSockets) {
+        const socket = connect(this.origin);
+        socket.setNoDelay(true);
+        socket.setKeepAlive(true, 1000);
+        this.busy.add(socket);
+        return socket;
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  /** Back to the idle sockets: kept open for the next request, without keeping the process alive. */
+  private release(socket: Socket): void {
+    this.busy.delete(socket);
+    const drop = () => {
+      forget();
+      socket.destroy();
+      const index = this.idle.indexOf(socket);
+      if (index !== -1) this.idle.splice(index, 1);
+    };
+    // The server closing an idle connection (or sending what nobody asked for) ends it here.
+    const forget = listen(socket, { error: drop, end: drop, close: drop, data: drop });
+    this.forgetIdle.set(socket, forget);
+    socket.unref();
+    this.idle.push(socket);
+    this.waiting.shift()?.();
+  }
+
+  private discard(socket: Socket): void {
+    this.busy.delete(socket);
+    socket.on('error', () => undefined);
+    socket.destroy();
+    this.waiting.shift()?.();
+  }
+}
+
+/** Adds `handlers` to `socket`'s events; answers the function that removes exactly them. */
+function listen(socket: Socket, handlers: Record<string, (...args: never[]) => void>): () => void {
+  const entries = Object.entries(handlers) as [string, () => void][];
+  for (const [event, handler] of entries) socket.on(event, handler);
+  return () => {
+    for (const [event, handler] of entries) socket.off(event, handler);
+  };
+}
+
+/** The connection's end before the answer's, as node's HTTP client reports it. */
+function hangUp(): Error {
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+}
+
+/** Writes `request` on `socket` and reads its answer; `reusable` when the socket may carry another. */
+function exchange(
+  socket: Socket,
+  host: string,
+  request: Http1Request,
+): Promise<{ answer: Http1Answer; reusable: boolean }> {
+  let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
+  // The request's own Host (a signed request names it) or the origin's.
+  for (const [name, value] of Object.entries({ host, ...request.headers })) {
+    if (/[\r\n]/.test(name + value)) throw new Error(`header ${name} holds a line break`);
+    if (name.toLowerCase() !== 'content-length') head += `${name}: ${value}\r\n`;
+  }
+  head += `content-length: ${Buffer.byteLength(request.body)}\r\n\r\n`;
+  return new Promise((resolve, reject) => {
+    const reader = new AnswerReader(request.method === 'HEAD');
+    let settled = false;
+    const settle = (error: Error | undefined) => {
+      if (settled) return;
+      settled = true;
+      forget();
+      socket.setTimeout(0);
+      const answer = reader.answer();
+      if (error !== undefined || answer === undefined) {
+        reject(error ?? hangUp());
+        return;
+      }
+      const closing = (answer.headers.connection ?? '').toLowerCase().includes('close');
+      resolve({ answer, reusable: !closing && reader.framed && !reader.overrun });
+    };
+    // An answer read to the connection's end is whole then; any other is cut short.
+    const ended = () => settle(reader.end() ? undefined : hangUp());
+    const forget = listen(socket, {
+      data: (chunk: Buffer) => {
+        try {
+          if (reader.push(chunk)) settle(undefined);
+        } catch (error) {
+          settle(error as Error);
+          socket.destroy();
+        }
+      },
+      error: (error: Error) => settle(error),
+      end: ended,
+      close: ended,
+      timeout: () => {
+        settle(request.timeoutError());
+        socket.destroy();
+      },
+    });
+    socket.setTimeout(request.timeoutMs);
+    socket.write(head + request.body);
+  });
+}
+
+/**
+ * Reads one answer from the bytes of a connection: the head (status line and headers), then the body as
+ * its headers frame it. `push` answers true once the answer is whole.
+ */
+export class AnswerReader {
+  private buffered: Buffer = Buffer.alloc(0);
+  private status = 0;
+  private headers: Record<string, string> | undefined;
+  private length: number | undefined;
+  private chunked = false;
+  private readonly chunks: Buffer[] = [];
+  private done = false;
+  /** True once the answer's end is known from its own framing (not from the connection's end). */
+  framed = false;
+  /** True when bytes came after the answer's end: the connection cannot carry another answer. */
+  overrun = false;
+
+  constructor(private readonly noBody = false) {}
+
+  push(chunk: Buffer): boolean {
+    if (this.done) {
+      this.overrun = this.overrun || chunk.length > 0;
+      return true;
+    }
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    for (;;) {
+      if (this.headers === undefined) {
+        const end = this.buffered.indexOf('\r\n\r\n');
+        if (end === -1) {
+          if (this.buffered.length > MAX_HEAD_BYTES) throw new Error('the answer\u2019s head is too large');
+          return false;
+        }
+        if (end > MAX_HEAD_BYTES) throw new Error('the answer\u2019s head is too large');
+        const head = this.buffered.subarray(0, end).toString('latin1');
+        this.buffered = this.buffered.subarray(end + 4);
+        if (!this.readHead(head)) continue; // an interim (1xx) answer: the real one follows
+        if (this.length === 0 && !this.chunked) return this.finish();
+      }
+      if (this.chunked) {
+        if (!this.readChunks()) return false;
+        return this.finish();
+      }
+      if (this.length !== undefined) {
+        if (this.buffered.length < this.length) return false;
+        this.chunks.push(this.buffered.subarray(0, this.length));
+        this.overrun = this.buffered.length > this.length;
+        this.buffered = Buffer.alloc(0);
+        return this.finish();
+      }
+      // Neither a length nor chunks: the body runs to the connection's end.
+      this.chunks.push(this.buffered);
+      this.buffered = Buffer.alloc(0);
+      return false;
+    }
+  }
+
+  /** The connection ended: true when the answer is whole (it was, or it ran to the end). */
+  end(): boolean {
+    if (this.done) return true;
+    if (this.headers !== undefined && this.length === undefined && !this.chunked) {
+      this.done = true;
+      return true;
+    }
+    return false;
+  }
+
+  answer(): Http1Answer | undefined {
+    if (!this.done || this.headers === undefined) return undefined;
+    return { status: this.status, headers: this.headers, body: Buffer.concat(this.chunks) };
+  }
+
+  private finish(): boolean {
+    this.done = true;
+    this.framed = true;
+    return true;
+  }
+
+  /** Reads a head; false for an interim (1xx) answer, which is skipped. */
+  private readHead(head: string): boolean {
+    const lines = head.split('\r\n');
+    const match = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0] ?? '');
+    if (!match) throw new Error(`not an HTTP/1.1 answer: ${(lines[0] ?? '').slice(0, 80)}`);
+    const status = Number(match[1]);
+    if (status >= 100 && status < 200) return false;
+    const headers: Record<string, string> = {};
+    for (const line of lines.slice(1)) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) throw new Error('a malformed header in the answer');
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    }
+    this.status = status;
+    this.headers = headers;
+    if (this.noBody || status === 204 || status === 304) {
+      this.length = 0;
+      return true;
+    }
+    if ((headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) {
+      this.chunked = true;
+      return true;
+    }
+    const length = headers['content-length'];
+    if (length !== undefined) {
+      if (!/^\d+$/.test(length)) throw new Error('a malformed Content-Length in the answer');
+      this.length = Number(length);
+    }
+    return true;
+  }
+
+  /** Reads whole chunks off the buffer; true once the last (empty) chunk and the trailers are read. */
+  private readChunks(): boolean {
+    for (;;) {
+      const lineEnd = this.buffered.indexOf('\r\n');
+      if (lineEnd === -1) {
+        if (this.buffered.length > MAX_HEAD_BYTES) throw new Error('a malformed chunk in the answer');
+        return false;
+      }
+      const sizeText = this.buffered.subarray(0, lineEnd).toString('latin1').split(';')[0]?.trim() ?? '';
+      if (!/^[0-9a-fA-F]{1,8}$/.test(sizeText)) throw new Error('a malformed chunk in the answer');
+      const size = Number.parseInt(sizeText, 16);
+      if (size === 0) {
+        // The trailers (usually none) end with an empty line.
+        const trailersEnd = this.buffered.indexOf('\r\n\r\n', lineEnd);
+        if (trailersEnd === -1) {
+          if (this.buffered.subarray(lineEnd).length > MAX_HEAD_BYTES)
+            throw new Error('the answer\u2019s trailers are too large');
+          return false;
+        }
+        this.overrun = this.buffered.length > trailersEnd + 4;
+        this.buffered = Buffer.alloc(0);
+        return true;
+      }
+      const start = lineEnd + 2;
+      if (this.buffered.length < start + size + 2) return false;
+      if (this.buffered[start + size] !== 13 || this.buffered[start + size + 1] !== 10)
+        throw new Error('a malformed chunk in the answer');
+      this.chunks.push(this.buffered.subarray(start, start + size));
+      this.buffered = this.buffered.subarray(start + size + 2);
+    }
+  }
+}
