@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +24,13 @@ export interface NoiseFigures {
    * over the number of cores.
    */
   load_per_core: number;
+  /**
+   * Median ms of a fixed CPU workload in the bench's process (`cpuWorkload`): the machine's speed, which the
+   * spread and the load do not show (a host running everything 1.7 times slower is as steady as a fast
+   * one, and as idle). No verdict depends on it; compare it between runs before comparing their timings.
+   * Absent from runs before it was measured.
+   */
+  cpu_ms?: number;
   /** True when the machine is too busy to judge a miss: see `NOISY_SPREAD`, `NOISY_LOAD_PER_CORE`. */
   noisy: boolean;
 }
@@ -32,8 +40,8 @@ export const NOISY_SPREAD = 0.1;
 /** Above this load per core, other processes compete for the CPU the bench measures. */
 export const NOISY_LOAD_PER_CORE = 0.5;
 
-/** Summarises `node -e 0` samples and the load into NoiseFigures. */
-export function summariseNoise(samples: number[], loadPerCore: number): NoiseFigures {
+/** Summarises `node -e 0` samples, the load and the CPU workload's time into NoiseFigures. */
+export function summariseNoise(samples: number[], loadPerCore: number, cpuMs?: number): NoiseFigures {
   const sorted = [...samples].sort((a, b) => a - b);
   const median = quantile(sorted, 0.5);
   const spread = (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / median;
@@ -43,8 +51,37 @@ export function summariseNoise(samples: number[], loadPerCore: number): NoiseFig
     node_spread: round(spread, 3),
     node_max_over_min: round(maxOverMin, 2),
     load_per_core: round(loadPerCore, 2),
+    ...(cpuMs === undefined ? {} : { cpu_ms: round(cpuMs, 1) }),
     noisy: spread > NOISY_SPREAD || loadPerCore > NOISY_LOAD_PER_CORE,
   };
+}
+
+/**
+ * One run of a fixed CPU workload, in ms: SHA-256 of 4 MiB (native code) and ten JSON round trips of a
+ * 2,000-item document (V8's parser, serialiser and collector), what the functions' cold starts spend their
+ * time on besides compiling.
+ */
+export function cpuWorkload(): number {
+  const start = process.hrtime.bigint();
+  createHash('sha256')
+    .update(Buffer.alloc(4 * 1024 * 1024, 7))
+    .digest();
+  let document: unknown = {
+    items: Array.from({ length: 2000 }, (_, i) => ({
+      id: `item-${i}`,
+      price: i * 1.5,
+      tags: ['a', String(i)],
+    })),
+  };
+  for (let i = 0; i < 10; i += 1) document = JSON.parse(JSON.stringify(document));
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** The median of `runs` runs of `cpuWorkload`, after one that warms it up. */
+export function measureCpu(runs = 7): number {
+  cpuWorkload();
+  const samples = Array.from({ length: runs }, () => cpuWorkload()).sort((a, b) => a - b);
+  return quantile(samples, 0.5);
 }
 
 /**
@@ -91,7 +128,7 @@ export async function measureNoise(runs = 15, cores = availableParallelism()): P
   const load = (await currentLoad()) ?? (loadavg()[0] ?? 0) / cores;
   const samples: number[] = [];
   for (let i = 0; i < runs; i += 1) samples.push((await timeProcess(['-e', '0'], lambdaEnv())).ms);
-  return summariseNoise(samples, load);
+  return summariseNoise(samples, load, measureCpu());
 }
 
 /**
@@ -111,13 +148,18 @@ export function noisier(a: NoiseFigures, b: NoiseFigures): NoiseFigures {
     node_spread: Math.max(a.node_spread, b.node_spread),
     node_max_over_min: Math.max(a.node_max_over_min, b.node_max_over_min),
     load_per_core: Math.max(a.load_per_core, b.load_per_core),
+    ...(a.cpu_ms === undefined || b.cpu_ms === undefined ? {} : { cpu_ms: Math.max(a.cpu_ms, b.cpu_ms) }),
     noisy: a.noisy || b.noisy,
   };
 }
 
 /** One line saying how quiet the machine was, for the end of the bench's report. */
 export function describeNoise(noise: NoiseFigures): string {
-  const what = `node -e 0 median ${noise.node_p50_ms} ms, spread ${Math.round(noise.node_spread * 100)} % (interquartile range / median), slowest / fastest ${noise.node_max_over_min}; load ${noise.load_per_core} per core`;
+  const speed =
+    noise.cpu_ms === undefined
+      ? ''
+      : `; a fixed CPU workload ${noise.cpu_ms} ms (the machine's speed: compare it between runs before their timings)`;
+  const what = `node -e 0 median ${noise.node_p50_ms} ms, spread ${Math.round(noise.node_spread * 100)} % (interquartile range / median), slowest / fastest ${noise.node_max_over_min}; load ${noise.load_per_core} per core${speed}`;
   return noise.noisy
     ? `Machine NOISY (${what}): a miss may be noise; rerun on a quiet machine before acting on it.`
     : `Machine quiet enough to judge (${what}).`;

@@ -1,4 +1,13 @@
-import { busyShare, cpuTicks, describeNoise, noisier, summariseNoise, verdict } from '../../bench/noise';
+import {
+  busyShare,
+  cpuTicks,
+  cpuWorkload,
+  describeNoise,
+  measureCpu,
+  noisier,
+  summariseNoise,
+  verdict,
+} from '../../bench/noise';
 
 describe('summariseNoise', () => {
   it('measures the spread of node -e 0 as interquartile range over median', () => {
@@ -46,6 +55,26 @@ describe('noisier and describeNoise', () => {
       /^Machine NOISY \(node -e 0 median 40 ms, spread 3 % .*load 2 per core\)/,
     );
     expect(describeNoise(start)).toMatch(/^Machine quiet enough to judge/);
+  });
+});
+
+describe("the machine's speed", () => {
+  it('is kept with the noise, the slower of two measurements, and printed; no verdict depends on it', () => {
+    const fast = summariseNoise([40, 40, 41, 41], 0.2, 24.04);
+    const slow = summariseNoise([40, 40, 41, 41], 0.2, 41.2);
+    expect(fast.cpu_ms).toBe(24);
+    expect(fast.noisy).toBe(slow.noisy);
+    expect(noisier(fast, slow).cpu_ms).toBe(41.2);
+    expect(describeNoise(slow)).toMatch(/; a fixed CPU workload 41.2 ms \(the machine's speed/);
+    // A run from before it was measured has none, and neither has the run it is compared with.
+    expect(summariseNoise([40], 0.1)).not.toHaveProperty('cpu_ms');
+    expect(noisier(fast, summariseNoise([40], 0.1))).not.toHaveProperty('cpu_ms');
+    expect(describeNoise(summariseNoise([40], 0.1))).not.toMatch(/CPU workload/);
+  });
+
+  it('times a workload that takes measurable time', () => {
+    expect(cpuWorkload()).toBeGreaterThan(0.5);
+    expect(measureCpu(3)).toBeGreaterThan(0.5);
   });
 });
 
