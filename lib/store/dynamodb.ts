@@ -6,7 +6,7 @@ import { type Http1Transport, http1Transport, preloadHttp1 } from './http1';
 import type { AwsCredentials } from './sigv4';
 
 /*
- * A lean DynamoDB client for the Lambda functions: the DynamoDB JSON protocol over keep-alive HTTP,
+ * A lean DynamoDB client for the Lambda functions: the DynamoDB JSON protocol over keep-alive HTTP/1.1 (lib/store/http1.ts),
  * SigV4-signed, with the document-client semantics of `@aws-sdk/lib-dynamodb` (plain JavaScript values in
  * and out, marshalled by the SDK's own `@aws-sdk/util-dynamodb`). The command classes keep the SDK's names
  * and input/output types, so repositories read like SDK code. Why not the SDK client itself: a fresh

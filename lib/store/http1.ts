@@ -115,10 +115,12 @@ class Pool implements Http1Transport {
     const message = publish
       ? { method: request.method, path: request.path, target: request.headers['x-amz-target'] }
       : undefined;
+    // Written out (and a header holding a line break refused) before a socket is taken.
+    const head = requestHead(this.host, request);
     if (message) trace.publish({ phase: 'start', request: message });
     const socket = await this.acquire();
     try {
-      const { answer, reusable } = await exchange(socket, this.host, request);
+      const { answer, reusable } = await exchange(socket, head + request.body, request);
       if (reusable) this.release(socket);
       else this.discard(socket);
       if (message) trace.publish({ phase: 'end', request: message });
@@ -200,19 +202,22 @@ function hangUp(): Error {
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 }
 
-/** Writes `request` on `socket` and reads its answer; `reusable` when the socket may carry another. */
-function exchange(
-  socket: Socket,
-  host: string,
-  request: Http1Request,
-): Promise<{ answer: Http1Answer; reusable: boolean }> {
+/** The request line and headers: the request's own Host (a signed request names it) or the origin's. */
+function requestHead(host: string, request: Http1Request): string {
   let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
-  // The request's own Host (a signed request names it) or the origin's.
   for (const [name, value] of Object.entries({ host, ...request.headers })) {
     if (/[\r\n]/.test(name + value)) throw new Error(`header ${name} holds a line break`);
     if (name.toLowerCase() !== 'content-length') head += `${name}: ${value}\r\n`;
   }
-  head += `content-length: ${Buffer.byteLength(request.body)}\r\n\r\n`;
+  return `${head}content-length: ${Buffer.byteLength(request.body)}\r\n\r\n`;
+}
+
+/** Writes `bytes` (a request) on `socket` and reads its answer; `reusable` when the socket may carry another. */
+function exchange(
+  socket: Socket,
+  bytes: string,
+  request: Http1Request,
+): Promise<{ answer: Http1Answer; reusable: boolean }> {
   return new Promise((resolve, reject) => {
     const reader = new AnswerReader(request.method === 'HEAD');
     let settled = false;
@@ -249,7 +254,7 @@ function exchange(
       },
     });
     socket.setTimeout(request.timeoutMs);
-    socket.write(head + request.body);
+    socket.write(bytes);
   });
 }
 

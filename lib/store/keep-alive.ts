@@ -8,8 +8,9 @@ export interface KeepAliveTransport {
 
 /**
  * `node:https` (or `node:http`, for a plain-HTTP endpoint such as DynamoDB Local or the local object store)
- * with a keep-alive agent of its own, loaded when first asked for: the clients of lib/store (DynamoDB, S3)
- * send over it. Free sockets of the agent never keep a process alive.
+ * with a keep-alive agent of its own, loaded when first asked for: the object store's client
+ * (lib/store/s3-http.ts) sends over it; AWS's JSON APIs go over lib/store/http1.ts. Free sockets of the
+ * agent never keep a process alive.
  */
 export async function keepAliveTransport(protocol: string): Promise<KeepAliveTransport> {
   const mod = protocol === 'https:' ? await import('node:https') : await import('node:http');

@@ -7,7 +7,7 @@ import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
 import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, signRequest } from './sigv4';
 
 /*
- * S3's REST API over node:http(s) with keep-alive agents (as lib/store/dynamodb.ts sends DynamoDB's),
+ * S3's REST API over node:http(s) with keep-alive agents (its answers stream: not lib/store/http1.ts's whole ones),
  * signed by lib/store/sigv4.ts: the requests of the documents bucket
  * (lib/store/object-store.ts, lib/store/object-urls.ts) without `@aws-sdk/client-s3`, which added about
  * 290 KiB to every function that touched the bucket (docs/performance.md). What callers relied on in the

@@ -108,7 +108,7 @@ describe('an HTTP/1.1 transport', () => {
     await expect(transport.send(request({ headers: { 'x-a': 'b\r\nx-injected: 1' } }))).rejects.toThrow(
       /line break/,
     );
-    expect(server.seen).toEqual([]);
+    expect([server.seen, server.connections]).toEqual([[], 0]);
     transport.destroy();
   });
 
