@@ -223,16 +223,19 @@ function prefixUpdate(s: Scenario, prefix: string | undefined) {
   });
 }
 
-/** Deletes the store's currencies but `kept` (what the cold starts of the currency writes left). */
-async function removeCurrenciesBut(storeId: string, kept: string): Promise<void> {
-  for (const currency of await currencyRepository.list(storeId))
-    if (currency.id !== kept) await currencyRepository.delete(storeId, currency.id);
-}
-
-/** Deletes the store's integrations but `kept` (what the cold starts of the integration writes left). */
-async function removeIntegrationsBut(storeId: string, kept: string): Promise<void> {
-  for (const integration of await integrationRepository.list(storeId))
-    if (integration.id !== kept) await integrationRepository.delete(storeId, integration.id);
+/**
+ * Deletes every record of the store's in `repository` but `kept` (the currencies or integrations the cold
+ * starts of their writes left).
+ */
+async function removeAllBut(
+  repository: {
+    list(storeId: string): Promise<{ id: string }[]>;
+    delete(storeId: string, id: string): Promise<unknown>;
+  },
+  storeId: string,
+  kept: string,
+): Promise<void> {
+  for (const { id } of await repository.list(storeId)) if (id !== kept) await repository.delete(storeId, id);
 }
 
 /** A realistic event per function for cold starts: each run gets one (deletes take a fresh key each). */
@@ -353,7 +356,7 @@ function coldStartEvents(f: Fixtures): Record<
     'create-currency': {
       status: 201,
       event: async () => {
-        await removeCurrenciesBut(s.store.id, f.currencyId);
+        await removeAllBut(currencyRepository, s.store.id, f.currencyId);
         return s.event('POST', '/v2/currencies', {
           token: admin,
           body: { data: { type: 'currency', ...currencyFields('EUR') } },
@@ -376,7 +379,7 @@ function coldStartEvents(f: Fixtures): Record<
     'delete-currency': {
       status: 204,
       event: async () => {
-        await removeCurrenciesBut(s.store.id, f.currencyId);
+        await removeAllBut(currencyRepository, s.store.id, f.currencyId);
         const id = await newCurrency(s.store.id, 'GBP');
         return s.event('DELETE', `/v2/currencies/${id}`, { token: admin });
       },
@@ -384,7 +387,7 @@ function coldStartEvents(f: Fixtures): Record<
     'create-integration': {
       status: 200,
       event: async () => {
-        await removeIntegrationsBut(s.store.id, f.integrationId);
+        await removeAllBut(integrationRepository, s.store.id, f.integrationId);
         return s.event('POST', '/v2/integrations', {
           token: admin,
           body: {
@@ -415,7 +418,7 @@ function coldStartEvents(f: Fixtures): Record<
     'delete-integration': {
       status: 200,
       event: async () => {
-        await removeIntegrationsBut(s.store.id, f.integrationId);
+        await removeAllBut(integrationRepository, s.store.id, f.integrationId);
         const id = await newIntegration(s.store.id, 'doomed');
         return s.event('DELETE', `/v2/integrations/${id}`, { token: admin });
       },
