@@ -11,9 +11,10 @@ import { isIP, connect as netConnect, type Socket } from 'node:net';
  *
  * What it does: one request at a time a socket, `Host` and `Content-Length` set from the request; an
  * answer's body framed by `Content-Length`, by chunked transfer coding, or (without either) by the end of
- * the connection; 1xx answers skipped; sockets kept for the next request unless either side said
- * `Connection: close`, at most `maxSockets` at once (more requests wait their turn), idle ones not keeping
- * the process alive and dropped when the server closes them. A request fails with the socket's error
+ * the connection; 1xx answers skipped; sockets kept for the next request unless the answer said
+ * `Connection: close`, ran to the connection's end or was followed by more bytes; at most `maxSockets` at
+ * once (more requests wait their turn); idle ones not keeping the process alive and dropped when the server
+ * closes them. A request fails with the socket's error
  * (`ECONNRESET`, `ECONNREFUSED`, `EPIPE`: its `code` kept for the callers' retries), with `timeoutError()`
  * when the socket is idle for `timeoutMs`, or with an `ECONNRESET` when the connection ends before the
  * answer does.
