@@ -1,6 +1,6 @@
 /*
- * A preload that records every HTTP request a measured process sends (DynamoDB Local's, through
- * lib/store/http1.ts, which publishes each on a diagnostics channel; the object store's, through
+ * A preload that records every HTTP request a measured process sends (DynamoDB Local's and the object
+ * store's, through lib/store/http1.ts, which publishes each on a diagnostics channel; a webhook's, through
  * `http.request`), for counting what a cold invocation waits on (bench/request-depth.ts). One line a request,
  * appended to the file REQUEST_TRACE names once its answer has been read: the bundle, the process id,
  * the method, the operation (DynamoDB's `X-Amz-Target`, or the object store's path without its query)
@@ -15,7 +15,7 @@ const file = process.env.REQUEST_TRACE;
 if (file) {
   const out = fs.openSync(file, 'a');
   const bundle = (process.env.BENCH_BUNDLE ?? '').split('/').pop() || 'process';
-  // lib/store/http1.ts's requests (DynamoDB, Step Functions, SQS): both phases carry the same request object.
+  // lib/store/http1.ts's requests (DynamoDB, Step Functions, SQS, S3): both phases carry the same request object.
   const started = new WeakMap();
   require('node:diagnostics_channel').subscribe('commerce-api.http1', ({ phase, request }) => {
     if (phase === 'start') {

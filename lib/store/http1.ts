@@ -1,15 +1,19 @@
 import { channel } from 'node:diagnostics_channel';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { Readable } from 'node:stream';
 
 /**
- * HTTP/1.1 requests to one origin (an AWS endpoint, DynamoDB Local) over keep-alive sockets of node's `net`
- * or `tls`, without node's HTTP client. The clients of lib/store that speak the AWS JSON protocol
- * (DynamoDB, Step Functions, SQS) send through it: each request is a small body out and one answer in, on
- * a socket of the origin's pool. Node's `http` module and its first request cost a fresh process about 6 ms
- * here (loading `_http_*` and compiling the functions of its request path: docs/performance.md), which every
- * function's cold start paid at its first DynamoDB request.
+ * HTTP/1.1 requests to one origin (an AWS endpoint, DynamoDB Local, S3 or the local object store) over
+ * keep-alive sockets of node's `net` or `tls`, without node's HTTP client. The clients of lib/store that
+ * speak the AWS JSON protocol (DynamoDB, Step Functions, SQS) send through it, each request a small body out
+ * and one answer in, read whole (`send`); the object store's client too, its answers streamed (`stream`).
+ * Node's `http` module and its first request cost a fresh process about 6 ms here (loading `_http_*` and
+ * compiling the functions of its request path: docs/performance.md), which every function's cold start paid
+ * at its first DynamoDB request, and every function that reads or writes the object store at its first
+ * request there.
  *
- * What it does: one request at a time a socket, `Host` and `Content-Length` set from the request; an
+ * What it does: one request at a time a socket, `Host` and `Content-Length` set from the request (no
+ * `Content-Length` on a GET or HEAD without a body); an
  * answer's body framed by `Content-Length`, by chunked transfer coding, or (without either) by the end of
  * the connection; 1xx answers skipped; sockets kept for the next request unless the answer said
  * `Connection: close`, ran to the connection's end or was followed by more bytes; at most `maxSockets` at
@@ -24,7 +28,11 @@ export interface Http1Request {
   path: string;
   /** The request's headers, names in lower case; `Host` defaults to the origin's, `Content-Length` is the body's. */
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
+  /**
+   * How long the connection may stay silent before the answer's end (`send`), or before its head (`stream`:
+   * a streamed body is read at its reader's pace, without a limit).
+   */
   timeoutMs: number;
   timeoutError: () => Error;
 }
@@ -36,8 +44,23 @@ export interface Http1Answer {
   body: Buffer;
 }
 
+/**
+ * An answer whose body is read as it arrives: the socket is paused while the reader holds back (the
+ * stream's buffer is full), goes back to the pool once the body's last byte is read off it, and is closed
+ * when the reader stops early (`destroy`). A connection that ends before the body does fails the stream
+ * with an `ECONNRESET` ("socket hang up"), as any socket error fails it.
+ */
+export interface Http1StreamedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable;
+}
+
 export interface Http1Transport {
+  /** Sends `request` and reads its answer whole. */
   send(request: Http1Request): Promise<Http1Answer>;
+  /** Sends `request` and answers once the answer's head is read, its body streamed. */
+  stream(request: Http1Request): Promise<Http1StreamedAnswer>;
   /** Closes every socket, idle or not; later requests open new ones. */
   destroy(): void;
 }
@@ -121,7 +144,7 @@ class Pool implements Http1Transport {
     if (message) trace.publish({ phase: 'start', request: message });
     const socket = await this.acquire();
     try {
-      const { answer, reusable } = await exchange(socket, head + request.body, request);
+      const { answer, reusable } = await exchange(socket, head, request);
       if (reusable) this.release(socket);
       else this.discard(socket);
       if (message) trace.publish({ phase: 'end', request: message });
@@ -130,6 +153,79 @@ class Pool implements Http1Transport {
       this.discard(socket);
       throw error;
     }
+  }
+
+  async stream(request: Http1Request): Promise<Http1StreamedAnswer> {
+    const publish = trace.hasSubscribers;
+    const message = publish ? { method: request.method, path: request.path, target: undefined } : undefined;
+    const head = requestHead(this.host, request);
+    if (message) trace.publish({ phase: 'start', request: message });
+    const socket = await this.acquire();
+    return new Promise((resolve, reject) => {
+      /** `head`: waiting for the answer's head; `body`: streaming its body; `done`: the socket is let go. */
+      let state: 'head' | 'body' | 'done' = 'head';
+      const body = new Readable({
+        read: () => {
+          if (state === 'body') socket.resume();
+        },
+        destroy: (error, callback) => {
+          // The reader stopped before the body's end: the rest of it is never read off this socket.
+          if (state !== 'done') letGo(false);
+          callback(error);
+        },
+      });
+      const reader = new AnswerReader(request.method === 'HEAD', (chunk) => {
+        if (!body.push(chunk)) socket.pause();
+      });
+      const letGo = (keep: boolean) => {
+        state = 'done';
+        forget();
+        socket.setTimeout(0);
+        if (keep) {
+          socket.resume();
+          this.release(socket);
+        } else this.discard(socket);
+        if (message) trace.publish({ phase: 'end', request: message });
+      };
+      const fail = (error: Error) => {
+        if (state === 'done') return;
+        const answered = state === 'body';
+        letGo(false);
+        if (answered) body.destroy(error);
+        else reject(error);
+      };
+      const complete = () => {
+        if (state === 'done') return;
+        const closing = (reader.head?.headers.connection ?? '').toLowerCase().includes('close');
+        letGo(!closing && reader.framed && !reader.overrun);
+        body.push(null);
+      };
+      const ended = () => (reader.end() ? complete() : fail(hangUp()));
+      const forget = listen(socket, {
+        data: (chunk: Buffer) => {
+          let whole: boolean;
+          try {
+            whole = reader.push(chunk);
+          } catch (error) {
+            fail(error as Error);
+            return;
+          }
+          const answered = reader.head;
+          if (state === 'head' && answered !== undefined) {
+            state = 'body';
+            socket.setTimeout(0);
+            resolve({ ...answered, body });
+          }
+          if (whole) complete();
+        },
+        error: (error: Error) => fail(error),
+        end: ended,
+        close: ended,
+        timeout: () => fail(request.timeoutError()),
+      });
+      socket.setTimeout(request.timeoutMs);
+      write(socket, head, request.body);
+    });
   }
 
   destroy(): void {
@@ -203,20 +299,37 @@ function hangUp(): Error {
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 }
 
-/** The request line and headers: the request's own Host (a signed request names it) or the origin's. */
+/**
+ * The request line and headers: the request's own Host (a signed request names it) or the origin's, the
+ * body's length (none for a GET or HEAD without a body, as node's client sends them).
+ */
 function requestHead(host: string, request: Http1Request): string {
   let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
   for (const [name, value] of Object.entries({ host, ...request.headers })) {
     if (/[\r\n]/.test(name + value)) throw new Error(`header ${name} holds a line break`);
     if (name.toLowerCase() !== 'content-length') head += `${name}: ${value}\r\n`;
   }
-  return `${head}content-length: ${Buffer.byteLength(request.body)}\r\n\r\n`;
+  const length = Buffer.byteLength(request.body);
+  if (length === 0 && (request.method === 'GET' || request.method === 'HEAD')) return `${head}\r\n`;
+  return `${head}content-length: ${length}\r\n\r\n`;
 }
 
-/** Writes `bytes` (a request) on `socket` and reads its answer; `reusable` when the socket may carry another. */
+/** Writes a request's head and body on `socket`, in one write when the body is text. */
+function write(socket: Socket, head: string, body: string | Uint8Array): void {
+  if (typeof body === 'string') {
+    socket.write(head + body);
+    return;
+  }
+  socket.cork();
+  socket.write(head);
+  if (body.byteLength > 0) socket.write(body);
+  socket.uncork();
+}
+
+/** Writes a request on `socket` and reads its answer whole; `reusable` when the socket may carry another. */
 function exchange(
   socket: Socket,
-  bytes: string,
+  head: string,
   request: Http1Request,
 ): Promise<{ answer: Http1Answer; reusable: boolean }> {
   return new Promise((resolve, reject) => {
@@ -255,20 +368,26 @@ function exchange(
       },
     });
     socket.setTimeout(request.timeoutMs);
-    socket.write(bytes);
+    write(socket, head, request.body);
   });
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Reads one answer from the bytes of a connection: the head (status line and headers), then the body as
- * its headers frame it. `push` answers true once the answer is whole.
+ * its headers frame it, each piece of it handed to `sink` as it arrives (without one, kept for `answer()`).
+ * `push` answers true once the answer is whole.
  */
 export class AnswerReader {
-  private buffered: Buffer = Buffer.alloc(0);
+  private buffered: Buffer = EMPTY;
   private status = 0;
   private headers: Record<string, string> | undefined;
-  private length: number | undefined;
+  /** The body's bytes still to come, when a Content-Length frames it. */
+  private remaining: number | undefined;
   private chunked = false;
+  /** In a chunked body: -1 before a chunk's size line, the chunk's bytes still to come, 0 before its CRLF. */
+  private chunkLeft = -1;
   private readonly chunks: Buffer[] = [];
   private done = false;
   /** True once the answer's end is known from its own framing (not from the connection's end). */
@@ -276,7 +395,15 @@ export class AnswerReader {
   /** True when bytes came after the answer's end: the connection cannot carry another answer. */
   overrun = false;
 
-  constructor(private readonly noBody = false) {}
+  constructor(
+    private readonly noBody = false,
+    private readonly sink?: (chunk: Buffer) => void,
+  ) {}
+
+  /** The answer's status and headers, once read. */
+  get head(): { status: number; headers: Record<string, string> } | undefined {
+    return this.headers === undefined ? undefined : { status: this.status, headers: this.headers };
+  }
 
   push(chunk: Buffer): boolean {
     if (this.done) {
@@ -284,41 +411,33 @@ export class AnswerReader {
       return true;
     }
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-    for (;;) {
-      if (this.headers === undefined) {
-        const end = this.buffered.indexOf('\r\n\r\n');
-        if (end === -1) {
-          if (this.buffered.length > MAX_HEAD_BYTES) throw new Error('the answer\u2019s head is too large');
-          return false;
-        }
-        if (end > MAX_HEAD_BYTES) throw new Error('the answer\u2019s head is too large');
-        const head = this.buffered.subarray(0, end).toString('latin1');
-        this.buffered = this.buffered.subarray(end + 4);
-        if (!this.readHead(head)) continue; // an interim (1xx) answer: the real one follows
-        if (this.length === 0 && !this.chunked) return this.finish();
+    while (this.headers === undefined) {
+      const end = this.buffered.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (this.buffered.length > MAX_HEAD_BYTES) throw new Error('the answer\u2019s head is too large');
+        return false;
       }
-      if (this.chunked) {
-        if (!this.readChunks()) return false;
-        return this.finish();
-      }
-      if (this.length !== undefined) {
-        if (this.buffered.length < this.length) return false;
-        this.chunks.push(this.buffered.subarray(0, this.length));
-        this.overrun = this.buffered.length > this.length;
-        this.buffered = Buffer.alloc(0);
-        return this.finish();
-      }
-      // Neither a length nor chunks: the body runs to the connection's end.
-      this.chunks.push(this.buffered);
-      this.buffered = Buffer.alloc(0);
-      return false;
+      if (end > MAX_HEAD_BYTES) throw new Error('the answer\u2019s head is too large');
+      const head = this.buffered.subarray(0, end).toString('latin1');
+      this.buffered = this.buffered.subarray(end + 4);
+      this.readHead(head); // an interim (1xx) answer leaves the head unread: the real one follows
     }
+    if (this.chunked) return this.readChunks() && this.finish();
+    if (this.remaining !== undefined) {
+      const take = Math.min(this.remaining, this.buffered.length);
+      if (take > 0) this.take(take);
+      this.remaining -= take;
+      return this.remaining === 0 && this.finish();
+    }
+    // Neither a length nor chunks: the body runs to the connection's end.
+    if (this.buffered.length > 0) this.take(this.buffered.length);
+    return false;
   }
 
   /** The connection ended: true when the answer is whole (it was, or it ran to the end). */
   end(): boolean {
     if (this.done) return true;
-    if (this.headers !== undefined && this.length === undefined && !this.chunked) {
+    if (this.headers !== undefined && this.remaining === undefined && !this.chunked) {
       this.done = true;
       return true;
     }
@@ -330,19 +449,30 @@ export class AnswerReader {
     return { status: this.status, headers: this.headers, body: Buffer.concat(this.chunks) };
   }
 
-  private finish(): boolean {
+  /** Hands the buffer's first `count` bytes on as the body's. */
+  private take(count: number): void {
+    const piece = this.buffered.subarray(0, count);
+    this.buffered = this.buffered.subarray(count);
+    if (this.sink) this.sink(piece);
+    else this.chunks.push(piece);
+  }
+
+  /** The answer is whole: bytes left after it mean the connection cannot carry another. */
+  private finish(): true {
     this.done = true;
     this.framed = true;
+    this.overrun = this.buffered.length > 0;
+    this.buffered = EMPTY;
     return true;
   }
 
-  /** Reads a head; false for an interim (1xx) answer, which is skipped. */
-  private readHead(head: string): boolean {
+  /** Reads a head; an interim (1xx) answer's is skipped. */
+  private readHead(head: string): void {
     const lines = head.split('\r\n');
     const match = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0] ?? '');
     if (!match) throw new Error(`not an HTTP/1.1 answer: ${(lines[0] ?? '').slice(0, 80)}`);
     const status = Number(match[1]);
-    if (status >= 100 && status < 200) return false;
+    if (status >= 100 && status < 200) return;
     const headers: Record<string, string> = {};
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
@@ -351,27 +481,36 @@ export class AnswerReader {
       const value = line.slice(colon + 1).trim();
       headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
     }
+    if (this.noBody || status === 204 || status === 304) {
+      this.remaining = 0;
+    } else if ((headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) {
+      this.chunked = true;
+    } else if (headers['content-length'] !== undefined) {
+      const length = headers['content-length'];
+      if (!/^\d+$/.test(length)) throw new Error('a malformed Content-Length in the answer');
+      this.remaining = Number(length);
+    }
     this.status = status;
     this.headers = headers;
-    if (this.noBody || status === 204 || status === 304) {
-      this.length = 0;
-      return true;
-    }
-    if ((headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) {
-      this.chunked = true;
-      return true;
-    }
-    const length = headers['content-length'];
-    if (length !== undefined) {
-      if (!/^\d+$/.test(length)) throw new Error('a malformed Content-Length in the answer');
-      this.length = Number(length);
-    }
-    return true;
   }
 
-  /** Reads whole chunks off the buffer; true once the last (empty) chunk and the trailers are read. */
+  /** Reads the chunks' bytes off the buffer as they come; true once the last (empty) chunk and the trailers are read. */
   private readChunks(): boolean {
     for (;;) {
+      if (this.chunkLeft > 0) {
+        const take = Math.min(this.chunkLeft, this.buffered.length);
+        if (take === 0) return false;
+        this.take(take);
+        this.chunkLeft -= take;
+        if (this.chunkLeft > 0) return false;
+      }
+      if (this.chunkLeft === 0) {
+        if (this.buffered.length < 2) return false;
+        if (this.buffered[0] !== 13 || this.buffered[1] !== 10)
+          throw new Error('a malformed chunk in the answer');
+        this.buffered = this.buffered.subarray(2);
+        this.chunkLeft = -1;
+      }
       const lineEnd = this.buffered.indexOf('\r\n');
       if (lineEnd === -1) {
         if (this.buffered.length > MAX_HEAD_BYTES) throw new Error('a malformed chunk in the answer');
@@ -388,16 +527,11 @@ export class AnswerReader {
             throw new Error('the answer\u2019s trailers are too large');
           return false;
         }
-        this.overrun = this.buffered.length > trailersEnd + 4;
-        this.buffered = Buffer.alloc(0);
+        this.buffered = this.buffered.subarray(trailersEnd + 4);
         return true;
       }
-      const start = lineEnd + 2;
-      if (this.buffered.length < start + size + 2) return false;
-      if (this.buffered[start + size] !== 13 || this.buffered[start + size + 1] !== 10)
-        throw new Error('a malformed chunk in the answer');
-      this.chunks.push(this.buffered.subarray(start, start + size));
-      this.buffered = this.buffered.subarray(start + size + 2);
+      this.buffered = this.buffered.subarray(lineEnd + 2);
+      this.chunkLeft = size;
     }
   }
 }

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/index';
 import { credentialsFor } from './client';
-import { type KeepAliveTransport, keepAliveTransport } from './keep-alive';
+import { type Http1Transport, http1Transport } from './http1';
 import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, signRequest } from './sigv4';
 
 /*
- * S3's REST API over node:http(s) with keep-alive agents (its answers stream: not lib/store/http1.ts's whole ones),
+ * S3's REST API over keep-alive sockets of lib/store/http1.ts (its answers streamed, at their reader's pace),
  * signed by lib/store/sigv4.ts: the requests of the documents bucket
  * (lib/store/object-store.ts, lib/store/object-urls.ts) without `@aws-sdk/client-s3`, which added about
  * 290 KiB to every function that touched the bucket (docs/performance.md). What callers relied on in the
@@ -65,7 +64,7 @@ export interface S3HttpRequest {
   body?: Uint8Array;
 }
 
-/** Sends HTTP requests: `NodeTransport` by default; tests hand in their own. */
+/** Sends HTTP requests: `SocketTransport` by default; tests hand in their own. */
 export interface S3Transport {
   send(request: S3HttpRequest): Promise<S3Answer>;
   destroy?(): void;
@@ -78,69 +77,43 @@ export interface S3Transport {
  */
 const ANSWER_TIMEOUT_MS = 30_000;
 
-/** node:http and node:https with one keep-alive agent each (lib/store/keep-alive.ts), loaded on first use. */
-export class NodeTransport implements S3Transport {
+/**
+ * One pool of keep-alive sockets an origin (lib/store/http1.ts: at most 64 sockets each, idle ones never
+ * keeping the process alive), without node's HTTP client: a function's first request to the bucket does not
+ * load and compile it (about 6 ms of a cold start, docs/performance.md).
+ */
+export class SocketTransport implements S3Transport {
   constructor(private readonly silenceMs = ANSWER_TIMEOUT_MS) {}
 
-  private readonly loaded = new Map<string, Promise<KeepAliveTransport>>();
+  private readonly pools = new Map<string, Http1Transport>();
 
-  async send(request: S3HttpRequest): Promise<S3Answer> {
-    const transport = await this.load(request.url.protocol);
-    const options: RequestOptions = {
+  send(request: S3HttpRequest): Promise<S3Answer> {
+    let pool = this.pools.get(request.url.origin);
+    if (pool === undefined) {
+      pool = http1Transport(request.url);
+      this.pools.set(request.url.origin, pool);
+    }
+    return pool.stream({
       method: request.method,
-      hostname: request.url.hostname,
-      port: request.url.port || undefined,
       path: request.path,
       headers: request.headers,
-      agent: transport.agent,
-    };
-    return new Promise<S3Answer>((resolve, reject) => {
-      const sent = transport.request(options, (response: IncomingMessage) => {
-        sent.setTimeout(0);
-        resolve({ status: response.statusCode ?? 0, headers: headersOf(response), body: response });
-      });
-      sent.setTimeout(this.silenceMs, () =>
-        sent.destroy(
-          Object.assign(new Error(`no answer: the connection was silent for ${this.silenceMs} ms`), {
-            name: 'TimeoutError',
-          }),
-        ),
-      );
-      sent.on('error', reject);
-      sent.end(
-        request.body === undefined
-          ? undefined
-          : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength),
-      );
+      body: request.body ?? '',
+      timeoutMs: this.silenceMs,
+      timeoutError: () =>
+        Object.assign(new Error(`no answer: the connection was silent for ${this.silenceMs} ms`), {
+          name: 'TimeoutError',
+        }),
     });
   }
 
   destroy(): void {
-    for (const transport of this.loaded.values()) void transport.then(({ agent }) => agent.destroy());
-    this.loaded.clear();
+    for (const pool of this.pools.values()) pool.destroy();
+    this.pools.clear();
   }
-
-  private load(protocol: string): Promise<KeepAliveTransport> {
-    let transport = this.loaded.get(protocol);
-    if (transport === undefined) {
-      transport = keepAliveTransport(protocol);
-      this.loaded.set(protocol, transport);
-    }
-    return transport;
-  }
-}
-
-/** An answer's headers, one string each (a repeated one joined with commas). */
-function headersOf(response: IncomingMessage): Record<string, string | undefined> {
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(response.headers)) {
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 export interface S3HttpOptions {
-  /** How requests are sent; default: a NodeTransport of its own. */
+  /** How requests are sent; default: a SocketTransport of its own. */
   transport?: S3Transport;
   /** Where credentials come from; default: the configuration's (s3rver's pair on a local endpoint). */
   credentials?: () => Promise<AwsCredentials>;
@@ -335,7 +308,7 @@ async function readText(body: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Reads a body to its end, so that its connection goes back to the agent for the next request. */
+/** Reads a body to its end, so that its connection goes back to the pool for the next request. */
 async function drain(body: Readable): Promise<void> {
   for await (const _ of body);
 }
@@ -365,7 +338,7 @@ export class S3Http {
     options: S3HttpOptions = {},
   ) {
     this.credentials = options.credentials ?? (() => s3Credentials(config));
-    this.transport = options.transport ?? new NodeTransport();
+    this.transport = options.transport ?? new SocketTransport();
     this.maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
     this.retryBaseMs = options.retryBaseMs ?? RETRY_BASE_MS;
   }

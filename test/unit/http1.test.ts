@@ -278,6 +278,115 @@ transport.destroy();`;
   });
 });
 
+/** The whole of a stream's bytes. */
+async function readAll(body: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe("an HTTP/1.1 transport's streamed answers", () => {
+  it('answers at the head and holds the socket back while the reader does not read', async () => {
+    const size = 8 * 1024 * 1024;
+    const bytes = Buffer.alloc(size);
+    for (let i = 0; i < size; i += 1) bytes[i] = (i * 31) % 251;
+    server.answer = (socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${size}\r\nETag: "e"\r\n\r\n`);
+      socket.write(bytes);
+    };
+    const transport = http1Transport(server.url);
+    const answer = await transport.stream(request({ method: 'GET', body: '' }));
+    expect([answer.status, answer.headers.etag]).toEqual([200, '"e"']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Paused at the stream's buffer, not 8 MiB read into memory: the rest waits in the connection.
+    expect(answer.body.readableLength).toBeLessThan(256 * 1024);
+    expect((await readAll(answer.body)).equals(bytes)).toBe(true);
+    // Read to its end: the socket carries the next request.
+    server.answer = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    expect((await transport.send(request())).body.toString()).toBe('ok');
+    expect(server.connections).toBe(1);
+    transport.destroy();
+  });
+
+  it('hands on a chunked body as it arrives, before its end', async () => {
+    let rest: (() => void) | undefined;
+    server.answer = (socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfir');
+      rest = () => socket.write('st\r\n4\r\nlast\r\n0\r\n\r\n');
+    };
+    const transport = http1Transport(server.url);
+    const answer = await transport.stream(request());
+    const chunks = answer.body[Symbol.asyncIterator]();
+    expect(String((await chunks.next()).value)).toBe('fir');
+    rest?.();
+    let after = '';
+    for (let step = await chunks.next(); !step.done; step = await chunks.next()) after += String(step.value);
+    expect(after).toBe('stlast');
+    server.answer = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    expect((await transport.send(request())).status).toBe(200);
+    expect(server.connections).toBe(1);
+    transport.destroy();
+  });
+
+  it('closes the connection of a body its reader stops early, and fails one the connection cuts short', async () => {
+    let first: Socket | undefined;
+    server.answer = (socket) => {
+      first = socket;
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst');
+    };
+    const transport = http1Transport(server.url);
+    const stopped = await transport.stream(request());
+    for await (const chunk of stopped.body) {
+      expect(String(chunk)).toBe('first');
+      break; // destroys the stream
+    }
+    // The rest of that answer is never read: its connection is closed, not kept.
+    await new Promise((closed) => first?.once('close', closed));
+    server.answer = (socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort');
+    const cut = await transport.stream(request());
+    await expect(readAll(cut.body)).rejects.toMatchObject({ code: 'ECONNRESET', message: 'socket hang up' });
+    expect(server.connections).toBe(2);
+    server.answer = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    expect((await readAll((await transport.stream(request())).body)).toString()).toBe('ok');
+    expect(server.connections).toBe(3);
+    transport.destroy();
+  });
+
+  it("fails with the caller's timeout error only while it waits for the head", async () => {
+    server.answer = () => undefined;
+    const transport = http1Transport(server.url);
+    await expect(transport.stream(request({ timeoutMs: 50 }))).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+    server.answer = (socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\na');
+      setTimeout(() => socket.write('b'), 150);
+    };
+    const slow = await transport.stream(request({ timeoutMs: 50 }));
+    expect((await readAll(slow.body)).toString()).toBe('ab');
+    transport.destroy();
+  });
+
+  it('sends a binary body with its length, a GET without one, and reads no body of a HEAD', async () => {
+    const transport = http1Transport(server.url);
+    const binary = new Uint8Array([0, 255, 13, 10, 1]);
+    await readAll((await transport.stream(request({ method: 'PUT', body: binary }))).body);
+    const put = server.seen[0]?.text ?? '';
+    expect(put).toContain('content-length: 5\r\n');
+    expect(Buffer.from(put.slice(put.indexOf('\r\n\r\n') + 4), 'latin1').equals(Buffer.from(binary))).toBe(
+      true,
+    );
+    server.answer = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n');
+    const head = await transport.stream(request({ method: 'HEAD', body: '' }));
+    expect([head.headers['content-length'], (await readAll(head.body)).length]).toEqual(['7', 0]);
+    expect(server.seen[1]?.text).not.toMatch(/content-length/i);
+    server.answer = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    await readAll((await transport.stream(request({ method: 'GET', body: '' }))).body);
+    expect(server.seen[2]?.text).toMatch(/^GET \/ HTTP\/1.1\r\n/);
+    expect(server.seen[2]?.text).not.toMatch(/content-length/i);
+    expect(server.connections).toBe(1);
+    transport.destroy();
+  });
+});
+
 describe('AnswerReader', () => {
   it('reads an answer split at every byte', () => {
     const bytes = Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n');

@@ -6,11 +6,11 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { loadConfig } from '../../lib/config/index';
 import {
   isRetryable,
-  NodeTransport,
   S3Error,
   S3Http,
   type S3Request,
   type S3Transport,
+  SocketTransport,
   xmlEscape,
   xmlValue,
 } from '../../lib/store/s3-http';
@@ -280,7 +280,7 @@ describe('S3Http answers and retries as the AWS SDK did', () => {
     });
     await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
     const { port } = server.address() as AddressInfo;
-    const transport = new NodeTransport(100);
+    const transport = new SocketTransport(100);
     const client = new S3Http(loadConfig({ S3_ENDPOINT: `http://127.0.0.1:${port}` }), {
       retryBaseMs: 1,
       transport,
