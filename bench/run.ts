@@ -25,6 +25,7 @@ import {
   newIntegration,
   newIntegrationLog,
 } from '../test/support/pcm-fixtures';
+import { AGAINST_ROUNDS, bundlesAt, compareColdStart, describeComparison } from './against';
 import { describeAuthored, measureAuthoredPublish } from './authored-publish';
 import { type AuthoringBench, setUpAuthoringBench } from './authoring';
 import { ALL_FUNCTIONS, bundleFunctions } from './bundle';
@@ -56,7 +57,7 @@ import { COLD_START_RUNS, TARGETS, updateReadmeTable } from './results-table';
 import { createScenario, type Scenario } from './scenario';
 import { progress, startBenchDatabase } from './support';
 
-const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products|publish|authored|delta|cold_start [--products N] [--writers 1,2,4] [--functions a,b] [--setup api|batched]]
+const USAGE = `Usage: npm run bench [-- --json] [-- --stage rate_limit|catalog_products|publish|authored|delta|cold_start [--products N] [--writers 1,2,4] [--functions a,b [--against REF]] [--setup api|batched]]
 Runs the benchmark suite against its own in-memory DynamoDB Local (about 12 minutes on 2 cores), writes
 bench/results.json and regenerates README.md's performance table from it. --json also prints one JSON
 object on stdout (run it as \`npm run -s bench -- --json\`). --stage rate_limit runs only the rate-limit
@@ -75,6 +76,9 @@ items in batches instead of over the API: a million products in minutes, not hou
 --stage cold_start bundles every function and measures its cold start (fresh processes, with the phases)
 alone (bundles and cold starts alone in results.json); --functions a,b measures only those and --runs N
 (default 15, at most 25) sets the processes each (results.json is written only for every function at 15).
+--against REF (with --functions) bundles those functions as commit REF builds them and measures them in
+turn with the working tree's, ${AGAINST_ROUNDS} rounds of --runs processes each (default 7, at most 8): what a change
+bought, over node -e 0 and by phase, on the same fixtures and machine; nothing is written.
 Exit status 1 when a target is missed.`;
 const CLI = parseCli('bench', USAGE, {
   json: { type: 'boolean' },
@@ -84,6 +88,7 @@ const CLI = parseCli('bench', USAGE, {
   functions: { type: 'string' },
   runs: { type: 'string' },
   setup: { type: 'string' },
+  against: { type: 'string' },
 }).values;
 const JSON_OUTPUT = CLI.json === true;
 /** `--stage rate_limit`: only that stage (its figures alone in results.json); all stages without it. */
@@ -109,6 +114,10 @@ if (ONLY_FUNCTIONS !== undefined) {
   if (ONLY_FUNCTIONS.length === 0 || unknown.length > 0)
     usageError('bench', `--functions must name functions, got '${CLI.functions}'`);
 }
+/** `--against REF` (cold_start stage, with --functions): those functions measured beside REF's bundles. */
+const AGAINST = CLI.against;
+if (AGAINST !== undefined && (ONLY_FUNCTIONS === undefined || AGAINST === ''))
+  usageError('bench', '--against names a commit and goes with --stage cold_start --functions a,b');
 const WRITERS = (CLI.writers ?? '1,2,4').split(',').map(Number);
 if (WRITERS.some((writers) => !Number.isInteger(writers) || writers < 1 || writers > 64))
   usageError('bench', `--writers must be integers from 1 to 64 separated by commas, got '${CLI.writers}'`);
@@ -123,15 +132,22 @@ if (!Number.isInteger(LARGE_PRODUCTS) || LARGE_PRODUCTS < 1000 || LARGE_PRODUCTS
   usageError('bench', `--products must be an integer from 1000 to 1000000, got '${CLI.products}'`);
 /** Fresh processes of the child list with the limiter on and off (rate_limit stage), and fixtures per run. */
 const COLD_RUNS = 25;
+/** `--against`: processes a round by default, and at most (the fixtures serve 2 × 3 rounds of them). */
+const AGAINST_RUNS = 7;
+const AGAINST_MAX_RUNS = 8;
 /**
  * Fresh processes per function in the cold_start stage: 15, not 25, since it covers every function (138,
  * three times the 46 it had): 25 each would take the stage to about 12-13 minutes on a quiet 2-core
  * machine, 15 keeps it under 10. Each median stays beside its own `node -e 0` runs, and the noise verdict
  * comes from its own measurement of the machine. `--runs` lowers it further for a quick check.
  */
-const COLD_RUNS_NOW = CLI.runs === undefined ? COLD_START_RUNS : Number(CLI.runs);
-if (!Number.isInteger(COLD_RUNS_NOW) || COLD_RUNS_NOW < 1 || COLD_RUNS_NOW > COLD_RUNS)
-  usageError('bench', `--runs must be an integer from 1 to ${COLD_RUNS}, got '${CLI.runs}'`);
+const COLD_RUNS_NOW =
+  CLI.runs === undefined ? (AGAINST === undefined ? COLD_START_RUNS : AGAINST_RUNS) : Number(CLI.runs);
+const MAX_RUNS_NOW = AGAINST === undefined ? COLD_RUNS : AGAINST_MAX_RUNS;
+if (!Number.isInteger(COLD_RUNS_NOW) || COLD_RUNS_NOW < 1 || COLD_RUNS_NOW > MAX_RUNS_NOW)
+  usageError('bench', `--runs must be an integer from 1 to ${MAX_RUNS_NOW}, got '${CLI.runs}'`);
+/** Processes of one function the fixtures serve (each deletion deletes one of its own). */
+const COLD_FIXTURES = Math.max(COLD_RUNS, AGAINST === undefined ? 0 : 2 * AGAINST_ROUNDS * COLD_RUNS_NOW);
 if (CLI.runs !== undefined && STAGE !== 'cold_start')
   usageError('bench', '--runs goes with --stage cold_start');
 const CATALOG_PRODUCTS_ITERATIONS = 60;
@@ -166,7 +182,7 @@ async function setUp(): Promise<Fixtures> {
     (k) => k.id,
   );
   const deletableKeyIds: string[] = [];
-  for (let i = 0; i < COLD_RUNS; i += 1) {
+  for (let i = 0; i < COLD_FIXTURES; i += 1) {
     deletableKeyIds.push(
       (
         await applicationKeyRepository.create(scenario.store.id, {
@@ -181,7 +197,7 @@ async function setUp(): Promise<Fixtures> {
   const catalog = await setUpCatalogBench();
   const products = await setUpCatalogProductsBench(LARGE_PRODUCTS);
   progress('seeding the product API: 200 products');
-  const authoring = await setUpAuthoringBench(scenario, COLD_RUNS);
+  const authoring = await setUpAuthoringBench(scenario, COLD_FIXTURES);
   const currencyId = await newCurrency(scenario.store.id, 'USD');
   const fileId = await newFile(scenario.store.id, 'https://cdn.example.com/bench.png');
   const integrationId = await newIntegration(scenario.store.id, 'bench');
@@ -635,6 +651,20 @@ async function main(): Promise<void> {
     resetConfig();
     resetObjectStoreClient();
     const fixtures = await setUp();
+    if (AGAINST !== undefined) {
+      try {
+        await compareColdStarts(
+          AGAINST,
+          join(workDir, 'against'),
+          bundles,
+          coldStartSpecs(fixtures),
+          childEnv,
+        );
+      } finally {
+        await fixtures.cold.stop();
+      }
+      return;
+    }
     let cold_start: Record<string, ColdStart>;
     try {
       cold_start = await measureColdStarts(bundles, coldStartSpecs(fixtures), childEnv);
@@ -760,6 +790,41 @@ async function measureColdStarts(
   if (failed.length > 0)
     throw new Error(`cold starts not measured for ${failed.length} function(s):\n${failed.join('\n')}`);
   return cold_start;
+}
+
+/**
+ * `--against REF`: each function's cold start beside REF's bundle of it, rounds alternating (bench/against.ts),
+ * printed as they are measured with the machine's noise; no target is judged and nothing is written.
+ */
+async function compareColdStarts(
+  ref: string,
+  outDir: string,
+  bundles: Record<string, { file: string }>,
+  specs: Record<string, ColdStartSpec>,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  progress(`bundling ${Object.keys(bundles).length} function(s) as ${ref} builds them`);
+  const refBundles = bundlesAt(ref, Object.keys(bundles), outDir);
+  const lines: string[] = [];
+  for (const [name, bundle] of Object.entries(bundles)) {
+    const spec = specs[name];
+    const refBundle = refBundles[name];
+    if (!spec || !refBundle) throw new Error(`${name}: no cold-start event`);
+    progress(
+      `cold start: ${name}, ${ref} and now in turn (${AGAINST_ROUNDS} rounds of ${COLD_RUNS_NOW} each)`,
+    );
+    const comparison = await compareColdStart(
+      refBundle.file,
+      bundle.file,
+      spec,
+      { ...env, ...spec.env },
+      COLD_RUNS_NOW,
+    );
+    lines.push(describeComparison(name, ref, comparison));
+  }
+  const noise = NOISE === undefined ? undefined : noisier(NOISE, await measureNoise());
+  process.stdout.write(`Cold starts, ${ref} against the working tree (ms)\n${lines.join('\n')}\n`);
+  if (noise) process.stdout.write(`${describeNoise(noise)}\n`);
 }
 
 type Results = {
