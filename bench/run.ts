@@ -25,7 +25,13 @@ import {
   newIntegration,
   newIntegrationLog,
 } from '../test/support/pcm-fixtures';
-import { AGAINST_ROUNDS, bundlesAt, compareColdStart, describeComparison } from './against';
+import {
+  AGAINST_ROUNDS,
+  bundlesAt,
+  type ColdStartComparison,
+  compareColdStart,
+  describeComparison,
+} from './against';
 import { describeAuthored, measureAuthoredPublish } from './authored-publish';
 import { type AuthoringBench, setUpAuthoringBench } from './authoring';
 import { ALL_FUNCTIONS, bundleFunctions } from './bundle';
@@ -78,7 +84,8 @@ alone (bundles and cold starts alone in results.json); --functions a,b measures 
 (default 15, at most 25) sets the processes each (results.json is written only for every function at 15).
 --against REF (with --functions) bundles those functions as commit REF builds them and measures them in
 turn with the working tree's, ${AGAINST_ROUNDS} rounds of --runs processes each (default 7, at most 8): what a change
-bought, over node -e 0 and by phase, on the same fixtures and machine; nothing is written.
+bought, over node -e 0 and by phase, on the same fixtures and machine (--json: each round's figures too);
+nothing is written.
 Exit status 1 when a target is missed.`;
 const CLI = parseCli('bench', USAGE, {
   json: { type: 'boolean' },
@@ -806,6 +813,7 @@ async function compareColdStarts(
   progress(`bundling ${Object.keys(bundles).length} function(s) as ${ref} builds them`);
   const refBundles = bundlesAt(ref, Object.keys(bundles), outDir);
   const lines: string[] = [];
+  const compared: Record<string, ColdStartComparison> = {};
   for (const [name, bundle] of Object.entries(bundles)) {
     const spec = specs[name];
     const refBundle = refBundles[name];
@@ -820,11 +828,14 @@ async function compareColdStarts(
       { ...env, ...spec.env },
       COLD_RUNS_NOW,
     );
+    compared[name] = comparison;
     lines.push(describeComparison(name, ref, comparison));
   }
   const noise = NOISE === undefined ? undefined : noisier(NOISE, await measureNoise());
   process.stdout.write(`Cold starts, ${ref} against the working tree (ms)\n${lines.join('\n')}\n`);
   if (noise) process.stdout.write(`${describeNoise(noise)}\n`);
+  if (JSON_OUTPUT)
+    process.stdout.write(`${JSON.stringify({ against: { ref, noise, cold_start: compared } })}\n`);
 }
 
 type Results = {

@@ -135,14 +135,7 @@ class Pool implements Http1Transport {
   }
 
   async send(request: Http1Request): Promise<Http1Answer> {
-    const publish = trace.hasSubscribers;
-    const message = publish
-      ? { method: request.method, path: request.path, target: request.headers['x-amz-target'] }
-      : undefined;
-    // Written out (and a header holding a line break refused) before a socket is taken.
-    const head = requestHead(this.host, request);
-    if (message) trace.publish({ phase: 'start', request: message });
-    const socket = await this.acquire();
+    const { head, message, socket } = await this.open(request);
     try {
       const { answer, reusable } = await exchange(socket, head, request);
       if (reusable) this.release(socket);
@@ -156,11 +149,7 @@ class Pool implements Http1Transport {
   }
 
   async stream(request: Http1Request): Promise<Http1StreamedAnswer> {
-    const publish = trace.hasSubscribers;
-    const message = publish ? { method: request.method, path: request.path, target: undefined } : undefined;
-    const head = requestHead(this.host, request);
-    if (message) trace.publish({ phase: 'start', request: message });
-    const socket = await this.acquire();
+    const { head, message, socket } = await this.open(request);
     return new Promise((resolve, reject) => {
       /** `head`: waiting for the answer's head; `body`: streaming its body; `done`: the socket is let go. */
       let state: 'head' | 'body' | 'done' = 'head';
@@ -226,6 +215,19 @@ class Pool implements Http1Transport {
       socket.setTimeout(request.timeoutMs);
       write(socket, head, request.body);
     });
+  }
+
+  /**
+   * A request's start: its head written out (a header holding a line break refused before a socket is
+   * taken), its trace's start published when someone listens, and a socket of the pool.
+   */
+  private async open(request: Http1Request) {
+    const head = requestHead(this.host, request);
+    const message = trace.hasSubscribers
+      ? { method: request.method, path: request.path, target: request.headers['x-amz-target'] }
+      : undefined;
+    if (message) trace.publish({ phase: 'start', request: message });
+    return { head, message, socket: await this.acquire() };
   }
 
   destroy(): void {
