@@ -25,10 +25,11 @@ export interface NoiseFigures {
    */
   load_per_core: number;
   /**
-   * Median ms of a fixed CPU workload in the bench's process (`cpuWorkload`): the machine's speed, which the
+   * Median ms of a fixed CPU workload in the bench's process (`cpuWorkload`): the CPU's speed, which the
    * spread and the load do not show (a host running everything 1.7 times slower is as steady as a fast
-   * one, and as idle). No verdict depends on it; compare it between runs before comparing their timings.
-   * Absent from runs before it was measured.
+   * one, and as idle). A warm process's speed only: a host whose fresh processes run twice as slow has
+   * shown a faster one than ever (docs/performance.md). No verdict depends on it; compare it between runs
+   * before comparing their timings. Absent from runs before it was measured.
    */
   cpu_ms?: number;
   /** True when the machine is too busy to judge a miss: see `NOISY_SPREAD`, `NOISY_LOAD_PER_CORE`. */
@@ -158,7 +159,7 @@ export function describeNoise(noise: NoiseFigures): string {
   const speed =
     noise.cpu_ms === undefined
       ? ''
-      : `; a fixed CPU workload ${noise.cpu_ms} ms (the machine's speed: compare it between runs before their timings)`;
+      : `; a fixed CPU workload ${noise.cpu_ms} ms (the CPU's speed in a warm process: compare it between runs before their timings)`;
   const what = `node -e 0 median ${noise.node_p50_ms} ms, spread ${Math.round(noise.node_spread * 100)} % (interquartile range / median), slowest / fastest ${noise.node_max_over_min}; load ${noise.load_per_core} per core${speed}`;
   return noise.noisy
     ? `Machine NOISY (${what}): a miss may be noise; rerun on a quiet machine before acting on it.`

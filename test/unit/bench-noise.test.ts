@@ -65,7 +65,7 @@ describe("the machine's speed", () => {
     expect(fast.cpu_ms).toBe(24);
     expect(fast.noisy).toBe(slow.noisy);
     expect(noisier(fast, slow).cpu_ms).toBe(41.2);
-    expect(describeNoise(slow)).toMatch(/; a fixed CPU workload 41.2 ms \(the machine's speed/);
+    expect(describeNoise(slow)).toMatch(/; a fixed CPU workload 41.2 ms \(the CPU's speed in a warm process/);
     // A run from before it was measured has none, and neither has the run it is compared with.
     expect(summariseNoise([40], 0.1)).not.toHaveProperty('cpu_ms');
     expect(noisier(fast, summariseNoise([40], 0.1))).not.toHaveProperty('cpu_ms');
