@@ -1,7 +1,7 @@
 import { getConfig } from '../config/index';
 import { type AwsJsonAnswer, postAwsJson } from '../store/aws-json';
 import { credentialsFor } from '../store/client';
-import { type Http1Transport, http1Transport } from '../store/http1';
+import { type Http1Transport, poolOf } from '../store/http1';
 import type { AwsCredentials } from '../store/sigv4';
 
 /** What a job's queue message carries: which job to run. */
@@ -133,14 +133,9 @@ async function post(
   credentials: AwsCredentials,
   region: string,
 ): Promise<void> {
-  let transport = transports.get(url.origin);
-  if (!transport) {
-    transport = http1Transport(url);
-    transports.set(url.origin, transport);
-  }
   let answer: AwsJsonAnswer;
   try {
-    answer = await postAwsJson(transport, {
+    answer = await postAwsJson(poolOf(transports, url), {
       label: 'SQS',
       url,
       region,

@@ -114,6 +114,16 @@ export function http1Transport(url: URL, maxSockets = 64): Http1Transport {
   return new Pool(new URL(url.origin), maxSockets);
 }
 
+/** The pool of `url`'s origin in `pools` (a client's pools by endpoint), made when first asked for. */
+export function poolOf(pools: Map<string, Http1Transport>, url: URL): Http1Transport {
+  let pool = pools.get(url.origin);
+  if (pool === undefined) {
+    pool = http1Transport(url);
+    pools.set(url.origin, pool);
+  }
+  return pool;
+}
+
 /** Starts loading what a first request to `url` needs (`node:tls` for https), so it does not wait for it. */
 export function preloadHttp1(url: URL): void {
   connector(url).catch(() => undefined);

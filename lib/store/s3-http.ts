@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/index';
 import { credentialsFor } from './client';
-import { type Http1Transport, http1Transport } from './http1';
+import { type Http1Transport, poolOf } from './http1';
 import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, signRequest } from './sigv4';
 
 /*
@@ -88,12 +88,7 @@ export class SocketTransport implements S3Transport {
   private readonly pools = new Map<string, Http1Transport>();
 
   send(request: S3HttpRequest): Promise<S3Answer> {
-    let pool = this.pools.get(request.url.origin);
-    if (pool === undefined) {
-      pool = http1Transport(request.url);
-      this.pools.set(request.url.origin, pool);
-    }
-    return pool.stream({
+    return poolOf(this.pools, request.url).stream({
       method: request.method,
       path: request.path,
       headers: request.headers,
