@@ -391,13 +391,20 @@ export function detachProducts(
   });
 }
 
-/** Detaches a product from every node it is attached to (a product being deleted). */
+/** A product's attachment, as listed for detaching it everywhere. */
+export type ProductAttachment = Awaited<ReturnType<typeof nodeRepository.attachmentsOfProduct>>[number];
+
+/**
+ * Detaches a product from every node of `attachments` (a product being deleted: its attachments as read
+ * once it was marked, so that no attach comes after them).
+ */
 export async function detachEverywhere(
   storeId: string,
   productId: string,
+  attachments: ProductAttachment[],
   caller?: WriteCaller,
 ): Promise<void> {
-  for (const attachment of await nodeRepository.attachmentsOfProduct(storeId, productId)) {
+  for (const attachment of attachments) {
     await rounds(async () => {
       const node = await nodeRepository.get(storeId, attachment.hierarchy_id, attachment.id);
       if (!node) return;

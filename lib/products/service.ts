@@ -8,7 +8,8 @@ import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
 import { childRepository } from '../store/child-repository';
 import { fileRepository } from '../store/file-repository';
-import { backoff } from '../store/items';
+import { backoff, settleAll } from '../store/items';
+import { nodeRepository } from '../store/node-repository';
 import {
   ExternalRefTakenError,
   type ProductAttributes,
@@ -302,22 +303,27 @@ export async function deleteProduct(storeId: string, productId: string, caller: 
     const mark = `${new Date(now).toISOString()}#${randomUUID()}`;
     const staleBefore = new Date(now - ABANDONED_MS).toISOString();
     if (!(await productRepository.markDeleting(storeId, product, mark, staleBefore))) continue;
-    const using = await bundlesUsing(storeId, productId);
+    // Marked first: a bundle write naming the product, a build writing a child and an attach each check the
+    // mark in their transaction, so none of what these reads look for appears from now on. They go out
+    // together, and the step goes on once all have settled (nothing left in flight).
+    const uses = bundlesUsing(storeId, productId);
+    const children = childRepository.hasChildren(storeId, productId);
+    const attachments = nodeRepository.attachmentsOfProduct(storeId, productId);
+    await settleAll([uses, children, attachments]);
+    const using = await uses;
     if (using.length > 0) {
       await productRepository.unmarkDeleting(storeId, productId);
       throw new ConflictError(
         `the product is a component of bundle ${using[0]}: remove it from the bundle's components (or delete the bundle) first`,
       );
     }
-    // Marked first: a build writing a child checks the mark in the child's transaction.
-    if (await childRepository.hasChildren(storeId, productId)) {
+    if (await children) {
       await productRepository.unmarkDeleting(storeId, productId);
       throw new ConflictError(
         'the product has child products: unlink its variations and build again (which deletes the children it built), and delete children edited since, first',
       );
     }
-    // Marked first: an attach checks the mark in its transaction, so no node takes the product from now on.
-    await detachEverywhere(storeId, productId, caller);
+    await detachEverywhere(storeId, productId, await attachments, caller);
     try {
       await productRepository.delete(storeId, product, mark, caller);
     } catch (error) {

@@ -14,6 +14,7 @@ import {
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
+import { recordOperationOrder } from '../support/operation-order';
 
 /**
  * `/pcm/products`: the platform's product authoring API on DynamoDB Local: bodies, defaults, the response
@@ -485,6 +486,22 @@ describe('DELETE /pcm/products/{product_id}', () => {
     expect(await getRecord('products', productKeys.externalRef(store.store.id, ref), true)).toBeUndefined();
     expect((await create({ name: 'Reborn', sku: code, external_ref: ref })).status).toBe(201);
     expect((await remove(id)).status).toBe(404);
+  });
+
+  it('looks for bundles, children and attachments of the marked product in one round trip', async () => {
+    const id = await created({ name: 'Quickly gone', sku: sku('QUICK') });
+    const { order, stop } = recordOperationOrder();
+    try {
+      expect((await remove(id)).status).toBe(204);
+    } finally {
+      stop();
+    }
+    // The mark (an UpdateItem) is answered before the reads; the three Queries all go out before any answers.
+    const firstQuery = order.indexOf('Query sent');
+    expect(order.lastIndexOf('UpdateItem answered', firstQuery)).toBeGreaterThan(-1);
+    const reads = order.slice(firstQuery, order.indexOf('Query answered'));
+    expect(reads).toEqual(['Query sent', 'Query sent', 'Query sent']);
+    expect((await get(id)).status).toBe(404);
   });
 
   it('is 409 while a bundle’s components use the product, 204 once the bundle drops it', async () => {
