@@ -497,6 +497,32 @@ describe('nodes', () => {
     expect(ids(await call(nodeProducts, 'GET', `${path}/products`))).toEqual([p1]);
   });
 
+  it("a product's nodes: the product (its 404) and the page are read in one round trip", async () => {
+    const h = await newHierarchy();
+    const n = await newNode(h, 'Shelf');
+    const product = await newProduct();
+    expect((await attach(h, n, [product])).status).toBe(201);
+    const { order, stop } = recordOperationOrder();
+    let listed: Awaited<ReturnType<typeof call>>;
+    try {
+      listed = await call(productNodes, 'GET', `/pcm/products/${product}/nodes`);
+    } finally {
+      stop();
+    }
+    expect(ids(listed)).toEqual([n]);
+    // (A token the container has not seen yet adds its own BatchGetItem before these.)
+    const productRead = order.indexOf('GetItem sent');
+    expect(order.indexOf('Query sent', productRead)).toBeLessThan(
+      order.indexOf('GetItem answered', productRead),
+    );
+    const missing = await call(
+      productNodes,
+      'GET',
+      '/pcm/products/00000000-0000-7000-8000-000000000000/nodes',
+    );
+    expect([missing.status, missing.body.errors[0].title]).toEqual([404, 'Not Found']);
+  });
+
   it('DELETE removes the node, its descendants and their attachments; products stay', async () => {
     const h = await newHierarchy();
     const keep = await newNode(h, 'Keep');
