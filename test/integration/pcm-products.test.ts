@@ -499,8 +499,8 @@ describe('DELETE /pcm/products/{product_id}', () => {
     // The mark (an UpdateItem) is answered before the reads; the three Queries all go out before any answers.
     const firstQuery = order.indexOf('Query sent');
     expect(order.lastIndexOf('UpdateItem answered', firstQuery)).toBeGreaterThan(-1);
-    const reads = order.slice(firstQuery, order.indexOf('Query answered'));
-    expect(reads).toEqual(['Query sent', 'Query sent', 'Query sent']);
+    const queries = order.filter((step) => step.startsWith('Query'));
+    expect(queries.slice(0, 4)).toEqual(['Query sent', 'Query sent', 'Query sent', 'Query answered']);
     expect((await get(id)).status).toBe(404);
   });
 
