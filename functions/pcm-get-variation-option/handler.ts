@@ -2,7 +2,7 @@ import { pathParameter } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { parseVariationId } from '../../lib/validation/variation';
 import { renderOption } from '../../lib/variations/render';
-import { modifiersOf, optionOf } from '../../lib/variations/service';
+import { optionWithModifiers } from '../../lib/variations/service';
 import { createHandler } from '../create-handler';
 import { PCM_GET_VARIATION_OPTION } from '../routes';
 
@@ -15,10 +15,7 @@ export const handler = createHandler(
     const variationId = parseVariationId(pathParameter(event, 'variation_id'));
     const optionId = parseVariationId(pathParameter(event, 'option_id'));
     const storeId = event.auth.storeId;
-    const [option, modifiers] = await Promise.all([
-      optionOf(storeId, variationId, optionId),
-      modifiersOf(storeId, variationId, optionId),
-    ]);
+    const { option, modifiers } = await optionWithModifiers(storeId, variationId, optionId);
     return ok({ data: renderOption(option, modifiers) });
   },
 );

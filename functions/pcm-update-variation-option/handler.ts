@@ -3,7 +3,7 @@ import { ok } from '../../lib/http/response';
 import { asWriteCaller } from '../../lib/http/write-caller';
 import { parseOptionUpdate, parseVariationId } from '../../lib/validation/variation';
 import { renderOption } from '../../lib/variations/render';
-import { modifiersOf, updateOption } from '../../lib/variations/service';
+import { optionWithModifiers, updateOption } from '../../lib/variations/service';
 import { createHandler } from '../create-handler';
 import { PCM_UPDATE_VARIATION_OPTION } from '../routes';
 
@@ -17,9 +17,8 @@ export const handler = createHandler(
     const optionId = parseVariationId(pathParameter(event, 'option_id'));
     const changes = parseOptionUpdate(event.parsedBody, optionId);
     const storeId = event.auth.storeId;
-    const option = await asWriteCaller(event, (caller) =>
-      updateOption(storeId, variationId, optionId, changes, caller),
-    );
-    return ok({ data: renderOption(option, await modifiersOf(storeId, variationId, optionId)) });
+    await asWriteCaller(event, (caller) => updateOption(storeId, variationId, optionId, changes, caller));
+    const { option, modifiers } = await optionWithModifiers(storeId, variationId, optionId);
+    return ok({ data: renderOption(option, modifiers) });
   },
 );

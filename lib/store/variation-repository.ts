@@ -2,7 +2,7 @@ import type { ModifierAttributes } from '../validation/variation';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { BatchWriteCommand, GetCommand, type TransactWriteCommand } from './dynamodb';
-import { backoff, queryAll, withoutKeys } from './items';
+import { backoff, queryAll, settleAll, withoutKeys } from './items';
 import { SK_PREFIX_CONDITION, skPrefix } from './key-prefix';
 import { tableName } from './schema';
 
@@ -390,12 +390,12 @@ export const variationRepository = {
     variationId: string,
     optionId: string,
   ): Promise<VariationModifier[] | undefined> {
-    if (!(await this.getOption(storeId, variationId, optionId))) return undefined;
-    const items = await itemsUnder(
-      storeId,
-      `${variationKeys.option(storeId, variationId, optionId).sk}#MODIFIER#`,
-    );
-    return items.map((item) => strip(item) as unknown as VariationModifier);
+    // The option (and its variation) and the modifiers under its key, read at once.
+    const option = this.getOption(storeId, variationId, optionId);
+    const items = itemsUnder(storeId, `${variationKeys.option(storeId, variationId, optionId).sk}#MODIFIER#`);
+    await settleAll([option, items]);
+    if (!(await option)) return undefined;
+    return (await items).map((item) => strip(item) as unknown as VariationModifier);
   },
 
   async getModifier(

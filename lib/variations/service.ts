@@ -1,6 +1,7 @@
 import { NotFoundError, UnprocessableEntityError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { WriteCaller } from '../store/caller-check';
+import { settleAll } from '../store/items';
 import {
   type Variation,
   VariationInUseError,
@@ -76,11 +77,7 @@ export async function deleteVariation(
   }
 }
 
-export async function optionOf(
-  storeId: string,
-  variationId: string,
-  optionId: string,
-): Promise<VariationOption> {
+async function optionOf(storeId: string, variationId: string, optionId: string): Promise<VariationOption> {
   const option = await variationRepository.getOption(storeId, variationId, optionId);
   if (!option) throw new NotFoundError('option not found');
   return option;
@@ -136,7 +133,7 @@ export async function updateOption(
   optionId: string,
   changes: OptionAttributes,
   caller: WriteCaller,
-): Promise<VariationOption> {
+): Promise<void> {
   await found(
     variationRepository.updateOption(
       storeId,
@@ -148,7 +145,18 @@ export async function updateOption(
     ),
     'option',
   );
-  return optionOf(storeId, variationId, optionId);
+}
+
+/** The option and its modifiers, read at once (404 when the option or its variation does not exist). */
+export async function optionWithModifiers(
+  storeId: string,
+  variationId: string,
+  optionId: string,
+): Promise<{ option: VariationOption; modifiers: VariationModifier[] }> {
+  const option = optionOf(storeId, variationId, optionId);
+  const modifiers = modifiersOf(storeId, variationId, optionId);
+  await settleAll([option, modifiers]);
+  return { option: await option, modifiers: await modifiers };
 }
 
 export function deleteOption(

@@ -23,6 +23,7 @@ import {
   type TestStore,
   tokenFor,
 } from '../support/fixtures';
+import { recordOperationOrder } from '../support/operation-order';
 
 /** `/pcm/variations`, its options and their modifiers, through the handlers on DynamoDB Local. */
 
@@ -274,6 +275,55 @@ describe('options', () => {
     expect(updated.body.data.attributes).toEqual({ name: 'Small', description: 'Smallest' });
     expect((await call(deleteOption, 'DELETE', path)).status).toBe(204);
     expect((await call(getOption, 'GET', path)).status).toBe(404);
+  });
+
+  it('reads an option and its modifiers in one round trip, after a PUT in one more', async () => {
+    const optionId = await newOption(variationId, 'Quick');
+    const path = `/pcm/variations/${variationId}/options/${optionId}`;
+    const added = await call(
+      createModifier,
+      'POST',
+      `${path}/modifiers`,
+      modifierBody({ type: 'name_append', value: ' quick' }),
+    );
+    expect(added.status).toBe(201);
+    /**
+     * The reads (GetItem, Query) `respond` sent once the last of `after` was answered, before the first of
+     * them was answered (the limiter's lease may go out beside them: it is left out).
+     */
+    const sentTogether = async (respond: () => Promise<{ status: number }>, after: string) => {
+      const { order, stop } = recordOperationOrder();
+      try {
+        expect((await respond()).status).toBe(200);
+      } finally {
+        stop();
+      }
+      const reads = order
+        .slice(order.lastIndexOf(after) + 1)
+        .filter((step) => step.startsWith('GetItem') || step.startsWith('Query'));
+      return reads
+        .slice(
+          0,
+          reads.findIndex((step) => step.endsWith('answered')),
+        )
+        .sort();
+    };
+    // (A token the container has not seen yet adds its own BatchGetItem before these.)
+    const reads = ['GetItem sent', 'GetItem sent', 'GetItem sent', 'GetItem sent', 'Query sent'];
+    expect(await sentTogether(() => call(getOption, 'GET', path), 'BatchGetItem answered')).toEqual(reads);
+    const update = () =>
+      call(updateOption, 'PUT', path, {
+        data: { type: 'product-variation-option', id: optionId, attributes: { description: 'Fast' } },
+      });
+    expect(await sentTogether(update, 'TransactWriteItems answered')).toEqual(reads);
+    const listed = await sentTogether(
+      () => call(listModifiers, 'GET', `${path}/modifiers`),
+      'BatchGetItem answered',
+    );
+    expect(listed).toEqual(['GetItem sent', 'GetItem sent', 'Query sent']);
+    const updated = await call(getOption, 'GET', path);
+    expect(updated.body.data.attributes.description).toBe('Fast');
+    expect(updated.body.data.meta.modifiers).toHaveLength(1);
   });
 
   it('PUT without data.id is 400 (the platform needs it)', async () => {
