@@ -3,7 +3,7 @@ import { ok } from '../../lib/http/response';
 import { productNodesPage, renderNodePage } from '../../lib/nodes/service';
 import { parsePageRequest } from '../../lib/pagination/index';
 import { productOf } from '../../lib/products/service';
-import { settleAll } from '../../lib/store/items';
+import { besideParent } from '../../lib/store/items';
 import { parseProductId } from '../../lib/validation/product';
 import { createHandler } from '../create-handler';
 import { PCM_LIST_PRODUCT_NODES } from '../routes';
@@ -13,12 +13,10 @@ export const handler = createHandler('pcm-list-product-nodes', PCM_LIST_PRODUCT_
   const storeId = event.auth.storeId;
   const productId = parseProductId(pathParameter(event, 'product_id'));
   const page = parsePageRequest(event.queryStringParameters, { defaultLimit: 25 });
-  // The product (its 404) and the page are read at once: a missing product's page is empty, and its 404
-  // comes first.
-  const product = productOf(storeId, productId);
-  const read = productNodesPage(storeId, productId, page);
-  await settleAll([product, read]);
-  const { hierarchies, ...slice } = await read;
+  const { hierarchies, ...slice } = await besideParent(
+    productOf(storeId, productId),
+    productNodesPage(storeId, productId, page),
+  );
   const base = `${requestOrigin(event)}/pcm/products/${productId}/nodes`;
   return ok(await renderNodePage(storeId, hierarchies, slice, page, base));
 });

@@ -12,6 +12,7 @@ import {
   MAX_INTEGRATIONS_PER_STORE,
   MAX_LOGS_KEPT,
 } from '../store/integration-repository';
+import { besideParent } from '../store/items';
 import type { IntegrationFields } from '../validation/integration';
 import type { IntegrationJob } from './render';
 import { checkWebhookTarget, TargetRefusedError } from './target';
@@ -107,8 +108,10 @@ export async function integrationLogs(
   storeId: string,
   integrationId: string,
 ): Promise<IntegrationLogRecord[]> {
-  await integrationOf(storeId, integrationId);
-  return integrationRepository.listLogs(storeId, integrationId);
+  return besideParent(
+    integrationOf(storeId, integrationId),
+    integrationRepository.listLogs(storeId, integrationId),
+  );
 }
 
 /** The logs of every integration of the store, newest first, at most MAX_LOGS_KEPT. */

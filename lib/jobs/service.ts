@@ -4,6 +4,7 @@ import { isUuid, uuidv7 } from '../ids';
 import { countMetric, METRIC } from '../metrics/index';
 import type { PageRequest } from '../pagination/index';
 import type { WriteCaller } from '../store/caller-check';
+import { besideParent } from '../store/items';
 import { type JobErrorRecord, type JobRecord, type JobType, jobRepository } from '../store/job-repository';
 import { sendJobMessage } from './queue';
 
@@ -94,8 +95,7 @@ export function listJobs(storeId: string, page: PageRequest) {
 
 /** The job's errors (404 for a job the store does not have). */
 export async function jobErrorsOf(storeId: string, jobId: string, page: PageRequest) {
-  await jobOf(storeId, jobId);
-  return jobRepository.errorsPage(storeId, jobId, page);
+  return besideParent(jobOf(storeId, jobId), jobRepository.errorsPage(storeId, jobId, page));
 }
 
 /**

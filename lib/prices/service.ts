@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { pricebookOf } from '../pricebooks/service';
 import type { WriteCaller } from '../store/caller-check';
+import { besideParent } from '../store/items';
 import {
   type InBook,
   ModifierNameTakenError,
@@ -195,8 +196,9 @@ export async function listPrices(
   page: Page,
   filter: EntryFilter | undefined,
 ): Promise<{ prices: PriceRecord[]; total: number }> {
-  await pricebookOf(storeId, pricebookId);
-  if (filter === undefined) return priceRepository.pricePage(storeId, pricebookId, page);
+  const book = pricebookOf(storeId, pricebookId);
+  if (filter === undefined) return besideParent(book, priceRepository.pricePage(storeId, pricebookId, page));
+  await book;
   const window = new PageWindow<PriceRecord>(page);
   for await (const price of matchingPrices(storeId, pricebookId, filter)) window.add(price);
   return { prices: window.items, total: window.total };
@@ -209,8 +211,10 @@ export async function listModifiers(
   page: Page,
   filter: EntryFilter | undefined,
 ): Promise<{ modifiers: PriceModifierRecord[]; total: number }> {
-  await pricebookOf(storeId, pricebookId);
-  if (filter === undefined) return priceRepository.modifierPage(storeId, pricebookId, page);
+  const book = pricebookOf(storeId, pricebookId);
+  if (filter === undefined)
+    return besideParent(book, priceRepository.modifierPage(storeId, pricebookId, page));
+  await book;
   const test = compileEntryFilter(filter);
   const window = new PageWindow<PriceModifierRecord>(page);
   for await (const modifier of priceRepository.modifiersOf(storeId, pricebookId))

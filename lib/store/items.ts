@@ -108,6 +108,16 @@ export async function settleAll(work: readonly Promise<unknown>[]): Promise<void
 }
 
 /**
+ * What `read` (something under a parent: a page of its prices, errors or logs) answers, once `parent` (the
+ * parent's read, which throws its 404) has settled as well: the two go out at once, and the parent's failure
+ * comes first (a missing parent's page is read for nothing, and is empty).
+ */
+export async function besideParent<T>(parent: Promise<unknown>, read: Promise<T>): Promise<T> {
+  await settleAll([parent, read]);
+  return read;
+}
+
+/**
  * BatchGetItem for any number of keys of one table: 100 per call in parallel, unprocessed keys retried
  * with backoff (503 when they never go through). Items come back with their keys, in no particular order.
  */

@@ -21,6 +21,7 @@ import { MAX_ATTRIBUTE_KEYS, PRICE_RESPONSE_BYTES_MAX, responseBytesOf } from '.
 import { expectErrorBody as expectError } from '../support/error-body';
 import { type ConflictEmulator, emulateConflicts } from '../support/faults';
 import { bearer, createTestStore, invoke, SHARED_STORE_RATE_LIMIT, tokenFor } from '../support/fixtures';
+import { recordOperationOrder } from '../support/operation-order';
 
 /**
  * Prices and price modifiers of price books (docs/price-books.md) on DynamoDB Local: CRUD, filters,
@@ -411,6 +412,24 @@ describe('prices', () => {
       'data.attributes',
     );
     expect((await c.get(bookId, id)).body.data.attributes.shopper_attributes).toBeUndefined();
+  });
+
+  it("reads a book beside the page of its prices or modifiers: one round trip, the book's 404 first", async () => {
+    expect((await c.create(bookId, { sku: 'SIDE-BY-SIDE', currencies: USD })).status).toBe(201);
+    for (const listing of [() => c.list(bookId), () => c.listModifiers(bookId)]) {
+      const { order, stop } = recordOperationOrder();
+      try {
+        expect((await listing()).status).toBe(200);
+      } finally {
+        stop();
+      }
+      // (A token the container has not seen yet adds its own BatchGetItem before these.)
+      const bookRead = order.indexOf('GetItem sent');
+      expect(order.indexOf('Query sent', bookRead)).toBeLessThan(order.indexOf('GetItem answered', bookRead));
+    }
+    const missing = '00000000-0000-7000-8000-000000000000';
+    expectError(await c.list(missing), 404, 'price book not found');
+    expectError(await c.listModifiers(missing), 404, 'price book not found');
   });
 
   it('answers 404 for a book of another store, an unknown book or price, and a bad id', async () => {
