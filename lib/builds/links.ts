@@ -4,7 +4,7 @@ import type { PageRequest } from '../pagination/index';
 import { productOf } from '../products/service';
 import { assertCallerExists, type WriteCaller } from '../store/caller-check';
 import { childRepository } from '../store/child-repository';
-import { backoff } from '../store/items';
+import { backoff, besideParent } from '../store/items';
 import type { JobRecord } from '../store/job-repository';
 import {
   ProductChangedError,
@@ -181,8 +181,10 @@ export async function childrenOf(
   productId: string,
   page: PageRequest,
 ): Promise<{ products: ProductRecord[]; total: number }> {
-  await productOf(storeId, productId);
-  const { entries, total } = await childRepository.page(storeId, productId, page);
+  const { entries, total } = await besideParent(
+    productOf(storeId, productId),
+    childRepository.page(storeId, productId, page),
+  );
   const found = new Map(
     (
       await productRepository.getMany(
