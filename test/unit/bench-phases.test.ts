@@ -1,8 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { lambdaEnv, measureColdStart, medianPhases, phasesOf } from '../../bench/cold-start';
+import {
+  harnessFile,
+  lambdaEnv,
+  measureColdStart,
+  measureEmptyFunction,
+  medianPhases,
+  phasesOf,
+} from '../../bench/cold-start';
 import { tailRatio } from '../../bench/local-server';
 
 describe('cold-start phases', () => {
@@ -71,6 +78,22 @@ export const handler = middy(${handler})
     await expect(measureColdStart(file, () => ({}), 404, lambdaEnv(), 1)).rejects.toThrow(
       /answered without running its handler/,
     );
+  });
+});
+
+describe('the harness', () => {
+  it('runs from a module file, the same one for the same harness', () => {
+    const file = harnessFile();
+    expect(file).toMatch(/\.mjs$/);
+    expect(readFileSync(file, 'utf8')).toContain('await import(process.env.BENCH_BUNDLE)');
+    expect(harnessFile()).toBe(file);
+  });
+
+  it('measures a function that does nothing: its handler is all it runs', async () => {
+    const measured = await measureEmptyFunction(lambdaEnv(), 1);
+    expect(measured.median_ms).toBeGreaterThan(0);
+    expect(measured.phases?.before_handler).toBe(0);
+    expect(measured.phases?.init).toBeGreaterThan(0);
   });
 });
 

@@ -27,6 +27,13 @@ describe("README's performance table", () => {
     for (const row of table.split('\n').slice(2)) expect(row.split(' | ')[1]).toMatch(/\S/);
   });
 
+  it('shows what a function that does nothing costs beside node -e 0, once a run measured it', () => {
+    const { cold_start_floor: _floor, ...before } = structuredClone(results);
+    expect(renderPerformanceTable(before)).not.toContain('a function that does nothing');
+    const measured = { ...before, cold_start_floor: { median_ms: 42.5, node_baseline_ms: 35.4 } };
+    expect(renderPerformanceTable(measured)).toContain('; a function that does nothing: +7.1 ms');
+  });
+
   it('is the only performance table in the README and the docs', () => {
     const start = readme.indexOf(TABLE_START);
     const outside = readme.slice(0, start) + readme.slice(readme.indexOf(TABLE_END));
