@@ -303,9 +303,10 @@ export async function deleteProduct(storeId: string, productId: string, caller: 
     const mark = `${new Date(now).toISOString()}#${randomUUID()}`;
     const staleBefore = new Date(now - ABANDONED_MS).toISOString();
     if (!(await productRepository.markDeleting(storeId, product, mark, staleBefore))) continue;
-    // Marked first: a bundle write naming the product, a build writing a child and an attach each check the
-    // mark in their transaction, so none of what these reads look for appears from now on. They go out
-    // together, and the step goes on once all have settled (nothing left in flight).
+    // Marked first: a bundle write records its use of the product before it reads the mark, and a build
+    // writing a child and an attach check the mark in their transaction, so nothing these reads look for
+    // can appear unseen from now on. They go out together, and the delete goes on once all have settled
+    // (nothing left in flight).
     const uses = bundlesUsing(storeId, productId);
     const children = childRepository.hasChildren(storeId, productId);
     const attachments = nodeRepository.attachmentsOfProduct(storeId, productId);
