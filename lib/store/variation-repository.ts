@@ -384,18 +384,26 @@ export const variationRepository = {
     );
   },
 
-  /** The option's modifiers in creation order, or undefined when the option or variation does not exist. */
-  async listModifiers(
+  /**
+   * The option with its modifiers in creation order, or undefined when the option or its variation does not
+   * exist: the variation's item and the option's key range (the option, then its modifiers: ids are of one
+   * length, so no other option's key starts with this one's) read at once.
+   */
+  async getOptionTree(
     storeId: string,
     variationId: string,
     optionId: string,
-  ): Promise<VariationModifier[] | undefined> {
-    // The option (and its variation) and the modifiers under its key, read at once.
-    const option = this.getOption(storeId, variationId, optionId);
-    const items = itemsUnder(storeId, `${variationKeys.option(storeId, variationId, optionId).sk}#MODIFIER#`);
-    await settleAll([option, items]);
-    if (!(await option)) return undefined;
-    return (await items).map((item) => strip(item) as unknown as VariationModifier);
+  ): Promise<{ option: VariationOption; modifiers: VariationModifier[] } | undefined> {
+    const variation = get<Variation>(variationKeys.variation(storeId, variationId));
+    const items = itemsUnder(storeId, variationKeys.option(storeId, variationId, optionId).sk);
+    await settleAll([variation, items]);
+    const option = (await items).find((item) => item.kind === 'option' && item.id === optionId);
+    if (!(await variation) || !option) return undefined;
+    const modifiers = (await items).filter((item) => item.kind === 'modifier' && item.option_id === optionId);
+    return {
+      option: strip(option) as unknown as VariationOption,
+      modifiers: modifiers.map((item) => strip(item) as unknown as VariationModifier),
+    };
   },
 
   async getModifier(

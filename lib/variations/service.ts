@@ -1,7 +1,6 @@
 import { NotFoundError, UnprocessableEntityError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import type { WriteCaller } from '../store/caller-check';
-import { settleAll } from '../store/items';
 import {
   type Variation,
   VariationInUseError,
@@ -77,21 +76,13 @@ export async function deleteVariation(
   }
 }
 
-async function optionOf(storeId: string, variationId: string, optionId: string): Promise<VariationOption> {
-  const option = await variationRepository.getOption(storeId, variationId, optionId);
-  if (!option) throw new NotFoundError('option not found');
-  return option;
-}
-
 /** The option's modifiers (404 when the option or its variation does not exist). */
 export async function modifiersOf(
   storeId: string,
   variationId: string,
   optionId: string,
 ): Promise<VariationModifier[]> {
-  const modifiers = await variationRepository.listModifiers(storeId, variationId, optionId);
-  if (!modifiers) throw new NotFoundError('option not found');
-  return modifiers;
+  return (await optionWithModifiers(storeId, variationId, optionId)).modifiers;
 }
 
 /**
@@ -147,16 +138,15 @@ export async function updateOption(
   );
 }
 
-/** The option and its modifiers, read at once (404 when the option or its variation does not exist). */
+/** The option and its modifiers, in one round trip (404 when the option or its variation does not exist). */
 export async function optionWithModifiers(
   storeId: string,
   variationId: string,
   optionId: string,
 ): Promise<{ option: VariationOption; modifiers: VariationModifier[] }> {
-  const option = optionOf(storeId, variationId, optionId);
-  const modifiers = modifiersOf(storeId, variationId, optionId);
-  await settleAll([option, modifiers]);
-  return { option: await option, modifiers: await modifiers };
+  const tree = await variationRepository.getOptionTree(storeId, variationId, optionId);
+  if (!tree) throw new NotFoundError('option not found');
+  return tree;
 }
 
 export function deleteOption(

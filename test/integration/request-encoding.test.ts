@@ -139,11 +139,9 @@ describe('a body that is not valid UTF-8, on every route that takes a body', () 
     products: await productRepository.all(store.store.id),
     jobs: await jobRepository.page(store.store.id, { limit: 100, offset: 0 }),
     variations: await variationRepository.listVariations(store.store.id),
-    modifiers: await variationRepository.listModifiers(
-      store.store.id,
-      variation.variationId,
-      variation.optionId,
-    ),
+    modifiers: (
+      await variationRepository.getOptionTree(store.store.id, variation.variationId, variation.optionId)
+    )?.modifiers,
     hierarchies: await hierarchyRepository.page(store.store.id, { limit: 100, offset: 0 }),
     registry: await catalogRepository.getRegistry(store.store.id),
   });
