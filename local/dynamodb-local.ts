@@ -64,9 +64,16 @@ export async function startDynamoDbLocal(options: StartOptions = {}): Promise<Dy
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   let exited = false;
+  // A process that ends without stopping it (an uncaught error, `process.exit`, a reader of its output
+  // gone, as when a pipe's `head` has read enough) takes its database along instead of leaving a JVM behind.
+  const orphanGuard = () => {
+    if (!exited) child.kill('SIGKILL');
+  };
+  process.once('exit', orphanGuard);
   const exitPromise = new Promise<void>((done) =>
     child.once('exit', () => {
       exited = true;
+      process.off('exit', orphanGuard);
       done();
     }),
   );
