@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { FUNCTIONS } from '../functions/routes';
 import { getConfig } from '../lib/config/index';
+import { STDIO_WRITER, type StdioWriter } from '../lib/runtime/stdio';
 import { DATABASE_HELP, fail, parseCli, usageError, useToolDatabase } from './cli';
 import { CDK_OUT, localTables, prepareAssembly, runtimeEnvironment } from './from-template';
 import { createLambdaContext, httpEventProblem } from './http-event';
@@ -24,11 +25,15 @@ ${DATABASE_HELP}`;
 /** Like `sam local invoke`: the function's log lines go to stderr, so stdout carries only the result. */
 async function logsToStderr<T>(run: () => Promise<T>): Promise<T> {
   const write = process.stdout.write;
+  const host = globalThis as Record<symbol, unknown>;
+  const writer = host[STDIO_WRITER];
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  host[STDIO_WRITER] = ((_stream, text) => process.stderr.write(text)) satisfies StdioWriter;
   try {
     return await run();
   } finally {
     process.stdout.write = write;
+    host[STDIO_WRITER] = writer;
   }
 }
 

@@ -2,6 +2,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { type LogLevel, logLevelFrom } from '../config/index';
 import { monotonicMs } from '../runtime/clock';
+import { writeOut } from '../runtime/stdio';
 
 /**
  * Structured JSON logs: one JSON object per line, info and debug on stdout, warn and error on stderr, in
@@ -152,7 +153,7 @@ class FunctionLogger {
       ...this.keys,
       ...fields,
     });
-    (at >= LogLevelThreshold.WARN ? process.stderr : process.stdout).write(`${line}\n`);
+    writeOut(at >= LogLevelThreshold.WARN ? 'stderr' : 'stdout', `${line}\n`);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import { writeOut } from '../runtime/stdio';
 import { METRIC, METRIC_DIMENSIONS, METRICS_NAMESPACE, type MetricName } from './names';
 
 export { METRIC, type MetricName } from './names';
@@ -71,7 +72,7 @@ export async function flushMetrics(nowMs = Date.now()): Promise<boolean> {
   const counts = [...pending];
   pending.clear();
   lastFlushMs = nowMs;
-  if (!disabled()) process.stdout.write(`${emfLine(counts, nowMs)}\n`);
+  if (!disabled()) writeOut('stdout', `${emfLine(counts, nowMs)}\n`);
   return true;
 }
 

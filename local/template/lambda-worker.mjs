@@ -8,11 +8,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 const { file, exportName, functionName, memoryMb, timeoutMs, workflow, jobs, deliveries } = workerData;
 
 // Log lines travel on the same channel as the results, so the parent writes an invocation's logs before
-// it answers the request (a worker's own stdout stream could deliver them after).
+// it answers the request (a worker's own stdout stream could deliver them after). The functions write their
+// own lines to the writer registered under this name (lib/runtime/stdio.ts), not to the descriptors a
+// worker shares with the whole process; anything else written to the streams goes the same way.
+const toParent = (stream, text) => parentPort.postMessage({ stream, text });
+globalThis[Symbol.for('commerce-api.stdio')] = toParent;
 for (const stream of ['stdout', 'stderr']) {
   process[stream].write = (chunk, encoding, callback) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    parentPort.postMessage({ stream, text });
+    toParent(stream, typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
     (typeof encoding === 'function' ? encoding : callback)?.();
     return true;
   };
