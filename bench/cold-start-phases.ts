@@ -10,7 +10,7 @@ import {
 } from '../infra/root-certificates';
 import { publishRelease } from '../test/support/one-process-publisher';
 import { bundleFunctions } from './bundle';
-import { type ColdStart, type ColdStartPhases, lambdaEnv, measureColdStart } from './cold-start';
+import { type ColdStart, type ColdStartPhases, deployedEnv, measureColdStart } from './cold-start';
 import { setUpChildList } from './list-child-products';
 import { createScenario } from './scenario';
 import { iterationsArg, progress, round, runAsScript } from './support';
@@ -40,7 +40,7 @@ async function measureAll(runs: number): Promise<PhaseFigures> {
     'list-child-products',
   ]);
   const env: NodeJS.ProcessEnv = {
-    ...lambdaEnv(),
+    ...deployedEnv(),
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_REGION: 'us-east-1',

@@ -45,7 +45,9 @@ export interface ColdStart {
  * are stand-ins that take what is sent and do nothing (in AWS, one SQS or Step Functions request): a function
  * that starts a job, emits an event or starts a release answers as it does locally. A handler that throws
  * ends where the error comes out of it (the marker's `onError`, first of the error handlers, returns
- * nothing, so the function's own map the error as before).
+ * nothing, so the function's own map the error as before). The report goes to descriptor 1 with
+ * `fs.writeSync`, as the functions' own log and metric lines do (lib/runtime/stdio.ts), so that the harness
+ * makes no `process.stdout` a function in AWS does not make.
  */
 const INVOKE_ONCE = `
 globalThis[Symbol.for('commerce-api.local-workflow')] = () => Promise.resolve();
@@ -65,7 +67,7 @@ const result = await handler(event, context);
 const t2 = now();
 if (!middy) { tBefore = t1; tAfter = t2; }
 const outcome = middy ? String(result.statusCode) : 'RESULT ' + JSON.stringify(result ?? null);
-process.stdout.write('\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + outcome);
+process.getBuiltinModule('node:fs').writeSync(1, '\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + outcome);
 process.exit(0);
 `;
 
@@ -170,6 +172,15 @@ export function medianPhases(runs: ColdStartPhases[]): ColdStartPhases {
 export function lambdaEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const { NODE_EXTRA_CA_CERTS: _machineCertificates, ...rest } = env;
   return rest;
+}
+
+/**
+ * `lambdaEnv(env)` as the stack deploys a function: at `LOG_LEVEL=info` with its metrics on, so that a cold
+ * start writes its request's log line and metric line as in AWS (the bench's own process stays silent).
+ */
+export function deployedEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const { POWERTOOLS_METRICS_DISABLED: _metricsOff, ...rest } = lambdaEnv(env);
+  return { ...rest, LOG_LEVEL: 'info' };
 }
 
 /** Wall time of one fresh `node` process from spawn to exit, and its stdout; rejects on a non-zero exit. */

@@ -11,7 +11,7 @@ import { storeRepository } from '../lib/store/store-repository';
 import { createHttpEvent, createLambdaContext } from '../local/http-event';
 import { publishRelease } from '../test/support/one-process-publisher';
 import type { BundleInfo } from './bundle';
-import { type ColdStart, lambdaEnv, measureColdStart } from './cold-start';
+import { type ColdStart, deployedEnv, measureColdStart } from './cold-start';
 import { runContainers } from './rate-limit-containers';
 import { measurePair, progress, round, runAsScript, type Timing } from './support';
 
@@ -304,7 +304,7 @@ runAsScript(
   import.meta.url,
   (args) =>
     benchRateLimit(
-      { ...lambdaEnv(), AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+      { ...deployedEnv(), AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
       { seconds: args.includes('--quick') ? 4 : 10 },
     ),
   (figures) => {

@@ -46,7 +46,7 @@ import {
 import {
   type ColdStart,
   type ColdStartSpec,
-  lambdaEnv,
+  deployedEnv,
   measureColdStart,
   measureEmptyFunction,
 } from './cold-start';
@@ -547,7 +547,7 @@ async function main(): Promise<void> {
   const database = await startBenchDatabase();
   let objects: ObjectStoreLocal | undefined;
   const childEnv: NodeJS.ProcessEnv = {
-    ...lambdaEnv(),
+    ...deployedEnv(),
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_REGION: 'us-east-1',
