@@ -2,7 +2,7 @@ import { getConfig } from '../config/index';
 import { TooManyRequestsError, UnauthorizedError } from '../http/errors';
 import { errorFields, log, loggedAsCount } from '../http/log';
 import { countMetric, METRIC } from '../metrics/index';
-import { applicationKeyRepository } from '../store/application-key-repository';
+import { keyWithStore } from '../store/key-with-store';
 import { rateLimitRepository } from '../store/rate-limit-repository';
 import type { KeyLimits } from './allowance';
 import { DEADLINE_PASSED, withDeadline } from './deadline';
@@ -43,7 +43,7 @@ const limitsCache = new Map<string, CachedLimits>();
 
 /** The store's limit, its keys' reserved total and this key's reservation; undefined when either is gone. */
 async function readLimits(storeId: string, keyId: string): Promise<KeyLimits | undefined> {
-  const { store, key } = await applicationKeyRepository.getWithStore(storeId, keyId);
+  const { store, key } = await keyWithStore(storeId, keyId);
   if (!store || !key) return undefined;
   return {
     rateLimit: store.rate_limit,

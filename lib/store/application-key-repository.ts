@@ -380,27 +380,6 @@ export const applicationKeyRepository = {
   },
 
   /**
-   * The key and its store, read consistently in one request (one round trip, as two parallel reads take, but
-   * one request: a container's first one opens one connection, not two); undefined for either when gone.
-   */
-  async getWithStore(
-    storeId: string,
-    keyId: string,
-  ): Promise<{ key: ApplicationKeyRecord | undefined; store: StoreRecord | undefined }> {
-    const items = await batchGetItems(
-      'keys',
-      [keysTable.applicationKey(storeId, keyId), keysTable.store(storeId)],
-      true,
-    );
-    const store = items.find((item) => item.sk === keysTable.store(storeId).sk);
-    const key = items.find((item) => item.sk === keysTable.applicationKey(storeId, keyId).sk);
-    return {
-      key: key && (withoutKeys(key) as unknown as ApplicationKeyRecord),
-      store: store && (withoutKeys(store) as unknown as StoreRecord),
-    };
-  },
-
-  /**
    * A page of the store's keys in creation order (sort keys hold time-ordered UUID v7 ids), read in
    * parallel with the store item whose counters give the totals. Skipping `offset` keys is a COUNT query
    * (no items transferred); its cost grows with the offset (at most 10,000), not with the store's size.
