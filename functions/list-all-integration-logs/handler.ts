@@ -2,8 +2,7 @@ import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { renderIntegrationLog } from '../../lib/integrations/render';
 import { storeLogs } from '../../lib/integrations/service';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderPage } from '../../lib/pagination/index';
 import { createHandler } from '../create-handler';
 import { LIST_ALL_INTEGRATION_LOGS } from '../routes';
 

@@ -1,8 +1,7 @@
 import { renderCurrency } from '../../lib/currencies/render';
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderPage } from '../../lib/pagination/index';
 import { currencyRepository } from '../../lib/store/currency-repository';
 import { createHandler } from '../create-handler';
 import { LIST_CURRENCIES } from '../routes';

@@ -1,8 +1,7 @@
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
 import { renderIntegration } from '../../lib/integrations/render';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderPage } from '../../lib/pagination/index';
 import { integrationRepository } from '../../lib/store/integration-repository';
 import { createHandler } from '../create-handler';
 import { LIST_INTEGRATIONS } from '../routes';

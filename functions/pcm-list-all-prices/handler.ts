@@ -1,7 +1,6 @@
 import { queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderFilteredPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderFilteredPage } from '../../lib/pagination/index';
 import { ALL_PRICES_FILTER, parseEntryFilter } from '../../lib/prices/filter';
 import { renderPrice } from '../../lib/prices/render';
 import { listAllPrices } from '../../lib/prices/service';

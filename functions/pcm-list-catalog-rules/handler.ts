@@ -1,7 +1,6 @@
 import { queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderPage } from '../../lib/pagination/index';
 import { listCatalogRules, parseRuleFilter, renderCatalogRule } from '../../lib/pcm/rules';
 import { createHandler } from '../create-handler';
 import { PCM_LIST_CATALOG_RULES } from '../routes';

@@ -1,7 +1,7 @@
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderCatalog, renderPageOf } from '../../lib/pcm/render';
+import { parsePageRequest, renderPageOf } from '../../lib/pagination/index';
+import { renderCatalog } from '../../lib/pcm/render';
 import { pcmRepository } from '../../lib/store/pcm-repository';
 import { createHandler } from '../create-handler';
 import { PCM_LIST_CATALOGS } from '../routes';

@@ -1,8 +1,7 @@
 import { renderHierarchy } from '../../lib/hierarchies/render';
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPageOf } from '../../lib/pcm/render';
+import { parsePageRequest, renderPageOf } from '../../lib/pagination/index';
 import { hierarchyRepository } from '../../lib/store/hierarchy-repository';
 import { createHandler } from '../create-handler';
 import { PCM_LIST_HIERARCHIES } from '../routes';

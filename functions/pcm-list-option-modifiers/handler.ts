@@ -1,7 +1,6 @@
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderPage } from '../../lib/pagination/index';
 import { parseVariationId } from '../../lib/validation/variation';
 import { renderModifier } from '../../lib/variations/render';
 import { modifiersOf } from '../../lib/variations/service';

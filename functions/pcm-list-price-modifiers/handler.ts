@@ -1,7 +1,6 @@
 import { pathParameter, queryParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderFilteredPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderFilteredPage } from '../../lib/pagination/index';
 import { pricebookUrl } from '../../lib/pricebooks/render';
 import { MODIFIER_FILTER, parseEntryFilter } from '../../lib/prices/filter';
 import { renderModifier } from '../../lib/prices/render';

@@ -1,7 +1,6 @@
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPageOf } from '../../lib/pcm/render';
+import { parsePageRequest, renderPageOf } from '../../lib/pagination/index';
 import { renderPricebook } from '../../lib/pricebooks/render';
 import { refuseUnservedParameters } from '../../lib/pricebooks/service';
 import { pricebookRepository } from '../../lib/store/pricebook-repository';

@@ -1,8 +1,8 @@
 import { pathParameter, requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
+import { parsePageRequest, renderPage } from '../../lib/pagination/index';
 import { deltaLink } from '../../lib/pcm/delta-link';
-import { catalogUrl, renderPage, renderRelease } from '../../lib/pcm/render';
+import { catalogUrl, renderRelease } from '../../lib/pcm/render';
 import { listReleases, releaseTexts } from '../../lib/pcm/service';
 import { parsePcmId } from '../../lib/validation/pcm-catalog';
 import { createHandler } from '../create-handler';

@@ -1,7 +1,6 @@
 import { requestOrigin } from '../../lib/http/request';
 import { ok } from '../../lib/http/response';
-import { parsePageRequest } from '../../lib/pagination/index';
-import { renderPage } from '../../lib/pcm/render';
+import { parsePageRequest, renderPage } from '../../lib/pagination/index';
 import { variationRepository } from '../../lib/store/variation-repository';
 import { renderVariation } from '../../lib/variations/render';
 import { createHandler } from '../create-handler';

@@ -157,3 +157,41 @@ export function pageUrl(
   parts.push(`page[offset]=${offset}`, `page[limit]=${limit}`);
   return `${base}?${parts.join('&')}`;
 }
+
+/** A page of resources in the platform's list shape: `data`, `links`, `meta.page` and `meta.results`. */
+export function renderPage<T>(
+  all: T[],
+  page: PageRequest,
+  base: string,
+  render: (item: T) => Record<string, unknown>,
+): Record<string, unknown> {
+  return renderPageOf(all.slice(page.offset, page.offset + page.limit), all.length, page, base, render);
+}
+
+/** A page of a filtered list: its links keep the `filter` (when one was sent). */
+export function renderFilteredPage<T>(
+  slice: T[],
+  total: number,
+  page: PageRequest,
+  base: string,
+  filter: string | undefined,
+  render: (item: T) => Record<string, unknown>,
+): Record<string, unknown> {
+  const extra: Record<string, string> = filter === undefined ? {} : { filter };
+  return {
+    data: slice.map(render),
+    links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit, extra)),
+    meta: { page: pageMeta(page, total), results: { total } },
+  };
+}
+
+/** The same, of a page already read (`slice`) out of `total` resources. */
+export function renderPageOf<T>(
+  slice: T[],
+  total: number,
+  page: PageRequest,
+  base: string,
+  render: (item: T) => Record<string, unknown>,
+): Record<string, unknown> {
+  return renderFilteredPage(slice, total, page, base, undefined, render);
+}

@@ -1,4 +1,3 @@
-import { type PageRequest, pageLinks, pageMeta, pageUrl } from '../pagination/index';
 import { type PcmCatalog, type PcmRelease, progressOf, type ReleaseState } from '../store/pcm-repository';
 
 /**
@@ -126,42 +125,4 @@ export function renderRelease(
     links: { self: releaseUrl(origin, release.catalog_id, release.release_id) },
     meta,
   };
-}
-
-/** A page of resources in the platform's list shape: `data`, `links`, `meta.page` and `meta.results`. */
-export function renderPage<T>(
-  all: T[],
-  page: PageRequest,
-  base: string,
-  render: (item: T) => Record<string, unknown>,
-): Record<string, unknown> {
-  return renderPageOf(all.slice(page.offset, page.offset + page.limit), all.length, page, base, render);
-}
-
-/** A page of a filtered list: its links keep the `filter` (when one was sent). */
-export function renderFilteredPage<T>(
-  slice: T[],
-  total: number,
-  page: PageRequest,
-  base: string,
-  filter: string | undefined,
-  render: (item: T) => Record<string, unknown>,
-): Record<string, unknown> {
-  const extra: Record<string, string> = filter === undefined ? {} : { filter };
-  return {
-    data: slice.map(render),
-    links: pageLinks(page, total, (offset, limit) => pageUrl(base, offset, limit, extra)),
-    meta: { page: pageMeta(page, total), results: { total } },
-  };
-}
-
-/** The same, of a page already read (`slice`) out of `total` resources. */
-export function renderPageOf<T>(
-  slice: T[],
-  total: number,
-  page: PageRequest,
-  base: string,
-  render: (item: T) => Record<string, unknown>,
-): Record<string, unknown> {
-  return renderFilteredPage(slice, total, page, base, undefined, render);
 }
