@@ -1,4 +1,4 @@
-import { nodeCrypto, sha256 } from './runtime/sha256';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 let lastMs = 0;
 let sequence = 0;
@@ -18,7 +18,7 @@ export function uuidv7(now: number = Date.now()): string {
     lastMs = now;
     sequence = 0;
   }
-  const bytes = nodeCrypto().randomBytes(16);
+  const bytes = randomBytes(16);
   bytes[6] = (sequence >>> 8) & 0x0f;
   bytes[7] = sequence & 0xff;
   return formatV7(bytes, lastMs);
@@ -53,12 +53,12 @@ function formatV7(bytes: Buffer, ms: number): string {
  * same id (what a retried job computes again), ids of one time sort together.
  */
 export function derivedUuidv7(ms: number, seed: string): string {
-  return formatV7(sha256(seed).subarray(0, 16), ms);
+  return formatV7(createHash('sha256').update(seed, 'utf8').digest().subarray(0, 16), ms);
 }
 
 /** A random UUID v4. */
 export function uuidv4(): string {
-  return nodeCrypto().randomUUID();
+  return randomUUID();
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,13 +1,13 @@
-import { nodeCrypto, sha256Hex } from '../runtime/sha256';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A new client secret: 32 random bytes, base64url (43 characters). Shown once, stored as a hash. */
 export function generateClientSecret(): string {
-  return nodeCrypto().randomBytes(32).toString('base64url');
+  return randomBytes(32).toString('base64url');
 }
 
 /** A new client id: 20 random bytes as 40 hex characters. */
 export function generateClientId(): string {
-  return nodeCrypto().randomBytes(20).toString('hex');
+  return randomBytes(20).toString('hex');
 }
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -19,7 +19,7 @@ const ACCESS_TOKEN = new RegExp(`^(${UUID})\\.(${UUID})\\.[A-Za-z0-9_-]{43}$`);
  * changing the ids gives a token that matches nothing.
  */
 export function generateAccessToken(storeId: string, keyId: string): string {
-  return `${storeId}.${keyId}.${nodeCrypto().randomBytes(32).toString('base64url')}`;
+  return `${storeId}.${keyId}.${randomBytes(32).toString('base64url')}`;
 }
 
 /** The store and key an access token names, or undefined when it is not shaped like one. */
@@ -33,14 +33,13 @@ export function parseAccessToken(token: string): { storeId: string; keyId: strin
  * hash is enough (no password stretching needed) and lets tokens be looked up by their hash.
  */
 export function hashSecret(secret: string): string {
-  return sha256Hex(secret);
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
 /** Compares two hex digests in constant time. */
 export function digestsEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
-  const { timingSafeEqual } = nodeCrypto();
   if (left.length !== right.length || left.length === 0) {
     timingSafeEqual(left, left);
     return false;

@@ -1,9 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { startReleaseWorkflow } from '../catalog/pipeline/start';
 import { authoredDocumentKey, type ReleaseExecutionInput, uploadRefused } from '../catalog/pipeline/workflow';
 import { ABANDONED_AFTER_MS, RELEASE_SHARDS } from '../catalog/release-settings';
 import { ConflictError, NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
-import { nodeCrypto } from '../runtime/sha256';
 import { applicationKeyExists, type WriteCaller } from '../store/caller-check';
 import {
   deleteCatalogObjects,
@@ -37,7 +37,7 @@ import { catalogOf, deleteCatalog } from './service';
 
 /** Where a catalog's documents are kept: one immutable object per `PUT …/document`. */
 export const documentKey = (storeId: string, catalogId: string) =>
-  `${documentsPrefix(storeId, catalogId)}${nodeCrypto().randomUUID()}.json`;
+  `${documentsPrefix(storeId, catalogId)}${randomUUID()}.json`;
 
 /** Where a pre-signed upload goes: under `uploads/`, which the bucket expires after a day. */
 export const uploadKey = (storeId: string, catalogId: string, id: string) =>
@@ -139,7 +139,7 @@ export async function createDocumentUpload(
   catalogId: string,
   caller: WriteCaller,
 ): Promise<{ id: string; upload_url: string; expires_at: string }> {
-  const id = nodeCrypto().randomUUID();
+  const id = randomUUID();
   const key = uploadKey(storeId, catalogId, id);
   // Before signing: nothing can be stored at the key before this time (createRelease relies on it).
   const createdAt = new Date().toISOString();

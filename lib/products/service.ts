@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { slugFromName } from '../catalog/derive';
 import { renderFile } from '../files/render';
 import { BadRequestError, ConflictError, NotFoundError, WRITE_CONFLICT } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { detachEverywhere } from '../nodes/service';
 import type { PageRequest } from '../pagination/index';
-import { nodeCrypto } from '../runtime/sha256';
 import type { WriteCaller } from '../store/caller-check';
 import { childRepository } from '../store/child-repository';
 import { fileRepository } from '../store/file-repository';
@@ -300,7 +300,7 @@ export async function deleteProduct(storeId: string, productId: string, caller: 
     if (attempt > 1) await backoff(attempt);
     const product = await productOf(storeId, productId);
     const now = Date.now();
-    const mark = `${new Date(now).toISOString()}#${nodeCrypto().randomUUID()}`;
+    const mark = `${new Date(now).toISOString()}#${randomUUID()}`;
     const staleBefore = new Date(now - ABANDONED_MS).toISOString();
     if (!(await productRepository.markDeleting(storeId, product, mark, staleBefore))) continue;
     // Marked first: a bundle write records its use of the product before it reads the mark, and a build

@@ -1,4 +1,4 @@
-import { nodeCrypto, sha256Hex } from '../runtime/sha256';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Command } from './dynamodb';
 import { TTL_ATTRIBUTE } from './schema';
 
@@ -36,7 +36,7 @@ export const HOUR_MS = 3600 * 1000;
 const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13);
 
 /** The sku hash of the product and price claims (sha-256 of the lower-cased sku). */
-export const skuHash = (sku: string) => sha256Hex(sku.toLowerCase());
+export const skuHash = (sku: string) => createHash('sha256').update(sku.toLowerCase(), 'utf8').digest('hex');
 
 const shardOf = (id: string) => {
   let h = 0;
@@ -178,7 +178,7 @@ export function changeItems(
     seen.set(name, {
       pk: changeKeys.log(store, now, shardOf(change.id)),
       // Unique per write: two writes of one product in the same millisecond are two log items.
-      sk: `${stamp}#${nodeCrypto().randomUUID()}`,
+      sk: `${stamp}#${randomUUID()}`,
       kind: change.kind,
       id: change.id,
       [TTL_ATTRIBUTE]: Math.floor(now / 1000) + CHANGE_TTL_SECONDS,

@@ -1,5 +1,5 @@
+import { createHash } from 'node:crypto';
 import type { ReleaseLayout } from '../catalog/types';
-import { sha256Hex } from '../runtime/sha256';
 import { catalogKeys, type Item, type Key, readReleaseKeys, shardOf } from './catalog-repository';
 
 /**
@@ -46,7 +46,7 @@ export const lookupKeys = {
   lookup: (layout: Pick<ReleaseLayout, 'id' | 'shards'>, attribute: LookupAttribute, value: string): Key => {
     const sk =
       Buffer.byteLength(value, 'utf8') > LONG_VALUE_BYTES
-        ? `H#${attribute}#${sha256Hex(value)}`
+        ? `H#${attribute}#${createHash('sha256').update(value, 'utf8').digest('hex')}`
         : `L#${attribute}#${value}`;
     return { pk: catalogKeys.shardPartition(layout.id, shardOf(sk, layout.shards)), sk };
   },

@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type * as LibDynamoDb from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { nodeCrypto } from '../runtime/sha256';
 import { errorOf, postAwsJson, RETRYABLE_NETWORK_CODES } from './aws-json';
 import { type Http1Transport, http1Transport, preloadHttp1 } from './http1';
 import type { AwsCredentials } from './sigv4';
@@ -330,9 +330,7 @@ export class DynamoDbClient {
  */
 function withRequestToken<Input>(input: Input): Input {
   const tokened = input as Input & { ClientRequestToken?: string };
-  return tokened.ClientRequestToken === undefined
-    ? { ...tokened, ClientRequestToken: nodeCrypto().randomUUID() }
-    : input;
+  return tokened.ClientRequestToken === undefined ? { ...tokened, ClientRequestToken: randomUUID() } : input;
 }
 
 function retryable(error: unknown): boolean {

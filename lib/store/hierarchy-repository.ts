@@ -1,4 +1,4 @@
-import { sha256Hex } from '../runtime/sha256';
+import { createHash } from 'node:crypto';
 import type { HierarchyAttributes } from '../validation/hierarchy';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import type { TransactWriteCommand } from './dynamodb';
@@ -57,7 +57,7 @@ export class HierarchyChangedError extends Error {
 }
 
 const PREFIX = 'HIERARCHY#';
-const hash = (text: string) => sha256Hex(text);
+const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export const hierarchyKeys = {
   hierarchy: (storeId: string, hierarchyId: string) => ({

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../runtime/sha256';
+import { createHash } from 'node:crypto';
 import type { NodeAttributes } from '../validation/node';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
@@ -90,7 +90,7 @@ export class NodeWriteRefusedError extends Error {
 const NODE = 'NODE#';
 const NODEPROD = 'NODEPROD#';
 const PRODNODE = 'PRODNODE#';
-const hash = (text: string) => sha256Hex(text);
+const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const table = () => tableName('products');
 const storePk = (storeId: string) => `STORE#${storeId}`;
 

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../runtime/sha256';
+import { createHash } from 'node:crypto';
 import type { Currencies, ModifierType, Sale } from '../validation/price';
 import type { transactAsCaller, WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
@@ -78,7 +78,7 @@ export class PriceWriteConflictError extends Error {
   override name = 'PriceWriteConflictError';
 }
 
-const hash = (text: string) => sha256Hex(text);
+const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 const PK = (storeId: string, pricebookId: string) => `PRICES#${storeId}#${pricebookId}`;
 
 /** The two kinds of entry a book holds: prices (claimed by sku) and modifiers (claimed by name). */

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../runtime/sha256';
+import { createHash } from 'node:crypto';
 import type { transactAsCaller, WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { GetCommand } from './dynamodb';
@@ -56,7 +56,7 @@ export const pricebookKeys = {
   book: (storeId: string, id: string) => ({ pk: PK(storeId), sk: `${BOOK_PREFIX}${id}` }),
   name: (storeId: string, name: string) => ({
     pk: PK(storeId),
-    sk: `PRICEBOOK_NAME#${sha256Hex(name)}`,
+    sk: `PRICEBOOK_NAME#${createHash('sha256').update(name).digest('hex')}`,
   }),
   counter: (storeId: string) => ({ pk: PK(storeId), sk: 'PRICEBOOK_COUNT' }),
 };

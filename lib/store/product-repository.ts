@@ -1,4 +1,4 @@
-import { sha256Hex } from '../runtime/sha256';
+import { createHash } from 'node:crypto';
 import { transactAsCaller, type WriteCaller } from './caller-check';
 import { getDocumentClient } from './client';
 import { DeleteCommand, GetCommand, type TransactWriteCommand, UpdateCommand } from './dynamodb';
@@ -190,7 +190,7 @@ export class ProductWriteConflictError extends Error {
 const PRODUCT_PREFIX = 'PRODUCT#';
 const USED_BY_PREFIX = 'PUSEDBY#';
 const CHILD_PREFIX = 'PCHILD#';
-const hash = (text: string) => sha256Hex(text);
+const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export const productKeys = {
   product: (storeId: string, productId: string) => ({

@@ -1,6 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/index';
-import { nodeCrypto } from '../runtime/sha256';
 import { credentialsFor } from './client';
 import { type Http1Transport, poolOf } from './http1';
 import { type AwsCredentials, encodePath, encodeQuery, payloadHash, presignUrl, signRequest } from './sigv4';
@@ -437,7 +437,7 @@ export class S3Http {
 
 /** The base64 MD5 of a body: `Content-MD5`, which S3 requires of a DeleteObjects request. */
 export function contentMd5(body: Uint8Array): string {
-  return nodeCrypto().createHash('md5').update(body).digest('base64');
+  return createHash('md5').update(body).digest('base64');
 }
 
 let shared: S3Http | undefined;

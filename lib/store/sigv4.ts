@@ -1,4 +1,4 @@
-import { hmacSha256, sha256Hex } from '../runtime/sha256';
+import { createHash, createHmac } from 'node:crypto';
 
 /** AWS credentials as Lambda hands them to a function (or a local stand-in for DynamoDB Local). */
 export interface AwsCredentials {
@@ -21,8 +21,10 @@ export interface SignableRequest {
   body: string | Uint8Array;
 }
 
-/** Text is hashed as UTF-8 (lib/runtime/sha256.ts: no `node:crypto` for a request's hashes). */
-const hmac = (key: Buffer | string, data: string): Buffer => hmacSha256(key, data);
+/** Text is hashed as UTF-8 (`update`'s default for strings). */
+const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+const hmac = (key: Buffer | string, data: string): Buffer =>
+  createHmac('sha256', key).update(data, 'utf8').digest();
 
 let cachedKey: { scope: string; secret: string; key: Buffer } | undefined;
 
@@ -74,10 +76,9 @@ export function signRequest(
   ].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = hmac(
-    signingKey(credentials.secretAccessKey, date, region, service),
-    stringToSign,
-  ).toString('hex');
+  const signature = createHmac('sha256', signingKey(credentials.secretAccessKey, date, region, service))
+    .update(stringToSign, 'utf8')
+    .digest('hex');
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   return headers;
 }
@@ -159,9 +160,8 @@ export function presignUrl(
     'UNSIGNED-PAYLOAD',
   ].join('\n');
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = hmac(
-    signingKey(credentials.secretAccessKey, date, region, service),
-    stringToSign,
-  ).toString('hex');
+  const signature = createHmac('sha256', signingKey(credentials.secretAccessKey, date, region, service))
+    .update(stringToSign, 'utf8')
+    .digest('hex');
   return `${request.origin}${path}?${encodeQuery({ ...query, 'X-Amz-Signature': signature })}`;
 }

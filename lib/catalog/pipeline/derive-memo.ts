@@ -1,4 +1,4 @@
-import { nodeCrypto } from '../../runtime/sha256';
+import { createHash } from 'node:crypto';
 import { ObjectNotFoundError, objectStore } from '../../store/object-store';
 import type { DerivePlan, DeriveRange, RangePartial, RangePicks } from '../derive-stream';
 import { readText } from './codec';
@@ -84,7 +84,7 @@ const STAMP_SHAPE = '9999-99-99T99:99:99.999Z';
  * document, so Derive need not read a range it takes up.
  */
 export class RangeHasher {
-  private readonly hash = nodeCrypto().createHash('sha256');
+  private readonly hash = createHash('sha256');
   private readonly needles: Buffer[];
   private readonly keep: number;
   private tail = Buffer.alloc(0);
@@ -165,7 +165,7 @@ function factsOf(plan: DerivePlan): PlanFacts {
       { shards: layout.shards, chunk_size: layout.chunk_size, filter_index: layout.filter_index ?? null },
       rest,
     ]);
-    facts = { text, digest: nodeCrypto().createHash('sha256').update(text).digest('hex'), holds: new Map() };
+    facts = { text, digest: createHash('sha256').update(text).digest('hex'), holds: new Map() };
     planFacts.set(plan, facts);
   }
   return facts;
@@ -198,8 +198,7 @@ export function rangeKey(
     return held;
   };
   if (times.some((time) => own.includes(time) || inFacts(time))) return undefined;
-  return nodeCrypto()
-    .createHash('sha256')
+  return createHash('sha256')
     .update(JSON.stringify([DERIVATION_VERSION, facts.digest, own, bytes.digest]))
     .digest('hex');
 }
