@@ -47,7 +47,8 @@ export interface ColdStart {
  * ends where the error comes out of it (the marker's `onError`, first of the error handlers, returns
  * nothing, so the function's own map the error as before). The report goes to descriptor 1 with
  * `fs.writeSync`, as the functions' own log and metric lines do (lib/runtime/stdio.ts), so that the harness
- * makes no `process.stdout` a function in AWS does not make.
+ * makes no `process.stdout` a function in AWS does not make (through the stream on a node before 20.16,
+ * which has no `process.getBuiltinModule`, as the functions' lines then go).
  */
 const INVOKE_ONCE = `
 globalThis[Symbol.for('commerce-api.local-workflow')] = () => Promise.resolve();
@@ -67,7 +68,9 @@ const result = await handler(event, context);
 const t2 = now();
 if (!middy) { tBefore = t1; tAfter = t2; }
 const outcome = middy ? String(result.statusCode) : 'RESULT ' + JSON.stringify(result ?? null);
-process.getBuiltinModule('node:fs').writeSync(1, '\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + outcome);
+const report = '\\nPHASES ' + JSON.stringify([t0, t1, tBefore, tAfter, t2]) + '\\n' + outcome;
+if (process.getBuiltinModule) process.getBuiltinModule('node:fs').writeSync(1, report);
+else process.stdout.write(report);
 process.exit(0);
 `;
 
