@@ -27,17 +27,21 @@ const DESCRIPTORS: Record<StdioStream, number> = { stdout: 1, stderr: 2 };
 /** The descriptors written through their streams since one refused a write (see above). */
 const streamed = new Set<StdioStream>();
 
+let fs: typeof Fs | undefined;
+
+/** `node:fs` on first use; undefined on a node without `process.getBuiltinModule` (before 20.16). */
 function nodeFs(): typeof Fs | undefined {
   const get = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
-  return typeof get === 'function' ? (get('node:fs') as typeof Fs) : undefined;
+  if (fs === undefined && typeof get === 'function') fs = get('node:fs') as typeof Fs;
+  return fs;
 }
 
 /** `fs.writeSync` as the functions use it (tests replace it to refuse or split writes). */
 export const descriptors = {
   writeSync(fd: number, bytes: Uint8Array, offset: number): number {
-    const fs = nodeFs();
-    if (fs === undefined) throw Object.assign(new Error('no node:fs'), { code: 'ENOSYS' });
-    return fs.writeSync(fd, bytes, offset);
+    const writer = nodeFs();
+    if (writer === undefined) throw Object.assign(new Error('no node:fs'), { code: 'ENOSYS' });
+    return writer.writeSync(fd, bytes, offset);
   },
 };
 
