@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundlesAt } from './against';
 import { bundleFunctions } from './bundle';
-import { type ColdStart, deployedEnv, measureColdStart } from './cold-start';
+import { type ColdStart, deployedEnv, measureColdStart, median } from './cold-start';
 import { createScenario, type Scenario } from './scenario';
-import { intOption, quantile, round, runAsScript } from './support';
+import { intOption, runAsScript } from './support';
 
 /**
  * `npx tsx bench/alternate.ts --against REF [--runs N]`: a few reads' cold starts, commit REF's bundles and
@@ -38,14 +38,6 @@ export type Alternation = Record<string, { runs: number; ref: Side; now: Side }>
 
 /** The medians of one side's runs. */
 export function summarise(runs: readonly ColdStart[]): Side {
-  const median = (values: number[]) =>
-    round(
-      quantile(
-        [...values].sort((a, b) => a - b),
-        0.5,
-      ),
-      1,
-    );
   const of = (pick: (run: ColdStart) => number | undefined) =>
     median(runs.map((run) => pick(run) ?? Number.NaN));
   return {
@@ -85,8 +77,8 @@ async function alternate(args: string[]): Promise<Alternation> {
   };
   const scenario = await createScenario(2);
   const figures: Alternation = {};
-  for (const name of names) {
-    const event = () => READS[name]?.(scenario) ?? scenario.event('GET', '/');
+  for (const [name, read] of Object.entries(READS)) {
+    const event = () => read(scenario);
     const measured: Record<'ref' | 'now', ColdStart[]> = { ref: [], now: [] };
     for (let run = 0; run < runs; run += 1) {
       // Which side goes first alternates too, so neither always follows the other.

@@ -11,8 +11,9 @@ import type * as Fs from 'node:fs';
  *
  * A host that runs functions and takes their output (the template harness's worker threads, `npm run
  * invoke`, tests) registers a writer under `Symbol.for('commerce-api.stdio')`: every line goes to it instead.
- * A descriptor that cannot take a write whole at once (a full non-blocking pipe: EAGAIN) gets the rest of it
- * through its stream, and every later line too, so that lines stay whole and in order.
+ * A write the descriptor takes in part goes on from where it stopped; one it refuses (EAGAIN: a full
+ * non-blocking pipe) sends the rest of the line through its stream, and every later line too, so that lines
+ * stay whole and in order.
  */
 
 export type StdioStream = 'stdout' | 'stderr';
